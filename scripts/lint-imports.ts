@@ -1,0 +1,77 @@
+/**
+ * The direction of imports (DESIGN.md section 2):
+ *   views -> machines -> services -> domain; server/* -> domain; domain imports nothing of ours.
+ * esbuild resolves every import of every source file (TypeScript 7 has no compiler API for
+ * dependency-cruiser and the like); each resolved edge is checked against the rules below.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+interface Rule { name: string; from: RegExp; to: RegExp; why: string }
+
+export const RULES: Rule[] = [
+  { name: 'domain-is-pure', from: /^src\/domain\//, to: /^(?!src\/domain\/|node_modules\/valibot\/)/, why: 'src/domain imports nothing of ours, and no React, DOM or Node APIs' },
+  { name: 'ui-is-presentational', from: /^src\/ui\//, to: /^src\/(machines|services|views)\//, why: 'shared components fetch nothing and hold no workflow' },
+  { name: 'services-below-machines', from: /^src\/services\//, to: /^src\/(machines|views|ui)\//, why: 'services are reached through machines' },
+  { name: 'machines-below-views', from: /^src\/machines\//, to: /^(src\/(views|ui)\/|node_modules\/(react|react-dom|@mantine\/[^/]+|@xstate\/react)\/)/, why: 'machines import without React' },
+  { name: 'views-go-through-machines', from: /^src\/views\//, to: /^src\/services\//, why: 'views render machine state; I/O belongs to services behind machines' },
+  { name: 'browser-not-server', from: /^src\//, to: /^server\//, why: 'the browser never imports the server' },
+  { name: 'server-shares-only-domain', from: /^server\//, to: /^src\/(?!domain\/)/, why: 'the server shares only src/domain with the browser' },
+  { name: 'product-not-tests', from: /^(src|server)\//, to: /^(tests|scripts)\//, why: 'the product never imports tests' },
+];
+
+const NODE_BUILTIN = /^(node:|fs$|path$|crypto$|http$|https$|os$|child_process$|net$|url$|stream$|util$|events$)/;
+
+function sources(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sources(p);
+    return /\.(ts|tsx)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+export async function checkImports(root = process.cwd()): Promise<string[]> {
+  const entryPoints = ['src', 'server', 'tests', 'scripts'].flatMap((d) => sources(path.join(root, d)));
+  const result = await build({
+    entryPoints, absWorkingDir: root, bundle: true, write: false, metafile: true, outdir: 'out',
+    platform: 'neutral', format: 'esm', logLevel: 'silent', jsx: 'automatic', splitting: true,
+    // resolve packages to their files so rules can name them, but never read past the first hop
+    plugins: [{
+      name: 'stop-at-packages',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, async (args) => {
+          if (NODE_BUILTIN.test(args.path)) return { path: `node:${args.path.replace(/^node:/, '')}`, external: true };
+          return { path: `node_modules/${args.path}/`, external: true };
+        });
+      },
+    }],
+    loader: { '.css': 'empty', '.svg': 'empty', '.png': 'empty' },
+  });
+  const problems: string[] = [];
+  for (const [file, input] of Object.entries(result.metafile.inputs)) {
+    for (const imp of input.imports) {
+      const target = imp.external ? imp.path : imp.path;
+      if (file.startsWith('src/domain/') && target.startsWith('node:')) {
+        problems.push(`${file} -> ${target}: [domain-is-pure] src/domain uses no Node APIs`);
+        continue;
+      }
+      for (const rule of RULES) {
+        if (rule.from.test(file) && rule.to.test(target) && !(target.startsWith('node:') && rule.name === 'domain-is-pure')) {
+          problems.push(`${file} -> ${target}: [${rule.name}] ${rule.why}`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const problems = await checkImports();
+  if (problems.length) {
+    console.error(`Import direction violated (${problems.length}):\n  ${problems.join('\n  ')}`);
+    process.exit(1);
+  }
+  console.log('Import direction: no violations.');
+}

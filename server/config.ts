@@ -1,0 +1,65 @@
+/** Configuration from the environment, with the embedded defaults of DESIGN.md. */
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** the origin the browser uses; the embedded identity provider's issuer is this plus '/' */
+  publicUrl: string;
+  /** further origins the app may be served from (for example demo.localhost) */
+  appOrigins: string[];
+  dataDir: string;
+  databaseUrl: string | undefined;
+  embeddedPgPort: number;
+  auth: {
+    /** 'embedded' runs the OpenID provider in this process; otherwise an Auth0 tenant's URL */
+    domain: string;
+    clientId: string;
+    audience: string;
+    embedded: boolean;
+  };
+  secretKey: string | undefined;
+  production: boolean;
+  seedDemo: boolean;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 4000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, '');
+  const embedded = !env.AUTH0_DOMAIN;
+  const auth = {
+    domain: embedded ? publicUrl : normaliseDomain(env.AUTH0_DOMAIN!),
+    clientId: env.AUTH0_CLIENT_ID ?? 'tributary-app',
+    audience: env.AUTH0_AUDIENCE ?? 'https://api.tributary.local',
+    embedded,
+  };
+  if (!embedded && !env.AUTH0_CLIENT_ID) throw new Error('AUTH0_CLIENT_ID is required when AUTH0_DOMAIN is set');
+  const publicOrigin = new URL(publicUrl);
+  const extra = (env.APP_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean);
+  const appOrigins = [...new Set([
+    publicUrl,
+    `${publicOrigin.protocol}//demo.${publicOrigin.host}`,
+    ...extra,
+  ])];
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    publicUrl,
+    appOrigins,
+    dataDir: path.resolve(env.DATA_DIR ?? '.data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    embeddedPgPort: Number(env.EMBEDDED_PG_PORT ?? 54329),
+    auth,
+    secretKey: env.SECRET_KEY || undefined,
+    production: env.NODE_ENV === 'production',
+    seedDemo: env.SEED_DEMO !== 'false',
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}
+
+function normaliseDomain(domain: string): string {
+  const withScheme = /^https?:\/\//.test(domain) ? domain : `https://${domain}`;
+  return withScheme.replace(/\/$/, '');
+}

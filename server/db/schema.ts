@@ -1,0 +1,80 @@
+/** The database schema. Every tenant-owned row carries tenant_id; queries are scoped by it. */
+import { sql } from 'drizzle-orm';
+import {
+  boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+} from 'drizzle-orm/pg-core';
+
+export const organizations = pgTable('organizations', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  subdomain: text('subdomain').notNull().unique(),
+  salesforceAccountId: text('salesforce_account_id'),
+  skuTopLevelProduct: text('sku_top_level_product').notNull().default('Tributary'),
+  skuSubProduct: text('sku_sub_product').notNull().default('Standard'),
+  /** systems this organisation's subscription includes */
+  skuConnectorDetail: jsonb('sku_connector_detail').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const tenants = pgTable('tenants', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  organizationId: uuid('organization_id').notNull().references(() => organizations.id),
+  name: text('name').notNull(),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [index('tenants_org_idx').on(t.organizationId)]);
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  organizationId: uuid('organization_id').notNull().references(() => organizations.id),
+  /** the identity provider's subject; `auth0|<id>` for users of the embedded provider */
+  auth0Id: text('auth0_id').notNull().unique(),
+  email: text('email').notNull(),
+  fullName: text('full_name').notNull(),
+  /** scrypt hash, for the embedded identity provider only */
+  passwordHash: text('password_hash'),
+  loginCount: integer('login_count').notNull().default(0),
+  autoProvisioned: boolean('auto_provisioned').notNull().default(false),
+  activeTenantId: uuid('active_tenant_id').references(() => tenants.id),
+  deactivatedOn: timestamp('deactivated_on', { withTimezone: true }),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [uniqueIndex('users_email_idx').on(sql`lower(${t.email})`)]);
+
+/** A user's roles in one tenant, with optional temporary access. */
+export const memberships = pgTable('memberships', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  roles: text('roles').array().notNull().default(sql`'{}'::text[]`),
+  accessExpiresOn: timestamp('access_expires_on', { withTimezone: true }),
+}, (t) => [primaryKey({ columns: [t.userId, t.tenantId] }), index('memberships_tenant_idx').on(t.tenantId)]);
+
+/** oidc-provider's models (sessions, grants, codes, refresh tokens, interactions). */
+export const oidcPayloads = pgTable('oidc_payloads', {
+  kind: text('kind').notNull(),
+  id: text('id').notNull(),
+  payload: jsonb('payload').notNull(),
+  grantId: text('grant_id'),
+  userCode: text('user_code'),
+  uid: text('uid'),
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
+  consumedAt: timestamp('consumed_at', { withTimezone: true }),
+}, (t) => [
+  primaryKey({ columns: [t.kind, t.id] }),
+  index('oidc_payloads_grant_idx').on(t.grantId),
+  index('oidc_payloads_uid_idx').on(t.uid),
+  index('oidc_payloads_expires_idx').on(t.expiresAt),
+]);
+
+/** Signing keys and cookie secrets of the embedded identity provider, kept so a restart signs nobody out. */
+export const identityKeys = pgTable('identity_keys', {
+  kind: text('kind').primaryKey(),
+  material: jsonb('material').notNull(),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Failed sign-in attempts, for throttling. */
+export const loginFailures = pgTable('login_failures', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull(),
+  ip: text('ip').notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [index('login_failures_email_idx').on(t.email, t.at)]);

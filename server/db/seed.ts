@@ -1,0 +1,58 @@
+/** The demo organisation, seeded on first start: two tenants, one user per role, and the two edge cases. */
+import { eq } from 'drizzle-orm';
+import type { Role } from '../../src/domain/roles.ts';
+import { hashPassword } from '../identity/passwords.ts';
+import type { Db } from './database.ts';
+import { memberships, organizations, tenants, users } from './schema.ts';
+
+export const DEMO_SUBDOMAIN = 'demo';
+export const DEMO_PASSWORD = 'Tributary-demo-2026';
+export const DEMO_TENANTS = ['Riverside Food Bank', 'Riverside Youth Arts'] as const;
+
+export interface DemoUser {
+  email: string;
+  fullName: string;
+  /** roles in each tenant, by tenant index; an empty list means a membership without roles */
+  roles: Partial<Record<0 | 1, Role[]>>;
+}
+
+export const DEMO_USERS: DemoUser[] = [
+  { email: 'administrator@demo.tributary.test', fullName: 'Ada Administrator', roles: { 0: ['Administrator'], 1: ['Administrator'] } },
+  { email: 'power.user@demo.tributary.test', fullName: 'Pat Power', roles: { 0: ['Power User'], 1: ['View Only'] } },
+  { email: 'connection.manager@demo.tributary.test', fullName: 'Connie Connections', roles: { 0: ['Connection Manager'] } },
+  { email: 'formula.producer@demo.tributary.test', fullName: 'Fran Formula', roles: { 0: ['Formula Producer'] } },
+  { email: 'data.processor@demo.tributary.test', fullName: 'Dana Processor', roles: { 0: ['Data Processor'] } },
+  { email: 'user.manager@demo.tributary.test', fullName: 'Uma Manager', roles: { 0: ['User Manager'] } },
+  { email: 'view.only@demo.tributary.test', fullName: 'Vic Viewer', roles: { 0: ['View Only'] } },
+  { email: 'no.roles@demo.tributary.test', fullName: 'Nora Noroles', roles: { 0: [] } },
+  { email: 'no.tenants@demo.tributary.test', fullName: 'Tess Notenant', roles: {} },
+];
+
+/** Seeds once; returns false when the demo organisation already exists (a second start keeps all data). */
+export async function seedDemo(db: Db): Promise<boolean> {
+  const existing = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.subdomain, DEMO_SUBDOMAIN));
+  if (existing.length) return false;
+  const hashes = await Promise.all(DEMO_USERS.map(() => hashPassword(DEMO_PASSWORD)));
+  return db.transaction(async (tx) => {
+    const [org] = await tx.insert(organizations).values({
+      name: 'Riverside Community Trust',
+      subdomain: DEMO_SUBDOMAIN,
+      salesforceAccountId: '0015g00000DemoAAA',
+      skuTopLevelProduct: 'Tributary',
+      skuSubProduct: 'Nonprofit Standard',
+      skuConnectorDetail: ['renxt', 'salesforce', 'mailchimp', 'stripe', 'hubspot', 'sftp', 'http', 'file-upload', 'flat-file'],
+    }).onConflictDoNothing().returning();
+    if (!org) return false; // another process seeded it first
+    const ts = await tx.insert(tenants).values(DEMO_TENANTS.map((name) => ({ organizationId: org.id, name }))).returning();
+    for (const [i, u] of DEMO_USERS.entries()) {
+      const id = crypto.randomUUID();
+      await tx.insert(users).values({
+        id, organizationId: org.id, auth0Id: `auth0|${id}`, email: u.email, fullName: u.fullName, passwordHash: hashes[i]!,
+      });
+      for (const [idx, roles] of Object.entries(u.roles)) {
+        await tx.insert(memberships).values({ userId: id, tenantId: ts[Number(idx)]!.id, roles: roles ?? [] });
+      }
+    }
+    return true;
+  });
+}

@@ -1,0 +1,100 @@
+/** The Hono app: one router per gateway service, security headers, problem+json errors, the built app. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Jobs } from '../jobs/boss.ts';
+import { accountManagementRouter } from './accountManagement.ts';
+import type { TokenVerifier } from './auth.ts';
+import type { AppEnv } from './env.ts';
+import { problemResponse, toProblem } from './problem.ts';
+
+/** Gateway base paths (DESIGN.md section 4); anything under them that no router answers is a 404 problem. */
+export const API_PREFIXES = [
+  '/web-api/v1', '/web-api/v2', '/record-transformation/v1', '/record-transformation/v2',
+  '/integrations/v1', '/integrations/v2', '/scheduling/v1', '/events-reporter/v1',
+  '/account-management/v1', '/export-service/v1', '/flat-file-service/v1', '/internal/v1', '/health',
+];
+const isApiPath = (p: string) => API_PREFIXES.some((prefix) => p === prefix || p.startsWith(`${prefix}/`));
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  jobs: Jobs;
+  verifier: TokenVerifier;
+  log: Logger;
+  headers: Record<string, string>;
+  /** folder of the built browser app; absent in dev, where Vite serves it */
+  staticRoot?: string;
+}
+
+export function createApp(deps: AppDeps) {
+  const { config, database, jobs, verifier, log } = deps;
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    const requestId = crypto.randomUUID();
+    const incoming = c.req.header('x-correlation-id');
+    const correlationId = incoming && /^[\w.:-]{1,100}$/.test(incoming) ? incoming : requestId;
+    c.set('requestId', requestId);
+    c.set('correlationId', correlationId);
+    c.set('log', log.child({ requestId, correlationId }));
+    const started = performance.now();
+    await next();
+    for (const [k, v] of Object.entries(deps.headers)) c.header(k, v);
+    c.header('X-Request-Id', requestId);
+    c.header('X-Correlation-Id', correlationId);
+    if (isApiPath(c.req.path)) c.header('Cache-Control', 'no-store');
+    c.var.log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+  });
+
+  app.use('*', bodyLimit({
+    maxSize: 1024 * 1024,
+    onError: () => {
+      // the rest of the body stays unread: close the connection so a client never reuses it
+      const res = problemResponse(413, 'payload-too-large');
+      res.headers.set('connection', 'close');
+      return res;
+    },
+  }));
+
+  app.get('/health', async (c) => {
+    const [database_, queue] = await Promise.all([
+      database.pool.query('select 1').then(() => ({ ok: true }), (e: Error) => ({ ok: false, detail: e.message })),
+      jobs.status(),
+    ]);
+    const ok = database_.ok && queue.ok;
+    return c.json({ status: ok ? 'ok' : 'degraded', database: database_, jobs: queue }, ok ? 200 : 503);
+  });
+
+  /** What the browser needs to sign in; served as JSON so the page carries no inline script. */
+  app.get('/app-config.json', (c) => c.json({
+    auth: { domain: config.auth.domain, clientId: config.auth.clientId, audience: config.auth.audience },
+    defaultSubdomain: 'demo',
+    production: config.production,
+  }));
+
+  app.route('/account-management/v1', accountManagementRouter(database.db, verifier));
+
+  if (deps.staticRoot) {
+    const root = deps.staticRoot;
+    app.use('/assets/*', serveStatic({ root: path.relative(process.cwd(), root) }));
+    app.get('*', async (c, next) => {
+      if (isApiPath(c.req.path)) return next();
+      const file = path.join(root, path.normalize(c.req.path).replace(/^([/\\])+/, ''));
+      if (file.startsWith(root) && c.req.path !== '/' && fs.existsSync(file) && fs.statSync(file).isFile()) {
+        return serveStatic({ root: path.relative(process.cwd(), root) })(c, next);
+      }
+      // client-side routes all get the app's page
+      return c.html(fs.readFileSync(path.join(root, 'index.html'), 'utf8'));
+    });
+  }
+
+  app.notFound(() => problemResponse(404, 'not-found'));
+  app.onError((err, c) => toProblem(err, c));
+  return app;
+}

@@ -1,0 +1,103 @@
+/**
+ * Request security (DESIGN.md section 4): the bearer token is verified with jose (RS256 only,
+ * issuer, audience, expiry; the key comes from the issuer's key set, never from the token), then
+ * every identity header is checked against the token and the user's memberships.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { and, eq, isNull } from 'drizzle-orm';
+import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
+import type { Db } from '../db/database.ts';
+import { memberships, users } from '../db/schema.ts';
+import type { AppEnv, Caller } from './env.ts';
+import { fail } from './problem.ts';
+
+export interface TokenVerifier {
+  keys: JWTVerifyGetKey;
+  issuer: string;
+  audience: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: string | undefined): s is string => !!s && UUID.test(s);
+
+export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+    if (!match) return fail(401, 'unauthenticated', 'A bearer access token is required.');
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(match[1]!, verifier.keys, {
+        issuer: verifier.issuer,
+        audience: verifier.audience,
+        algorithms: ['RS256'],
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (err) {
+      const detail = err instanceof joseErrors.JWTExpired ? 'The access token has expired.' : 'The access token is not valid.';
+      return fail(401, 'unauthenticated', detail, err instanceof joseErrors.JWTExpired ? 'token-expired' : 'token-invalid');
+    }
+
+    const orgId = requiredHeader(c.req.header('orgId'), 'orgId');
+    const clientId = requiredHeader(c.req.header('clientId'), 'clientId');
+    const userId = requiredHeader(c.req.header('userId'), 'userId');
+    const userEmail = requiredHeader(c.req.header('userEmail'), 'userEmail');
+    const tenantId = c.req.header('tenantId') || null;
+    if (!isUuid(orgId)) fail(400, 'bad-request', 'Header orgId must be an organisation id.');
+    if (tenantId !== null && !isUuid(tenantId)) fail(400, 'bad-request', 'Header tenantId must be a tenant id.');
+
+    const tokenClient = (payload.client_id ?? payload.azp) as string | undefined;
+    if (userId !== payload.sub) fail(403, 'forbidden', 'Header userId does not match the signed-in user.');
+    if (tokenClient && clientId !== tokenClient) fail(403, 'forbidden', 'Header clientId does not match the token.');
+
+    const [user] = await db.select().from(users)
+      .where(and(eq(users.auth0Id, payload.sub!), isNull(users.deactivatedOn))).limit(1);
+    if (!user) return fail(403, 'forbidden', 'This sign-in has no Tributary account.');
+    if (user.organizationId !== orgId) fail(403, 'forbidden', 'Header orgId is not your organisation.');
+    if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail(403, 'forbidden', 'Header userEmail does not match the signed-in user.');
+
+    let roles: string[] = [];
+    if (tenantId) {
+      const [m] = await db.select().from(memberships)
+        .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, tenantId))).limit(1);
+      if (!m || isAccessExpired(m.accessExpiresOn)) return fail(403, 'no-tenant-access');
+      roles = m.roles;
+    }
+    const caller: Caller = {
+      userId: user.id,
+      auth0Id: user.auth0Id,
+      email: user.email,
+      fullName: user.fullName,
+      organizationId: user.organizationId,
+      clientId,
+      tenantId,
+      roles: effectiveRoles(roles),
+      policies: policiesFor(roles),
+    };
+    c.set('caller', caller);
+    c.var.log?.debug({ user: user.id, tenantId }, 'authenticated');
+    await next();
+  };
+}
+
+function requiredHeader(value: string | undefined, name: string): string {
+  if (!value) fail(400, 'bad-request', `Header ${name} is required.`);
+  if (value!.length > 320) fail(400, 'bad-request', `Header ${name} is too long.`);
+  return value!;
+}
+
+/** A policy check from the role table; it needs a tenant, since roles belong to a tenant. */
+export function requirePolicy(resource: Resource, action: Action): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = c.var.caller;
+    if (!caller.tenantId) return fail(400, 'bad-request', 'Header tenantId is required.');
+    if (!can(caller.policies, resource, action)) return fail(403, 'forbidden', `You need ${resource} ${action} permission.`);
+    await next();
+  };
+}
+
+/** Path parameters naming the organisation must be the caller's own. */
+export function requireOwnOrganization(orgIdParam: string | undefined, caller: Caller): void {
+  if (orgIdParam !== caller.organizationId) fail(403, 'forbidden', 'This is not your organisation.');
+}

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { Policies, Role } from '../../src/domain/roles.ts';
+
+/** Who is calling, after the token and the headers have been checked against the database. */
+export interface Caller {
+  userId: string;          // users.id
+  auth0Id: string;         // the token's subject; the userId header carries it
+  email: string;
+  fullName: string;
+  organizationId: string;
+  clientId: string;
+  /** the tenant named by the tenantId header, when one was sent and the user may use it */
+  tenantId: string | null;
+  roles: Role[];
+  policies: Policies;
+}
+
+export interface AppEnv {
+  Variables: {
+    log: Logger;
+    requestId: string;
+    correlationId: string;
+    caller: Caller;
+  };
+}

@@ -1,0 +1,510 @@
+/**
+ * The embedded Auth0-compatible OpenID provider (DESIGN.md section 5): oidc-provider with Auth0's
+ * routes, one public SPA client (PKCE, refresh-token rotation), JWT access tokens for the API
+ * audience, users and password hashes from the database, its own sign-in page, signing key,
+ * cookie secrets, sessions and tokens persisted in PostgreSQL.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { JWK } from 'jose';
+import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import Provider, {
+  errors,
+  type Account,
+  type Configuration,
+  type Grant,
+  type Interaction,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { loginFailures, users } from '../db/schema.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { pgAdapterFactory, purgeExpired } from './adapter.ts';
+import { loadIdentityKeys } from './keys.ts';
+import {
+  STATIC_PREFIX, autoSubmitPage, escapeHtml, loginPage, messagePage, staticAssets,
+} from './loginPage.ts';
+
+export interface Identity {
+  /** `${config.publicUrl}/` (with the trailing slash: the Auth0 SDK expects iss = `${domain}/`) */
+  issuer: string;
+  /** true when this request's path belongs to the provider */
+  owns(pathname: string): boolean;
+  /** node handler for those requests */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** the public signing keys, for verifying access tokens in-process with jose.createLocalJWKSet */
+  publicJwks: { keys: JWK[] };
+}
+
+export const WRONG_CREDENTIALS = 'Wrong e-mail or password.';
+export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts. Try again in 15 minutes.';
+export const MAX_FAILURES = 5;
+const FAILURE_WINDOW = sql`now() - interval '15 minutes'`;
+const LOGIN_BODY_LIMIT = 10 * 1024;
+
+const DAY = 24 * 60 * 60;
+const TTL = {
+  AccessToken: 60 * 60,
+  IdToken: 60 * 60,
+  AuthorizationCode: 60,
+  RefreshToken: 14 * DAY,
+  Session: 14 * DAY,
+  Grant: 14 * DAY,
+  Interaction: 60 * 60,
+};
+const API_SCOPE = 'openid profile email offline_access';
+
+const ROUTES = {
+  authorization: '/authorize',
+  token: '/oauth/token',
+  end_session: '/v2/logout',
+  jwks: '/.well-known/jwks.json',
+  revocation: '/oauth/revoke',
+  userinfo: '/userinfo',
+} as const;
+const EXACT_PATHS = new Set<string>(Object.values(ROUTES));
+const PREFIXES = ['/authorize/', '/v2/logout/', '/.well-known/', '/interaction/', STATIC_PREFIX];
+const LOGOUT_PASSTHROUGH = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'logout_hint'];
+const ERROR_EVENTS = [
+  'authorization.error', 'grant.error', 'end_session.error', 'end_session_confirm.error', 'end_session_success.error',
+  'revocation.error', 'userinfo.error', 'jwks.error', 'discovery.error', 'introspection.error',
+] as const;
+
+export async function createIdentity(opts: {
+  config: Config; db: Db; pool: pg.Pool; log: Logger;
+}): Promise<Identity> {
+  const { config, db, pool } = opts;
+  const log = opts.log.child({ component: 'identity' });
+  const publicUrl = new URL(config.publicUrl);
+  const publicOrigin = publicUrl.origin;
+  const issuer = `${config.publicUrl}/`;
+  const audience = config.auth.audience;
+  const clientId = config.auth.clientId;
+  // an origin that is not a valid URL (e.g. `http://demo.127.0.0.1:4000`, derived from an IP publicUrl) is left out
+  const validOrigins = config.appOrigins.flatMap((o) => {
+    const parsed = URL.parse(o);
+    if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+      log.warn({ origin: o }, 'ignoring an app origin that is not a valid http(s) URL');
+      return [];
+    }
+    return [parsed.origin];
+  });
+  if (!validOrigins.includes(publicUrl.origin)) validOrigins.unshift(publicUrl.origin);
+  const appOrigins = new Set(validOrigins);
+  // redirect_uri and returnTo: each origin with and without the trailing slash (the SDK uses window.location.origin)
+  const appUris = [...appOrigins].flatMap((origin) => [origin, `${origin}/`]);
+  const secure = publicUrl.protocol === 'https:';
+
+  const keys = await loadIdentityKeys(pool);
+  /** compared against for unknown e-mails, so every attempt costs one scrypt */
+  const dummyHash = await hashPassword(randomBytes(16).toString('hex'));
+
+  async function findUserBySub(sub: string) {
+    const [user] = await db.select({ email: users.email, fullName: users.fullName })
+      .from(users)
+      .where(and(eq(users.auth0Id, sub), isNull(users.deactivatedOn)))
+      .limit(1);
+    return user;
+  }
+
+  const configuration: Configuration = {
+    adapter: pgAdapterFactory(pool),
+    clients: [{
+      client_id: clientId,
+      client_name: 'Tributary',
+      application_type: 'web',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: appUris,
+      post_logout_redirect_uris: appUris,
+      id_token_signed_response_alg: 'RS256',
+    }],
+    jwks: { keys: [keys.signing as never] },
+    cookies: {
+      keys: keys.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax', secure },
+      short: { httpOnly: true, sameSite: 'lax', secure },
+    },
+    routes: ROUTES,
+    scopes: ['openid', 'profile', 'email', 'offline_access'],
+    claims: {
+      acr: null,
+      sid: null,
+      auth_time: null,
+      iss: null,
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'nickname'],
+    },
+    // the SDK reads name and email from the id token only
+    conformIdTokenClaims: false,
+    // the audience reaches only /authorize (Auth0's parameter, turned into a resource indicator)
+    extraParams: ['audience'],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientBasedCORS: (_ctx, origin) => appOrigins.has(origin),
+    // oidc-provider drops offline_access from the scope unless prompt=consent (OIDC Core 11), which the
+    // SDK never sends: the SPA client gets a refresh token anyway. Such tokens stay bound to the
+    // provider session (expiresWithSession), so /v2/logout revokes them.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: TTL.AccessToken,
+      IdToken: TTL.IdToken,
+      AuthorizationCode: TTL.AuthorizationCode,
+      Session: TTL.Session,
+      Grant: TTL.Grant,
+      Interaction: TTL.Interaction,
+      // absolute lifetime: a rotated token lives only as long as the one it replaces had left
+      RefreshToken: (ctx) => {
+        const rotated = ctx?.oidc?.entities.RotatedRefreshToken;
+        return rotated ? Math.max(1, rotated.remainingTTL) : TTL.RefreshToken;
+      },
+      ClientCredentials: 600,
+      DeviceCode: 600,
+      BackchannelAuthenticationRequest: 600,
+    },
+    findAccount: async (_ctx, sub) => {
+      const user = await findUserBySub(sub);
+      if (!user) return undefined;
+      const account: Account = {
+        accountId: sub,
+        claims: async () => ({
+          sub,
+          email: user.email,
+          email_verified: true,
+          name: user.fullName,
+          nickname: user.email.split('@')[0],
+        }),
+      };
+      return account;
+    },
+    // first-party client: no consent screen; the grant covers what is requested
+    loadExistingGrant: async (ctx) => {
+      const { client, session, account } = ctx.oidc;
+      if (!client || !session || !account) return undefined;
+      const grantId = ctx.oidc.result?.consent?.grantId || session.grantIdFor(client.clientId);
+      let grant: Grant | undefined = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      if (grant && (grant.accountId !== account.accountId || grant.clientId !== client.clientId)) grant = undefined;
+      grant ??= new ctx.oidc.provider.Grant({ accountId: account.accountId, clientId: client.clientId });
+      const oidcScopes = [...ctx.oidc.requestParamOIDCScopes];
+      if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '));
+      const claims = [...ctx.oidc.requestParamClaims];
+      if (claims.length) grant.addOIDCClaims(claims);
+      for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {})) {
+        const scopes = [...ctx.oidc.requestParamScopes].filter((s) => server.scopes.has(s));
+        if (scopes.length) grant.addResourceScope(indicator, scopes.join(' '));
+      }
+      await grant.save();
+      return grant;
+    },
+    interactions: {
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      introspection: { enabled: false },
+      userinfo: { enabled: true },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (ctx) => {
+          const requested = ctx.oidc.params?.audience;
+          return typeof requested === 'string' && requested ? requested : audience;
+        },
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resourceIndicator) => {
+          if (resourceIndicator !== audience) throw new errors.InvalidTarget();
+          return {
+            scope: API_SCOPE,
+            audience: resourceIndicator,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: TTL.AccessToken,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          const action = /action="([^"]*)"/.exec(form)?.[1] ?? ROUTES.end_session + '/confirm';
+          const xsrf = /name="xsrf" value="([^"]*)"/.exec(form)?.[1] ?? '';
+          ctx.type = 'html';
+          ctx.body = autoSubmitPage({
+            title: 'Signing out of Tributary',
+            heading: 'Signing out…',
+            actionHtml: escapeHtml(action),
+            inputsHtml: `<input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}">\n<input type="hidden" name="logout" value="yes">`,
+            button: 'Sign out',
+          });
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.body = messagePage({
+            title: 'Signed out',
+            message: 'You have signed out of Tributary.',
+            link: { href: config.publicUrl, text: 'Return to Tributary' },
+          });
+        },
+      },
+    },
+    renderError: async (ctx, out, error) => {
+      const status = ctx.status || 500;
+      if (status >= 500) log.error({ err: error, route: ctx.oidc?.route }, 'identity provider error');
+      else log.info({ error: out.error, description: out.error_description, route: ctx.oidc?.route }, 'identity provider request rejected');
+      ctx.type = 'html';
+      ctx.body = messagePage({
+        title: 'Sign-in problem',
+        message: status >= 500
+          ? 'Something went wrong. Please try again later.'
+          : `${out.error_description ?? out.error} (${out.error})`,
+        link: { href: config.publicUrl, text: 'Return to Tributary' },
+      });
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  // URLs and cookie security follow config.publicUrl, whatever address the server listens on
+  provider.proxy = true;
+  // every listener here: Koa's default 'error' listener would write to the console
+  const events = provider as unknown as EventEmitter;
+  events.on('error', (err: unknown) => log.error({ err }, 'identity provider error'));
+  events.on('server_error', (_ctx: unknown, err: unknown) => log.error({ err }, 'identity provider server error'));
+  for (const event of ERROR_EVENTS) {
+    events.on(event, (_ctx: unknown, err: { message?: string; error_description?: string }) => {
+      log.info({ event, error: err?.message, description: err?.error_description }, 'identity request rejected');
+    });
+  }
+  events.on('grant.revoked', (_ctx: unknown, grantId: string) => log.info({ grantId }, 'grant revoked'));
+
+  // oidc-provider's form_post page (also used by /v2/logout when nobody is signed in) has an inline
+  // script that the server's CSP blocks: serve the same form with the external auto-submit script.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (typeof ctx.body === 'string' && ctx.body.includes('<title>Submitting Callback</title>')) {
+      const action = /<form method="post" action="([^"]*)">/.exec(ctx.body)?.[1] ?? '';
+      const inputs = ctx.body.match(/<input type="hidden" name="[^"]*" value="[^"]*"\/>/g) ?? [];
+      ctx.body = autoSubmitPage({
+        title: 'Continuing to Tributary', heading: 'Continuing…', actionHtml: action, inputsHtml: inputs.join('\n'), button: 'Continue',
+      });
+    }
+  });
+
+  const callback = provider.callback();
+
+  let lastPurge = 0;
+  function maybePurge() {
+    const now = Date.now();
+    if (now - lastPurge < 10 * 60 * 1000) return;
+    lastPurge = now;
+    purgeExpired(pool).catch((err: unknown) => log.warn({ err }, 'could not purge expired identity rows'));
+  }
+
+  function sendHtml(res: ServerResponse, status: number, html: string) {
+    res.statusCode = status;
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(html);
+  }
+
+  function expiredPage(res: ServerResponse) {
+    sendHtml(res, 400, messagePage({
+      title: 'Sign-in expired',
+      message: 'This sign-in page has expired or was opened in another browser. Go back to Tributary and sign in again.',
+      link: { href: config.publicUrl, text: 'Return to Tributary' },
+    }));
+  }
+
+  async function readForm(req: IncomingMessage): Promise<URLSearchParams | 'too-large' | 'bad-type'> {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') return 'bad-type';
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > LOGIN_BODY_LIMIT) return 'too-large';
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > LOGIN_BODY_LIMIT) return 'too-large';
+      chunks.push(chunk);
+    }
+    return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  }
+
+  async function loadInteraction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<Interaction | undefined> {
+    try {
+      const details = await provider.interactionDetails(req, res);
+      return details.uid === uid ? details : undefined;
+    } catch (err) {
+      if (err instanceof errors.SessionNotFound) return undefined;
+      throw err;
+    }
+  }
+
+  async function finishConsent(req: IncomingMessage, res: ServerResponse, interaction: Interaction) {
+    const { prompt: { details }, params, session } = interaction;
+    const accountId = session?.accountId;
+    if (!accountId) return expiredPage(res);
+    let grant = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
+    grant ??= new provider.Grant({ accountId, clientId: String(params.client_id) });
+    const missingScope = details.missingOIDCScope as string[] | undefined;
+    const missingClaims = details.missingOIDCClaims as string[] | undefined;
+    const missingResource = details.missingResourceScopes as Record<string, string[]> | undefined;
+    if (missingScope?.length) grant.addOIDCScope(missingScope.join(' '));
+    if (missingClaims?.length) grant.addOIDCClaims(missingClaims);
+    for (const [indicator, scopes] of Object.entries(missingResource ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+
+  async function showInteraction(req: IncomingMessage, res: ServerResponse, uid: string) {
+    const interaction = await loadInteraction(req, res, uid);
+    if (!interaction) return expiredPage(res);
+    switch (interaction.prompt.name) {
+      case 'login': {
+        const hint = interaction.params.login_hint;
+        return sendHtml(res, 200, loginPage({
+          action: `/interaction/${uid}/login`,
+          email: typeof hint === 'string' ? hint : undefined,
+        }));
+      }
+      case 'consent':
+        return finishConsent(req, res, interaction);
+      default:
+        log.warn({ prompt: interaction.prompt.name }, 'unsupported interaction prompt');
+        return sendHtml(res, 400, messagePage({ title: 'Sign-in problem', message: 'This sign-in request is not supported.' }));
+    }
+  }
+
+  async function submitLogin(req: IncomingMessage, res: ServerResponse, uid: string) {
+    const origin = req.headers.origin;
+    if (origin && origin !== 'null' && origin !== publicOrigin) {
+      return sendHtml(res, 403, messagePage({ title: 'Sign-in problem', message: 'This form was submitted from another site.' }));
+    }
+    const form = await readForm(req);
+    if (form === 'too-large') {
+      res.setHeader('Connection', 'close');
+      return sendHtml(res, 413, messagePage({ title: 'Sign-in problem', message: 'The form was too large.' }));
+    }
+    if (form === 'bad-type') {
+      return sendHtml(res, 415, messagePage({ title: 'Sign-in problem', message: 'The form could not be read.' }));
+    }
+    const interaction = await loadInteraction(req, res, uid);
+    if (!interaction || interaction.prompt.name !== 'login') return expiredPage(res);
+
+    const action = `/interaction/${uid}/login`;
+    const typed = (form.get('email') ?? '').trim();
+    const email = typed.toLowerCase();
+    const password = form.get('password') ?? '';
+
+    if (email) {
+      const [row] = await db.select({ n: count() }).from(loginFailures)
+        .where(and(eq(loginFailures.email, email), gt(loginFailures.at, FAILURE_WINDOW)));
+      if ((row?.n ?? 0) >= MAX_FAILURES) {
+        log.warn({ email }, 'sign-in refused: too many failed attempts');
+        return sendHtml(res, 429, loginPage({ action, email: typed, error: TOO_MANY_ATTEMPTS }));
+      }
+    }
+
+    const [user] = email
+      ? await db.select({ id: users.id, auth0Id: users.auth0Id, passwordHash: users.passwordHash })
+        .from(users)
+        .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deactivatedOn)))
+        .limit(1)
+      : [];
+    // the scrypt work is done whether or not the e-mail exists
+    const verified = await verifyPassword(password, user?.passwordHash ?? dummyHash);
+    if (!user || !user.passwordHash || !verified || !password) {
+      if (email) {
+        await db.insert(loginFailures).values({ email, ip: req.socket.remoteAddress ?? 'unknown' });
+      }
+      log.info({ email }, 'sign-in failed');
+      return sendHtml(res, 401, loginPage({ action, email: typed, error: WRONG_CREDENTIALS }));
+    }
+
+    await db.delete(loginFailures).where(eq(loginFailures.email, email));
+    await db.update(users).set({ loginCount: sql`${users.loginCount} + 1` }).where(eq(users.id, user.id));
+    log.info({ sub: user.auth0Id }, 'signed in');
+    await provider.interactionFinished(req, res, { login: { accountId: user.auth0Id } }, { mergeWithLastSubmission: false });
+  }
+
+  async function handleInteraction(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    const match = /^\/interaction\/([\w-]+)(\/login)?$/.exec(pathname);
+    if (!match) return sendHtml(res, 404, messagePage({ title: 'Not found', message: 'This page does not exist.' }));
+    const uid = match[1]!;
+    const isLogin = Boolean(match[2]);
+    if (!isLogin && (req.method === 'GET' || req.method === 'HEAD')) return showInteraction(req, res, uid);
+    if (isLogin && req.method === 'POST') return submitLogin(req, res, uid);
+    res.setHeader('Allow', isLogin ? 'POST' : 'GET, HEAD');
+    return sendHtml(res, 405, messagePage({ title: 'Not allowed', message: 'This method is not allowed here.' }));
+  }
+
+  function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    const asset = staticAssets[pathname];
+    if (!asset || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    res.statusCode = 200;
+    res.setHeader('Content-Type', asset.type);
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.end(req.method === 'HEAD' ? undefined : asset.body);
+  }
+
+  /** Auth0's /v2/logout?client_id&returnTo becomes RP-initiated logout with post_logout_redirect_uri. */
+  function rewriteLogout(req: IncomingMessage, url: URL) {
+    const q = url.searchParams;
+    const out = new URLSearchParams();
+    const returnTo = q.get('returnTo');
+    const client = q.get('client_id') ?? (returnTo ? clientId : null);
+    if (client) out.set('client_id', client);
+    for (const name of LOGOUT_PASSTHROUGH) {
+      const value = q.get(name);
+      if (value) out.set(name, value);
+    }
+    if (returnTo && !out.has('post_logout_redirect_uri')) out.set('post_logout_redirect_uri', returnTo);
+    const query = out.toString();
+    req.url = query ? `${ROUTES.end_session}?${query}` : ROUTES.end_session;
+  }
+
+  return {
+    issuer,
+    publicJwks: { keys: [keys.publicJwk] },
+    owns(pathname: string) {
+      return EXACT_PATHS.has(pathname) || PREFIXES.some((p) => pathname.startsWith(p));
+    },
+    handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const { pathname } = url;
+      // pin the origin the provider sees (issuer, endpoint URLs, cookie security) to publicUrl
+      req.headers['x-forwarded-host'] = publicUrl.host;
+      req.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
+      maybePurge();
+
+      if (pathname.startsWith(STATIC_PREFIX)) return serveStatic(req, res, pathname);
+      if (pathname.startsWith('/interaction/')) {
+        handleInteraction(req, res, pathname).catch((err: unknown) => {
+          log.error({ err }, 'sign-in page failed');
+          if (!res.headersSent) {
+            sendHtml(res, 500, messagePage({ title: 'Sign-in problem', message: 'Something went wrong. Please try again later.' }));
+          } else {
+            res.end();
+          }
+        });
+        return;
+      }
+      if (pathname === ROUTES.end_session && req.method === 'GET') rewriteLogout(req, url);
+      void callback(req, res);
+    },
+  };
+}
+

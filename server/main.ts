@@ -1,0 +1,107 @@
+/** Composition root: configuration, database, identity, jobs and HTTP in one process. */
+import http from 'node:http';
+import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { seedDemo } from './db/seed.ts';
+import { createIdentity, type Identity } from './identity/provider.ts';
+import { createApp, API_PREFIXES } from './http/app.ts';
+import type { TokenVerifier } from './http/auth.ts';
+import { securityHeaders } from './http/securityHeaders.ts';
+import { startJobs, type Jobs } from './jobs/boss.ts';
+import { getRequestListener } from '@hono/node-server';
+
+export interface Running {
+  url: string;
+  config: Config;
+  database: Database;
+  identity: Identity | undefined;
+  jobs: Jobs;
+  seeded: boolean;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  staticRoot?: string;
+  /** connect-style middleware that serves the app in dev (Vite) */
+  devMiddleware?: (server: http.Server) => Promise<(req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void>;
+  /** run job workers in this process */
+  work?: boolean;
+}
+
+export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<Running> {
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => { for (const s of stops.reverse()) await s().catch((err) => log.warn({ err }, 'while stopping')); };
+  try {
+    let url = config.databaseUrl;
+    let embedded: EmbeddedDatabase | undefined;
+    if (!url) {
+      embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+      stops.push(() => embedded!.stop());
+      url = embedded.url;
+    }
+    const database = await openDatabase(url);
+    stops.push(() => database.close());
+    const seeded = config.seedDemo ? await seedDemo(database.db) : false;
+
+    const jobs = await startJobs({ databaseUrl: url, db: database.db, log, work: opts.work ?? true });
+    stops.push(() => jobs.stop());
+
+    let identity: Identity | undefined;
+    let verifier: TokenVerifier;
+    if (config.auth.embedded) {
+      identity = await createIdentity({ config, db: database.db, pool: database.pool, log });
+      verifier = { keys: createLocalJWKSet(identity.publicJwks), issuer: identity.issuer, audience: config.auth.audience };
+    } else {
+      verifier = {
+        keys: createRemoteJWKSet(new URL(`${config.auth.domain}/.well-known/jwks.json`)),
+        issuer: `${config.auth.domain}/`,
+        audience: config.auth.audience,
+      };
+    }
+
+    const dev = !!opts.devMiddleware;
+    const headers = securityHeaders({
+      dev,
+      formActions: config.appOrigins,
+      connect: config.auth.embedded ? [] : [config.auth.domain],
+    });
+    const app = createApp({ config, database, jobs, verifier, log, headers, staticRoot: opts.staticRoot });
+    const honoListener = getRequestListener(app.fetch);
+
+    const server = http.createServer();
+    const devMiddleware = opts.devMiddleware ? await opts.devMiddleware(server) : undefined;
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const pathname = safePathname(req.url);
+      if (identity && pathname !== null && identity.owns(pathname)) {
+        for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+        identity.handle(req, res);
+        return;
+      }
+      const ours = pathname === null || pathname === '/app-config.json' || API_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
+      if (devMiddleware && !ours) {
+        devMiddleware(req, res, () => { void honoListener(req, res); });
+        return;
+      }
+      void honoListener(req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE'
+        ? new Error(`Port ${config.port} is already in use. Stop what holds it, or set PORT to another port.`)
+        : err));
+      server.listen(config.port, config.host, () => resolve());
+    });
+    stops.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+    log.info({ url: config.publicUrl }, 'Tributary is listening');
+    return { url: config.publicUrl, config, database, identity, jobs, seeded, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function safePathname(url: string | undefined): string | null {
+  try { return new URL(url ?? '/', 'http://x').pathname; } catch { return null; }
+}

@@ -1,0 +1,47 @@
+/** `npm start` (and `npm run dev` with --dev): build the app when needed, then run everything in one process. */
+import { ensureAppBuilt } from './appBuild.ts';
+import { loadConfig } from './config.ts';
+import { createLogger } from './log.ts';
+import { startServer, type StartOptions } from './main.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from './db/seed.ts';
+
+const dev = process.argv.includes('--dev');
+async function main() {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const opts: StartOptions = { work: true };
+  if (dev) {
+    const { createServer } = await import('vite');
+    opts.devMiddleware = async (server) => {
+      const vite = await createServer({ server: { middlewareMode: true, hmr: { server } }, appType: 'spa' });
+      return vite.middlewares;
+    };
+  } else {
+    opts.staticRoot = await ensureAppBuilt();
+  }
+
+  const running = await startServer(config, log, opts);
+  console.log(`\nTributary is running at ${running.url}${running.seeded ? ' (demo data seeded)' : ''}`);
+  console.log(`Demo organisation: subdomain "demo"; password for every demo user: ${DEMO_PASSWORD}`);
+  for (const u of DEMO_USERS) {
+    const roles = Object.values(u.roles).flat();
+    console.log(`  ${u.email.padEnd(42)} ${Object.keys(u.roles).length === 0 ? '(no tenants)' : roles.length ? [...new Set(roles)].join(', ') : '(no roles)'}`);
+  }
+  console.log('Press Ctrl-C to stop.\n');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    await running.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(`\nTributary could not start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

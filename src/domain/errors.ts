@@ -1,0 +1,50 @@
+/**
+ * The error catalogue (SPEC.md section 8). A problem+json `title` is the key the browser looks
+ * up here; the server uses the same keys so the two never drift.
+ */
+export const MESSAGES = {
+  generic: 'An error occurred.',
+  formula: 'An error related to {formula} occurred.',
+  server: 'A server error occured. Please try again later.',
+  csvBlocked: 'The browser blocked the CSV download',
+  notFound: "We can't find what you're looking for.",
+  noEditPermission: 'You do not have editing permission',
+  userNotCreated: 'The user has not been created.',
+  userNotUpdated: 'The user has not been updated.',
+  userNotDeleted: 'Unable to delete the user.',
+  passwordNotReset: 'User password has not been reset.',
+  fileType: 'File type not accepted',
+  fileSize: 'File size cannot exceed 15MB',
+  virus: 'Virus found in file',
+} as const;
+
+/** Problem titles the API emits; each has a catalogue message the browser shows. */
+export const PROBLEM_TITLES = {
+  'unauthenticated': 'Sign-in required. Please sign in again.',
+  'forbidden': 'You do not have permission to do this.',
+  'not-found': MESSAGES.notFound,
+  'bad-request': 'The request was not valid.',
+  'unknown-subdomain': 'This organisation address is not known.',
+  'no-tenant-access': 'You do not have access to this tenant.',
+  'no-tenants': 'Your account has no tenant. Please contact your administrator.',
+  'no-roles': 'Your account has no role. Please contact your administrator.',
+  'payload-too-large': 'The request is too large.',
+  'unsupported-media-type': 'The request body must be JSON.',
+  'method-not-allowed': 'This action is not allowed here.',
+  'server-error': MESSAGES.server,
+} as const;
+export type ProblemTitle = keyof typeof PROBLEM_TITLES;
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code?: string;
+}
+
+export function messageForProblem(problem: Partial<Problem> | undefined): string {
+  const title = problem?.title;
+  if (title && title in PROBLEM_TITLES) return PROBLEM_TITLES[title as ProblemTitle];
+  return MESSAGES.generic;
+}

@@ -1,0 +1,31 @@
+/** The whole server in-process on a free port, over a database of its own. */
+import { loadConfig } from '../../server/config.ts';
+import { freePort } from '../../server/db/embedded.ts';
+import { createLogger } from '../../server/log.ts';
+import { startServer, type Running } from '../../server/main.ts';
+import { createTestDatabase } from './database.ts';
+
+export interface TestServer extends Running {
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(opts: { staticRoot?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`,
+    DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...opts.env,
+  });
+  const running = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), {
+    staticRoot: opts.staticRoot, work: false,
+  });
+  return {
+    ...running,
+    databaseUrl: database.url,
+    async close() {
+      await running.stop();
+      await database.drop();
+    },
+  };
+}

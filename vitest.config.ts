@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
+      {
+        plugins: [react()],
+        test: { name: 'model', include: ['tests/model/**/*.test.{ts,tsx}'], environment: 'jsdom', testTimeout: 30_000 },
+      },
+      {
+        test: {
+          name: 'api', include: ['tests/api/**/*.test.ts'], environment: 'node',
+          globalSetup: ['tests/support/globalSetup.ts'], testTimeout: 60_000, hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e', include: ['tests/e2e/**/*.test.ts'], environment: 'node',
+          globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts'],
+          testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
