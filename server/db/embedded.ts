@@ -20,7 +20,12 @@ const PASSWORD = 'tributary-embedded';
 
 export async function startEmbeddedPostgres(dataDir: string, preferredPort: number, log: Logger): Promise<EmbeddedDatabase> {
   const dbDir = path.join(dataDir, 'postgres');
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  try {
+    fs.mkdirSync(dbDir, { recursive: true, mode: 0o750 });
+    fs.accessSync(dbDir, fs.constants.W_OK);
+  } catch (err) {
+    throw new Error(`Embedded PostgreSQL cannot use the data folder ${dbDir} (${(err as NodeJS.ErrnoException).code ?? err}). Set DATA_DIR to a writable folder, or DATABASE_URL to use another server.`);
+  }
   const isRoot = userInfo().uid === 0;
   const initialised = fs.existsSync(path.join(dbDir, 'PG_VERSION'));
 

@@ -256,10 +256,9 @@ export async function createIdentity(opts: {
         },
       },
     },
-    renderError: async (ctx, out, error) => {
+    // a plain page, never a stack trace; the error itself is logged by the event listeners below
+    renderError: async (ctx, out) => {
       const status = ctx.status || 500;
-      if (status >= 500) log.error({ err: error, route: ctx.oidc?.route }, 'identity provider error');
-      else log.info({ error: out.error, description: out.error_description, route: ctx.oidc?.route }, 'identity provider request rejected');
       ctx.type = 'html';
       ctx.body = messagePage({
         title: 'Sign-in problem',

@@ -310,11 +310,6 @@ describe('embedded identity provider', () => {
     expect(String(at.payload.scope).split(' ')).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
     expect(at.payload.exp! - at.payload.iat!).toBe(3600);
 
-    // the code is single-use
-    const again = await tokenRequest({ grant_type: 'authorization_code', code: code!, code_verifier: flow.verifier, redirect_uri: origin });
-    expect(again.res.status).toBe(400);
-    expect(again.json.error).toBe('invalid_grant');
-
     // refresh as the SDK does it (client_id, grant_type, refresh_token, redirect_uri; no audience or scope)
     const first = json.refresh_token!;
     const refreshed = await tokenRequest({ redirect_uri: origin, grant_type: 'refresh_token', refresh_token: first });
@@ -334,6 +329,39 @@ describe('embedded identity provider', () => {
     const afterReuse = await tokenRequest({ redirect_uri: origin, grant_type: 'refresh_token', refresh_token: second });
     expect(afterReuse.res.status).toBe(400);
     expect(afterReuse.json.error).toBe('invalid_grant');
+  });
+
+  it('accepts an authorization code once; replaying it revokes what it issued', async () => {
+    const jar = new CookieJar();
+    const { tokens, verifier } = await signIn(jar);
+    const { verifier: v2, challenge } = pkce();
+    const silent = await follow(authorizeUrl({ challenge, state: 's', nonce: 'n' }), jar);
+    const code = new URL(silent.url).searchParams.get('code')!;
+    const first = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: v2, redirect_uri: origin });
+    expect(first.res.status).toBe(200);
+    const replay = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: v2, redirect_uri: origin });
+    expect(replay.res.status).toBe(400);
+    expect(replay.json.error).toBe('invalid_grant');
+    const refresh = await tokenRequest({ redirect_uri: origin, grant_type: 'refresh_token', refresh_token: first.json.refresh_token! });
+    expect(refresh.json.error).toBe('invalid_grant');
+    expect(tokens.refresh_token).toBeTruthy();
+    expect(verifier).not.toBe(v2);
+  });
+
+  it('rejects a wrong PKCE verifier and an unregistered redirect_uri', async () => {
+    const jar = new CookieJar();
+    await signIn(jar);
+    const { challenge } = pkce();
+    const silent = await follow(authorizeUrl({ challenge, state: 's', nonce: 'n' }), jar);
+    const code = new URL(silent.url).searchParams.get('code')!;
+    const wrong = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: pkce().verifier, redirect_uri: origin });
+    expect(wrong.res.status).toBe(400);
+    expect(wrong.json.error).toBe('invalid_grant');
+
+    const bad = await get(authorizeUrl({ challenge, state: 's', nonce: 'n', redirectUri: 'https://evil.example/' }), jar);
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('location')).toBeNull();
+    expect(await bad.text()).toContain('redirect_uri');
   });
 
   it('accepts the origin with a trailing slash too, re-uses the session without a password, and revokes refresh tokens', async () => {
