@@ -2,6 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './server/db/schema.ts',
+  // one file per area under schema/
+  schema: './server/db/schema',
   out: './server/db/migrations',
 });

@@ -38,9 +38,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!embedded && !env.AUTH0_CLIENT_ID) throw new Error('AUTH0_CLIENT_ID is required when AUTH0_DOMAIN is set');
   const publicOrigin = new URL(publicUrl);
   const extra = (env.APP_ORIGINS ?? '').split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean);
+  // an organisation's subdomain needs a host name, not an IP address
+  const hasHostName = !/^[\d.]+$|^\[/.test(publicOrigin.hostname);
   const appOrigins = [...new Set([
     publicUrl,
-    `${publicOrigin.protocol}//demo.${publicOrigin.host}`,
+    ...(hasHostName ? [`${publicOrigin.protocol}//demo.${publicOrigin.host}`] : []),
     ...extra,
   ])];
   return {

@@ -2,7 +2,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { isAccessExpired, policiesFor, effectiveRoles, ROLE_POLICIES, type Policies, type Role } from '../../src/domain/roles.ts';
 import type { Db } from './database.ts';
-import { memberships, organizations, tenants, users } from './schema.ts';
+import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 
 export async function organizationBySubdomain(db: Db, subdomain: string) {
   const [org] = await db.select({ id: organizations.id, name: organizations.name })

@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import * as schema from './schema.ts';
 
-export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
+export type Db = NodePgDatabase & { $client: pg.Pool };
 
 export interface Database {
   db: Db;
@@ -20,12 +19,12 @@ const MIGRATION_LOCK = 7_202_611;
 export async function openDatabase(url: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', () => { /* an idle client lost its connection; the pool replaces it */ });
-  const db = drizzle(pool, { schema }) as Db;
+  const db = drizzle(pool) as Db;
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
+      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Role } from '../../src/domain/roles.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { Db } from './database.ts';
-import { memberships, organizations, tenants, users } from './schema.ts';
+import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 
 export const DEMO_SUBDOMAIN = 'demo';
 export const DEMO_PASSWORD = 'Tributary-demo-2026';

@@ -8,7 +8,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
 import type { Db } from '../db/database.ts';
-import { memberships, users } from '../db/schema.ts';
+import { memberships, users } from '../db/schema/accounts.ts';
 import type { AppEnv, Caller } from './env.ts';
 import { fail } from './problem.ts';
 

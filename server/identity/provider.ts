@@ -21,7 +21,8 @@ import Provider, {
 } from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { loginFailures, users } from '../db/schema.ts';
+import { users } from '../db/schema/accounts.ts';
+import { loginFailures } from '../db/schema/identity.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { pgAdapterFactory, purgeExpired } from './adapter.ts';
 import { loadIdentityKeys } from './keys.ts';

@@ -6,7 +6,7 @@ import { PgBoss } from 'pg-boss';
 import { lt } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.ts';
-import { loginFailures, oidcPayloads } from '../db/schema.ts';
+import { loginFailures, oidcPayloads } from '../db/schema/identity.ts';
 
 export const QUEUES = {
   /** drops expired identity records and old sign-in failures */

@@ -480,6 +480,36 @@ describe('embedded identity provider', () => {
     expect(unknown.status).toBe(400);
   });
 
+  it('never shows a consent screen, even when prompt=consent is asked for', async () => {
+    const jar = new CookieJar();
+    await signIn(jar);
+    const { verifier, challenge } = pkce();
+    const flow = await follow(authorizeUrl({ challenge, state: 's', nonce: 'n', extra: { prompt: 'consent' } }), jar);
+    const code = new URL(flow.url).searchParams.get('code');
+    expect(code).toBeTruthy();
+    const { res, json } = await tokenRequest({ grant_type: 'authorization_code', code: code!, code_verifier: verifier, redirect_uri: origin });
+    expect(res.status).toBe(200);
+    expect(json.refresh_token).toBeTruthy();
+    expect(json.scope?.split(' ')).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access']));
+  });
+
+  it('agrees on one signing key when several processes start together', async () => {
+    const { loadIdentityKeys } = await import('../../server/identity/keys.ts');
+    const scratch = `idtest_${randomBytes(6).toString('hex')}`;
+    await admin((c) => c.query(`create database ${scratch}`));
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${scratch}`;
+    const other = await openDatabase(url.toString());
+    try {
+      const all = await Promise.all([1, 2, 3, 4].map(() => loadIdentityKeys(other.pool)));
+      expect(new Set(all.map((k) => k.publicJwk.kid)).size).toBe(1);
+      expect(new Set(all.map((k) => k.cookieKeys.join()))).toHaveProperty('size', 1);
+    } finally {
+      await other.close();
+      await admin((c) => c.query(`drop database if exists ${scratch} with (force)`));
+    }
+  });
+
   it('keeps its signing key across restarts over the same database', async () => {
     const again = await createIdentity({ config, db: database.db, pool: database.pool, log: pino({ level: 'silent' }) });
     expect(again.publicJwks.keys.map((k) => k.kid)).toEqual(identity.publicJwks.keys.map((k) => k.kid));

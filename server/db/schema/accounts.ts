@@ -1,8 +1,6 @@
-/** The database schema. Every tenant-owned row carries tenant_id; queries are scoped by it. */
+/** Organisations, tenants, users and their memberships. Every tenant-owned row elsewhere carries tenant_id. */
 import { sql } from 'drizzle-orm';
-import {
-  boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
-} from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const organizations = pgTable('organizations', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -47,34 +45,3 @@ export const memberships = pgTable('memberships', {
   accessExpiresOn: timestamp('access_expires_on', { withTimezone: true }),
 }, (t) => [primaryKey({ columns: [t.userId, t.tenantId] }), index('memberships_tenant_idx').on(t.tenantId)]);
 
-/** oidc-provider's models (sessions, grants, codes, refresh tokens, interactions). */
-export const oidcPayloads = pgTable('oidc_payloads', {
-  kind: text('kind').notNull(),
-  id: text('id').notNull(),
-  payload: jsonb('payload').notNull(),
-  grantId: text('grant_id'),
-  userCode: text('user_code'),
-  uid: text('uid'),
-  expiresAt: timestamp('expires_at', { withTimezone: true }),
-  consumedAt: timestamp('consumed_at', { withTimezone: true }),
-}, (t) => [
-  primaryKey({ columns: [t.kind, t.id] }),
-  index('oidc_payloads_grant_idx').on(t.grantId),
-  index('oidc_payloads_uid_idx').on(t.uid),
-  index('oidc_payloads_expires_idx').on(t.expiresAt),
-]);
-
-/** Signing keys and cookie secrets of the embedded identity provider, kept so a restart signs nobody out. */
-export const identityKeys = pgTable('identity_keys', {
-  kind: text('kind').primaryKey(),
-  material: jsonb('material').notNull(),
-  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
-});
-
-/** Failed sign-in attempts, for throttling. */
-export const loginFailures = pgTable('login_failures', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  email: text('email').notNull(),
-  ip: text('ip').notNull(),
-  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
-}, (t) => [index('login_failures_email_idx').on(t.email, t.at)]);

@@ -1,0 +1,34 @@
+/** The embedded identity provider's state: its models, keys and sign-in failures. */
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/** oidc-provider's models (sessions, grants, codes, refresh tokens, interactions). */
+export const oidcPayloads = pgTable('oidc_payloads', {
+  kind: text('kind').notNull(),
+  id: text('id').notNull(),
+  payload: jsonb('payload').notNull(),
+  grantId: text('grant_id'),
+  userCode: text('user_code'),
+  uid: text('uid'),
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
+  consumedAt: timestamp('consumed_at', { withTimezone: true }),
+}, (t) => [
+  primaryKey({ columns: [t.kind, t.id] }),
+  index('oidc_payloads_grant_idx').on(t.grantId),
+  index('oidc_payloads_uid_idx').on(t.uid),
+  index('oidc_payloads_expires_idx').on(t.expiresAt),
+]);
+
+/** Signing keys and cookie secrets of the embedded identity provider, kept so a restart signs nobody out. */
+export const identityKeys = pgTable('identity_keys', {
+  kind: text('kind').primaryKey(),
+  material: jsonb('material').notNull(),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Failed sign-in attempts, for throttling. */
+export const loginFailures = pgTable('login_failures', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull(),
+  ip: text('ip').notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [index('login_failures_email_idx').on(t.email, t.at)]);
