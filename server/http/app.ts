@@ -78,6 +78,7 @@ export function createApp(deps: AppDeps) {
     production: config.production,
   }));
 
+  // gateway routers, one per service
   app.route('/account-management/v1', accountManagementRouter(database.db, verifier));
 
   if (deps.staticRoot) {

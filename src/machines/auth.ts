@@ -5,11 +5,11 @@
  */
 import { assign, fromPromise, setup } from 'xstate';
 import type { AuthService } from '../services/auth.ts';
-import type { CurrentUser, accountManagementClient } from '../services/accountManagement.ts';
+import type { AccountManagement, CurrentUser } from '../services/accountManagement.ts';
 
 export interface AuthDeps {
   auth: AuthService;
-  accounts: ReturnType<typeof accountManagementClient>;
+  accounts: AccountManagement;
   subdomain: string;
   /** where the login-details call gets the organisation id */
   setOrgId(orgId: string): void;

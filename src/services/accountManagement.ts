@@ -1,14 +1,5 @@
-/** The account-management gateway service. Every authenticated request carries the identity headers. */
-import ky, { type KyInstance } from 'ky';
-
-export interface IdentityHeaders {
-  token: string;
-  orgId: string;
-  clientId: string;
-  userId: string;
-  userEmail: string;
-  tenantId?: string | null;
-}
+/** The account-management gateway service (SPEC.md section 7). */
+import { gatewayClient, request, type RequestOptions } from './gateway.ts';
 
 export interface CurrentUser {
   activeTenantId: string | null;
@@ -23,29 +14,17 @@ export interface CurrentUser {
   [field: string]: unknown;
 }
 
-export function accountManagementClient(headers: () => Promise<IdentityHeaders>): {
-  organizationId(subdomain: string): Promise<string>;
-  currentUser(orgId: string): Promise<CurrentUser>;
-  deleteUserCache(userId: string): Promise<void>;
-} {
-  const base = ky.create({ prefix: '/account-management/v1', timeout: 10_000, retry: 0 });
-  const authed: KyInstance = base.extend({
-    hooks: {
-      beforeRequest: [async ({ request }) => {
-        const h = await headers();
-        request.headers.set('Authorization', `Bearer ${h.token}`);
-        request.headers.set('orgId', h.orgId);
-        request.headers.set('clientId', h.clientId);
-        request.headers.set('userId', h.userId);
-        request.headers.set('userEmail', h.userEmail);
-        if (h.tenantId) request.headers.set('tenantId', h.tenantId);
-      }],
-    },
-  });
-  return {
-    organizationId: async (subdomain) =>
-      (await base.get(`authentication/organization/subdomain/${encodeURIComponent(subdomain)}`).json<{ organizationId: string }>()).organizationId,
-    currentUser: (orgId) => authed.get(`User/organization/${orgId}/user`).json<CurrentUser>(),
-    deleteUserCache: async (userId) => { await authed.delete(`user/user-cache/${encodeURIComponent(userId)}`); },
-  };
-}
+const BASE = '/account-management/v1';
+const publicClient = gatewayClient(BASE, { authenticated: false });
+const client = gatewayClient(BASE);
+
+export const accountManagement = {
+  organizationId: (subdomain: string, o?: RequestOptions) => request(async () =>
+    (await publicClient.get(`authentication/organization/subdomain/${encodeURIComponent(subdomain)}`).json<{ organizationId: string }>()).organizationId, o),
+  currentUser: (orgId: string, o?: RequestOptions) => request(() => client.get(`User/organization/${orgId}/user`).json<CurrentUser>(), o),
+  setActiveTenant: (tenantId: string, o?: RequestOptions) =>
+    request(() => client.patch('user/active-tenant', { json: { tenantId } }).json<{ activeTenantId: string; policies: Record<string, string[]> }>(), o),
+  deleteUserCache: (userId: string, o?: RequestOptions) =>
+    request(async () => { await client.delete(`user/user-cache/${encodeURIComponent(userId)}`); }, o),
+};
+export type AccountManagement = typeof accountManagement;

@@ -1,0 +1,83 @@
+/**
+ * One ky client per gateway service. Every authenticated request carries the bearer token and the
+ * identity headers (SPEC.md section 7); an error answer becomes an ApiError holding the problem.
+ */
+import ky, { HTTPError, type KyInstance } from 'ky';
+import type { Problem } from '../domain/errors.ts';
+
+export interface IdentityHeaders {
+  token: string;
+  orgId: string;
+  clientId: string;
+  userId: string;
+  userEmail: string;
+  tenantId?: string | null;
+}
+
+let identity: (() => Promise<IdentityHeaders>) | null = null;
+
+/** The authentication machine sets this once the user is signed in, and clears it on logout. */
+export function setIdentitySource(source: (() => Promise<IdentityHeaders>) | null): void {
+  identity = source;
+}
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly problem: Partial<Problem>, readonly options: RequestOptions = {}) {
+    super(problem.detail ?? problem.title ?? `HTTP ${status}`);
+  }
+}
+
+export interface RequestOptions {
+  /** the caller shows this error itself: the global handler stays quiet */
+  silent?: boolean;
+  /** route the error to this formula's handler */
+  formulaId?: string;
+}
+
+export type ErrorListener = (error: ApiError) => void;
+const listeners = new Set<ErrorListener>();
+/** The global HTTP error handling (SPEC.md section 8) listens here. */
+export function onApiError(listener: ErrorListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function gatewayClient(basePath: string, opts: { authenticated?: boolean } = {}): KyInstance {
+  return ky.create({
+    prefix: basePath,
+    timeout: 30_000,
+    retry: 0,
+    hooks: {
+      beforeRequest: [async ({ request }) => {
+        if (opts.authenticated === false) return;
+        if (!identity) throw new ApiError(401, { title: 'unauthenticated', status: 401 });
+        const h = await identity();
+        request.headers.set('Authorization', `Bearer ${h.token}`);
+        request.headers.set('orgId', h.orgId);
+        request.headers.set('clientId', h.clientId);
+        request.headers.set('userId', h.userId);
+        request.headers.set('userEmail', h.userEmail);
+        if (h.tenantId) request.headers.set('tenantId', h.tenantId);
+      }],
+    },
+  });
+}
+
+/** Runs a request, turning an HTTP error into an ApiError and telling the global handler. */
+export async function request<T>(run: () => Promise<T>, options: RequestOptions = {}): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    let apiError: ApiError;
+    if (err instanceof ApiError) apiError = err;
+    else if (err instanceof HTTPError) {
+      const problem = await err.response.clone().json().catch(() => ({})) as Partial<Problem>;
+      apiError = new ApiError(err.response.status, { status: err.response.status, ...problem }, options);
+    } else {
+      apiError = new ApiError(0, { title: 'network', detail: err instanceof Error ? err.message : String(err) }, options);
+    }
+    Object.assign(apiError, { options });
+    for (const l of listeners) l(apiError);
+    throw apiError;
+  }
+}
