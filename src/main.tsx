@@ -1,33 +1,44 @@
-/** Providers and the app's composition: services are built here and handed to the machines. */
+/** Providers and composition: services are built here and handed to the machines through the views. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createActor } from 'xstate';
+import { Auth0Provider } from '@auth0/auth0-react';
 import { MantineProvider } from '@mantine/core';
+import { Notifications, notifications } from '@mantine/notifications';
 import '@mantine/core/styles.css';
-import { authMachine } from './machines/auth.ts';
-import { loadAppConfig } from './services/appConfig.ts';
-import { createAuthService } from './services/auth.ts';
+import '@mantine/notifications/styles.css';
+import { globalErrorMessage, NOTIFICATION_TIMEOUT_MS } from './domain/errors.ts';
+import { subdomainFromHost } from './domain/identity.ts';
 import { accountManagement } from './services/accountManagement.ts';
-import { setIdentitySource } from './services/gateway.ts';
-import { SessionPage } from './views/session/SessionPage.tsx';
+import { loadAppConfig } from './services/appConfig.ts';
+import { auth0Adapter, auth0ProviderOptions } from './services/auth.ts';
+import { onApiError } from './services/gateway.ts';
+import { App } from './views/shell/App.tsx';
 
 async function boot() {
   const config = await loadAppConfig();
-  const auth = createAuthService(config);
-  let orgId = '';
-  setIdentitySource(async () => {
-    const user = await auth.user();
-    return { token: await auth.accessToken(), orgId, clientId: auth.clientId, userId: user?.sub ?? '', userEmail: user?.email ?? '' };
+  const subdomain = subdomainFromHost(window.location.hostname, config.defaultSubdomain);
+
+  // the global HTTP error handling of SPEC.md section 8
+  onApiError((error) => {
+    const message = globalErrorMessage({
+      status: error.status,
+      problem: error.problem,
+      silent: error.options.silent,
+      formula: error.options.formulaId ? { id: error.options.formulaId } : undefined,
+    });
+    if (message) notifications.show({ color: 'red', title: 'Error', message });
   });
-  const accounts = accountManagement;
-  const host = window.location.hostname.split('.');
-  const subdomain = host.length > 1 && host[0] !== 'www' && !/^\d+$/.test(host[0]!) ? host[0]! : config.defaultSubdomain;
-  const actor = createActor(authMachine, { input: { deps: { auth, accounts, subdomain, setOrgId: (id) => { orgId = id; } } } }).start();
 
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <MantineProvider>
-        <SessionPage actor={actor} />
+        <Notifications autoClose={NOTIFICATION_TIMEOUT_MS} />
+        <Auth0Provider {...auth0ProviderOptions(config)}>
+          <App
+            production={import.meta.env.PROD}
+            authInput={(current) => ({ auth: auth0Adapter(current, config.auth.clientId), accounts: accountManagement, subdomain })}
+          />
+        </Auth0Provider>
       </MantineProvider>
     </StrictMode>,
   );

@@ -32,6 +32,15 @@ export const PROBLEM_TITLES = {
   'unsupported-media-type': 'The request body must be JSON.',
   'method-not-allowed': 'This action is not allowed here.',
   'server-error': MESSAGES.server,
+  // flat file service (src/domain/upload.ts maps each to an upload outcome)
+  'file-type-not-accepted': MESSAGES.fileType,
+  'file-too-large': MESSAGES.fileSize,
+  'file-name-too-long': 'File name must be under 150 characters',
+  'file-empty': 'File is empty',
+  'file-wrong-structure': 'File must have a header row with a unique name in every column',
+  'virus-found': MESSAGES.virus,
+  'file-too-large-to-scan': 'File is larger than the virus scanner accepts, so it was not accepted',
+  'virus-scanner-unavailable': 'The virus scanner is unavailable, so the file was not accepted. Please try again later.',
 } as const;
 export type ProblemTitle = keyof typeof PROBLEM_TITLES;
 
@@ -48,3 +57,20 @@ export function messageForProblem(problem: Partial<Problem> | undefined): string
   if (title && title in PROBLEM_TITLES) return PROBLEM_TITLES[title as ProblemTitle];
   return MESSAGES.generic;
 }
+
+/** What the global HTTP error handling tells the user about a failed request, or null to stay quiet. */
+export function globalErrorMessage(e: {
+  status: number;
+  problem: Partial<Problem>;
+  silent?: boolean;
+  formula?: { id: string; name?: string | null };
+}): string | null {
+  if (e.silent) return null;
+  // 400s belong to the form that sent them
+  if (e.status === 400) return null;
+  if (e.formula) return MESSAGES.formula.replace('{formula}', e.formula.name || e.formula.id);
+  if (e.status >= 500 && !(e.problem.title && e.problem.title in PROBLEM_TITLES)) return MESSAGES.server;
+  return messageForProblem(e.problem);
+}
+
+export const NOTIFICATION_TIMEOUT_MS = 5000;

@@ -14,3 +14,43 @@ export interface AppConfig {
   defaultSubdomain: string;
   production: boolean;
 }
+
+/** The identity errors of SPEC.md section 8, each with what the user is told. */
+export const IDENTITY_ERRORS = {
+  'invalid-state': 'Invalid state: the sign-in could not be completed. Please sign in again.',
+  timeout: 'The sign-in service did not answer in time. Please try again.',
+  'popup-closed': 'The sign-in window was closed before signing in finished.',
+  'login-required': 'Your session has ended. Please sign in again.',
+  'missing-refresh-token': 'Your session could not be renewed. Please sign in again.',
+  'mfa-required': 'Multi-factor authentication is required. Please sign in again to complete it.',
+  unknown: 'Signing in failed. Please try again.',
+} as const;
+export type IdentityErrorKind = keyof typeof IDENTITY_ERRORS;
+
+/** Classifies an error of the Auth0 SDK by its `error` code, class name or message. */
+export function identityErrorKind(err: unknown): IdentityErrorKind {
+  const e = (err ?? {}) as { error?: string; name?: string; message?: string };
+  const code = e.error ?? '';
+  const name = e.name ?? '';
+  const message = e.message ?? String(err);
+  if (code === 'login_required' || code === 'consent_required' || code === 'interaction_required') return 'login-required';
+  if (code === 'missing_refresh_token' || name === 'MissingRefreshTokenError') return 'missing-refresh-token';
+  if (code === 'mfa_required' || name === 'MfaRequiredError') return 'mfa-required';
+  if (code === 'timeout' || name === 'TimeoutError' || name === 'PopupTimeoutError') return 'timeout';
+  if (code === 'cancelled' || name === 'PopupCancelledError') return 'popup-closed';
+  if (/invalid state/i.test(message)) return 'invalid-state';
+  return 'unknown';
+}
+
+/** Identity errors that end the local session: the user signs in again. */
+export const ENDS_LOCAL_SESSION: readonly IdentityErrorKind[] = ['login-required', 'missing-refresh-token'];
+
+/** The organisation's subdomain from the host name (demo.example.org -> demo); a host without one uses the default. */
+export function subdomainFromHost(hostname: string, fallback: string): string {
+  const labels = hostname.toLowerCase().split('.');
+  if (/^[\d.]+$/.test(hostname) || hostname.startsWith('[')) return fallback;
+  // demo.localhost has two labels; tributary.example.org has three and no organisation label
+  const minLabels = labels.at(-1) === 'localhost' ? 2 : 3;
+  if (labels.length < minLabels || labels[0] === 'www') return fallback;
+  return labels[0]!;
+}

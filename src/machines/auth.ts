@@ -1,107 +1,199 @@
 /**
- * Authentication: loading until the sign-in redirect is handled, then signed in (with the current
- * user's login details) or signed out. Logout clears the user, the server's user cache and the
- * provider's session.
+ * Authentication (SPEC.md sections 2, 4 and 8): loading until the SDK has handled the sign-in
+ * redirect; then the login-details flow (subdomain -> organisation id -> current user); signed in,
+ * signed out, an identity error with its message, or a permission error page. Logout clears the
+ * user, the server's user cache and the provider's session.
  */
 import { assign, fromPromise, setup } from 'xstate';
-import type { AuthService } from '../services/auth.ts';
+import { ENDS_LOCAL_SESSION, IDENTITY_ERRORS, identityErrorKind, type IdentityErrorKind } from '../domain/identity.ts';
 import type { AccountManagement, CurrentUser } from '../services/accountManagement.ts';
+import type { AuthService } from '../services/auth.ts';
+import { ApiError, setIdentitySource } from '../services/gateway.ts';
 
-export interface AuthDeps {
+export type AuthErrorPage = 'subdomain' | 'tenant' | 'role';
+
+export interface AuthInput {
   auth: AuthService;
   accounts: AccountManagement;
   subdomain: string;
-  /** where the login-details call gets the organisation id */
-  setOrgId(orgId: string): void;
 }
 
-export interface AuthContext {
-  deps: AuthDeps;
+export interface AuthContext extends AuthInput {
+  orgId: string | null;
   user: CurrentUser | null;
-  error: string | null;
-  tokenRefreshes: number;
+  identityError: { kind: IdentityErrorKind; message: string } | null;
+  authError: AuthErrorPage | null;
 }
+
+export type AuthEvent =
+  | { type: 'sdk.ready'; isAuthenticated: boolean; error?: unknown }
+  | { type: 'login' }
+  | { type: 'logout' }
+  | { type: 'tenant.switch'; tenantId: string }
+  | { type: 'identity.error'; error: unknown }
+  | { type: 'error.dismiss' };
+
+const statusOf = (error: unknown) => (error instanceof ApiError ? error.status : 0);
+const identityError = (error: unknown) => {
+  const kind = identityErrorKind(error);
+  return { kind, message: IDENTITY_ERRORS[kind] };
+};
 
 export const authMachine = setup({
   types: {
     context: {} as AuthContext,
-    input: {} as { deps: AuthDeps },
-    events: {} as { type: 'login' } | { type: 'logout' } | { type: 'token.refresh' },
+    input: {} as AuthInput,
+    events: {} as AuthEvent,
   },
   actors: {
-    restoreSession: fromPromise(async ({ input }: { input: AuthDeps }) => {
-      await input.auth.handleRedirect();
-      return input.auth.isAuthenticated();
+    findOrganization: fromPromise(async ({ input }: { input: AuthContext }) =>
+      input.accounts.organizationId(input.subdomain, { silent: true })),
+    loadUser: fromPromise(async ({ input }: { input: AuthContext }) =>
+      input.accounts.currentUser(input.orgId!, { silent: true })),
+    switchTenant: fromPromise(async ({ input }: { input: { accounts: AccountManagement; tenantId: string } }) => {
+      await input.accounts.setActiveTenant(input.tenantId);
     }),
-    loadUser: fromPromise(async ({ input }: { input: AuthDeps }) => {
-      const orgId = await input.accounts.organizationId(input.subdomain);
-      input.setOrgId(orgId);
-      return input.accounts.currentUser(orgId);
+    redirectToLogin: fromPromise(async ({ input }: { input: AuthContext }) => input.auth.login()),
+    logout: fromPromise(async ({ input }: { input: AuthContext }) => {
+      const userId = input.user?.auth0Id ?? input.auth.user()?.sub;
+      if (userId && input.orgId) await input.accounts.deleteUserCache(userId, { silent: true }).catch(() => undefined);
+      setIdentitySource(null);
+      await input.auth.logout();
     }),
-    refreshToken: fromPromise(async ({ input }: { input: AuthDeps }) => { await input.auth.accessToken({ refresh: true }); }),
-    redirectToLogin: fromPromise(async ({ input }: { input: AuthDeps }) => { await input.auth.login(window.location.pathname); }),
-    logout: fromPromise(async ({ input }: { input: { deps: AuthDeps; userId: string | undefined } }) => {
-      if (input.userId) await input.deps.accounts.deleteUserCache(input.userId).catch(() => undefined);
-      await input.deps.auth.logout();
+    forgetLocalSession: fromPromise(async ({ input }: { input: AuthContext }) => {
+      setIdentitySource(null);
+      await input.auth.logoutLocally();
     }),
   },
+  guards: {
+    sdkHasError: ({ event }) => event.type === 'sdk.ready' && event.error != null,
+    isSignedIn: ({ event }) => event.type === 'sdk.ready' && event.isAuthenticated,
+    isUnknownSubdomain: ({ event }) => statusOf((event as { error?: unknown }).error) === 404,
+    hasNoTenant: ({ event }) => statusOf((event as { error?: unknown }).error) === 404,
+    hasNoRole: ({ event }) => statusOf((event as { error?: unknown }).error) === 403,
+    endsLocalSession: ({ event }) => event.type === 'identity.error' && ENDS_LOCAL_SESSION.includes(identityErrorKind(event.error)),
+  },
   actions: {
-    clearUser: assign({ user: null }),
+    clearUser: assign({ user: null, orgId: null }),
+    /** a 404 or 403 from the login-details call clears the tenant */
+    clearTenant: assign({ user: ({ context }) => (context.user ? { ...context.user, activeTenantId: null } : null) }),
+    recordSdkError: assign({ identityError: ({ event }) => identityError((event as { error?: unknown }).error) }),
+    recordIdentityError: assign({ identityError: ({ event }) => identityError((event as { error?: unknown }).error) }),
+    clearIdentityError: assign({ identityError: null }),
+    /** every authenticated request carries the token and the identity headers of this session */
+    provideIdentity: ({ self }) => {
+      setIdentitySource(async () => {
+        const { context } = self.getSnapshot();
+        let token: string;
+        try {
+          token = await context.auth.accessToken();
+        } catch (error) {
+          self.send({ type: 'identity.error', error });
+          throw error;
+        }
+        const user = context.auth.user();
+        return {
+          token,
+          orgId: context.orgId ?? '',
+          clientId: context.auth.clientId,
+          userId: user?.sub ?? '',
+          userEmail: user?.email ?? '',
+          tenantId: context.user?.activeTenantId ?? null,
+        };
+      });
+    },
   },
 }).createMachine({
   id: 'auth',
   initial: 'loading',
-  context: ({ input }) => ({ deps: input.deps, user: null, error: null, tokenRefreshes: 0 }),
+  context: ({ input }) => ({ ...input, orgId: null, user: null, identityError: null, authError: null }),
   states: {
     loading: {
-      invoke: {
-        src: 'restoreSession',
-        input: ({ context }) => context.deps,
-        onDone: [
-          { guard: ({ event }) => event.output, target: 'authenticated' },
+      on: {
+        'sdk.ready': [
+          { guard: 'sdkHasError', target: 'failed', actions: 'recordSdkError' },
+          { guard: 'isSignedIn', target: 'authenticated' },
           { target: 'unauthenticated' },
         ],
-        onError: { target: 'unauthenticated', actions: assign({ error: ({ event }) => String((event.error as Error)?.message ?? event.error) }) },
       },
     },
     unauthenticated: {
       entry: 'clearUser',
-      on: { login: 'redirecting' },
+      on: { login: { target: 'redirecting', actions: 'clearIdentityError' }, 'error.dismiss': { actions: 'clearIdentityError' } },
     },
     redirecting: {
-      invoke: { src: 'redirectToLogin', input: ({ context }) => context.deps },
+      invoke: { src: 'redirectToLogin', input: ({ context }) => context, onError: { target: 'failed', actions: 'recordIdentityError' } },
+    },
+    /** an identity error, with its message; the user can sign in again */
+    failed: {
+      entry: 'clearUser',
+      on: { login: { target: 'redirecting', actions: 'clearIdentityError' }, 'error.dismiss': { target: 'unauthenticated', actions: 'clearIdentityError' } },
     },
     authenticated: {
-      initial: 'loadingUser',
-      on: { logout: '.loggingOut' },
+      initial: 'findingOrganization',
+      entry: 'provideIdentity',
+      on: {
+        logout: '#auth.loggingOut',
+        'identity.error': [
+          { guard: 'endsLocalSession', target: '#auth.endingSession', actions: 'recordIdentityError' },
+          { target: '#auth.failed', actions: 'recordIdentityError' },
+        ],
+      },
       states: {
+        findingOrganization: {
+          invoke: {
+            src: 'findOrganization',
+            input: ({ context }) => context,
+            onDone: { target: 'loadingUser', actions: assign({ orgId: ({ event }) => event.output }) },
+            onError: [
+              { guard: 'isUnknownSubdomain', target: '#auth.denied.subdomain' },
+              { target: '#auth.loggingOut' },
+            ],
+          },
+        },
         loadingUser: {
           invoke: {
             src: 'loadUser',
-            input: ({ context }) => context.deps,
-            onDone: { target: 'ready', actions: assign({ user: ({ event }) => event.output, error: null }) },
-            onError: { target: 'failed', actions: assign({ error: ({ event }) => String((event.error as Error)?.message ?? event.error) }) },
+            input: ({ context }) => context,
+            onDone: { target: 'ready', actions: assign({ user: ({ event }) => event.output }) },
+            onError: [
+              { guard: 'hasNoTenant', target: '#auth.denied.tenant' },
+              { guard: 'hasNoRole', target: '#auth.denied.role' },
+              { target: '#auth.loggingOut' },
+            ],
           },
         },
-        ready: { on: { 'token.refresh': 'refreshing' } },
-        refreshing: {
-          invoke: {
-            src: 'refreshToken',
-            input: ({ context }) => context.deps,
-            onDone: { target: 'ready', actions: assign({ tokenRefreshes: ({ context }) => context.tokenRefreshes + 1 }) },
-            onError: { target: 'failed', actions: assign({ error: ({ event }) => String((event.error as Error)?.message ?? event.error) }) },
-          },
+        ready: {
+          on: { 'tenant.switch': 'switchingTenant' },
         },
-        failed: {},
-        loggingOut: {
+        switchingTenant: {
           invoke: {
-            src: 'logout',
-            input: ({ context }) => ({ deps: context.deps, userId: context.user?.auth0Id }),
-            onDone: { target: '#auth.unauthenticated' },
-            onError: { target: '#auth.unauthenticated' },
+            src: 'switchTenant',
+            input: ({ context, event }) => ({ accounts: context.accounts, tenantId: (event as { tenantId: string }).tenantId }),
+            onDone: 'loadingUser',
+            onError: 'ready',
           },
         },
       },
+    },
+    /** signed in, but with no way in: a permission error page asks the user to contact the admin */
+    denied: {
+      initial: 'role',
+      entry: 'clearTenant',
+      on: { logout: '#auth.loggingOut' },
+      states: {
+        subdomain: { entry: assign({ authError: 'subdomain' }) },
+        tenant: { entry: assign({ authError: 'tenant' }) },
+        role: { entry: assign({ authError: 'role' }) },
+      },
+      exit: assign({ authError: null }),
+    },
+    loggingOut: {
+      invoke: { src: 'logout', input: ({ context }) => context, onDone: 'unauthenticated', onError: 'unauthenticated' },
+    },
+    /** login_required or a missing refresh token: forget the session here, then sign in again */
+    endingSession: {
+      invoke: { src: 'forgetLocalSession', input: ({ context }) => context, onDone: 'failed', onError: 'failed' },
     },
   },
 });

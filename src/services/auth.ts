@@ -1,52 +1,51 @@
-/** The identity adapter: the unmodified Auth0 SDK, configured with SPEC.md's identity constants. */
-import { Auth0Client } from '@auth0/auth0-spa-js';
+/** The identity adapter over the unmodified Auth0 SDK (@auth0/auth0-react's context). */
+import type { Auth0ContextInterface, User } from '@auth0/auth0-react';
 import { IDENTITY, type AppConfig } from '../domain/identity.ts';
 
 export interface AuthUser { sub: string; email: string; name: string }
 
 export interface AuthService {
-  /** completes a sign-in redirect when the address holds code and state, and removes both from it */
-  handleRedirect(): Promise<{ returnTo?: string } | null>;
-  isAuthenticated(): Promise<boolean>;
-  user(): Promise<AuthUser | undefined>;
-  accessToken(opts?: { refresh?: boolean }): Promise<string>;
-  login(returnTo?: string): Promise<void>;
+  user(): AuthUser | undefined;
+  accessToken(): Promise<string>;
+  login(): Promise<void>;
+  /** ends the session here and at the provider (leaves the page) */
   logout(): Promise<void>;
+  /** forgets the session in this browser only (login_required, missing refresh token) */
+  logoutLocally(): Promise<void>;
   clientId: string;
 }
 
-export function createAuthService(config: AppConfig): AuthService {
-  const client = new Auth0Client({
+export type Auth0Like = Pick<Auth0ContextInterface<User>, 'loginWithRedirect' | 'logout' | 'getAccessTokenSilently' | 'user'>;
+
+/** Options for <Auth0Provider>, with SPEC.md section 9's identity constants. */
+export function auth0ProviderOptions(config: AppConfig) {
+  return {
     domain: config.auth.domain,
     clientId: config.auth.clientId,
     authorizationParams: { audience: config.auth.audience, redirect_uri: window.location.origin, scope: IDENTITY.scope },
     useRefreshTokens: true,
     useRefreshTokensFallback: false,
-    cacheLocation: 'localstorage',
+    cacheLocation: 'localstorage' as const,
     leeway: IDENTITY.leewaySeconds,
     httpTimeoutInSeconds: IDENTITY.httpTimeoutSeconds,
     authorizeTimeoutInSeconds: IDENTITY.authorizeTimeoutSeconds,
-  });
+    /** the sign-in response's parameters (code, state, iss) leave the address */
+    onRedirectCallback: () => window.history.replaceState({}, document.title, '/'),
+  };
+}
+
+/** `current` always returns the latest context, which changes as the SDK's state does. */
+export function auth0Adapter(current: () => Auth0Like, clientId: string): AuthService {
   return {
-    clientId: config.auth.clientId,
-    async handleRedirect() {
-      const q = new URLSearchParams(window.location.search);
-      if (!((q.has('code') || q.has('error')) && q.has('state'))) return null;
-      const result = await client.handleRedirectCallback<{ returnTo?: string }>();
-      // the sign-in response's own parameters leave the address (iss: RFC 9207)
-      for (const k of ['code', 'state', 'iss', 'error', 'error_description']) q.delete(k);
-      const rest = q.toString();
-      window.history.replaceState({}, document.title, `${window.location.pathname}${rest ? `?${rest}` : ''}`);
-      return result.appState ?? {};
-    },
-    isAuthenticated: () => client.isAuthenticated(),
-    user: () => client.getUser<AuthUser>(),
-    async accessToken(opts) {
-      const token = await client.getTokenSilently({ cacheMode: opts?.refresh ? 'off' : 'on' });
+    clientId,
+    user: () => current().user as AuthUser | undefined,
+    async accessToken() {
+      const token = await current().getAccessTokenSilently();
       if (!token) throw new Error('No access token');
       return token;
     },
-    login: (returnTo) => client.loginWithRedirect({ appState: { returnTo } }),
-    logout: () => client.logout({ logoutParams: { returnTo: window.location.origin } }),
+    login: () => current().loginWithRedirect(),
+    logout: () => current().logout({ logoutParams: { returnTo: window.location.origin } }),
+    logoutLocally: () => current().logout({ openUrl: false }),
   };
 }

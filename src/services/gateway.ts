@@ -21,6 +21,20 @@ export function setIdentitySource(source: (() => Promise<IdentityHeaders>) | nul
   identity = source;
 }
 
+/** The identity headers of the signed-in session, for requests made without ky (upload progress needs XHR). */
+export async function identityHeaders(): Promise<Record<string, string>> {
+  if (!identity) throw new ApiError(401, { title: 'unauthenticated', status: 401 });
+  const h = await identity();
+  return {
+    Authorization: `Bearer ${h.token}`,
+    orgId: h.orgId,
+    clientId: h.clientId,
+    userId: h.userId,
+    userEmail: h.userEmail,
+    ...(h.tenantId ? { tenantId: h.tenantId } : {}),
+  };
+}
+
 export class ApiError extends Error {
   constructor(readonly status: number, readonly problem: Partial<Problem>, readonly options: RequestOptions = {}) {
     super(problem.detail ?? problem.title ?? `HTTP ${status}`);
@@ -50,14 +64,7 @@ export function gatewayClient(basePath: string, opts: { authenticated?: boolean 
     hooks: {
       beforeRequest: [async ({ request }) => {
         if (opts.authenticated === false) return;
-        if (!identity) throw new ApiError(401, { title: 'unauthenticated', status: 401 });
-        const h = await identity();
-        request.headers.set('Authorization', `Bearer ${h.token}`);
-        request.headers.set('orgId', h.orgId);
-        request.headers.set('clientId', h.clientId);
-        request.headers.set('userId', h.userId);
-        request.headers.set('userEmail', h.userEmail);
-        if (h.tenantId) request.headers.set('tenantId', h.tenantId);
+        for (const [k, v] of Object.entries(await identityHeaders())) request.headers.set(k, v);
       }],
     },
   });
