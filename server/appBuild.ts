@@ -15,7 +15,14 @@ export async function ensureAppBuilt(root = process.cwd()): Promise<string> {
   if (newestMtime(path.join(dist, 'index.html')) < sources) {
     console.log('Building the app…');
     const { build } = await import('vite');
-    await build({ root, logLevel: 'warn' });
+    // NODE_ENV wins over the mode in Vite: under a test runner it is 'test', which would build React for development
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await build({ root, mode: 'production', logLevel: 'warn' });
+    } finally {
+      process.env.NODE_ENV = nodeEnv;
+    }
   }
   return dist;
 }

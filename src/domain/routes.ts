@@ -2,7 +2,7 @@
  * Route access (SPEC.md section 2): one guard table, read by the route-access machine. Every row
  * of the specification is a row here.
  */
-import { can, type Policies, type Resource } from './roles.ts';
+import { can, type Action, type Policies, type Resource } from './roles.ts';
 
 export type Session =
   | { authenticated: false }
@@ -27,6 +27,7 @@ export const ROUTES = {
   authErrorRole: '/auth-error/role',
   authErrorTenant: '/auth-error/tenant',
   fieldShowcase: '/field-showcase',
+  fileUpload: '/files/upload',
 } as const;
 
 /** Welcome is for users with fewer than 2 logins (SPEC.md section 9). */
@@ -45,7 +46,7 @@ interface Guard {
   pattern: string;
   public?: boolean;
   /** the policy needed, and where to go without it */
-  needs?: { resource: Resource; otherwise: string };
+  needs?: { resource: Resource; action?: Action; otherwise: string };
   /** extra rule after the policy check */
   then?: (s: Extract<Session, { authenticated: true }>) => string | null;
   nonProductionOnly?: boolean;
@@ -66,6 +67,8 @@ export const GUARDS: Guard[] = [
   { pattern: ROUTES.connections, needs: view('datasource', ROUTES.activityHistory) },
   { pattern: ROUTES.integrationsFormulas, needs: view('formula', ROUTES.connections) },
   { pattern: ROUTES.userManagement, needs: view('usermanagement', ROUTES.authErrorRole) },
+  /** uploading a file starts a file-upload formula */
+  { pattern: ROUTES.fileUpload, needs: { resource: 'formula', action: 'create', otherwise: ROUTES.integrationsFormulas } },
   ...FORMULA_SCREENS.map((screen) => ({ pattern: `/:formulaId/${screen}`, needs: view('formula', ROUTES.integrationsFormulas) })),
   { pattern: ROUTES.notFound, public: true },
   { pattern: ROUTES.authErrorSubdomain, public: true },
@@ -104,7 +107,7 @@ export function decideRoute(pathname: string, search: string, session: Session, 
   }
   if (guard.public) return { kind: 'allow' };
   if (!session.authenticated) return { kind: 'redirect', to: ROUTES.landing, remember: pathname + search };
-  if (guard.needs && !can(session.policies, guard.needs.resource, 'view')) return { kind: 'redirect', to: guard.needs.otherwise };
+  if (guard.needs && !can(session.policies, guard.needs.resource, guard.needs.action ?? 'view')) return { kind: 'redirect', to: guard.needs.otherwise };
   const next = guard.then?.(session) ?? null;
   return next ? { kind: 'redirect', to: next } : { kind: 'allow' };
 }

@@ -31,9 +31,12 @@ export type AuthEvent =
   | { type: 'logout' }
   | { type: 'tenant.switch'; tenantId: string }
   | { type: 'identity.error'; error: unknown }
-  | { type: 'error.dismiss' };
+  | { type: 'error.dismiss' }
+  | { type: 'retry' };
 
 const statusOf = (error: unknown) => (error instanceof ApiError ? error.status : 0);
+/** no answer at all (offline, or the request was cut off by leaving the page): not a reason to log out */
+const isUnanswered = (error: unknown) => !(error instanceof ApiError) || error.status === 0;
 const identityError = (error: unknown) => {
   const kind = identityErrorKind(error);
   return { kind, message: IDENTITY_ERRORS[kind] };
@@ -71,6 +74,7 @@ export const authMachine = setup({
     isUnknownSubdomain: ({ event }) => statusOf((event as { error?: unknown }).error) === 404,
     hasNoTenant: ({ event }) => statusOf((event as { error?: unknown }).error) === 404,
     hasNoRole: ({ event }) => statusOf((event as { error?: unknown }).error) === 403,
+    isUnanswered: ({ event }) => isUnanswered((event as { error?: unknown }).error),
     endsLocalSession: ({ event }) => event.type === 'identity.error' && ENDS_LOCAL_SESSION.includes(identityErrorKind(event.error)),
   },
   actions: {
@@ -147,6 +151,7 @@ export const authMachine = setup({
             onDone: { target: 'loadingUser', actions: assign({ orgId: ({ event }) => event.output }) },
             onError: [
               { guard: 'isUnknownSubdomain', target: '#auth.denied.subdomain' },
+              { guard: 'isUnanswered', target: 'unreachable' },
               { target: '#auth.loggingOut' },
             ],
           },
@@ -159,12 +164,17 @@ export const authMachine = setup({
             onError: [
               { guard: 'hasNoTenant', target: '#auth.denied.tenant' },
               { guard: 'hasNoRole', target: '#auth.denied.role' },
+              { guard: 'isUnanswered', target: 'unreachable' },
               { target: '#auth.loggingOut' },
             ],
           },
         },
         ready: {
           on: { 'tenant.switch': 'switchingTenant' },
+        },
+        /** the server did not answer the login-details flow; the user may try again */
+        unreachable: {
+          on: { retry: 'findingOrganization' },
         },
         switchingTenant: {
           invoke: {

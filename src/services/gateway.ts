@@ -78,7 +78,8 @@ export async function request<T>(run: () => Promise<T>, options: RequestOptions 
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
     else if (err instanceof HTTPError) {
-      const problem = await err.response.clone().json().catch(() => ({})) as Partial<Problem>;
+      // ky 2 has already read the error body into `data`
+      const problem = (err.data && typeof err.data === 'object' ? err.data : {}) as Partial<Problem>;
       apiError = new ApiError(err.response.status, { status: err.response.status, ...problem }, options);
     } else {
       apiError = new ApiError(0, { title: 'network', detail: err instanceof Error ? err.message : String(err) }, options);

@@ -5,7 +5,7 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useSelector } from '@xstate/react';
-import { Center, Loader } from '@mantine/core';
+import { Alert, Button, Center, Loader, Stack } from '@mantine/core';
 import { sessionOf } from '../../machines/session.ts';
 import { useAppActors } from './actors.tsx';
 import { AppLayout } from './AppLayout.tsx';
@@ -25,6 +25,18 @@ export function Root() {
   useEffect(() => {
     routeAccess.send({ type: 'route.enter', pathname: location.pathname, search: location.search });
   }, [routeAccess, location.pathname, location.search]);
+
+  const unreachable = useSelector(auth, (s) => s.matches({ authenticated: 'unreachable' }));
+  if (unreachable) {
+    return (
+      <Center h="100vh">
+        <Stack align="center">
+          <Alert color="red" role="alert" title="Tributary cannot be reached">The server did not answer. Check your connection and try again.</Alert>
+          <Button onClick={() => auth.send({ type: 'retry' })}>Try again</Button>
+        </Stack>
+      </Center>
+    );
+  }
 
   const current = access.pathname === location.pathname && access.search === location.search;
   if (access.state === 'redirecting' && current && access.decision?.kind === 'redirect') {

@@ -1,0 +1,165 @@
+/**
+ * Every route of SPEC.md section 2, visited in Chromium by each demo user through the real server:
+ * where each one lands. Also the first-login welcome, the redirect cookie round trip, the tenant
+ * switcher and logout.
+ */
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.ts';
+import { signInThroughApp } from '../support/appSession.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startTestServer({ staticRoot: path.resolve('dist') });
+  browser = await launchChromium();
+  // these users have signed in before: the welcome page is for first logins only
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  await client.query("update users set login_count = 5 where email <> 'formula.producer@demo.tributary.test'");
+  await client.end();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const FORMULA_SCREENS = ['ready-records', 'needs-attention', 'needs-attention/v2', 'needs-attention/one-to-one', 'one-to-many', 'exception',
+  'formula-exceptions', 'new-records', 'validation-exceptions/duplicates', 'related-records', 'print-formula-review'];
+
+/** Where each main route lands, per role (explicit, not computed). */
+const LANDS: Record<string, Record<string, string>> = {
+  'administrator@demo.tributary.test': { '/data-queue': '/data-queue', '/activity-history': '/activity-history', '/connections': '/connections', '/integrations-formulas': '/integrations-formulas', '/user-management': '/user-management', formula: 'self' },
+  'power.user@demo.tributary.test': { '/data-queue': '/data-queue', '/activity-history': '/activity-history', '/connections': '/connections', '/integrations-formulas': '/integrations-formulas', '/user-management': '/auth-error/role', formula: 'self' },
+  'connection.manager@demo.tributary.test': { '/data-queue': '/connections', '/activity-history': '/auth-error/role', '/connections': '/connections', '/integrations-formulas': '/connections', '/user-management': '/auth-error/role', formula: '/connections' },
+  'data.processor@demo.tributary.test': { '/data-queue': '/data-queue', '/activity-history': '/activity-history', '/connections': '/activity-history', '/integrations-formulas': '/integrations-formulas', '/user-management': '/auth-error/role', formula: 'self' },
+  'user.manager@demo.tributary.test': { '/data-queue': '/user-management', '/activity-history': '/user-management', '/connections': '/user-management', '/integrations-formulas': '/user-management', '/user-management': '/user-management', formula: '/user-management' },
+  'view.only@demo.tributary.test': { '/data-queue': '/data-queue', '/activity-history': '/activity-history', '/connections': '/connections', '/integrations-formulas': '/integrations-formulas', '/user-management': '/auth-error/role', formula: 'self' },
+};
+
+async function settledPath(page: Page, expected: string): Promise<string> {
+  await page.waitForURL((u) => u.pathname + u.search === expected || u.pathname === expected, { timeout: 20_000 }).catch(() => undefined);
+  // the page has settled once the shell or a public page's action is there
+  await page.getByRole('button', { name: /User menu|Go back/ }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+  return new URL(page.url()).pathname;
+}
+
+async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signInThroughApp(page, server.url, email);
+  await page.getByRole('button', { name: /User menu|Go back to login/ }).first().waitFor();
+  return { context, page };
+}
+
+describe('where every route lands, for each demo user', () => {
+  for (const [email, lands] of Object.entries(LANDS)) {
+    it(email, async () => {
+      const { context, page } = await signedIn(email);
+      const trail: string[] = [];
+      page.on('response', (r) => { if (!r.url().includes('/assets/')) trail.push(`${r.status()} ${r.request().method()} ${r.url().replace(server.url, '')}`); });
+      page.on('console', (m) => trail.push(`console ${m.type()}: ${m.text()}`));
+      const checks: [string, string][] = [
+        ['/', lands['/data-queue']!],
+        ['/landing', lands['/data-queue']!],
+        ['/welcome', lands['/data-queue']!],
+        ...['/data-queue', '/activity-history', '/connections', '/integrations-formulas', '/user-management'].map((p) => [p, lands[p]!] as [string, string]),
+        ['/activity-history/f-1', lands['/activity-history'] === '/activity-history' ? '/activity-history/f-1' : lands['/activity-history']!],
+        ...FORMULA_SCREENS.map((s) => [`/f-1/${s}`, lands.formula === 'self' ? `/f-1/${s}` : lands.formula!] as [string, string]),
+        ['/not-found', '/not-found'],
+      ];
+      for (const [from, to] of checks) {
+        trail.length = 0;
+        await page.goto(`${server.url}${from}`);
+        const landed = await settledPath(page, to);
+        if (landed !== to) trail.push(`storage: ${await page.evaluate(() => `${Object.keys(localStorage).join(', ')} | cookies: ${document.cookie}`)}`);
+        expect(landed, `${email}: ${from}\n${trail.join('\n')}`).toBe(to);
+      }
+      await page.goto(`${server.url}/no/such/page?x=1`);
+      await page.waitForURL(/\/not-found\?path=/);
+      expect(new URL(page.url()).searchParams.get('path')).toBe('/no/such/page?x=1');
+      await page.getByText("We can't find what you're looking for.").waitFor();
+      await context.close();
+    });
+  }
+
+  it('shows only the navigation a user may use', async () => {
+    const { context, page } = await signedIn('connection.manager@demo.tributary.test');
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    await nav.waitFor();
+    expect((await nav.getByRole('link').allTextContents()).map((t) => t.trim())).toEqual(['Connections']);
+    await context.close();
+  });
+
+  it('sends a user with no role to the role error page, and one with no tenant to the tenant error page', async () => {
+    for (const [email, page403] of [['no.roles@demo.tributary.test', '/auth-error/role'], ['no.tenants@demo.tributary.test', '/auth-error/tenant']]) {
+      const { context, page } = await signedIn(email!);
+      await page.waitForURL(`${server.url}${page403}`);
+      await page.getByText('Please contact your administrator.', { exact: false }).waitFor();
+      await page.goto(`${server.url}/data-queue`);
+      await page.waitForURL(`${server.url}${page403}`);
+      await page.getByRole('button', { name: 'Go back to login' }).click();
+      await page.waitForURL(`${server.url}/landing`);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await context.close();
+    }
+  });
+});
+
+describe('journeys', () => {
+  it('welcomes a first login, then sends the next login to the data queue', async () => {
+    const email = 'formula.producer@demo.tributary.test';
+    let { context, page } = await signedIn(email);
+    await page.waitForURL(`${server.url}/welcome`);
+    await page.getByRole('heading', { name: /Welcome to Tributary/ }).waitFor();
+    const tasks = await page.getByRole('list', { name: 'Onboarding tasks' }).getByRole('link').allTextContents();
+    expect(tasks).toEqual(['Connect a data source', 'Create your first formula', 'Review records in the Data Queue']);
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await page.waitForURL(`${server.url}/landing`);
+    await context.close();
+
+    ({ context, page } = await signedIn(email));
+    await page.waitForURL(`${server.url}/data-queue`);
+    await page.goto(`${server.url}/welcome`);
+    await page.waitForURL(`${server.url}/data-queue`);
+    await context.close();
+  });
+
+  it('remembers the path of an unauthenticated visit for a day and returns there after sign-in', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/activity-history/f-9?from=mail`);
+    await page.waitForURL(`${server.url}/landing`);
+    const cookie = (await context.cookies()).find((c) => c.name === 'tributary_redirect')!;
+    expect(decodeURIComponent(cookie.value)).toBe('/activity-history/f-9?from=mail');
+    const lifetime = cookie.expires - Date.now() / 1000;
+    expect(lifetime).toBeGreaterThan(86_400 - 60);
+    expect(lifetime).toBeLessThanOrEqual(86_400);
+    await signInThroughApp(page, server.url, 'administrator@demo.tributary.test', undefined, '/landing');
+    await page.waitForURL(`${server.url}/activity-history/f-9?from=mail`);
+    expect((await context.cookies()).find((c) => c.name === 'tributary_redirect')).toBeUndefined();
+    await context.close();
+  });
+
+  it('switches the tenant, and the navigation follows the roles there', async () => {
+    const { context, page } = await signedIn('power.user@demo.tributary.test');
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    await nav.getByRole('link', { name: 'Connections' }).waitFor();
+    const reloaded = page.waitForResponse((r) => r.url().includes('/User/organization/'));
+    const switched = page.waitForResponse((r) => r.url().endsWith('/user/active-tenant') && r.request().method() === 'PATCH');
+    await page.getByRole('combobox', { name: 'Tenant' }).click();
+    await page.getByRole('option', { name: 'Riverside Youth Arts' }).click();
+    expect((await switched).status()).toBe(200);
+    expect((await reloaded).status()).toBe(200);
+    await expect.poll(() => page.getByRole('combobox', { name: 'Tenant' }).inputValue()).toBe('Riverside Youth Arts');
+    // View Only there: the same screens to look at, and the choice survives a reload
+    await page.reload();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Tenant' }).inputValue()).toBe('Riverside Youth Arts');
+    await context.close();
+  });
+});
