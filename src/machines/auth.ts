@@ -126,7 +126,7 @@ export const authMachine = setup({
       on: { login: { target: 'redirecting', actions: 'clearIdentityError' }, 'error.dismiss': { actions: 'clearIdentityError' } },
     },
     redirecting: {
-      invoke: { src: 'redirectToLogin', input: ({ context }) => context, onError: { target: 'failed', actions: 'recordIdentityError' } },
+      invoke: { id: 'redirectToLogin', src: 'redirectToLogin', input: ({ context }) => context, onError: { target: 'failed', actions: 'recordIdentityError' } },
     },
     /** an identity error, with its message; the user can sign in again */
     failed: {
@@ -146,6 +146,7 @@ export const authMachine = setup({
       states: {
         findingOrganization: {
           invoke: {
+            id: 'findOrganization',
             src: 'findOrganization',
             input: ({ context }) => context,
             onDone: { target: 'loadingUser', actions: assign({ orgId: ({ event }) => event.output }) },
@@ -158,6 +159,7 @@ export const authMachine = setup({
         },
         loadingUser: {
           invoke: {
+            id: 'loadUser',
             src: 'loadUser',
             input: ({ context }) => context,
             onDone: { target: 'ready', actions: assign({ user: ({ event }) => event.output }) },
@@ -178,6 +180,7 @@ export const authMachine = setup({
         },
         switchingTenant: {
           invoke: {
+            id: 'switchTenant',
             src: 'switchTenant',
             input: ({ context, event }) => ({ accounts: context.accounts, tenantId: (event as { tenantId: string }).tenantId }),
             onDone: 'loadingUser',
@@ -199,11 +202,11 @@ export const authMachine = setup({
       exit: assign({ authError: null }),
     },
     loggingOut: {
-      invoke: { src: 'logout', input: ({ context }) => context, onDone: 'unauthenticated', onError: 'unauthenticated' },
+      invoke: { id: 'logout', src: 'logout', input: ({ context }) => context, onDone: 'unauthenticated', onError: 'unauthenticated' },
     },
     /** login_required or a missing refresh token: forget the session here, then sign in again */
     endingSession: {
-      invoke: { src: 'forgetLocalSession', input: ({ context }) => context, onDone: 'failed', onError: 'failed' },
+      invoke: { id: 'forgetLocalSession', src: 'forgetLocalSession', input: ({ context }) => context, onDone: 'failed', onError: 'failed' },
     },
   },
 });

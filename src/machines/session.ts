@@ -9,7 +9,10 @@ export function sessionOf(snapshot: SnapshotFrom<typeof authMachine>): { session
     const user = snapshot.context.user!;
     return { session: { authenticated: true, loginCount: user.loginCount, policies: user.policies }, denied: null };
   }
-  if (snapshot.matches('unauthenticated') || snapshot.matches('failed')) return { session: { authenticated: false }, denied: null };
+  // still a guest while the browser leaves for the sign-in page
+  if (snapshot.matches('unauthenticated') || snapshot.matches('failed') || snapshot.matches('redirecting')) {
+    return { session: { authenticated: false }, denied: null };
+  }
   // loading, signing in, reading login details, switching tenant, logging out
   return { session: null, denied: null };
 }

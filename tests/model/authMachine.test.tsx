@@ -1,0 +1,267 @@
+/**
+ * Model-based tests of the authentication machine (DESIGN.md section 3) on the rendered app.
+ *
+ * Paths come from the machine's graph. Each event is what a person or the outside world does: a
+ * click on the landing page, the user menu or an error page; the Auth0 SDK finishing its start; a
+ * server answer to the login-details calls (the fakes answer exactly when the path says so). Each
+ * state is an assertion on what the app shows. The fakes stand for the Auth0 SDK and the
+ * account-management service; everything else is the real app.
+ */
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MantineProvider } from '@mantine/core';
+import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
+import { createMemoryRouter } from 'react-router';
+import { TestModel } from '@xstate/graph';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
+import { IDENTITY_ERRORS } from '../../src/domain/identity.ts';
+import { policiesFor } from '../../src/domain/roles.ts';
+import { authMachine, type AuthEvent } from '../../src/machines/auth.ts';
+import type { AccountManagement, CurrentUser } from '../../src/services/accountManagement.ts';
+import type { AuthService } from '../../src/services/auth.ts';
+import { ApiError, identityHeaders } from '../../src/services/gateway.ts';
+import { App } from '../../src/views/shell/App.tsx';
+
+beforeAll(() => {
+  window.matchMedia ??= ((query: string) => ({
+    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
+    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
+  })) as typeof window.matchMedia;
+  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
+  Element.prototype.scrollIntoView ??= () => {};
+});
+afterEach(() => cleanup());
+
+// ------------------------------------------------------------------ fakes of the SDK and the accounts service
+
+interface Deferred<T> { resolve(v: T): void; reject(e: unknown): void }
+
+const USER: CurrentUser = {
+  activeTenantId: 't1', policies: policiesFor(['Administrator']), roles: ['Administrator'], auth0Id: 'auth0|u1',
+  fullName: 'Ada Administrator', email: 'ada@example.org', loginCount: 7, organizationName: 'Riverside Community Trust',
+  tenants: [{ tenantId: 't1', name: 'Food Bank', roles: ['Administrator'] }, { tenantId: 't2', name: 'Youth Arts', roles: ['View Only'] }],
+};
+
+function fakeWorld() {
+  const pending: Record<string, Deferred<unknown> | undefined> = {};
+  const wait = <T,>(key: string) => new Promise<T>((resolve, reject) => { pending[key] = { resolve: resolve as (v: unknown) => void, reject }; });
+  let tokenError: unknown = null;
+  const auth: AuthService = {
+    clientId: 'tributary-app',
+    user: () => ({ sub: 'auth0|u1', email: 'ada@example.org', name: 'Ada Administrator' }),
+    accessToken: async () => { if (tokenError) throw tokenError; return 'token'; },
+    login: () => wait('redirectToLogin'),
+    logout: () => wait('logout'),
+    logoutLocally: () => wait('forgetLocalSession'),
+  };
+  const accounts = {
+    organizationId: () => wait<string>('findOrganization'),
+    currentUser: () => wait<CurrentUser>('loadUser'),
+    setActiveTenant: () => wait('switchTenant'),
+    deleteUserCache: async () => undefined,
+  } as unknown as AccountManagement;
+  let sdk: Auth0ContextInterface = { ...initialContext, isLoading: true, isAuthenticated: false } as Auth0ContextInterface;
+  return {
+    auth, accounts, pending,
+    get sdk() { return sdk; },
+    setSdk(next: Partial<Auth0ContextInterface>) { sdk = { ...sdk, ...next }; },
+    failTokens(error: unknown) { tokenError = error; },
+  };
+}
+type World = ReturnType<typeof fakeWorld>;
+
+function renderApp(world: World, authLogic = authMachine) {
+  const user = userEvent.setup();
+  const tree = () => (
+    <MantineProvider>
+      <Auth0Context.Provider value={world.sdk}>
+        <App
+          production
+          authLogic={authLogic}
+          authInput={() => ({ auth: world.auth, accounts: world.accounts, subdomain: 'demo' })}
+          createRouter={(routes) => createMemoryRouter(routes, { initialEntries: ['/landing'] })}
+        />
+      </Auth0Context.Provider>
+    </MantineProvider>
+  );
+  const view = render(tree());
+  return { user, rerender: () => view.rerender(tree()) };
+}
+
+// ------------------------------------------------------------------ the model's events
+
+const apiError = (status: number) => new ApiError(status, { status, title: status === 404 ? 'no-tenants' : status === 403 ? 'no-roles' : 'server-error' });
+const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AuthEvent;
+const error = (id: string, err: unknown) => ({ type: `xstate.error.actor.${id}`, error: err }) as unknown as AuthEvent;
+
+const EVENTS: AuthEvent[] = [
+  { type: 'sdk.ready', isAuthenticated: false },
+  { type: 'sdk.ready', isAuthenticated: true },
+  { type: 'sdk.ready', isAuthenticated: false, error: new Error('Invalid state') },
+  { type: 'login' },
+  error('redirectToLogin', Object.assign(new Error('Timeout'), { error: 'timeout', name: 'TimeoutError' })),
+  done('findOrganization', 'org-1'),
+  error('findOrganization', apiError(404)),
+  error('findOrganization', apiError(0)),
+  error('findOrganization', apiError(500)),
+  done('loadUser', USER),
+  error('loadUser', apiError(404)),
+  error('loadUser', apiError(403)),
+  error('loadUser', apiError(500)),
+  { type: 'retry' },
+  { type: 'tenant.switch', tenantId: 't2' },
+  done('switchTenant'),
+  { type: 'logout' },
+  done('logout'),
+  { type: 'identity.error', error: Object.assign(new Error('Login required'), { error: 'login_required' }) },
+  { type: 'identity.error', error: Object.assign(new Error('MFA required'), { error: 'mfa_required', name: 'MfaRequiredError' }) },
+  done('forgetLocalSession'),
+  { type: 'error.dismiss' },
+];
+
+type Snap = SnapshotFrom<typeof authMachine>;
+
+/** Events a person can cause only where the app offers them. */
+function eventsFor(s: Snap): AuthEvent[] {
+  return EVENTS.filter((e) => {
+    if (e.type === 'logout') return s.matches({ authenticated: 'ready' }) || s.matches('denied');
+    if (e.type === 'identity.error' || e.type === 'tenant.switch') return s.matches({ authenticated: 'ready' });
+    if (e.type === 'error.dismiss') return s.matches('failed');
+    return true;
+  });
+}
+
+const serializeState = (s: Snap) => JSON.stringify([s.value, s.context.identityError?.kind ?? null]);
+
+const model = new TestModel(authMachine, {
+  events: (s) => eventsFor(s as Snap),
+  serializeState: (s) => serializeState(s as Snap),
+  serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof Error ? { message: v.message, ...(v as object) } : v)),
+  stateMatcher: (s, key) => (s as Snap).matches(key as never),
+});
+
+// ------------------------------------------------------------------ what the app shows
+
+const loading = async () => { await screen.findByLabelText('Loading'); expect(screen.queryByRole('button', { name: 'Sign in' })).toBeNull(); };
+const deniedPage = (heading: string) => async () => {
+  await screen.findByRole('heading', { name: heading });
+  expect(screen.getByText(/Please contact your administrator\./)).toBeTruthy();
+  expect(screen.getByRole('button', { name: 'Go back to login' })).toBeTruthy();
+};
+
+function params(world: World, app: ReturnType<typeof renderApp>) {
+  const answer = async (id: string, how: 'resolve' | 'reject', value: unknown) => {
+    await waitFor(() => expect(world.pending[id], `${id} was called`).toBeDefined());
+    const d = world.pending[id]!;
+    world.pending[id] = undefined;
+    await act(async () => { d[how](value); });
+  };
+  return {
+    states: {
+      loading,
+      unauthenticated: async () => {
+        const button = await screen.findByRole('button', { name: 'Sign in' });
+        expect(button.getAttribute('data-loading')).toBeNull();
+        expect(screen.queryByRole('alert')).toBeNull();
+      },
+      redirecting: async () => {
+        await waitFor(() => expect(screen.getByRole('button', { name: 'Sign in' }).getAttribute('data-loading')).toBe('true'));
+      },
+      failed: async (s: Snap) => {
+        const alert = await screen.findByRole('alert');
+        expect(within(alert).getByText(IDENTITY_ERRORS[s.context.identityError!.kind])).toBeTruthy();
+        expect(screen.getByRole('button', { name: 'Sign in' })).toBeTruthy();
+      },
+      'authenticated.findingOrganization': loading,
+      'authenticated.loadingUser': loading,
+      'authenticated.switchingTenant': loading,
+      'authenticated.ready': async () => {
+        const menu = await screen.findByRole('button', { name: 'User menu' });
+        expect(menu.textContent).toContain('Ada Administrator');
+      },
+      'authenticated.unreachable': async () => {
+        await screen.findByText('Tributary cannot be reached');
+        expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+      },
+      'denied.subdomain': deniedPage('Organisation not found'),
+      'denied.tenant': deniedPage('You have no tenant'),
+      'denied.role': deniedPage('You have no role here'),
+      loggingOut: loading,
+      endingSession: loading,
+    },
+    events: {
+      'sdk.ready': async ({ event }: { event: AuthEvent }) => {
+        const e = event as Extract<AuthEvent, { type: 'sdk.ready' }>;
+        world.setSdk({ isLoading: false, isAuthenticated: e.isAuthenticated, error: e.error as Error | undefined });
+        act(() => app.rerender());
+      },
+      login: async () => { await app.user.click(screen.getByRole('button', { name: 'Sign in' })); },
+      retry: async () => { await app.user.click(screen.getByRole('button', { name: 'Try again' })); },
+      logout: async () => {
+        const goBack = screen.queryByRole('button', { name: 'Go back to login' });
+        if (goBack) { await app.user.click(goBack); return; }
+        await app.user.click(screen.getByRole('button', { name: 'User menu' }));
+        await app.user.click(await screen.findByRole('menuitem', { name: 'Log out' }));
+      },
+      'tenant.switch': async () => {
+        await app.user.click(screen.getByRole('combobox', { name: 'Tenant' }));
+        await app.user.click(await screen.findByRole('option', { name: 'Youth Arts', hidden: true }));
+      },
+      'identity.error': async ({ event }: { event: AuthEvent }) => {
+        world.failTokens((event as Extract<AuthEvent, { type: 'identity.error' }>).error);
+        // any request of the app asks for a token
+        await act(async () => { await identityHeaders().catch(() => undefined); });
+      },
+      'error.dismiss': async () => { await app.user.click(within(screen.getByRole('alert')).getByRole('button')); },
+      ...Object.fromEntries(['redirectToLogin', 'findOrganization', 'loadUser', 'switchTenant', 'logout', 'forgetLocalSession'].flatMap((id) => [
+        [`xstate.done.actor.${id}`, async ({ event }: { event: AuthEvent }) => answer(id, 'resolve', (event as unknown as { output: unknown }).output)],
+        [`xstate.error.actor.${id}`, async ({ event }: { event: AuthEvent }) => answer(id, 'reject', (event as unknown as { error: unknown }).error)],
+      ])),
+    },
+  };
+}
+
+// ------------------------------------------------------------------ the paths
+
+const paths = model.getShortestPaths();
+
+describe('authentication machine: shortest paths on the rendered app', () => {
+  it('reaches every state of the machine', () => {
+    // a path contained in a longer one is left out, so count every state a path passes through
+    const reached = new Set(paths.flatMap((p) => [...p.steps.map((step) => step.state), p.state].map((st) => JSON.stringify(st.value))));
+    for (const state of ['"unauthenticated"', '"redirecting"', '"failed"', '"loggingOut"', '"endingSession"',
+      ...['findingOrganization', 'loadingUser', 'ready', 'switchingTenant', 'unreachable'].map((s) => JSON.stringify({ authenticated: s })),
+      ...['subdomain', 'tenant', 'role'].map((s) => JSON.stringify({ denied: s }))]) {
+      expect(reached.has(state), state).toBe(true);
+    }
+  });
+
+  it('starts loading until the SDK has handled the sign-in redirect', async () => {
+    renderApp(fakeWorld());
+    await loading();
+  });
+
+  it.each(paths.map((p) => [p.description, p] as const))('%s', async (_d, path) => {
+    const world = fakeWorld();
+    const app = renderApp(world);
+    await path.test(params(world, app));
+  });
+});
+
+describe('the suite can fail', () => {
+  it('finds a machine whose no-role guard is broken on purpose', async () => {
+    const broken = authMachine.provide({ guards: { hasNoRole: () => false } });
+    const rolePaths = paths.filter((p) => p.state.matches({ denied: 'role' }));
+    expect(rolePaths.length).toBeGreaterThan(0);
+    const failures: unknown[] = [];
+    for (const path of rolePaths) {
+      const world = fakeWorld();
+      // the broken machine runs in the app; the correct machine's path says what should show
+      const app = renderApp(world, broken);
+      await path.test(params(world, app)).catch((e: unknown) => failures.push(e));
+      cleanup();
+    }
+    expect(failures.length).toBe(rolePaths.length);
+  });
+});
