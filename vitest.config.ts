@@ -12,13 +12,13 @@ export default defineConfig({
       {
         test: {
           name: 'api', include: ['tests/api/**/*.test.ts'], environment: 'node',
-          globalSetup: ['tests/support/globalSetup.ts'], testTimeout: 60_000, hookTimeout: 120_000,
+          globalSetup: ['tests/support/globalSetup.ts', 'tests/support/clamav.ts'], testTimeout: 60_000, hookTimeout: 120_000,
         },
       },
       {
         test: {
           name: 'e2e', include: ['tests/e2e/**/*.test.ts'], environment: 'node',
-          globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts'],
+          globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts', 'tests/support/clamav.ts'],
           testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false,
         },
       },

@@ -1,5 +1,6 @@
 /** Configuration from the environment, with the embedded defaults of DESIGN.md. */
 import path from 'node:path';
+import { clamavAddressFromEnv, type ClamavAddress } from './connectors/flatFile/clamav.ts';
 
 export interface Config {
   port: number;
@@ -22,6 +23,8 @@ export interface Config {
   production: boolean;
   seedDemo: boolean;
   logLevel: string;
+  /** clamd for scanning uploads (CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT); null: uploads are not scanned */
+  clamav: ClamavAddress | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -58,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
+    clamav: clamavAddressFromEnv(env),
   };
 }
 

@@ -12,7 +12,9 @@ import { accountManagement } from './services/accountManagement.ts';
 import { loadAppConfig } from './services/appConfig.ts';
 import { auth0Adapter, auth0ProviderOptions } from './services/auth.ts';
 import { onApiError } from './services/gateway.ts';
+import { appInspector } from './services/inspection.ts';
 import { App } from './views/shell/App.tsx';
+import { ConnectionsPage } from './views/connections/ConnectionsPage.tsx';
 
 async function boot() {
   const config = await loadAppConfig();
@@ -36,6 +38,8 @@ async function boot() {
         <Auth0Provider {...auth0ProviderOptions(config)}>
           <App
             production={import.meta.env.PROD}
+            screens={{ connections: <ConnectionsPage /> }}
+            inspect={appInspector()}
             authInput={(current) => ({ auth: auth0Adapter(current, config.auth.clientId), accounts: accountManagement, subdomain })}
           />
         </Auth0Provider>

@@ -4,6 +4,8 @@ import type { Role } from '../../src/domain/roles.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { Db } from './database.ts';
 import { memberships, organizations, tenants, users } from './schema/accounts.ts';
+import { seedFlags } from './seedFlags.ts';
+import { seedSandboxCrm } from '../connectors/sandboxCrm/seed.ts';
 
 export const DEMO_SUBDOMAIN = 'demo';
 export const DEMO_PASSWORD = 'Tributary-demo-2026';
@@ -44,6 +46,7 @@ export async function seedDemo(db: Db): Promise<boolean> {
     }).onConflictDoNothing().returning();
     if (!org) return false; // another process seeded it first
     const ts = await tx.insert(tenants).values(DEMO_TENANTS.map((name) => ({ organizationId: org.id, name }))).returning();
+    await seedSandboxCrm(tx, ts.map((t) => t.id));
     for (const [i, u] of DEMO_USERS.entries()) {
       const id = crypto.randomUUID();
       await tx.insert(users).values({
@@ -53,6 +56,7 @@ export async function seedDemo(db: Db): Promise<boolean> {
         await tx.insert(memberships).values({ userId: id, tenantId: ts[Number(idx)]!.id, roles: roles ?? [] });
       }
     }
+    await seedFlags(tx, ts.map((t) => t.id));
     return true;
   });
 }

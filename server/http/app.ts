@@ -3,12 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { except } from 'hono/combine';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Jobs } from '../jobs/boss.ts';
 import { accountManagementRouter } from './accountManagement.ts';
+import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
+import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
+import { integrationsRouter } from './integrations.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { problemResponse, toProblem } from './problem.ts';
@@ -52,7 +56,8 @@ export function createApp(deps: AppDeps) {
     c.var.log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
 
-  app.use('*', bodyLimit({
+  // uploads stream under the flat file service's own 15MB limit
+  app.use('*', except(UPLOAD_PATH, bodyLimit({
     maxSize: 1024 * 1024,
     onError: () => {
       // the rest of the body stays unread: close the connection so a client never reuses it
@@ -60,7 +65,7 @@ export function createApp(deps: AppDeps) {
       res.headers.set('connection', 'close');
       return res;
     },
-  }));
+  })));
 
   app.get('/health', async (c) => {
     const [database_, queue] = await Promise.all([
@@ -79,7 +84,11 @@ export function createApp(deps: AppDeps) {
   }));
 
   // gateway routers, one per service
+  app.route('/internal/v1/evaluation/snapshot', flagSnapshotRouter(database.db, verifier));
+  app.route('/web-api/v1/flags', flagAdminRouter(database.db, verifier));
+  app.route('/integrations/v1', integrationsRouter(database.db, verifier, { config, log }));
   app.route('/account-management/v1', accountManagementRouter(database.db, verifier));
+  app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, { config, log }));
 
   if (deps.staticRoot) {
     const root = deps.staticRoot;

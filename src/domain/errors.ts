@@ -41,6 +41,14 @@ export const PROBLEM_TITLES = {
   'virus-found': MESSAGES.virus,
   'file-too-large-to-scan': 'File is larger than the virus scanner accepts, so it was not accepted',
   'virus-scanner-unavailable': 'The virus scanner is unavailable, so the file was not accepted. Please try again later.',
+  // connections (src/domain/connectionErrors.ts)
+  'connection-failed': 'Connection Failed',
+  'connection-error': 'Connection Error',
+  'datasource-in-use': 'This data source is used by a formula and cannot be deleted.',
+  'datasource-name-taken': 'A data source with this name already exists.',
+  'invalid-report-id': 'Invalid Report ID',
+  'report-date-filter': 'Add Date Filter',
+  'report-missing-access': 'Missing Access',
 } as const;
 export type ProblemTitle = keyof typeof PROBLEM_TITLES;
 

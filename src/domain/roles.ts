@@ -14,7 +14,8 @@ export const ROLES = [
 ] as const;
 export type Role = (typeof ROLES)[number];
 
-export const RESOURCES = ['formula', 'datasource', 'records', 'history', 'usermanagement', 'flags'] as const;
+/** `workflows`: the statechart viewer, for Administrators in production builds */
+export const RESOURCES = ['formula', 'datasource', 'records', 'history', 'usermanagement', 'flags', 'workflows'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 export const ACTIONS = ['view', 'create', 'edit', 'delete', 'run', 'send'] as const;

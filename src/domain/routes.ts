@@ -28,6 +28,9 @@ export const ROUTES = {
   authErrorTenant: '/auth-error/tenant',
   fieldShowcase: '/field-showcase',
   fileUpload: '/files/upload',
+  featureFlags: '/feature-flags',
+  workflows: '/workflows',
+  workflowsInspector: '/workflows/inspector',
 } as const;
 
 /** Welcome is for users with fewer than 2 logins (SPEC.md section 9). */
@@ -50,6 +53,8 @@ interface Guard {
   /** extra rule after the policy check */
   then?: (s: Extract<Session, { authenticated: true }>) => string | null;
   nonProductionOnly?: boolean;
+  /** in non-production builds every signed-in user may open it; `needs` applies in production */
+  openOutsideProduction?: boolean;
 }
 
 const view = (resource: Resource, otherwise: string) => ({ resource, otherwise });
@@ -67,6 +72,9 @@ export const GUARDS: Guard[] = [
   { pattern: ROUTES.connections, needs: view('datasource', ROUTES.activityHistory) },
   { pattern: ROUTES.integrationsFormulas, needs: view('formula', ROUTES.connections) },
   { pattern: ROUTES.userManagement, needs: view('usermanagement', ROUTES.authErrorRole) },
+  { pattern: ROUTES.featureFlags, needs: view('flags', ROUTES.authErrorRole) },
+  { pattern: ROUTES.workflows, needs: view('workflows', ROUTES.authErrorRole), openOutsideProduction: true },
+  { pattern: ROUTES.workflowsInspector, needs: view('workflows', ROUTES.authErrorRole), openOutsideProduction: true },
   /** uploading a file starts a file-upload formula */
   { pattern: ROUTES.fileUpload, needs: { resource: 'formula', action: 'create', otherwise: ROUTES.integrationsFormulas } },
   ...FORMULA_SCREENS.map((screen) => ({ pattern: `/:formulaId/${screen}`, needs: view('formula', ROUTES.integrationsFormulas) })),
@@ -107,7 +115,7 @@ export function decideRoute(pathname: string, search: string, session: Session, 
   }
   if (guard.public) return { kind: 'allow' };
   if (!session.authenticated) return { kind: 'redirect', to: ROUTES.landing, remember: pathname + search };
-  if (guard.needs && !can(session.policies, guard.needs.resource, guard.needs.action ?? 'view')) return { kind: 'redirect', to: guard.needs.otherwise };
+  if (guard.needs && !(guard.openOutsideProduction && !opts.production) && !can(session.policies, guard.needs.resource, guard.needs.action ?? 'view')) return { kind: 'redirect', to: guard.needs.otherwise };
   const next = guard.then?.(session) ?? null;
   return next ? { kind: 'redirect', to: next } : { kind: 'allow' };
 }

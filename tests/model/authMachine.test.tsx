@@ -191,7 +191,8 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
       endingSession: loading,
     },
     events: {
-      'sdk.ready': async ({ event }: { event: AuthEvent }) => {
+      'sdk.ready': async ({ event: e0 }: { event: { type: string } }) => {
+        const event = e0 as unknown as AuthEvent;
         const e = event as Extract<AuthEvent, { type: 'sdk.ready' }>;
         world.setSdk({ isLoading: false, isAuthenticated: e.isAuthenticated, error: e.error as Error | undefined });
         act(() => app.rerender());
@@ -208,15 +209,16 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
         await app.user.click(screen.getByRole('combobox', { name: 'Tenant' }));
         await app.user.click(await screen.findByRole('option', { name: 'Youth Arts', hidden: true }));
       },
-      'identity.error': async ({ event }: { event: AuthEvent }) => {
+      'identity.error': async ({ event: e0 }: { event: { type: string } }) => {
+        const event = e0 as unknown as AuthEvent;
         world.failTokens((event as Extract<AuthEvent, { type: 'identity.error' }>).error);
         // any request of the app asks for a token
         await act(async () => { await identityHeaders().catch(() => undefined); });
       },
       'error.dismiss': async () => { await app.user.click(within(screen.getByRole('alert')).getByRole('button')); },
       ...Object.fromEntries(['redirectToLogin', 'findOrganization', 'loadUser', 'switchTenant', 'logout', 'forgetLocalSession'].flatMap((id) => [
-        [`xstate.done.actor.${id}`, async ({ event }: { event: AuthEvent }) => answer(id, 'resolve', (event as unknown as { output: unknown }).output)],
-        [`xstate.error.actor.${id}`, async ({ event }: { event: AuthEvent }) => answer(id, 'reject', (event as unknown as { error: unknown }).error)],
+        [`xstate.done.actor.${id}`, async ({ event: e0 }: { event: { type: string } }) => answer(id, 'resolve', (e0 as unknown as { output: unknown }).output)],
+        [`xstate.error.actor.${id}`, async ({ event: e0 }: { event: { type: string } }) => answer(id, 'reject', (e0 as unknown as { error: unknown }).error)],
       ])),
     },
   };

@@ -82,6 +82,22 @@ describe('route access, row by row of SPEC.md section 2', () => {
     expect(go('/field-showcase', guest, { production: true })).toMatchObject({ to: expect.stringMatching(/^\/not-found/) });
   });
 
+  it('feature flags need flags view; the upload screen needs formula create', () => {
+    expect(go('/feature-flags', as(['Administrator']))).toEqual({ kind: 'allow' });
+    expect(go('/feature-flags', as(['Power User']))).toEqual({ kind: 'redirect', to: '/auth-error/role' });
+    expect(go('/files/upload', as(['Formula Producer']))).toEqual({ kind: 'allow' });
+    expect(go('/files/upload', as(['View Only']))).toEqual({ kind: 'redirect', to: '/integrations-formulas' });
+  });
+
+  it('workflows are for Administrators in production, and for every signed-in user elsewhere', () => {
+    for (const p of ['/workflows', '/workflows/inspector']) {
+      expect(go(p, as(['Administrator']))).toEqual({ kind: 'allow' });
+      expect(go(p, as(['Data Processor']))).toEqual({ kind: 'redirect', to: '/auth-error/role' });
+      expect(go(p, as(['Data Processor']), { production: false })).toEqual({ kind: 'allow' });
+      expect(go(p, guest, { production: false })).toMatchObject({ to: '/landing' });
+    }
+  });
+
   it('takes back from the cookie only a path of this app', () => {
     expect(safeSavedPath('//evil.example/x')).toBeNull();
     expect(safeSavedPath('https://evil.example')).toBeNull();

@@ -1,5 +1,5 @@
 /** The app below the identity provider: its two long-lived actors and the routes of SPEC.md section 2. */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { RouterProvider, type RouteObject, createBrowserRouter } from 'react-router';
 import { useAuth0, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { useActorRef } from '@xstate/react';
@@ -14,6 +14,13 @@ import { NotFoundPage } from '../errors/NotFoundPage.tsx';
 import { AuthErrorPage } from '../errors/AuthErrorPage.tsx';
 import { FormulaScreen, ScreenPlaceholder } from '../placeholders/ScreenPlaceholder.tsx';
 import { FieldShowcasePage } from '../showcase/FieldShowcasePage.tsx';
+import { UploadPage } from '../upload/UploadPage.tsx';
+import { FeatureFlagsRoute } from '../flags/FeatureFlagsRoute.tsx';
+import type { InspectionEvent } from 'xstate';
+
+// the statechart viewer carries a graph-layout library: loaded only when opened
+const WorkflowsPage = lazy(() => import('../workflows/WorkflowsPage.tsx').then((m) => ({ default: m.WorkflowsPage })));
+const InspectorPage = lazy(() => import('../workflows/InspectorPage.tsx').then((m) => ({ default: m.InspectorPage })));
 
 export interface AppProps {
   /** builds the authentication machine's input over the SDK's current state */
@@ -22,6 +29,11 @@ export interface AppProps {
   createRouter?: (routes: RouteObject[]) => ReturnType<typeof createBrowserRouter>;
   /** screens provided by the composition root, by route */
   screens?: Partial<Record<'connections', ReactNode>>;
+  /** the two machines; tests hand in variants */
+  authLogic?: typeof authMachine;
+  routeAccessLogic?: typeof routeAccessMachine;
+  /** live inspection of the app's actors, when the setting is on */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export function appRoutes(production: boolean, screens: AppProps['screens'] = {}): RouteObject[] {
@@ -37,6 +49,10 @@ export function appRoutes(production: boolean, screens: AppProps['screens'] = {}
       { path: 'connections', element: screens.connections ?? <ScreenPlaceholder title="Connections" text="No data sources yet." /> },
       { path: 'activity-history', element: <ScreenPlaceholder title="Activity History" text="No activity yet." /> },
       { path: 'activity-history/:formulaId', element: <ScreenPlaceholder title="Activity History" text="No activity for this formula yet." /> },
+      { path: 'files/upload', element: <UploadPage /> },
+      { path: 'feature-flags', element: <FeatureFlagsRoute /> },
+      { path: 'workflows', element: <Suspense fallback={null}><WorkflowsPage /></Suspense> },
+      { path: 'workflows/inspector', element: <Suspense fallback={null}><InspectorPage /></Suspense> },
       { path: 'user-management', element: <ScreenPlaceholder title="User Management" text="Users of this tenant appear here." /> },
       ...FORMULA_SCREENS.map((screen) => ({ path: `:formulaId/${screen}`, element: <FormulaScreen screen={screen.replace('/:customBucket', '')} /> })),
       { path: 'not-found', element: <NotFoundPage /> },
@@ -50,13 +66,14 @@ export function appRoutes(production: boolean, screens: AppProps['screens'] = {}
   }];
 }
 
-export function App({ authInput, production, createRouter = createBrowserRouter, screens }: AppProps) {
+export function App({ authInput, production, createRouter = createBrowserRouter, screens, authLogic = authMachine, routeAccessLogic = routeAccessMachine, inspect }: AppProps) {
   const auth0 = useAuth0();
   const latest = useRef(auth0);
   latest.current = auth0;
-  const auth = useActorRef(authMachine, { input: authInput(() => latest.current) });
-  const routeAccess = useActorRef(routeAccessMachine, {
+  const auth = useActorRef(authLogic, { input: authInput(() => latest.current), inspect });
+  const routeAccess = useActorRef(routeAccessLogic, {
     input: { production, pathname: window.location.pathname, search: window.location.search },
+    inspect,
   });
   const [router] = useState(() => createRouter(appRoutes(production, screens)));
 

@@ -1,13 +1,14 @@
 /** The Mantine app shell: navigation by the user's policies, tenant switcher, user menu. */
 import type { ReactNode } from 'react';
 import { NavLink as RouterNavLink } from 'react-router';
-import { useSelector } from '@xstate/react';
+import { useActorRef, useSelector } from '@xstate/react';
 import { AppShell, Avatar, Burger, Group, Menu, NavLink, Select, Text, Title, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { IconDatabase, IconHistory, IconInbox, IconLogout, IconPlugConnected, IconUsers, IconFunction } from '@tabler/icons-react';
+import { IconDatabase, IconFlag, IconSitemap, IconHistory, IconInbox, IconLogout, IconPlugConnected, IconUsers, IconFunction } from '@tabler/icons-react';
 import { can, type Resource } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/routes.ts';
-import { useAppActors } from './actors.tsx';
+import { flagsMachine } from '../../machines/flags.ts';
+import { FlagsActorContext, useAppActors } from './actors.tsx';
 
 const NAV: { label: string; to: string; resource: Resource; icon: typeof IconInbox }[] = [
   { label: 'Data Queue', to: ROUTES.dataQueue, resource: 'formula', icon: IconInbox },
@@ -15,6 +16,8 @@ const NAV: { label: string; to: string; resource: Resource; icon: typeof IconInb
   { label: 'Connections', to: ROUTES.connections, resource: 'datasource', icon: IconPlugConnected },
   { label: 'Activity History', to: ROUTES.activityHistory, resource: 'history', icon: IconHistory },
   { label: 'User Management', to: ROUTES.userManagement, resource: 'usermanagement', icon: IconUsers },
+  { label: 'Feature Flags', to: ROUTES.featureFlags, resource: 'flags', icon: IconFlag },
+  { label: 'Workflows', to: ROUTES.workflows, resource: 'workflows', icon: IconSitemap },
 ];
 
 export function AppLayout({ children }: { children: ReactNode }) {
@@ -22,10 +25,13 @@ export function AppLayout({ children }: { children: ReactNode }) {
   const user = useSelector(auth, (s) => s.context.user);
   const switching = useSelector(auth, (s) => s.matches({ authenticated: 'switchingTenant' }));
   const [opened, { toggle }] = useDisclosure();
+  // one flag client per signed-in tenant: a tenant switch remounts the shell and fetches anew
+  const flags = useActorRef(flagsMachine, { input: {} });
   const policies = user?.policies ?? {};
   const tenants = user?.tenants ?? [];
 
   return (
+    <FlagsActorContext.Provider value={flags}>
     <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
@@ -71,5 +77,6 @@ export function AppLayout({ children }: { children: ReactNode }) {
       </AppShell.Navbar>
       <AppShell.Main>{children}</AppShell.Main>
     </AppShell>
+    </FlagsActorContext.Provider>
   );
 }

@@ -1,0 +1,132 @@
+/**
+ * The connector interface (DESIGN.md section 2: settings, test, objects, fields, pull, search,
+ * upsert). One implementation per system, in server/connectors/<system>/. The engine pulls from a
+ * source since a watermark, searches the destination for matches and upserts with an
+ * idempotency key, so a retry after a crash never writes a record twice (DESIGN.md section 7).
+ */
+import type { ConnectionErrorCode } from '../../src/domain/connectionErrors.ts';
+import type { ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts';
+import type { Db } from '../db/database.ts';
+
+/** What a connector is given for one call. */
+export interface ConnectorContext {
+  tenantId: string;
+  /** absent while testing settings that are not saved yet */
+  dataSourceId?: string;
+  /** the connection's settings, secrets included (decrypted for this call only) */
+  settings: Record<string, string>;
+  db: Db;
+  /** where Tributary keeps files (flat file and file upload connectors) */
+  dataDir: string;
+  signal?: AbortSignal;
+}
+
+export interface TestOutcome {
+  /** what the system said, for the user ("Signed in as ada@example.org") */
+  detail: string;
+  /** secrets the system rotated during the test (a new refresh token), to be saved */
+  updatedSecrets?: Record<string, string>;
+}
+
+export interface FieldInfo {
+  name: string;
+  label: string;
+  type: 'string' | 'number' | 'boolean' | 'date' | 'datetime' | 'email' | 'phone' | 'object' | 'array';
+  required?: boolean;
+  /** can be matched on by search */
+  searchable?: boolean;
+}
+
+/** A record as the system has it: its id there, and its fields flattened to names and values. */
+export interface SourceRecord {
+  id: string;
+  fields: Record<string, unknown>;
+}
+
+/** An opaque position in a source: the engine stores it and passes it back on the next pull. */
+export type Watermark = string;
+
+export interface PullBatch {
+  records: SourceRecord[];
+  /** the position after this batch; the next pull starts here */
+  watermark: Watermark | null;
+}
+
+export interface PullOptions {
+  /** records per batch */
+  batchSize?: number;
+}
+
+export type SearchOperator = 'equals' | 'contains' | 'starts-with';
+export interface SearchCriterion { field: string; operator?: SearchOperator; value: string }
+/** All criteria must hold (a search scenario: source fields matched to destination fields). */
+export interface SearchQuery { criteria: SearchCriterion[]; limit?: number }
+
+export interface UpsertItem {
+  /** the same key for the same write, however often it is retried */
+  idempotencyKey: string;
+  /** the destination record to update; absent to create one */
+  id?: string;
+  fields: Record<string, unknown>;
+}
+
+export interface UpsertResult {
+  idempotencyKey: string;
+  /** the destination record's id ('' when the write failed) */
+  id: string;
+  outcome: 'created' | 'updated' | 'failed';
+  /** true when this key was written before and nothing was written now */
+  replayed: boolean;
+  /** why the destination refused this record */
+  error?: string;
+}
+
+export interface Connector {
+  system: SystemId;
+  /** signs in (or connects) with the settings and reports what the system said */
+  test(ctx: ConnectorContext): Promise<TestOutcome>;
+  listObjects(ctx: ConnectorContext): Promise<ObjectInfo[]>;
+  describeFields(ctx: ConnectorContext, object: string): Promise<FieldInfo[]>;
+  /** records changed since the watermark (all of them when it is null), oldest first, in batches */
+  pull(ctx: ConnectorContext, object: string, since: Watermark | null, options?: PullOptions): AsyncIterable<PullBatch>;
+  search(ctx: ConnectorContext, object: string, query: SearchQuery): Promise<SourceRecord[]>;
+  upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
+}
+
+/** A connection problem, with one of SPEC.md section 8's codes. */
+export class ConnectionProblem extends Error {
+  override readonly name = 'ConnectionProblem';
+  constructor(readonly code: ConnectionErrorCode, detail: string, readonly cause_?: unknown) {
+    super(detail);
+  }
+}
+
+/** Something this connector does not do (a search on a source-only system). */
+export class NotSupported extends Error {
+  override readonly name = 'NotSupported';
+  constructor(system: string, operation: string) {
+    super(`${system} does not support ${operation}.`);
+  }
+}
+
+/** A request the connector understood but cannot serve (an unknown object, a bad criterion). */
+export class ConnectorInputError extends Error {
+  override readonly name = 'ConnectorInputError';
+}
+
+export const refused = (detail: string) => new ConnectionProblem('clientdatasource-connection-failed', detail);
+export const processingError = (detail: string) => new ConnectionProblem('processing-error', detail);
+
+/** For systems that only test a connection for now: everything else says so clearly. */
+export function testOnlyConnector(system: SystemId, test: Connector['test'], objects: ObjectInfo[]): Connector {
+  return {
+    system,
+    test,
+    async listObjects() { return objects; },
+    async describeFields() { throw new NotSupported(system, 'describing fields yet'); },
+    // eslint-disable-next-line require-yield
+    async *pull() { throw new NotSupported(system, 'pulling records yet'); },
+    async search() { throw new NotSupported(system, 'searching yet'); },
+    async upsert() { throw new NotSupported(system, 'writing records yet'); },
+  };
+}

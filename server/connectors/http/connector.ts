@@ -1,0 +1,197 @@
+/**
+ * The generic HTTP connector: a JSON API at a URL, with no authentication, HTTP Basic, a bearer
+ * token or an API key header; records found at a path in each answer; paging by page number,
+ * offset, a next link or a cursor; and a watermark sent as a query parameter and read back from
+ * a record field.
+ */
+import { NotSupported, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type SourceRecord } from '../connector.ts';
+import { checkHost } from '../network.ts';
+import { basic, VENDOR_TIMEOUT_MS } from '../vendorHttp.ts';
+
+/** A runaway API (a cursor that never ends) stops here. */
+export const MAX_PAGES = 10_000;
+const MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+type Settings = Record<string, string>;
+
+function authHeaders(s: Settings): Record<string, string> {
+  switch (s.authenticationType) {
+    case 'basic': return { authorization: basic(s.username ?? '', s.password ?? '') };
+    case 'bearer': return { authorization: `Bearer ${s.token ?? ''}` };
+    case 'api-key': return { [s.apiKeyHeader || 'X-API-Key']: s.apiKey ?? '' };
+    default: return {};
+  }
+}
+
+/** A value at a dotted path ("data.items", "links.next"). */
+export function at(body: unknown, path: string | undefined): unknown {
+  if (!path) return body;
+  let cur: unknown = body;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/** Nested objects flattened to dotted names; arrays kept as they are. */
+export function flatten(value: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+  for (const [k, v] of Object.entries(value)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, key, out);
+    else out[key] = v;
+  }
+  return out;
+}
+
+async function getJson(url: URL, s: Settings, signal?: AbortSignal): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      headers: { accept: 'application/json', 'user-agent': 'Tributary/1.0', ...authHeaders(s) },
+      redirect: 'manual',
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(VENDOR_TIMEOUT_MS)]) : AbortSignal.timeout(VENDOR_TIMEOUT_MS),
+    });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    if (e.name === 'TimeoutError') throw refused(`${url.host} did not answer within ${VENDOR_TIMEOUT_MS / 1000} seconds.`);
+    throw refused(`${url.host} could not be reached: ${e.cause?.code ?? e.message}.`);
+  }
+  if (res.status === 401 || res.status === 403) throw refused(`${url.host} refused the credentials (HTTP ${res.status}).`);
+  if (res.status >= 300 && res.status < 400) throw refused(`${url.host} redirected the request (HTTP ${res.status}); enter the final URL.`);
+  if (res.status >= 400 && res.status < 500) throw refused(`${url.host} did not accept the request (HTTP ${res.status}); check the URL.`);
+  if (res.status >= 500) throw processingError(`${url.host} answered with a server error (HTTP ${res.status}).`);
+  const length = Number(res.headers.get('content-length') ?? 0);
+  if (length > MAX_BODY_BYTES) throw processingError(`${url.host} answered with more than 20MB in one page; use paging.`);
+  const text = await res.text();
+  if (text.length > MAX_BODY_BYTES) throw processingError(`${url.host} answered with more than 20MB in one page; use paging.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw processingError(`${url.host} did not answer with JSON.`);
+  }
+}
+
+function recordsOf(body: unknown, s: Settings): Record<string, unknown>[] {
+  const found = at(body, s.recordsPath);
+  if (!Array.isArray(found)) {
+    throw processingError(s.recordsPath ? `The answer has no array of records at "${s.recordsPath}".` : 'The answer is not an array of records; set the records path.');
+  }
+  return found.map((r) => (r && typeof r === 'object' && !Array.isArray(r) ? r as Record<string, unknown> : { value: r }));
+}
+
+const later = (a: string | null, b: string): string => {
+  if (a === null) return b;
+  const ta = Date.parse(a), tb = Date.parse(b);
+  if (!Number.isNaN(ta) && !Number.isNaN(tb)) return tb > ta ? b : a;
+  return b > a ? b : a;
+};
+
+/** Every page, following the paging the settings name. */
+async function* pages(ctx: ConnectorContext, since: string | null, firstPageOnly = false): AsyncIterable<Record<string, unknown>[]> {
+  const s = ctx.settings;
+  const start = new URL(s.url!);
+  if (start.protocol !== 'https:' && start.protocol !== 'http:') throw refused('The URL must start with https:// or http://.');
+  await checkHost(start.hostname);
+  if (since && s.sinceParam) start.searchParams.set(s.sinceParam, since);
+  const size = Number(s.pageSize || 100);
+  const paging = s.paging || 'none';
+  let url = start;
+  const seen = new Set<string>();
+  for (let page = 0; page < MAX_PAGES; page++) {
+    if (paging === 'page') {
+      url = new URL(start);
+      url.searchParams.set(s.pageParam || 'page', String(page + 1));
+      if (s.limitParam) url.searchParams.set(s.limitParam, String(size));
+    } else if (paging === 'offset') {
+      url = new URL(start);
+      url.searchParams.set(s.offsetParam || 'offset', String(page * size));
+      if (s.limitParam) url.searchParams.set(s.limitParam, String(size));
+    }
+    const body = await getJson(url, s, ctx.signal);
+    const records = recordsOf(body, s);
+    yield records;
+    if (firstPageOnly || paging === 'none' || records.length === 0) return;
+    if ((paging === 'page' || paging === 'offset') && records.length < size) return;
+    if (paging === 'next-link') {
+      const next = at(body, s.nextLinkPath || 'links.next');
+      if (typeof next !== 'string' || next === '') return;
+      const nextUrl = new URL(next, url);
+      // credentials never go to another origin
+      if (nextUrl.origin !== start.origin) throw processingError(`The next link leads to another site (${nextUrl.host}).`);
+      if (seen.has(nextUrl.href)) throw processingError('The next link repeats a page already read.');
+      seen.add(nextUrl.href);
+      url = nextUrl;
+    } else if (paging === 'cursor') {
+      const cursor = at(body, s.cursorPath || 'next_cursor');
+      if (cursor === null || cursor === undefined || cursor === '' || cursor === false) return;
+      if (seen.has(String(cursor))) throw processingError('The cursor repeats one already used.');
+      seen.add(String(cursor));
+      url = new URL(start);
+      url.searchParams.set(s.cursorParam || 'cursor', String(cursor));
+    }
+  }
+  throw processingError(`Stopped after ${MAX_PAGES} pages.`);
+}
+
+function toRecord(r: Record<string, unknown>, page: number, i: number): SourceRecord {
+  const id = r.id ?? r._id ?? r.uuid;
+  return { id: typeof id === 'string' || typeof id === 'number' ? String(id) : `${page}:${i}`, fields: flatten(r) };
+}
+
+function typeOf(v: unknown): FieldInfo['type'] {
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'boolean';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'string') {
+    if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return 'date';
+    if (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))) return 'datetime';
+    if (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) return 'email';
+  }
+  return 'string';
+}
+
+export const httpConnector: Connector = {
+  system: 'http',
+  async test(ctx) {
+    for await (const records of pages(ctx, null, true)) {
+      return { detail: `${new URL(ctx.settings.url!).host} answered with ${records.length} record${records.length === 1 ? '' : 's'} on the first page.` };
+    }
+    return { detail: 'The API answered.' };
+  },
+  async listObjects(ctx) {
+    return [{ name: 'records', label: `Records of ${new URL(ctx.settings.url!).pathname}` }];
+  },
+  async describeFields(ctx) {
+    const fields = new Map<string, FieldInfo>();
+    for await (const records of pages(ctx, null, true)) {
+      for (const r of records) {
+        for (const [name, value] of Object.entries(flatten(r))) {
+          if (!fields.has(name) || (fields.get(name)!.type === 'string' && value !== null && value !== '')) {
+            fields.set(name, { name, label: name, type: value === null || value === '' ? 'string' : typeOf(value) });
+          }
+        }
+      }
+    }
+    return [...fields.values()];
+  },
+  async *pull(ctx, _object, since, options): AsyncIterable<PullBatch> {
+    const field = ctx.settings.watermarkField;
+    let watermark: string | null = since;
+    let page = 0;
+    const batchSize = options?.batchSize ?? 500;
+    for await (const records of pages(ctx, since)) {
+      if (field) for (const r of records) {
+        const v = at(r, field);
+        if (typeof v === 'string' || typeof v === 'number') watermark = later(watermark, String(v));
+      }
+      const converted = records.map((r, i) => toRecord(r, page, i));
+      // pages may come in any order: the watermark moves only once every page is read
+      for (let i = 0; i < converted.length; i += batchSize) yield { records: converted.slice(i, i + batchSize), watermark: since };
+      page++;
+    }
+    yield { records: [], watermark };
+  },
+  async search() { throw new NotSupported('The HTTP connector', 'search'); },
+  async upsert() { throw new NotSupported('The HTTP connector', 'writing records'); },
+};

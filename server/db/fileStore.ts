@@ -1,0 +1,56 @@
+/**
+ * One storage interface for uploaded and exported files (DESIGN.md section 6). The default keeps
+ * them in a folder under DATA_DIR (`.data/files`); another backend (an object store) implements
+ * the same four calls.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export interface FileStore {
+  /** Streams content into the object `key` (replacing it); answers the bytes written. */
+  put(key: string, content: Readable | AsyncIterable<Uint8Array> | Uint8Array): Promise<{ size: number }>;
+  /** The object's bytes as a stream; throws when there is none. */
+  read(key: string): Readable;
+  size(key: string): Promise<number | null>;
+  remove(key: string): Promise<void>;
+}
+
+/** Keys are slash-separated segments of letters, digits, dot, dash and underscore; never ".." */
+const KEY = /^(?!.*(?:^|\/)\.\.?(?:\/|$))[\w.-]+(?:\/[\w.-]+)*$/;
+
+export function localFileStore(root: string): FileStore {
+  const resolve = (key: string) => {
+    if (!KEY.test(key)) throw new Error(`invalid file key: ${key}`);
+    return path.join(root, ...key.split('/'));
+  };
+  return {
+    async put(key, content) {
+      const file = resolve(key);
+      await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      let size = 0;
+      const source = content instanceof Uint8Array ? Readable.from([content]) : content;
+      const counted = async function* (src: AsyncIterable<Uint8Array>) {
+        for await (const chunk of src) { size += chunk.length; yield chunk; }
+      };
+      try {
+        await pipeline(source, counted, fs.createWriteStream(file, { mode: 0o600 }));
+      } catch (err) {
+        await fsp.rm(file, { force: true });
+        throw err;
+      }
+      return { size };
+    },
+    read(key) {
+      return fs.createReadStream(resolve(key));
+    },
+    async size(key) {
+      try { return (await fsp.stat(resolve(key))).size; } catch { return null; }
+    },
+    async remove(key) {
+      await fsp.rm(resolve(key), { force: true });
+    },
+  };
+}

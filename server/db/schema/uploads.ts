@@ -1,0 +1,22 @@
+/** Uploaded files: only what SPEC.md section 5 keeps (the headers and the first 20 rows), per tenant. */
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tenants, users } from './accounts.ts';
+
+export const uploads = pgTable('uploads', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  fileName: text('file_name').notNull(),
+  /** bytes */
+  size: bigint('size', { mode: 'number' }).notNull(),
+  /** the type found from the content: csv | xlsx | xls */
+  detectedType: text('detected_type').$type<'csv' | 'xlsx' | 'xls'>().notNull(),
+  headers: jsonb('headers').$type<string[]>().notNull(),
+  sampleRows: jsonb('sample_rows').$type<string[][]>().notNull().default(sql`'[]'::jsonb`),
+  /** data rows in the file; null when it was too large to count */
+  rowCount: integer('row_count'),
+  /** clean: clamd found nothing; not-scanned: no scanner is configured. Infected files are never stored. */
+  scanStatus: text('scan_status').$type<'clean' | 'not-scanned'>().notNull(),
+  createdBy: uuid('created_by').notNull().references(() => users.id),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [index('uploads_tenant_idx').on(t.tenantId, t.createdOn)]);

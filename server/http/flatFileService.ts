@@ -1,0 +1,262 @@
+/**
+ * The flat file service (/flat-file-service/v1): file upload (SPEC.md sections 4, 5 and 8).
+ *
+ *   POST /uploads        multipart/form-data with one part named "file"; streamed with busboy to
+ *                        the file store under the 15MB limit, scanned by clamd, parsed by content;
+ *                        201 with the headers and the first 20 rows. Each refusal is a problem
+ *                        whose title names the outcome (src/domain/upload.ts UPLOAD_PROBLEMS).
+ *   GET  /uploads/:id    an upload's headers and sample rows (the caller's tenant only).
+ *
+ * Only the headers and the first 20 rows are kept (SPEC.md section 5): the file itself is
+ * removed from the store once they are read.
+ */
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import busboy from 'busboy';
+import { and, eq } from 'drizzle-orm';
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { ProblemTitle } from '../../src/domain/errors.ts';
+import {
+  fileNameLength, hasAcceptedExtension, MAX_FILE_NAME_LENGTH, MAX_UPLOAD_BYTES, type UploadSummary,
+} from '../../src/domain/upload.ts';
+import type { Config } from '../config.ts';
+import { clamavScanner, ScannerUnavailableError, type VirusScanner } from '../connectors/flatFile/clamav.ts';
+import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
+import { parseTabular } from '../connectors/flatFile/tabular.ts';
+import type { Db } from '../db/database.ts';
+import { localFileStore, type FileStore } from '../db/fileStore.ts';
+import { uploads } from '../db/schema/uploads.ts';
+import { authenticate, isUuid, requirePolicy, type TokenVerifier } from './auth.ts';
+import type { AppEnv } from './env.ts';
+import { fail, problemResponse } from './problem.ts';
+
+/** The upload path; the app's 1MB JSON body limit does not apply to it (server/http/app.ts). */
+export const UPLOAD_PATH = '/flat-file-service/v1/uploads';
+
+/** Multipart framing around the file (boundaries, part headers): generous, and still bounded. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+/** A body this far past the limit is not read to its end: the connection is closed instead. */
+const DRAIN_ALLOWANCE = 1024 * 1024;
+
+const PARSE_PROBLEMS: Record<ParseOutcome, [number, ProblemTitle]> = {
+  'unsupported-type': [415, 'file-type-not-accepted'],
+  'size-too-big': [413, 'file-too-large'],
+  'empty': [422, 'file-empty'],
+  'wrong-structure': [422, 'file-wrong-structure'],
+};
+
+export interface FlatFileServiceOptions {
+  config: Config;
+  log: Logger;
+  /** defaults: a folder under DATA_DIR, and clamd when configured */
+  store?: FileStore;
+  scanner?: VirusScanner | null;
+}
+
+export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: FlatFileServiceOptions) {
+  const store = opts.store ?? localFileStore(path.join(opts.config.dataDir, 'files'));
+  const scanner = opts.scanner !== undefined ? opts.scanner : opts.config.clamav ? clamavScanner(opts.config.clamav) : null;
+  if (scanner) {
+    opts.log.info({ scanner: scanner.description }, 'Uploaded files are scanned for viruses');
+    void scanner.ping().then((ok) => {
+      if (!ok) opts.log.warn({ scanner: scanner.description }, 'The virus scanner does not answer: uploads are refused until it does');
+    });
+  } else {
+    opts.log.warn('No virus scanner is configured (set CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT): uploaded files are accepted and reported as not scanned');
+  }
+
+  const app = new Hono<AppEnv>();
+  app.use('*', authenticate(db, verifier));
+
+  app.post('/uploads', requirePolicy('formula', 'create'), async (c) => {
+    const caller = c.var.caller;
+    const log = c.var.log;
+    const contentType = c.req.header('content-type') ?? '';
+    if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+      return fail(415, 'unsupported-media-type', 'Send the file as multipart/form-data, in a part named "file".');
+    }
+    const declared = Number(c.req.header('content-length') ?? NaN);
+    if (declared > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD + DRAIN_ALLOWANCE) return tooLarge(true);
+    if (!c.req.raw.body) return fail(400, 'bad-request', 'The request has no file.');
+
+    const key = `${caller.tenantId}/${crypto.randomUUID()}.upload`;
+    let received: Received;
+    try {
+      received = await receive(c.req.raw.body, contentType, store, key);
+    } catch (err) {
+      await store.remove(key).catch(() => undefined);
+      if (err instanceof BodyTooLarge) return tooLarge(true);
+      log.info({ err: err instanceof Error ? err.message : String(err) }, 'upload body could not be read');
+      return fail(400, 'bad-request', 'The upload could not be read as multipart/form-data.');
+    }
+
+    try {
+      if (received.kind === 'none') return fail(400, 'bad-request', 'The request has no part named "file".');
+      const { fileName } = received;
+      if (received.kind === 'name-too-long') {
+        return fail(422, 'file-name-too-long', `The file name has ${fileNameLength(fileName)} characters; it must be under 150.`);
+      }
+      if (received.kind === 'wrong-extension') {
+        return fail(415, 'file-type-not-accepted', 'Only .csv, .xlsx and .xls files are accepted.');
+      }
+      if (received.truncated || received.size > MAX_UPLOAD_BYTES) return tooLarge(false);
+      if (received.size === 0) return fail(422, 'file-empty', 'The file is empty.');
+
+      let scanStatus: UploadSummary['scanStatus'] = 'not-scanned';
+      if (scanner) {
+        let result;
+        try {
+          result = await scanner.scan(store.read(key));
+        } catch (err) {
+          if (!(err instanceof ScannerUnavailableError)) throw err;
+          log.error({ err: err.message }, 'virus scanner unavailable: upload refused');
+          return fail(503, 'virus-scanner-unavailable');
+        }
+        if (result.status === 'infected') {
+          log.warn({ signature: result.signature, tenantId: caller.tenantId, user: caller.userId }, 'virus found in an upload');
+          return fail(422, 'virus-found', `The virus scanner found ${result.signature}. The file was not kept.`);
+        }
+        if (result.status === 'too-large') return fail(413, 'file-too-large-to-scan');
+        scanStatus = 'clean';
+      }
+
+      let parsed;
+      try {
+        parsed = await parseTabular(store.read(key), { fileName, maxBytes: MAX_UPLOAD_BYTES });
+      } catch (err) {
+        if (!(err instanceof FlatFileError)) throw err;
+        const [status, title] = PARSE_PROBLEMS[err.outcome];
+        return fail(status, title, err.message);
+      }
+
+      const [row] = await db.insert(uploads).values({
+        tenantId: caller.tenantId!,
+        fileName,
+        size: received.size,
+        detectedType: parsed.kind,
+        headers: parsed.headers,
+        sampleRows: parsed.sampleRows,
+        rowCount: parsed.rowCount,
+        scanStatus,
+        createdBy: caller.userId,
+      }).returning();
+      log.info({ upload: row!.id, size: received.size, type: parsed.kind, rows: parsed.rowCount, scanStatus }, 'file uploaded');
+      return c.json(summary(row!), 201);
+    } finally {
+      await store.remove(key).catch((err: unknown) => log.warn({ err }, 'could not remove an uploaded file'));
+    }
+  });
+
+  app.get('/uploads/:id', requirePolicy('formula', 'view'), async (c) => {
+    const id = c.req.param('id');
+    if (!isUuid(id)) return fail(404, 'not-found');
+    const [row] = await db.select().from(uploads)
+      .where(and(eq(uploads.id, id), eq(uploads.tenantId, c.var.caller.tenantId!))).limit(1);
+    if (!row) return fail(404, 'not-found');
+    return c.json(summary(row));
+  });
+
+  return app;
+}
+
+function summary(row: typeof uploads.$inferSelect): UploadSummary {
+  return {
+    id: row.id,
+    fileName: row.fileName,
+    size: row.size,
+    detectedType: row.detectedType,
+    headers: row.headers,
+    sampleRows: row.sampleRows,
+    rowCount: row.rowCount,
+    scanStatus: row.scanStatus,
+    createdOn: row.createdOn.toISOString(),
+  };
+}
+
+/** 413 with SPEC's message; when the body was not read to its end the connection cannot be reused. */
+function tooLarge(closeConnection: boolean): Response {
+  const res = problemResponse(413, 'file-too-large', `A file can be at most ${MAX_UPLOAD_BYTES} bytes (15MB).`);
+  if (closeConnection) res.headers.set('connection', 'close');
+  return res;
+}
+
+type Received =
+  | { kind: 'none' }
+  | { kind: 'name-too-long'; fileName: string }
+  | { kind: 'wrong-extension'; fileName: string }
+  | { kind: 'file'; fileName: string; size: number; truncated: boolean };
+
+class BodyTooLarge extends Error {}
+
+/** The browser's file name without any folder a client may have sent, and without control characters. */
+export function cleanFileName(raw: string): string {
+  const base = raw.split(/[\\/]/).pop() ?? '';
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+}
+
+/**
+ * Reads the multipart body: the part named "file" is streamed into the store, at most 15MB of it
+ * (busboy truncates beyond and says so); any other part is discarded. A body that runs far past
+ * the limit is cut off (BodyTooLarge).
+ */
+function receive(body: ReadableStream<Uint8Array>, contentType: string, store: FileStore, key: string): Promise<Received> {
+  return new Promise((resolve, reject) => {
+    let result: Received = { kind: 'none' };
+    let storing: Promise<unknown> = Promise.resolve();
+    let done = false;
+    const finish = (err?: unknown) => {
+      if (done) return;
+      done = true;
+      if (err) reject(err); else storing.then(() => resolve(result), reject);
+    };
+
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        // busboy reports reaching fileSize as truncation: one byte more than the limit marks a file too large
+        limits: { files: 1, fileSize: MAX_UPLOAD_BYTES + 1, fields: 10, fieldSize: 1024, parts: 20, headerPairs: 20 },
+        defParamCharset: 'utf8',
+      });
+    } catch (err) {
+      reject(err);
+      return;
+    }
+
+    bb.on('file', (name, stream, info) => {
+      if (name !== 'file' || result.kind !== 'none') { stream.resume(); return; }
+      const fileName = cleanFileName(info.filename ?? '');
+      if (fileNameLength(fileName) > MAX_FILE_NAME_LENGTH) {
+        result = { kind: 'name-too-long', fileName };
+        stream.resume();
+        return;
+      }
+      if (!hasAcceptedExtension(fileName)) {
+        result = { kind: 'wrong-extension', fileName };
+        stream.resume();
+        return;
+      }
+      const file: Extract<Received, { kind: 'file' }> = { kind: 'file', fileName, size: 0, truncated: false };
+      result = file;
+      stream.on('limit', () => { file.truncated = true; });
+      storing = store.put(key, stream).then(({ size }) => { file.size = size; });
+      storing.catch(() => undefined);
+    });
+    bb.on('close', () => finish());
+    bb.on('error', (err) => finish(err));
+
+    let total = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        total += chunk.length;
+        if (total > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD + DRAIN_ALLOWANCE) cb(new BodyTooLarge());
+        else cb(null, chunk);
+      },
+    });
+    const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+    source.on('error', (err) => finish(err));
+    counter.on('error', (err) => { source.destroy(); bb.destroy(); finish(err); });
+    source.pipe(counter).pipe(bb);
+  });
+}

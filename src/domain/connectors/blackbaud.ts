@@ -1,0 +1,141 @@
+/** Blackbaud systems: Raiser's Edge NXT and Financial Edge NXT (SKY API), Blackbaud CRM and Altru (AppFx web service), Luminate Online. */
+import { secret, settingsSchema, text, url } from './fields.ts';
+import type { ConnectorDefinition } from './types.ts';
+
+/** SKY API: an OAuth 2.0 application (id and secret), a subscription key, and the refresh token the user's consent produced. */
+const skyApiSettings = () => settingsSchema({
+  clientId: text('Application ID (OAuth client ID)'),
+  clientSecret: secret('Application secret'),
+  subscriptionKey: secret('SKY API subscription key', { description: 'Primary or secondary key of your SKY Developer subscription (Bb-Api-Subscription-Key).' }),
+  refreshToken: secret('Refresh token', { description: 'Issued when an administrator of the environment authorised the application.' }),
+});
+
+export const renxt: ConnectorDefinition = {
+  system: 'renxt',
+  name: "Raiser's Edge NXT",
+  vendor: 'Blackbaud',
+  roles: { source: true, destination: true },
+  settings: skyApiSettings(),
+  additionalSettings: {
+    destination: settingsSchema({
+      giftBatchPrefix: text('Gift batch prefix', { required: false, placeholder: 'Tributary' }),
+      constituentCode: text('Constituent code for new constituents', { required: false }),
+    }),
+  },
+  objects: [
+    { name: 'constituents', label: 'Constituents' },
+    { name: 'gifts', label: 'Gifts' },
+    { name: 'addresses', label: 'Addresses' },
+    { name: 'emailaddresses', label: 'Email addresses' },
+    { name: 'phones', label: 'Phones' },
+    { name: 'relationships', label: 'Relationships' },
+    { name: 'actions', label: 'Actions' },
+    { name: 'notes', label: 'Notes' },
+    { name: 'events', label: 'Events' },
+    { name: 'participants', label: 'Event participants' },
+    { name: 'funds', label: 'Funds' },
+    { name: 'campaigns', label: 'Campaigns' },
+    { name: 'appeals', label: 'Appeals' },
+  ],
+  authentication: 'OAuth 2.0 (SKY API): refresh token exchanged at oauth2.sky.blackbaud.com/token with the application id and secret; every call carries the Bb-Api-Subscription-Key header.',
+  docs: 'https://developer.blackbaud.com/skyapi/docs/authorization',
+  support: 'connection-test',
+};
+
+export const fenxt: ConnectorDefinition = {
+  system: 'fenxt',
+  name: 'Financial Edge NXT',
+  vendor: 'Blackbaud',
+  roles: { source: true, destination: true },
+  settings: skyApiSettings(),
+  additionalSettings: {
+    destination: settingsSchema({
+      journal: text('Journal for new batches', { required: false, placeholder: 'General Ledger' }),
+    }),
+  },
+  objects: [
+    { name: 'batches', label: 'Journal entry batches' },
+    { name: 'journalentries', label: 'Journal entries' },
+    { name: 'accounts', label: 'Accounts' },
+    { name: 'projects', label: 'Projects' },
+    { name: 'vendors', label: 'Vendors' },
+    { name: 'invoices', label: 'Invoices' },
+  ],
+  authentication: 'OAuth 2.0 (SKY API), as Raiser\'s Edge NXT, with the general ledger API.',
+  docs: 'https://developer.blackbaud.com/skyapi/docs/authorization',
+  support: 'connection-test',
+};
+
+/** The Infinity platform's AppFx web service, answered with the user's network credentials. */
+const appFxSettings = (urlExample: string) => settingsSchema({
+  url: url('AppFx web service URL', { placeholder: urlExample }),
+  database: text('Database name'),
+  username: text('User name', { description: 'A Blackbaud CRM user, with the domain where your site uses one (DOMAIN\\user).' }),
+  password: secret('Password'),
+});
+
+export const bbcrm: ConnectorDefinition = {
+  system: 'bbcrm',
+  name: 'Blackbaud CRM',
+  vendor: 'Blackbaud',
+  roles: { source: true, destination: true },
+  settings: appFxSettings('https://crm.example.org/bbappfx/appfxwebservice.asmx'),
+  additionalSettings: {},
+  objects: [
+    { name: 'Constituent', label: 'Constituents' },
+    { name: 'Revenue', label: 'Revenue' },
+    { name: 'Interaction', label: 'Interactions' },
+    { name: 'Event', label: 'Events' },
+    { name: 'Registrant', label: 'Event registrants' },
+    { name: 'Designation', label: 'Designations' },
+  ],
+  authentication: 'HTTP Basic authentication of a CRM user against the AppFxWebService.asmx SOAP endpoint, naming the database in each request.',
+  docs: 'https://www.blackbaud.com/files/support/guides/infinitytechref/Content/infinityapi/coinfinityapioverview.htm',
+  support: 'connection-test',
+};
+
+export const altru: ConnectorDefinition = {
+  system: 'altru',
+  name: 'Altru',
+  vendor: 'Blackbaud',
+  roles: { source: true, destination: true },
+  settings: appFxSettings('https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx'),
+  additionalSettings: {},
+  objects: [
+    { name: 'Constituent', label: 'Constituents' },
+    { name: 'Revenue', label: 'Revenue' },
+    { name: 'Membership', label: 'Memberships' },
+    { name: 'SalesOrder', label: 'Ticket orders' },
+    { name: 'Event', label: 'Events' },
+  ],
+  authentication: 'HTTP Basic authentication of an Altru user against the hosted AppFxWebService.asmx SOAP endpoint.',
+  docs: 'https://www.blackbaud.com/files/support/guides/infinitytechref/Content/infinityapi/coinfinityapioverview.htm',
+  support: 'connection-test',
+};
+
+export const luminateOnline: ConnectorDefinition = {
+  system: 'luminate-online',
+  name: 'Luminate Online',
+  vendor: 'Blackbaud',
+  roles: { source: true, destination: true },
+  settings: settingsSchema({
+    url: url('Secure site URL', { placeholder: 'https://secure2.convio.net/yourorg/site', description: 'Your secure Luminate Online path, ending in /site.' }),
+    apiKey: secret('API key', { description: 'The convio_api_key of your site (Setup > Site Options > Open API Configuration).' }),
+    loginName: text('API administrator login name'),
+    loginPassword: secret('API administrator password'),
+  }),
+  additionalSettings: {},
+  objects: [
+    { name: 'constituents', label: 'Constituents' },
+    { name: 'donations', label: 'Donations' },
+    { name: 'teamraisers', label: 'TeamRaiser participants' },
+    { name: 'groups', label: 'Groups' },
+    { name: 'surveys', label: 'Survey responses' },
+    { name: 'emailCampaigns', label: 'E-mail campaigns' },
+  ],
+  authentication: 'Server API calls (SRConsAPI) carry api_key, v=1.0 and the API administrator\'s login_name and login_password.',
+  docs: 'https://www.blackbaud.com/files/support/guides/luminate-online-api/',
+  support: 'connection-test',
+};
+
+export const BLACKBAUD = [renxt, fenxt, bbcrm, altru, luminateOnline];

@@ -1,0 +1,135 @@
+/** Secure FTP, the generic HTTP connector, file upload, flat file, and the Sandbox CRM kept in Tributary's own database. */
+import { choice, port, privateKey, secret, settingsSchema, text, url } from './fields.ts';
+import type { ConnectorDefinition } from './types.ts';
+
+const SFTP_AUTH = [
+  { value: 'password', label: 'Password' },
+  { value: 'ssh-key', label: 'SSH key' },
+];
+
+export const sftp: ConnectorDefinition = {
+  system: 'sftp',
+  name: 'Secure FTP',
+  vendor: 'SFTP server',
+  roles: { source: true, destination: false },
+  settings: settingsSchema({
+    host: text('Host', { pattern: { regex: /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, message: 'Enter a host name or IP address, without sftp:// or a path.' }, placeholder: 'sftp.example.org' }),
+    port: port('Port', { defaultValue: '22' }),
+    username: text('User name'),
+    authenticationType: choice('Authentication type', SFTP_AUTH),
+    password: secret('Password', { when: { field: 'authenticationType', is: ['password'] } }),
+    privateKey: privateKey('SSH private key', { when: { field: 'authenticationType', is: ['ssh-key'] }, description: 'PEM or OpenSSH private key; its public key must be in the server\'s authorized_keys.' }),
+    passphrase: secret('Key passphrase', { required: false, when: { field: 'authenticationType', is: ['ssh-key'] } }),
+    folder: text('Folder', { defaultValue: '/', pattern: { regex: /^\/[^\\]*$/, message: 'Enter an absolute folder path, starting with /.' } }),
+    hostKeyFingerprint: text('Host key fingerprint', {
+      required: false,
+      pattern: { regex: /^SHA256:[A-Za-z0-9+/]{43}=?$/, message: 'Enter the SHA256 fingerprint as ssh-keygen -l prints it (SHA256:...).' },
+      description: 'Optional: when set, Tributary connects only to a server presenting this key.',
+    }),
+  }),
+  additionalSettings: {},
+  objects: [],
+  authentication: 'SSH: password or public key authentication; files .csv, .xlsx and .xls in the folder.',
+  docs: 'https://datatracker.ietf.org/doc/html/draft-ietf-secsh-filexfer-02',
+  support: 'full',
+};
+
+export const HTTP_AUTH = [
+  { value: 'none', label: 'None' },
+  { value: 'basic', label: 'Basic (user name and password)' },
+  { value: 'bearer', label: 'Bearer token' },
+  { value: 'api-key', label: 'API key header' },
+];
+
+export const HTTP_PAGING = [
+  { value: 'none', label: 'No paging' },
+  { value: 'page', label: 'Page number' },
+  { value: 'offset', label: 'Offset and limit' },
+  { value: 'next-link', label: 'Next link in the body' },
+  { value: 'cursor', label: 'Cursor' },
+];
+
+const digits = { regex: /^\d{1,4}$/, message: 'Enter a whole number.' };
+const name = { regex: /^[A-Za-z0-9_.[\]-]+$/, message: 'Letters, digits, dots, dashes and underscores only.' };
+
+export const http: ConnectorDefinition = {
+  system: 'http',
+  name: 'HTTP (JSON API)',
+  vendor: 'Any JSON API',
+  roles: { source: true, destination: false },
+  settings: settingsSchema({
+    url: url('URL', { placeholder: 'https://api.example.org/v1/donations' }),
+    authenticationType: choice('Authentication type', HTTP_AUTH),
+    username: text('User name', { when: { field: 'authenticationType', is: ['basic'] } }),
+    password: secret('Password', { when: { field: 'authenticationType', is: ['basic'] } }),
+    token: secret('Access token', { when: { field: 'authenticationType', is: ['bearer'] } }),
+    apiKeyHeader: text('API key header', { when: { field: 'authenticationType', is: ['api-key'] }, defaultValue: 'X-API-Key', pattern: { regex: /^[A-Za-z0-9-]+$/, message: 'A header name has letters, digits and dashes only.' } }),
+    apiKey: secret('API key', { when: { field: 'authenticationType', is: ['api-key'] } }),
+    recordsPath: text('Records path', { required: false, pattern: name, placeholder: 'data', description: 'Where the array of records sits in each answer; empty when the answer is the array.' }),
+    paging: choice('Paging', HTTP_PAGING),
+    pageParam: text('Page parameter', { when: { field: 'paging', is: ['page'] }, defaultValue: 'page', pattern: name }),
+    offsetParam: text('Offset parameter', { when: { field: 'paging', is: ['offset'] }, defaultValue: 'offset', pattern: name }),
+    limitParam: text('Page size parameter', { required: false, when: { field: 'paging', is: ['page', 'offset'] }, defaultValue: 'limit', pattern: name }),
+    pageSize: text('Page size', { required: false, when: { field: 'paging', is: ['page', 'offset'] }, defaultValue: '100', pattern: digits }),
+    nextLinkPath: text('Next link path', { when: { field: 'paging', is: ['next-link'] }, defaultValue: 'links.next', pattern: name }),
+    cursorParam: text('Cursor parameter', { when: { field: 'paging', is: ['cursor'] }, defaultValue: 'cursor', pattern: name }),
+    cursorPath: text('Next cursor path', { when: { field: 'paging', is: ['cursor'] }, defaultValue: 'next_cursor', pattern: name }),
+    sinceParam: text('Watermark parameter', { required: false, pattern: name, placeholder: 'updated_since', description: 'Query parameter that asks for records changed since the last pull.' }),
+    watermarkField: text('Watermark field', { required: false, pattern: name, placeholder: 'updated_at', description: 'Record field holding when the record last changed.' }),
+  }),
+  additionalSettings: {},
+  objects: [{ name: 'records', label: 'Records' }],
+  authentication: 'None, HTTP Basic, a bearer token or an API key header, over HTTPS.',
+  docs: 'https://www.rfc-editor.org/rfc/rfc9110#name-authentication',
+  support: 'full',
+};
+
+export const fileUpload: ConnectorDefinition = {
+  system: 'file-upload',
+  name: 'File upload',
+  vendor: 'Tributary',
+  roles: { source: true, destination: false },
+  settings: settingsSchema({}),
+  additionalSettings: {},
+  objects: [],
+  authentication: 'None: files are uploaded in the browser (CSV or Excel, up to 15MB).',
+  docs: '',
+  support: 'full',
+};
+
+export const flatFile: ConnectorDefinition = {
+  system: 'flat-file',
+  name: 'Flat file',
+  vendor: 'Tributary',
+  roles: { source: true, destination: false },
+  settings: settingsSchema({
+    folder: text('Folder', {
+      defaultValue: 'incoming',
+      pattern: { regex: /^[A-Za-z0-9 _-]{1,64}$/, message: 'Letters, digits, spaces, dashes and underscores only.' },
+      description: 'Files delivered to the flat file service under this name are read in order of arrival.',
+    }),
+  }),
+  additionalSettings: {},
+  objects: [],
+  authentication: 'None: files are delivered to Tributary\'s flat file service.',
+  docs: '',
+  support: 'full',
+};
+
+export const sandboxCrm: ConnectorDefinition = {
+  system: 'sandbox-crm',
+  name: 'Sandbox CRM',
+  vendor: 'Tributary',
+  roles: { source: true, destination: true },
+  settings: settingsSchema({}),
+  additionalSettings: {},
+  objects: [
+    { name: 'constituents', label: 'Constituents' },
+    { name: 'gifts', label: 'Gifts' },
+  ],
+  authentication: 'None: a practice CRM kept in Tributary\'s own database, one per tenant.',
+  docs: '',
+  support: 'full',
+};
+
+export const FILES_AND_GENERIC = [sftp, http, fileUpload, flatFile, sandboxCrm];

@@ -1,0 +1,110 @@
+/** Salesforce, Pardot (Account Engagement) and Salesforce Marketing Cloud. */
+import { choice, email, ENVIRONMENT_OPTIONS, secret, settingsSchema, text } from './fields.ts';
+import type { ConnectorDefinition } from './types.ts';
+
+const MY_DOMAIN = { regex: /^[a-z0-9-]+(\.[a-z0-9-]+)*\.(my\.salesforce\.com|my\.salesforce\.mil|my\.sfcrmproducts\.cn)$/i, message: 'Enter your My Domain, for example acme.my.salesforce.com.' };
+
+const AUTH_TYPES = [
+  { value: 'username-password', label: 'User name and password' },
+  { value: 'client-credentials', label: 'Client credentials (integration user)' },
+];
+
+export const salesforce: ConnectorDefinition = {
+  system: 'salesforce',
+  name: 'Salesforce',
+  vendor: 'Salesforce',
+  roles: { source: true, destination: true },
+  settings: settingsSchema({
+    environment: choice('Environment', ENVIRONMENT_OPTIONS, { description: 'Sandbox signs in at test.salesforce.com.' }),
+    authenticationType: choice('Authentication type', AUTH_TYPES),
+    customDomain: text('Custom domain (My Domain)', {
+      required: true, requiredWhen: { field: 'authenticationType', is: ['client-credentials'] },
+      pattern: MY_DOMAIN, placeholder: 'acme.my.salesforce.com',
+    }),
+    clientId: text('Consumer key (client ID)'),
+    clientSecret: secret('Consumer secret'),
+    username: email('User name', { when: { field: 'authenticationType', is: ['username-password'] } }),
+    password: secret('Password', { when: { field: 'authenticationType', is: ['username-password'] } }),
+    securityToken: secret('Security token', { required: false, when: { field: 'authenticationType', is: ['username-password'] }, description: 'Needed unless your IP range is trusted.' }),
+  }),
+  additionalSettings: {
+    source: settingsSchema({
+      object: text('Top-level object', { placeholder: 'Contact' }),
+      reportId: text('Report ID', { required: false, placeholder: '00O5g00000AbCdE', description: 'Optional: pull the rows of a report with a standard date filter.' }),
+    }),
+    destination: settingsSchema({ object: text('Top-level object', { placeholder: 'Contact' }) }),
+  },
+  objects: [
+    { name: 'Account', label: 'Accounts' },
+    { name: 'Contact', label: 'Contacts' },
+    { name: 'Lead', label: 'Leads' },
+    { name: 'Opportunity', label: 'Opportunities' },
+    { name: 'Campaign', label: 'Campaigns' },
+    { name: 'CampaignMember', label: 'Campaign members' },
+    { name: 'Task', label: 'Tasks' },
+    { name: 'npe01__OppPayment__c', label: 'Payments (NPSP)' },
+    { name: 'npe03__Recurring_Donation__c', label: 'Recurring donations (NPSP)' },
+  ],
+  authentication: 'OAuth 2.0 at /services/oauth2/token of login.salesforce.com, test.salesforce.com or your My Domain: the username-password flow (password plus security token) or the client-credentials flow of a connected app.',
+  docs: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_flows.htm',
+  support: 'connection-test',
+};
+
+export const pardot: ConnectorDefinition = {
+  system: 'pardot',
+  name: 'Pardot (Account Engagement)',
+  vendor: 'Salesforce',
+  roles: { source: true, destination: true },
+  settings: settingsSchema({
+    environment: choice('Environment', ENVIRONMENT_OPTIONS, { description: 'Sandbox uses test.salesforce.com and pi.demo.pardot.com.' }),
+    businessUnitId: text('Business unit ID', { pattern: { regex: /^0Uv[A-Za-z0-9]{12}([A-Za-z0-9]{3})?$/, message: 'A business unit ID starts with 0Uv and has 15 or 18 characters.' } }),
+    clientId: text('Consumer key (client ID)'),
+    clientSecret: secret('Consumer secret'),
+    username: email('Salesforce user name'),
+    password: secret('Password'),
+    securityToken: secret('Security token', { required: false }),
+  }),
+  additionalSettings: {},
+  objects: [
+    { name: 'prospects', label: 'Prospects' },
+    { name: 'lists', label: 'Lists' },
+    { name: 'list-memberships', label: 'List memberships' },
+    { name: 'campaigns', label: 'Campaigns' },
+    { name: 'visitor-activities', label: 'Visitor activities' },
+    { name: 'custom-fields', label: 'Custom fields' },
+  ],
+  authentication: 'Salesforce OAuth 2.0 (username-password flow); Pardot API v5 calls carry the bearer token and the Pardot-Business-Unit-Id header.',
+  docs: 'https://developer.salesforce.com/docs/marketing/pardot/guide/authentication.html',
+  support: 'connection-test',
+};
+
+export const salesforceMarketingCloud: ConnectorDefinition = {
+  system: 'salesforce-marketing-cloud',
+  name: 'Salesforce Marketing Cloud',
+  vendor: 'Salesforce',
+  roles: { source: true, destination: true },
+  settings: settingsSchema({
+    subdomain: text('Tenant subdomain', {
+      pattern: { regex: /^[a-z0-9-]{4,60}$/i, message: 'Enter the subdomain of your authentication base URI (the part before .auth.marketingcloudapis.com).' },
+      placeholder: 'mc563885gzs27c5t9-63k636ttgm',
+    }),
+    clientId: text('Client ID'),
+    clientSecret: secret('Client secret'),
+    accountId: text('Account ID (MID)', { required: false, pattern: { regex: /^\d+$/, message: 'The MID is a number.' } }),
+  }),
+  additionalSettings: {
+    destination: settingsSchema({ dataExtension: text('Data extension external key') }),
+  },
+  objects: [
+    { name: 'data-extensions', label: 'Data extensions' },
+    { name: 'subscribers', label: 'Subscribers' },
+    { name: 'lists', label: 'Lists' },
+    { name: 'sends', label: 'Sends' },
+    { name: 'journeys', label: 'Journeys' },
+  ],
+  authentication: 'OAuth 2.0 client credentials of an installed package, at https://{subdomain}.auth.marketingcloudapis.com/v2/token (JSON body, optional account_id).',
+  docs: 'https://developer.salesforce.com/docs/marketing/marketing-cloud/guide/access-token-s2s.html',
+  support: 'connection-test',
+};
+
+export const SALESFORCE = [salesforce, pardot, salesforceMarketingCloud];

@@ -1,0 +1,46 @@
+/** What the catalogue says about each system (SPEC.md section 1). */
+import type { SettingsSchema } from './fields.ts';
+
+export const SYSTEM_IDS = [
+  'mailchimp', 'gofundme-pro', 'emma', 'encompass', 'engaging-networks', 'everyaction', 'renxt', 'bbcrm',
+  'altru', 'constant-contact', 'salesforce', 'pardot', 'salesforce-marketing-cloud', 'stripe', 'sftp',
+  'swoogo', 'mobile-commons', 'givecampus', 'hubspot', 'luminate-online', 'fenxt', 'donordrive', 'http',
+  'file-upload', 'flat-file', 'wealthengine', 'sandbox-crm',
+] as const;
+export type SystemId = (typeof SYSTEM_IDS)[number];
+
+export interface ObjectInfo {
+  /** the name the system's API uses */
+  name: string;
+  label: string;
+}
+
+/** How far Tributary goes with a system today. */
+export type Support =
+  /** test, list objects, describe fields, pull, and where a destination search and upsert */
+  | 'full'
+  /** settings, validation and a connection test against the vendor's authentication endpoint */
+  | 'connection-test';
+
+export interface ConnectorDefinition {
+  system: SystemId;
+  /** the product's name as users know it */
+  name: string;
+  vendor: string;
+  roles: { source: boolean; destination: boolean };
+  /** the connection's settings: one schema drives the form, the API and storage */
+  settings: SettingsSchema;
+  /** a formula's extra settings for this system as a source or destination (wizard steps 3 and 4) */
+  additionalSettings: { source?: SettingsSchema; destination?: SettingsSchema };
+  /** the standard objects; a connection may list more from the system itself */
+  objects: ObjectInfo[];
+  /** how the system authenticates, in a sentence */
+  authentication: string;
+  /** the vendor's documentation of that authentication */
+  docs: string;
+  support: Support;
+}
+
+export function hasAdditionalSettings(def: ConnectorDefinition, role: 'source' | 'destination'): boolean {
+  return !!def.additionalSettings[role];
+}

@@ -1,0 +1,168 @@
+/**
+ * The add/edit form of a data source: the system's catalogue schema decides the fields and checks
+ * them (SPEC.md section 5); saved secrets are never loaded, only marked as saved, and a secret
+ * left empty keeps its saved value.
+ */
+import * as v from 'valibot';
+import { assign, fromPromise, setup } from 'xstate';
+import { connectorFor, isSavedMarker, type DataSourceView } from '../domain/connectors/catalogue.ts';
+import {
+  defaultValues, displayNameSchema, fieldApplies, formFields, validateSettings, type FieldErrors,
+} from '../domain/connectors/fields.ts';
+import type { SystemId } from '../domain/connectors/types.ts';
+import { integrations } from '../services/integrations.ts';
+
+export type ConnectionFormInput = { mode: 'create' } | { mode: 'edit'; dataSourceId: string };
+
+export interface ConnectionFormContext {
+  mode: 'create' | 'edit';
+  dataSourceId: string | null;
+  system: SystemId | null;
+  displayName: string;
+  values: Record<string, string>;
+  /** secret fields with a saved value (shown behind a shield; empty keeps them) */
+  savedSecrets: string[];
+  errors: FieldErrors;
+  /** fields the user has left, and whether a save was tried: errors show for those */
+  touched: string[];
+  submitted: boolean;
+  saveError: string | null;
+  saved: DataSourceView | null;
+}
+
+export type ConnectionFormEvent =
+  | { type: 'system.select'; system: SystemId }
+  | { type: 'name.change'; value: string }
+  | { type: 'field.change'; key: string; value: string }
+  | { type: 'field.blur'; key: string }
+  | { type: 'form.submit' }
+  | { type: 'form.cancel' };
+
+/** The name and settings as the catalogue schema sees them. */
+export function formErrors(c: Pick<ConnectionFormContext, 'system' | 'displayName' | 'values' | 'savedSecrets'>): FieldErrors {
+  const errors: FieldErrors = {};
+  const name = v.safeParse(displayNameSchema, c.displayName);
+  if (!name.success) errors.displayName = name.issues[0]!.message;
+  if (!c.system) { errors.system = 'Choose a system.'; return errors; }
+  const result = validateSettings(connectorFor(c.system).settings, c.values, c.savedSecrets);
+  return result.success ? errors : { ...errors, ...result.errors };
+}
+
+/** What is sent: the fields that apply; an empty secret means "keep the saved one" on an edit. */
+export function settingsToSend(system: SystemId, values: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of formFields(connectorFor(system).settings)) {
+    if (!fieldApplies(f, values)) continue;
+    out[f.key] = (values[f.key] ?? '').trim() === '' ? '' : values[f.key]!;
+  }
+  return out;
+}
+
+export interface LoadedDataSource { system: SystemId; displayName: string; values: Record<string, string>; savedSecrets: string[] }
+
+function fromView(view: DataSourceView): LoadedDataSource {
+  const values: Record<string, string> = {};
+  const savedSecrets: string[] = [];
+  for (const f of formFields(connectorFor(view.system).settings)) {
+    const saved = view.settings[f.key];
+    if (isSavedMarker(saved)) { savedSecrets.push(f.key); values[f.key] = ''; } else values[f.key] = saved ?? f.defaultValue ?? '';
+  }
+  return { system: view.system, displayName: view.displayName, values, savedSecrets };
+}
+
+export const connectionFormMachine = setup({
+  types: {
+    context: {} as ConnectionFormContext,
+    events: {} as ConnectionFormEvent,
+    input: {} as ConnectionFormInput,
+    output: {} as { saved: DataSourceView | null },
+  },
+  actors: {
+    loadDataSource: fromPromise<LoadedDataSource, { dataSourceId: string }>(async ({ input }) => fromView(await integrations.get(input.dataSourceId, { silent: true }))),
+    saveDataSource: fromPromise<DataSourceView, ConnectionFormContext>(({ input }) => {
+      const settings = settingsToSend(input.system!, input.values);
+      return input.mode === 'create'
+        ? integrations.create({ system: input.system!, displayName: input.displayName.trim(), settings: Object.fromEntries(Object.entries(settings).filter(([, x]) => x !== '')) }, { silent: true })
+        : integrations.update(input.dataSourceId!, { displayName: input.displayName.trim(), settings }, { silent: true });
+    }),
+  },
+  guards: {
+    isCreating: ({ context }) => context.mode === 'create',
+    isEditing: ({ context }) => context.mode === 'edit',
+    isValid: ({ context }) => Object.keys(formErrors(context)).length === 0,
+  },
+  actions: {
+    check: assign({ errors: ({ context }) => formErrors(context) }),
+  },
+}).createMachine({
+  id: 'connectionForm',
+  context: ({ input }) => ({
+    mode: input.mode,
+    dataSourceId: input.mode === 'edit' ? input.dataSourceId : null,
+    system: null, displayName: '', values: {}, savedSecrets: [], errors: {}, touched: [], submitted: false, saveError: null, saved: null,
+  }),
+  initial: 'starting',
+  output: ({ context }) => ({ saved: context.saved }),
+  on: { 'form.cancel': '.cancelled' },
+  states: {
+    starting: {
+      always: [{ guard: 'isEditing', target: 'loading' }, { target: 'editing', actions: 'check' }],
+    },
+    loading: {
+      invoke: {
+        id: 'loadDataSource',
+        src: 'loadDataSource',
+        input: ({ context }) => ({ dataSourceId: context.dataSourceId! }),
+        onDone: { target: 'editing', actions: [assign(({ event }) => event.output), 'check'] },
+        onError: {
+          target: 'loadFailed',
+          actions: assign({ saveError: ({ event }) => (event.error as { problem?: { detail?: string } })?.problem?.detail ?? 'The data source could not be read.' }),
+        },
+      },
+    },
+    loadFailed: {},
+    editing: {
+      on: {
+        'system.select': {
+          guard: 'isCreating',
+          actions: [assign(({ event }) => ({
+            system: event.system,
+            values: defaultValues(connectorFor(event.system).settings),
+            touched: [],
+            submitted: false,
+            saveError: null,
+          })), 'check'],
+        },
+        'name.change': { actions: [assign({ displayName: ({ event }) => event.value, saveError: null }), 'check'] },
+        'field.change': { actions: [assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
+        'field.blur': { actions: assign({ touched: ({ context, event }) => (context.touched.includes(event.key) ? context.touched : [...context.touched, event.key]) }) },
+        'form.submit': [
+          { guard: 'isValid', target: 'saving' },
+          { actions: [assign({ submitted: true }), 'check'] },
+        ],
+      },
+    },
+    saving: {
+      invoke: {
+        id: 'saveDataSource',
+        src: 'saveDataSource',
+        input: ({ context }) => context,
+        onDone: { target: 'saved', actions: assign({ saved: ({ event }) => event.output }) },
+        onError: {
+          target: 'editing',
+          actions: assign(({ event }) => {
+            const problem = (event.error as { problem?: { detail?: string; errors?: FieldErrors; title?: string } })?.problem ?? {};
+            return {
+              submitted: true,
+              errors: problem.errors ?? (problem.title === 'datasource-name-taken' ? { displayName: problem.detail ?? 'A data source with this name already exists.' } : {}),
+              saveError: problem.detail ?? 'The data source could not be saved.',
+            };
+          }),
+        },
+      },
+      on: { 'form.cancel': {} },
+    },
+    saved: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});

@@ -1,0 +1,159 @@
+/**
+ * File upload (SPEC.md section 4): a file is chosen, checked in the browser (name, type by
+ * extension, size), sent with progress, and ends in one of the eight outcomes of SPEC.md, each a
+ * state named as SPEC.md names it and tagged 'outcome'. Any other refusal (sign-in expired, no
+ * permission) is 'failed'. From every outcome another file can be chosen; a send that did not
+ * reach the server can be retried.
+ */
+import { assign, fromCallback, setup, type AnyEventObject } from 'xstate';
+import {
+  checkFileBeforeUpload, outcomeForProblem, type UploadOutcome, type UploadSummary,
+} from '../domain/upload.ts';
+import type { Problem } from '../domain/errors.ts';
+import { uploadFile, type UploadProgress } from '../services/flatFile.ts';
+
+export type UploadMachineEvent =
+  | { type: 'file.select'; file: File }
+  | { type: 'upload.retry' }
+  | { type: 'upload.cancel' }
+  | { type: 'upload.progress'; loaded: number; total: number }
+  | { type: 'upload.succeeded'; summary: UploadSummary }
+  | { type: 'upload.failed'; status: number; problem: Partial<Problem> };
+
+export interface UploadContext {
+  file: File | null;
+  progress: UploadProgress | null;
+  summary: UploadSummary | null;
+  /** the server's explanation of a refusal, shown under the outcome's message */
+  detail: string | null;
+  /** the problem of a refusal that is no upload outcome */
+  problem: Partial<Problem> | null;
+}
+
+/**
+ * Sends the file with `upload` (the flat file service by default; tests give a fake server) and
+ * reports progress, then success or failure, as events to the machine. Leaving `uploading`
+ * (cancel) aborts the request.
+ */
+export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEventObject, { file: File }>(({ input, sendBack }) => {
+  const controller = new AbortController();
+  upload(input.file, {
+    signal: controller.signal,
+    onProgress: (p) => sendBack({ type: 'upload.progress', loaded: p.loaded, total: p.total }),
+  }).then(
+    (summary) => sendBack({ type: 'upload.succeeded', summary }),
+    (err: unknown) => {
+      if (err instanceof DOMException && err.name === 'AbortError') return;
+      const e = err as { status?: number; problem?: Partial<Problem> };
+      sendBack({ type: 'upload.failed', status: e.status ?? 0, problem: e.problem ?? {} });
+    },
+  );
+  return () => controller.abort();
+});
+const sendFile = createSendFile(uploadFile);
+
+const checked = (file: File | null) => (file ? checkFileBeforeUpload(file) : null);
+const failedAs = (outcome: UploadOutcome) => ({ event }: { event: UploadMachineEvent }) =>
+  event.type === 'upload.failed' && outcomeForProblem(event.problem.title, event.status) === outcome;
+
+export const uploadMachine = setup({
+  types: {
+    context: {} as UploadContext,
+    events: {} as UploadMachineEvent,
+  },
+  actors: { sendFile },
+  guards: {
+    isFileNameTooLong: ({ context }) => checked(context.file) === 'file-name-too-long',
+    isTypeNotAccepted: ({ context }) => checked(context.file) === 'unsupported-type',
+    isTooBig: ({ context }) => checked(context.file) === 'size-too-big',
+    isEmpty: ({ context }) => checked(context.file) === 'empty',
+    isUnsupportedType: failedAs('unsupported-type'),
+    isSizeTooBig: failedAs('size-too-big'),
+    isServerUnreachable: failedAs('unreachable-server'),
+    isNameTooLongForServer: failedAs('file-name-too-long'),
+    isEmptyForServer: failedAs('empty'),
+    isWrongStructure: failedAs('wrong-structure'),
+    isVirusFound: failedAs('virus-found'),
+  },
+  actions: {
+    chooseFile: assign({
+      file: ({ event }) => (event.type === 'file.select' ? event.file : null),
+      progress: null, summary: null, detail: null, problem: null,
+    }),
+    startProgress: assign({ progress: ({ context }) => ({ loaded: 0, total: context.file?.size ?? 0 }), detail: null, problem: null }),
+    recordProgress: assign({
+      progress: ({ event }) => (event.type === 'upload.progress' ? { loaded: event.loaded, total: event.total } : null),
+    }),
+    recordSummary: assign({ summary: ({ event }) => (event.type === 'upload.succeeded' ? event.summary : null) }),
+    recordRefusal: assign({
+      detail: ({ event }) => (event.type === 'upload.failed' ? event.problem.detail ?? null : null),
+      problem: ({ event }) => (event.type === 'upload.failed' ? event.problem : null),
+    }),
+  },
+}).createMachine({
+  id: 'upload',
+  initial: 'idle',
+  context: { file: null, progress: null, summary: null, detail: null, problem: null },
+  states: {
+    idle: {
+      on: { 'file.select': { target: 'validating', actions: 'chooseFile' } },
+    },
+    // the browser's own checks, before a byte is sent
+    validating: {
+      always: [
+        { guard: 'isFileNameTooLong', target: 'file-name-too-long' },
+        { guard: 'isTypeNotAccepted', target: 'unsupported-type' },
+        { guard: 'isTooBig', target: 'size-too-big' },
+        { guard: 'isEmpty', target: 'empty' },
+        { target: 'uploading' },
+      ],
+    },
+    uploading: {
+      entry: 'startProgress',
+      invoke: { src: 'sendFile', input: ({ context }) => ({ file: context.file! }) },
+      on: {
+        'upload.progress': { actions: 'recordProgress' },
+        'upload.succeeded': { target: 'success', actions: 'recordSummary' },
+        'upload.failed': [
+          { guard: 'isVirusFound', target: 'virus-found', actions: 'recordRefusal' },
+          { guard: 'isUnsupportedType', target: 'unsupported-type', actions: 'recordRefusal' },
+          { guard: 'isSizeTooBig', target: 'size-too-big', actions: 'recordRefusal' },
+          { guard: 'isNameTooLongForServer', target: 'file-name-too-long', actions: 'recordRefusal' },
+          { guard: 'isEmptyForServer', target: 'empty', actions: 'recordRefusal' },
+          { guard: 'isWrongStructure', target: 'wrong-structure', actions: 'recordRefusal' },
+          { guard: 'isServerUnreachable', target: 'unreachable-server', actions: 'recordRefusal' },
+          { target: 'failed', actions: 'recordRefusal' },
+        ],
+        'upload.cancel': { target: 'idle' },
+      },
+    },
+    // the eight outcomes of SPEC.md section 4; from each, another file can be chosen
+    'success': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    'unsupported-type': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    'size-too-big': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    // nothing reached the server (or it failed): the same file can be sent again
+    'unreachable-server': {
+      tags: ['outcome'],
+      on: {
+        'file.select': { target: 'validating', actions: 'chooseFile' },
+        'upload.retry': { target: 'uploading' },
+      },
+    },
+    'file-name-too-long': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    'empty': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    'wrong-structure': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    'virus-found': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    // refused for a reason that is no upload outcome (sign-in expired, no permission)
+    failed: {
+      on: {
+        'file.select': { target: 'validating', actions: 'chooseFile' },
+        'upload.retry': { target: 'uploading' },
+      },
+    },
+  },
+});
+
+/** The outcome a state of this machine stands for, or null while none is reached. */
+export function outcomeOf(state: { hasTag(tag: string): boolean; value: unknown }): UploadOutcome | null {
+  return state.hasTag('outcome') ? (state.value as UploadOutcome) : null;
+}

@@ -1,0 +1,217 @@
+/**
+ * Connections (SPEC.md section 2): the Data Sources list (display name, system, last modified),
+ * add, edit, select and delete. The selected data source shows its connection test and its
+ * objects. A thin renderer of the connections machine and the machines it starts.
+ */
+import { useContext } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import type { ActorRefFrom } from 'xstate';
+import {
+  ActionIcon, Alert, Anchor, Badge, Button, Center, Grid, Group, Loader, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
+} from '@mantine/core';
+import { IconAlertTriangle, IconCircleCheck, IconDatabaseOff, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { systemName } from '../../domain/connectors/catalogue.ts';
+import { can, type Policies } from '../../domain/roles.ts';
+import { connectionFormMachine } from '../../machines/connectionForm.ts';
+import { connectionsMachine } from '../../machines/connections.ts';
+import { connectionTestMachine } from '../../machines/connectionTest.ts';
+import { objectPickerMachine } from '../../machines/objectPicker.ts';
+import { ActorsContext, type AppActors } from '../shell/actors.tsx';
+import { ConnectionForm } from './ConnectionForm.tsx';
+import { ConnectionTestControl } from './ConnectionTestControl.tsx';
+import { ObjectPicker } from './ObjectPicker.tsx';
+
+export interface ConnectionMachines {
+  connections: typeof connectionsMachine;
+  connectionTest: typeof connectionTestMachine;
+  objectPicker: typeof objectPickerMachine;
+}
+
+export interface ConnectionsPageProps {
+  /** the signed-in user's policies; by default read from the app shell's authentication actor */
+  policies?: Policies;
+  /** the machines to run; tests provide ones whose actors are fakes */
+  machines?: Partial<ConnectionMachines>;
+}
+
+const DEFAULT_MACHINES: ConnectionMachines = { connections: connectionsMachine, connectionTest: connectionTestMachine, objectPicker: objectPickerMachine };
+const NO_POLICIES: Policies = {};
+
+const dateTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** The page; inside the app shell it reads the policies of the signed-in user's active tenant, and starts afresh when the tenant changes. */
+export function ConnectionsPage(props: ConnectionsPageProps) {
+  const actors = useContext(ActorsContext);
+  if (props.policies || !actors) return <ConnectionsScreen {...props} policies={props.policies ?? NO_POLICIES} />;
+  return <WithShellUser auth={actors.auth} {...props} />;
+}
+
+function WithShellUser({ auth, ...props }: ConnectionsPageProps & { auth: AppActors['auth'] }) {
+  const user = useSelector(auth, (s) => s.context.user);
+  return <ConnectionsScreen key={user?.activeTenantId ?? 'none'} {...props} policies={(user?.policies ?? NO_POLICIES) as Policies} />;
+}
+
+function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPageProps & { policies: Policies }) {
+  const m = { ...DEFAULT_MACHINES, ...machines };
+  const actor = useActorRef(m.connections, { input: { policies: effective } });
+  const state = useSelector(actor, (s) => s);
+  const { dataSources, selectedId, deleting, refusal, error, notice } = state.context;
+  const formActor = state.children.connectionForm as ActorRefFrom<typeof connectionFormMachine> | undefined;
+  const mayCreate = can(effective, 'datasource', 'create');
+  const mayEdit = can(effective, 'datasource', 'edit');
+  const mayDelete = can(effective, 'datasource', 'delete');
+  const selected = dataSources.find((d) => d.id === selectedId) ?? null;
+  const loading = state.matches('loading');
+
+  return (
+    <Stack maw={1200} data-testid="connections-page" data-state={typeof state.value === 'string' ? state.value : JSON.stringify(state.value)}>
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Title order={1}>Connections</Title>
+          <Text c="dimmed">The systems your formulas read from and send to.</Text>
+        </div>
+        {mayCreate && (
+          <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => actor.send({ type: 'source.add' })} disabled={!state.matches('ready')}>
+            Add data source
+          </Button>
+        )}
+      </Group>
+
+      {notice && (
+        <Alert role="status" color="green" icon={<IconCircleCheck aria-hidden />} withCloseButton closeButtonLabel="Dismiss" onClose={() => actor.send({ type: 'notice.dismiss' })}>
+          {notice}
+        </Alert>
+      )}
+      {error && !state.matches('loadFailed') && <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />}>{error}</Alert>}
+
+      <Group gap="xs">
+        <Title order={2} size="h3">Data Sources</Title>
+        {state.matches('ready') && (
+          <Tooltip label="Reload the list">
+            <ActionIcon variant="subtle" aria-label="Reload data sources" onClick={() => actor.send({ type: 'list.reload' })}>
+              <IconRefresh size={18} aria-hidden />
+            </ActionIcon>
+          </Tooltip>
+        )}
+      </Group>
+
+      {loading && dataSources.length === 0 && (
+        <Center mih={160}><Group gap="xs"><Loader size="sm" /><Text>Loading data sources…</Text></Group></Center>
+      )}
+
+      {state.matches('loadFailed') && (
+        <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title="The data sources could not be loaded">
+          <Stack gap="xs" align="flex-start">
+            <Text size="sm">{error}</Text>
+            <Button size="xs" variant="light" onClick={() => actor.send({ type: 'list.reload' })}>Try again</Button>
+          </Stack>
+        </Alert>
+      )}
+
+      {!loading && state.matches('ready') && dataSources.length === 0 && (
+        <Paper withBorder p="xl" data-testid="connections-empty">
+          <Stack align="center" gap="xs">
+            <IconDatabaseOff size={40} stroke={1.5} aria-hidden />
+            <Text fw={600}>No data sources yet</Text>
+            <Text size="sm" c="dimmed">Add the systems your formulas will read from and send to.</Text>
+            {mayCreate && <Button variant="light" onClick={() => actor.send({ type: 'source.add' })}>Add your first data source</Button>}
+          </Stack>
+        </Paper>
+      )}
+
+      {dataSources.length > 0 && (
+        <Grid>
+          <Grid.Col span={{ base: 12, md: selected ? 7 : 12 }}>
+            <Table highlightOnHover withTableBorder aria-label="Data Sources" aria-busy={loading}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Display name</Table.Th>
+                  <Table.Th>System</Table.Th>
+                  <Table.Th>Last modified</Table.Th>
+                  <Table.Th><VisuallyHidden>Actions</VisuallyHidden></Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {dataSources.map((d) => {
+                  const isSelected = d.id === selectedId;
+                  return (
+                    <Table.Tr key={d.id} aria-selected={isSelected} bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined} data-testid={`data-source-${d.id}`}>
+                      <Table.Td>
+                        <Anchor component="button" type="button" fw={isSelected ? 700 : 500} onClick={() => actor.send({ type: 'source.select', id: d.id })}>
+                          {d.displayName}
+                        </Anchor>
+                        {d.usedByCount > 0 && <Badge ml="xs" size="sm" variant="light">in use</Badge>}
+                      </Table.Td>
+                      <Table.Td>{systemName(d.system)}</Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{dateTime(d.modifiedOn)}</Text>
+                        {d.modifiedBy && <Text size="xs" c="dimmed">by {d.modifiedBy}</Text>}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={4} justify="flex-end" wrap="nowrap">
+                          {mayEdit && (
+                            <Tooltip label="Edit">
+                              <ActionIcon variant="subtle" aria-label={`Edit ${d.displayName}`} onClick={() => actor.send({ type: 'source.edit', id: d.id })} disabled={!state.matches('ready')}>
+                                <IconPencil size={18} aria-hidden />
+                              </ActionIcon>
+                            </Tooltip>
+                          )}
+                          {mayDelete && (
+                            <Tooltip label="Delete">
+                              <ActionIcon variant="subtle" color="red" aria-label={`Delete ${d.displayName}`} onClick={() => actor.send({ type: 'source.delete', id: d.id })} disabled={!state.matches('ready')}>
+                                <IconTrash size={18} aria-hidden />
+                              </ActionIcon>
+                            </Tooltip>
+                          )}
+                        </Group>
+                      </Table.Td>
+                    </Table.Tr>
+                  );
+                })}
+              </Table.Tbody>
+            </Table>
+          </Grid.Col>
+          {selected && (
+            <Grid.Col span={{ base: 12, md: 5 }}>
+              <Paper withBorder p="md" key={selected.id} aria-label={`${selected.displayName} details`} role="region">
+                <Stack>
+                  <div>
+                    <Title order={3}>{selected.displayName}</Title>
+                    <Text size="sm" c="dimmed">{systemName(selected.system)} · last modified {dateTime(selected.modifiedOn)}{selected.modifiedBy ? ` by ${selected.modifiedBy}` : ''}</Text>
+                    {selected.usedByCount > 0 && <Text size="sm">Used by {selected.usedByCount} formula{selected.usedByCount === 1 ? '' : 's'}.</Text>}
+                  </div>
+                  <ConnectionTestControl machine={m.connectionTest} target={() => ({ kind: 'saved', dataSourceId: selected.id })} />
+                  <ObjectPicker dataSourceId={selected.id} machine={m.objectPicker} />
+                </Stack>
+              </Paper>
+            </Grid.Col>
+          )}
+        </Grid>
+      )}
+
+      {formActor && <ConnectionForm actor={formActor} testMachine={m.connectionTest} />}
+
+      <Modal
+        opened={state.matches('confirmingDelete') || state.matches('deleting')}
+        onClose={() => actor.send({ type: 'delete.cancel' })}
+        title="Delete data source"
+        centered
+      >
+        <Stack>
+          <Text>Delete <b>{deleting?.displayName}</b>? Formulas can no longer use it, and its saved credentials are removed.</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => actor.send({ type: 'delete.cancel' })} disabled={state.matches('deleting')}>Cancel</Button>
+            <Button color="red" loading={state.matches('deleting')} onClick={() => actor.send({ type: 'delete.confirm' })}>Delete</Button>
+          </Group>
+        </Stack>
+      </Modal>
+
+      <Modal opened={state.matches('deleteRefused')} onClose={() => actor.send({ type: 'delete.dismiss' })} title="This data source cannot be deleted" centered>
+        <Stack>
+          <Alert role="alert" color="orange" icon={<IconAlertTriangle aria-hidden />}>{refusal}</Alert>
+          <Group justify="flex-end"><Button onClick={() => actor.send({ type: 'delete.dismiss' })}>OK</Button></Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,147 @@
+/**
+ * The upload screen: a Mantine dropzone (click, drop, or Enter/Space on it; or the "Choose a
+ * file" button), a progress bar while the file is sent, and each outcome's message in an alert.
+ * A thin renderer of the upload machine.
+ */
+import { useEffect, useRef } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { Alert, Button, Group, Progress, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { Dropzone, type FileRejection, type FileWithPath } from '@mantine/dropzone';
+import '@mantine/dropzone/styles.css';
+import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, IconX } from '@tabler/icons-react';
+import { messageForProblem } from '../../domain/errors.ts';
+import {
+  ACCEPTED_EXTENSIONS, ACCEPTED_MIME_TYPES, MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, SAMPLE_ROWS, UPLOAD_MESSAGES,
+  type UploadSummary,
+} from '../../domain/upload.ts';
+import { outcomeOf, uploadMachine } from '../../machines/upload.ts';
+
+/** What the file picker offers (the machine still checks every file, whatever the picker let through). */
+const ACCEPT: Record<string, string[]> = {
+  'text/csv': ['.csv'],
+  [ACCEPTED_MIME_TYPES.xlsx[0]!]: ['.xlsx'],
+  [ACCEPTED_MIME_TYPES.xls[0]!]: ['.xls'],
+};
+
+export interface UploadPageProps {
+  /** the machine to run; tests provide one whose actors are fakes */
+  machine?: typeof uploadMachine;
+  /** told once a file is uploaded (the formula wizard continues with its sample) */
+  onUploaded?(summary: UploadSummary): void;
+}
+
+export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPageProps) {
+  const actor = useActorRef(machine);
+  const state = useSelector(actor, (s) => s);
+  const openRef = useRef<() => void>(null);
+  const { file, progress, summary, detail, problem } = state.context;
+  const uploading = state.matches('uploading');
+  const outcome = outcomeOf(state);
+  const failed = state.matches('failed');
+  useEffect(() => {
+    if (summary) onUploaded?.(summary);
+  }, [summary, onUploaded]);
+
+  const choose = (files: FileWithPath[] | FileRejection[]) => {
+    const first = files[0];
+    const chosen = first && 'file' in first ? first.file : (first as File | undefined);
+    if (chosen) actor.send({ type: 'file.select', file: chosen });
+  };
+  const percent = progress && progress.total > 0 ? Math.min(100, Math.round((progress.loaded / progress.total) * 100)) : 0;
+
+  return (
+    <Stack maw={880}>
+      <Title order={1}>Upload a file</Title>
+      <Text>
+        A CSV or Excel file ({ACCEPTED_EXTENSIONS.join(', ')}) of at most 15MB, with a header row. Its headers and
+        first {SAMPLE_ROWS} rows are kept for mapping.
+      </Text>
+
+      <Dropzone
+        openRef={openRef}
+        onDrop={choose}
+        onReject={choose}
+        accept={ACCEPT}
+        // one byte more than the limit still reaches the machine, which says why it is refused
+        maxSize={Number.POSITIVE_INFINITY}
+        multiple={false}
+        loading={uploading}
+        disabled={uploading}
+        activateOnKeyboard
+        // cleared as the picker opens, so choosing the same file again (after a cancel) is still a change
+        inputProps={{ onClick: (e) => { e.currentTarget.value = ''; } }}
+        aria-label="Drop a CSV or Excel file here, or press Enter to choose one"
+        data-testid="upload-dropzone"
+      >
+        <Group justify="center" gap="xl" mih={140} style={{ pointerEvents: 'none' }}>
+          <Dropzone.Accept><IconUpload size={48} stroke={1.5} aria-hidden /></Dropzone.Accept>
+          <Dropzone.Reject><IconX size={48} stroke={1.5} aria-hidden /></Dropzone.Reject>
+          <Dropzone.Idle><IconFileSpreadsheet size={48} stroke={1.5} aria-hidden /></Dropzone.Idle>
+          <div>
+            <Text size="lg">Drag a file here or click to choose one</Text>
+            <Text size="sm" c="dimmed">.csv, .xlsx or .xls, up to {MAX_UPLOAD_BYTES / (1024 * 1024)}MB</Text>
+          </div>
+        </Group>
+      </Dropzone>
+
+      {uploading && (
+        <Stack gap={4} data-testid="upload-progress">
+          <Text size="sm" aria-live="polite">Uploading {file?.name}: {percent}%</Text>
+          <Progress value={percent} aria-label="Upload progress" animated />
+          <Button variant="default" w="fit-content" onClick={() => actor.send({ type: 'upload.cancel' })}>Cancel</Button>
+        </Stack>
+      )}
+
+      {outcome === 'success' && summary && (
+        <>
+          <Alert role="alert" color="green" icon={<IconCircleCheck />} title={UPLOAD_MESSAGES.success} data-outcome="success">
+            {summary.fileName}: {summary.headers.length} columns
+            {summary.rowCount !== null ? `, ${summary.rowCount} rows` : ''}. The first {summary.sampleRows.length} rows are shown below.
+          </Alert>
+          {summary.scanStatus === 'not-scanned' && (
+            <Alert role="status" color="yellow" icon={<IconAlertTriangle />} data-testid="not-scanned">{NOT_SCANNED_MESSAGE}</Alert>
+          )}
+          <ScrollArea>
+            <Table striped withTableBorder aria-label="Sample rows">
+              <Table.Thead>
+                <Table.Tr>{summary.headers.map((h) => <Table.Th key={h}>{h}</Table.Th>)}</Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {summary.sampleRows.map((row, i) => (
+                  <Table.Tr key={i}>{row.map((v, j) => <Table.Td key={j}>{v}</Table.Td>)}</Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollArea>
+        </>
+      )}
+
+      {outcome && outcome !== 'success' && (
+        <Alert role="alert" color="red" icon={<IconAlertTriangle />} title={UPLOAD_MESSAGES[outcome]} data-outcome={outcome}>
+          {file?.name && <Text size="sm">{file.name}</Text>}
+          {detail && detail !== UPLOAD_MESSAGES[outcome] && <Text size="sm">{detail}</Text>}
+        </Alert>
+      )}
+
+      {failed && (
+        <Alert role="alert" color="red" icon={<IconAlertTriangle />} title={messageForProblem(problem ?? undefined)} data-outcome="failed">
+          {detail && <Text size="sm">{detail}</Text>}
+        </Alert>
+      )}
+
+      {(outcome || failed) && (
+        <Group>
+          {(state.can({ type: 'upload.retry' })) && (
+            <Button onClick={() => actor.send({ type: 'upload.retry' })}>Try again</Button>
+          )}
+          <Button variant={outcome === 'success' ? 'default' : 'filled'} onClick={() => openRef.current?.()}>
+            {outcome === 'success' ? 'Upload another file' : 'Choose another file'}
+          </Button>
+        </Group>
+      )}
+      {!outcome && !failed && !uploading && (
+        <Button variant="default" w="fit-content" onClick={() => openRef.current?.()}>Choose a file</Button>
+      )}
+    </Stack>
+  );
+}

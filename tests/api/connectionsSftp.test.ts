@@ -1,0 +1,181 @@
+/**
+ * The Secure FTP connector against a real SFTP server started here (ssh2's server): password and
+ * SSH key sign-in, host key pinning, the folder's .csv, .xlsx and .xls files as objects, their
+ * headers as fields, and pulls since a watermark.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sftpConnector } from '../../server/connectors/sftp/connector.ts';
+import type { ConnectorContext, SourceRecord } from '../../server/connectors/connector.ts';
+import { integrations, tenantSession, type TenantSession } from '../support/connections.ts';
+import { csvText, workbook } from '../support/flatFiles.ts';
+import { startSftpServer, type TestSftpServer } from '../support/sftpServer.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { freePort } from '../../server/db/embedded.ts';
+
+let server: TestServer;
+let sftp: TestSftpServer;
+let admin: TenantSession;
+let api: ReturnType<typeof integrations>;
+
+const T0 = 1_767_225_600; // 2026-01-01, seconds
+
+beforeAll(async () => {
+  [server, sftp] = await Promise.all([startTestServer(), startSftpServer()]);
+  admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
+  api = integrations(server.url, admin.headers);
+  sftp.files.set('/out/gifts-2026-01.csv', { data: Buffer.from(csvText(3)), mtime: T0 });
+  sftp.files.set('/out/donors.xlsx', {
+    data: workbook([['Donor', 'Email', 'Pledged'], ['Ana Lima', 'ana@example.org', 250], ['Bo Chen', 'bo@example.org', 75]], 'xlsx'),
+    mtime: T0 + 60,
+  });
+  sftp.files.set('/out/legacy.xls', { data: workbook([['Name', 'Gift'], ['Old Friend', 10]], 'biff8'), mtime: T0 + 120 });
+  sftp.files.set('/out/readme.txt', { data: Buffer.from('not a table'), mtime: T0 + 180 });
+  sftp.folders.add('/empty');
+  sftp.folders.add('/private');
+  sftp.forbidden.add('/private');
+});
+afterAll(async () => {
+  await server?.close();
+  await sftp?.close();
+});
+
+const passwordSettings = (extra: Record<string, string> = {}) => ({
+  host: sftp.host, port: String(sftp.port), username: sftp.user, authenticationType: 'password', password: sftp.password, folder: '/out', ...extra,
+});
+const keySettings = (extra: Record<string, string> = {}) => ({
+  host: sftp.host, port: String(sftp.port), username: sftp.user, authenticationType: 'ssh-key', privateKey: sftp.clientPrivateKey, folder: '/out', ...extra,
+});
+
+async function createSource(displayName: string, settings: Record<string, string>) {
+  const res = await api('/data-sources', { method: 'POST', body: { system: 'sftp', displayName, settings } });
+  expect(res.status).toBe(201);
+  return (await res.json() as { id: string }).id;
+}
+
+const testSettings = (settings: Record<string, string>) =>
+  api('/data-sources/test', { method: 'POST', body: { system: 'sftp', settings } });
+
+describe('Secure FTP connection test', () => {
+  it('signs in with a password and counts the folder\'s CSV and Excel files', async () => {
+    const id = await createSource('Partner SFTP (password)', passwordSettings());
+    const res = await api(`/data-sources/${id}/test`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const body = await res.json() as { status: string; detail: string };
+    expect(body.status).toBe('success');
+    expect(body.detail).toContain('/out holds 3 .csv, .xlsx or .xls files');
+    expect(body.detail).toContain(sftp.hostKeyFingerprint);
+    expect(sftp.logins.at(-1)).toEqual({ method: 'password', ok: true });
+  });
+
+  it('signs in with an SSH key', async () => {
+    const id = await createSource('Partner SFTP (key)', keySettings());
+    const res = await api(`/data-sources/${id}/test`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(sftp.logins.at(-1)).toEqual({ method: 'publickey', ok: true });
+    // the key is a secret: never shown again
+    const view = await (await api(`/data-sources/${id}`)).text();
+    expect(view).not.toContain('PRIVATE KEY');
+    expect(JSON.parse(view).settings.privateKey).toEqual({ saved: true });
+  });
+
+  it('reports a refused password as Connection Failed', async () => {
+    const res = await testSettings(passwordSettings({ password: 'wrong-password' }));
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({
+      title: 'connection-failed', code: 'clientdatasource-connection-failed',
+      detail: 'The SFTP server refused the user name and password.',
+    });
+  });
+
+  it('reports a key the server does not know as Connection Failed', async () => {
+    const res = await testSettings(keySettings({ privateKey: sftp.strangerPrivateKey }));
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ code: 'clientdatasource-connection-failed', detail: 'The SFTP server refused the user name and SSH key.' });
+  });
+
+  it('connects only to the pinned host key when a fingerprint is set', async () => {
+    expect((await testSettings(passwordSettings({ hostKeyFingerprint: sftp.hostKeyFingerprint }))).status).toBe(200);
+    const other = `SHA256:${'A'.repeat(43)}`;
+    const res = await testSettings(passwordSettings({ hostKeyFingerprint: other }));
+    expect(res.status).toBe(422);
+    expect((await res.json() as { detail: string }).detail).toContain('does not match the fingerprint');
+  });
+
+  it('names a missing or unreadable folder, and a port nobody listens on', async () => {
+    const missing = await testSettings(passwordSettings({ folder: '/nowhere' }));
+    expect(await missing.json()).toMatchObject({ code: 'clientdatasource-connection-failed', detail: 'The folder /nowhere does not exist on the server.' });
+    const forbidden = await testSettings(passwordSettings({ folder: '/private' }));
+    expect(await forbidden.json()).toMatchObject({ detail: 'The user may not read the folder /private.' });
+    const empty = await testSettings(passwordSettings({ folder: '/empty' }));
+    expect((await empty.json() as { detail: string }).detail).toContain('holds 0');
+    const closed = await testSettings(passwordSettings({ port: String(await freePort()) }));
+    expect(closed.status).toBe(422);
+    expect((await closed.json() as { detail: string }).detail).toMatch(/refused the connection/);
+  });
+
+  it('tests an edit with the saved password when the form leaves it empty', async () => {
+    const id = await createSource('Partner SFTP (edit)', passwordSettings());
+    const res = await api('/data-sources/test', { method: 'POST', body: { system: 'sftp', dataSourceId: id, settings: { ...passwordSettings(), password: '' } } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('Secure FTP objects, fields and pulls', () => {
+  let id: string;
+  let ctx: ConnectorContext;
+  beforeAll(async () => {
+    id = await createSource('Partner SFTP (objects)', passwordSettings());
+    ctx = { tenantId: admin.tenantId, settings: passwordSettings(), db: server.database.db, dataDir: server.config.dataDir };
+  });
+
+  it('lists the folder\'s .csv, .xlsx and .xls files, newest first, and nothing else', async () => {
+    const res = await api(`/data-sources/${id}/objects`);
+    expect(res.status).toBe(200);
+    const { objects } = await res.json() as { objects: { name: string }[] };
+    expect(objects.map((o) => o.name)).toEqual(['*', 'legacy.xls', 'donors.xlsx', 'gifts-2026-01.csv']);
+  });
+
+  it('describes each file\'s headers as fields', async () => {
+    const csv = await (await api(`/data-sources/${id}/objects/gifts-2026-01.csv/fields`)).json() as { fields: { name: string }[] };
+    expect(csv.fields.map((f) => f.name)).toEqual(['First name', 'Last name', 'Email', 'Amount']);
+    const xlsx = await (await api(`/data-sources/${id}/objects/donors.xlsx/fields`)).json() as { fields: { name: string }[] };
+    expect(xlsx.fields.map((f) => f.name)).toEqual(['Donor', 'Email', 'Pledged']);
+    const xls = await (await api(`/data-sources/${id}/objects/legacy.xls/fields`)).json() as { fields: { name: string }[] };
+    expect(xls.fields.map((f) => f.name)).toEqual(['Name', 'Gift']);
+    const none = await api(`/data-sources/${id}/objects/missing.csv/fields`);
+    expect(none.status).toBe(400);
+  });
+
+  it('pulls every row of every file, oldest file first, then only what changed since the watermark', async () => {
+    const all: SourceRecord[] = [];
+    let watermark: string | null = null;
+    for await (const batch of sftpConnector.pull(ctx, '*', null, { batchSize: 2 })) {
+      all.push(...batch.records);
+      watermark = batch.watermark;
+    }
+    expect(all.map((r) => r.id)).toEqual([
+      'gifts-2026-01.csv#2', 'gifts-2026-01.csv#3', 'gifts-2026-01.csv#4', 'donors.xlsx#2', 'donors.xlsx#3', 'legacy.xls#2',
+    ]);
+    expect(all[0]!.fields).toEqual({ 'First name': 'Ann1', 'Last name': 'Smith1', Email: 'ann1@example.org', Amount: '1.50' });
+    expect(all[3]!.fields).toEqual({ Donor: 'Ana Lima', Email: 'ana@example.org', Pledged: '250' });
+    expect(all[5]!.fields).toEqual({ Name: 'Old Friend', Gift: '10' });
+
+    const again: SourceRecord[] = [];
+    for await (const batch of sftpConnector.pull(ctx, '*', watermark)) again.push(...batch.records);
+    expect(again).toEqual([]);
+
+    sftp.files.set('/out/gifts-2026-02.csv', { data: Buffer.from(csvText(2)), mtime: T0 + 3600 });
+    const next: SourceRecord[] = [];
+    for await (const batch of sftpConnector.pull(ctx, 'gifts-*.csv', watermark)) next.push(...batch.records);
+    expect(next.map((r) => r.id)).toEqual(['gifts-2026-02.csv#2', 'gifts-2026-02.csv#3']);
+  });
+
+  it('keeps the object list until it is refreshed', async () => {
+    sftp.files.set('/out/late.csv', { data: Buffer.from(csvText(1)), mtime: T0 + 7200 });
+    const cached = await (await api(`/data-sources/${id}/objects`)).json() as { objects: { name: string }[]; refreshedOn: string };
+    expect(cached.objects.map((o) => o.name)).not.toContain('late.csv');
+    const refreshed = await (await api(`/data-sources/${id}/objects/refresh`, { method: 'POST' })).json() as { objects: { name: string }[]; refreshedOn: string };
+    expect(refreshed.objects.map((o) => o.name)).toContain('late.csv');
+    expect(Date.parse(refreshed.refreshedOn)).toBeGreaterThanOrEqual(Date.parse(cached.refreshedOn));
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * Model-based tests of the Feature Flags screen's machine (flagAdminMachine) on the real page:
+ * loading the tenant's flags, switching custom-routing's default value, saving the formula ids of
+ * its rule, and the failures of each. Events are user actions (user-event) or the answers of
+ * fake administration calls; each state is what the page shows. After a change the browser's
+ * flag client is told to refresh.
+ */
+import { createElement } from 'react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MantineProvider } from '@mantine/core';
+import { TestModel } from '@xstate/graph';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import {
+  CUSTOM_ROUTING_FLAG, formulaRuleFlag, formulaRuleIds, toSnapshotFlag, withFormulaRuleIds, type StoredFlag,
+} from '../../src/domain/flags.ts';
+import { flagAdminMachine } from '../../src/machines/flagAdmin.ts';
+import { flagsMachine } from '../../src/machines/flags.ts';
+import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';
+import { ApiError } from '../../src/services/gateway.ts';
+import { FeatureFlagsPage } from '../../src/views/flags/FeatureFlagsPage.tsx';
+
+beforeAll(() => {
+  window.matchMedia ??= ((query: string) => ({
+    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
+    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
+  })) as typeof window.matchMedia;
+  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
+  Element.prototype.scrollIntoView ??= () => {};
+});
+afterEach(() => cleanup());
+
+const A = 'formula-a';
+const B = 'formula-b';
+const ROUTING: StoredFlag = {
+  key: CUSTOM_ROUTING_FLAG, namespace: 'default', createdOn: '2026-11-22T09:00:00.000Z', updatedOn: '2026-11-22T09:00:00.000Z',
+  ...formulaRuleFlag('Custom routing', 'Shows the Custom Routing Rules step.', []),
+};
+const FORBIDDEN = new ApiError(403, { title: 'forbidden', detail: 'You need flags view permission.' }, { silent: true });
+const BROKEN = new ApiError(500, { title: 'server-error', detail: 'A server error occured. Please try again later.' }, { silent: true });
+
+type Event =
+  | { type: 'flags.reload' } | { type: 'notice.dismiss' }
+  | { type: 'flag.switch'; key: string; enabled: boolean }
+  | { type: 'flag.formulas.save'; key: string; formulaIds: string[] }
+  | { type: `xstate.done.actor.${'loadFlags' | 'switchFlag' | 'saveFlag'}`; output: unknown }
+  | { type: `xstate.error.actor.${'loadFlags' | 'switchFlag' | 'saveFlag'}`; error: unknown };
+
+type Snapshot = SnapshotFrom<typeof flagAdminMachine>;
+const routingIn = (s: Snapshot) => s.context.flags.find((f) => f.key === CUSTOM_ROUTING_FLAG);
+
+/**
+ * The events each state offers, as the page can produce them: the switch turns the flag's current
+ * value over, and saving adds formulas A and B when they are not chosen yet; the fake answers
+ * accordingly.
+ */
+function eventsFor(s: Snapshot): Event[] {
+  const current = routingIn(s);
+  const events: Event[] = [
+    { type: 'xstate.done.actor.loadFlags', output: [ROUTING] },
+    { type: 'xstate.error.actor.loadFlags', error: FORBIDDEN },
+    { type: 'flags.reload' },
+    { type: 'notice.dismiss' },
+    { type: 'xstate.error.actor.switchFlag', error: BROKEN },
+    { type: 'xstate.error.actor.saveFlag', error: BROKEN },
+  ];
+  if (current) {
+    events.push({ type: 'flag.switch', key: current.key, enabled: !current.enabled });
+    events.push({ type: 'xstate.done.actor.switchFlag', output: { ...current, enabled: !current.enabled, updatedOn: `switched-${!current.enabled}` } });
+    if (JSON.stringify(formulaRuleIds(current)) !== JSON.stringify([A, B])) events.push({ type: 'flag.formulas.save', key: current.key, formulaIds: [A, B] });
+    events.push({ type: 'xstate.done.actor.saveFlag', output: { ...withFormulaRuleIds(current, [A, B]), updatedOn: `saved-${current.enabled}` } });
+  }
+  return events;
+}
+
+const serializeState = (s: Snapshot) => JSON.stringify([s.value, s.context.error, s.context.notice]);
+/** the flags as the page shows them count too (a reload brings back the stored ones) */
+const serializeWithFlags = (s: Snapshot) => JSON.stringify([serializeState(s), s.context.flags.map((f) => [f.enabled, formulaRuleIds(f)])]);
+
+const model = new TestModel(flagAdminMachine, {
+  events: ((s: Snapshot) => eventsFor(s)) as never,
+  serializeState: (s) => serializeWithFlags(s as Snapshot),
+  serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? v.status : v)),
+  stateMatcher: (s, key) => (s as Snapshot).matches(key as never),
+});
+
+function fake<I, O>() {
+  const calls: I[] = [];
+  let pending: { resolve(o: O): void; reject(e: unknown): void } | null = null;
+  return {
+    calls,
+    logic: fromPromise<O, I>(({ input }) => new Promise<O>((resolve, reject) => { calls.push(input); pending = { resolve, reject }; })),
+    async answer(event: { output?: unknown; error?: unknown; type: string }) {
+      await waitFor(() => expect(pending).not.toBeNull());
+      const p = pending!;
+      pending = null;
+      await act(async () => (event.type.startsWith('xstate.error') ? p.reject(event.error) : p.resolve(event.output as O)));
+    },
+  };
+}
+
+async function start(machine: typeof flagAdminMachine) {
+  const load = fake<unknown, StoredFlag[]>();
+  const switchCall = fake<{ key: string; enabled: boolean }, StoredFlag>();
+  const save = fake<{ flag: StoredFlag; formulaIds: string[] }, StoredFlag>();
+  let snapshotFetches = 0;
+  const flags = createActor(flagsMachine.provide({
+    actors: {
+      fetchSnapshot: fromPromise<SnapshotResult, SnapshotRequest>(async () => {
+        snapshotFetches++;
+        return { status: 'fetched', snapshot: { namespace: { key: 'default' }, flags: [toSnapshotFlag(ROUTING.key, ROUTING)] }, etag: '"1"' };
+      }),
+    },
+  }), { input: {} }).start();
+  const user = userEvent.setup();
+  render(createElement(MantineProvider, null, createElement(FeatureFlagsPage, {
+    flags,
+    machine: machine.provide({ actors: { loadFlags: load.logic, switchFlag: switchCall.logic, saveFlag: save.logic } }),
+  })));
+  return { load, switchCall, save, flags, user, fetches: () => snapshotFetches };
+}
+
+const row = () => within(screen.getByTestId(`flag-${CUSTOM_ROUTING_FLAG}`));
+
+function pathParams(t: Awaited<ReturnType<typeof start>>) {
+  const answer = (which: 'load' | 'switchCall' | 'save') => async ({ event }: { event: { type: string } }) => t[which].answer(event);
+  return {
+    states: {
+      loading: () => { expect(screen.getByText('Loading the flags…')).toBeTruthy(); },
+      loadFailed: () => {
+        const alert = screen.getByRole('alert');
+        expect(alert.textContent).toContain('The flags could not be loaded');
+        expect(alert.textContent).toContain('You need flags view permission.');
+        expect(screen.queryByRole('table', { name: 'Feature flags' })).toBeNull();
+      },
+      listed: async (s: Snapshot) => {
+        await screen.findByRole('table', { name: 'Feature flags' });
+        const current = s.context.flags.find((f) => f.key === CUSTOM_ROUTING_FLAG)!;
+        expect((row().getByRole('switch', { name: `${CUSTOM_ROUTING_FLAG} enabled` }) as HTMLInputElement).checked).toBe(current.enabled);
+        expect(row().getByText(`${formulaRuleIds(current)!.length} formula${formulaRuleIds(current)!.length === 1 ? '' : 's'} chosen`)).toBeTruthy();
+        if (s.context.error) expect(screen.getByText('The flags could not be changed')).toBeTruthy();
+        else expect(screen.queryByText('The flags could not be changed')).toBeNull();
+        if (s.context.notice) {
+          expect(screen.getByText(s.context.notice)).toBeTruthy();
+          await waitFor(() => expect(t.fetches()).toBeGreaterThanOrEqual(2)); // the flag client refreshed
+        } else {
+          expect(screen.queryByText(/is now (enabled|disabled)|were saved/)).toBeNull();
+        }
+      },
+      switching: (s: Snapshot) => {
+        expect(t.switchCall.calls.at(-1)).toEqual({ key: CUSTOM_ROUTING_FLAG, enabled: !routingIn(s)!.enabled });
+        expect((row().getByRole('switch', { name: `${CUSTOM_ROUTING_FLAG} enabled` }) as HTMLInputElement).disabled).toBe(true);
+      },
+      saving: () => {
+        expect(t.save.calls.at(-1)!.formulaIds).toEqual([A, B]);
+        expect(row().getByRole('button', { name: 'Save formulas' }).getAttribute('data-loading')).toBe('true');
+      },
+    },
+    events: {
+      'xstate.done.actor.loadFlags': answer('load'),
+      'xstate.error.actor.loadFlags': answer('load'),
+      'xstate.done.actor.switchFlag': answer('switchCall'),
+      'xstate.error.actor.switchFlag': answer('switchCall'),
+      'xstate.done.actor.saveFlag': answer('save'),
+      'xstate.error.actor.saveFlag': answer('save'),
+      'flags.reload': async () => { await t.user.click(screen.getByRole('button', { name: 'Reload' })); },
+      'notice.dismiss': async () => { await t.user.click(screen.getByRole('button', { name: 'Dismiss' })); },
+      'flag.switch': async () => { await t.user.click(row().getByRole('switch', { name: `${CUSTOM_ROUTING_FLAG} enabled` })); },
+      'flag.formulas.save': async () => {
+        const input = row().getByLabelText('On for these formula ids');
+        await t.user.type(input, `${A}{Enter}${B}{Enter}`);
+        await t.user.click(row().getByRole('button', { name: 'Save formulas' }));
+      },
+    },
+  };
+}
+
+async function run(machine: typeof flagAdminMachine, path: ReturnType<typeof model.getShortestPaths>[number]) {
+  const t = await start(machine);
+  try {
+    await path.test(pathParams(t) as never);
+  } finally {
+    t.flags.stop();
+  }
+}
+
+const shortest = model.getShortestPaths();
+const nameOf = (p: (typeof shortest)[number]) => p.steps.slice(1).map(({ event }) => event.type.replace(/^xstate\.(done|error)\.actor\./, '$1 ')).join(' → ');
+
+describe('feature flags screen: shortest paths', () => {
+  it('reaches every state, each change confirmed and each failure shown', () => {
+    const reached = new Set(shortest.flatMap((p) => [...p.steps.map((step) => serializeState(step.state)), serializeState(p.state)]));
+    expect(reached.has(JSON.stringify(['loadFailed', FORBIDDEN.message, null]))).toBe(true);
+    expect(reached.has(JSON.stringify(['listed', null, 'Custom routing is now enabled.']))).toBe(true);
+    expect(reached.has(JSON.stringify(['listed', null, 'The formulas of Custom routing were saved.']))).toBe(true);
+    expect(reached.has(JSON.stringify(['listed', BROKEN.problem.detail, null]))).toBe(true);
+  });
+  it.each(shortest.map((p) => [nameOf(p), p] as const))('%s', async (_d, path) => run(flagAdminMachine, path));
+});
+
+describe('the suite can fail', () => {
+  it('finds a machine whose known-flag guard is broken on purpose', async () => {
+    const broken = flagAdminMachine.provide({ guards: { isKnownFlag: () => false } });
+    const [toSwitching] = model.getPathsFromEvents([
+      { type: 'xstate.done.actor.loadFlags', output: [ROUTING] },
+      { type: 'flag.switch', key: CUSTOM_ROUTING_FLAG, enabled: true },
+    ] as never);
+    expect(toSwitching!.state.matches('switching')).toBe(true);
+    await expect(run(broken, toSwitching!)).rejects.toThrow();
+  });
+});

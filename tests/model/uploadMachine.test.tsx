@@ -1,0 +1,294 @@
+/**
+ * Model-based tests of the upload machine (DESIGN.md section 3) on the real upload screen.
+ *
+ * Paths come from the machine's own graph (@xstate/graph): every state, and every outcome both
+ * from the browser's own checks and from the server's answer. Each event is a user action on the
+ * rendered UploadPage (choose a file in the dropzone, Try again, Cancel) or an answer of the fake
+ * server (progress, success, a refusal); each state is an assertion on what the screen shows.
+ * The only fake is the server: the machine's real sendFile actor runs over `fakeServer.upload`.
+ */
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MantineProvider } from '@mantine/core';
+import { TestModel } from '@xstate/graph';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
+import { messageForProblem, type Problem } from '../../src/domain/errors.ts';
+import { MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, UPLOAD_MESSAGES, UPLOAD_OUTCOMES, type UploadOutcome, type UploadSummary } from '../../src/domain/upload.ts';
+import { createSendFile, uploadMachine, type UploadMachineEvent } from '../../src/machines/upload.ts';
+import { ApiError } from '../../src/services/gateway.ts';
+import type { UploadOptions } from '../../src/services/flatFile.ts';
+import { UploadPage } from '../../src/views/upload/UploadPage.tsx';
+
+beforeAll(() => {
+  // what jsdom lacks and Mantine uses
+  window.matchMedia ??= ((query: string) => ({
+    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
+    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
+  })) as typeof window.matchMedia;
+  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
+});
+afterEach(() => cleanup());
+
+// ------------------------------------------------------------------ the fake server
+
+/** A server the test answers by hand: each upload waits until the path's next event answers it. */
+function fakeServerFor() {
+  const calls: string[] = [];
+  let pending: { file: File; opts: UploadOptions; resolve(s: UploadSummary): void; reject(e: unknown): void } | null = null;
+  return {
+    calls,
+    upload: (file: File, opts: UploadOptions = {}) => new Promise<UploadSummary>((resolve, reject) => {
+      calls.push(file.name);
+      pending = { file, opts, resolve, reject };
+      opts.signal?.addEventListener('abort', () => reject(new DOMException('cancelled', 'AbortError')));
+    }),
+    progress(loaded: number, total: number) { pending!.opts.onProgress?.({ loaded, total }); },
+    succeed(summary: UploadSummary) { pending!.resolve(summary); pending = null; },
+    refuse(status: number, problem: Partial<Problem>) { pending!.reject(new ApiError(status, problem, { silent: true })); pending = null; },
+    get waiting() { return pending !== null; },
+  };
+}
+
+// ------------------------------------------------------------------ the model's events
+
+const file = (name: string, size: number, content = 'Name,Email\r\nAnn,ann@example.org\r\n') => {
+  const f = new File([content], name, { type: name.endsWith('.csv') ? 'text/csv' : 'application/octet-stream' });
+  Object.defineProperty(f, 'size', { value: size });
+  return f;
+};
+const FILES = {
+  good: () => file('supporters.csv', 34),
+  longName: () => file(`${'n'.repeat(146)}.csv`, 34),
+  image: () => file('photo.png', 34),
+  tooBig: () => file('huge.csv', MAX_UPLOAD_BYTES + 1),
+  empty: () => file('nothing.csv', 0, ''),
+};
+type FileKey = keyof typeof FILES;
+const SELECTIONS = (Object.keys(FILES) as FileKey[]).map((key) => ({ type: 'file.select', file: Object.assign(FILES[key](), { key }) }) as UploadMachineEvent);
+
+const SUMMARY = (scanStatus: UploadSummary['scanStatus']): UploadSummary => ({
+  id: `u-${scanStatus}`, fileName: 'supporters.csv', size: 34, detectedType: 'csv', scanStatus, rowCount: 1,
+  headers: ['Name', 'Email'], sampleRows: [['Ann', 'ann@example.org']], createdOn: '2026-11-22T10:00:00.000Z',
+});
+
+/** What the server may answer: each refusal of the flat file service, a dead network, and a permission error. */
+const REFUSALS: { status: number; problem: Partial<Problem> }[] = [
+  { status: 415, problem: { title: 'file-type-not-accepted', detail: 'The file is a PNG image, not a CSV or Excel file.' } },
+  { status: 413, problem: { title: 'file-too-large', detail: 'A file can be at most 15728640 bytes (15MB).' } },
+  { status: 422, problem: { title: 'file-name-too-long', detail: 'The file name has 151 characters; it must be under 150.' } },
+  { status: 422, problem: { title: 'file-empty', detail: 'The file has a header row but no rows of data.' } },
+  { status: 422, problem: { title: 'file-wrong-structure', detail: 'Columns 1 and 3 have the same header.' } },
+  { status: 422, problem: { title: 'virus-found', detail: 'The virus scanner found Tributary.Test.EICAR.UNOFFICIAL FOUND.' } },
+  { status: 503, problem: { title: 'virus-scanner-unavailable', detail: 'The virus scanner is unavailable.' } },
+  { status: 0, problem: { title: 'network', detail: 'The server could not be reached.' } },
+  { status: 403, problem: { title: 'forbidden', detail: 'You need formula create permission.' } },
+];
+
+const EVENTS: UploadMachineEvent[] = [
+  ...SELECTIONS,
+  { type: 'upload.progress', loaded: 17, total: 34 },
+  { type: 'upload.succeeded', summary: SUMMARY('clean') },
+  { type: 'upload.succeeded', summary: SUMMARY('not-scanned') },
+  ...REFUSALS.map(({ status, problem }) => ({ type: 'upload.failed', status, problem }) as UploadMachineEvent),
+  { type: 'upload.retry' },
+  { type: 'upload.cancel' },
+];
+
+/**
+ * A state is its value, whether a refusal came from the server or the browser's own checks, and
+ * whether progress has been reported, so each outcome is reached both ways.
+ */
+const serializeState = (s: SnapshotFrom<typeof uploadMachine>) => JSON.stringify([
+  s.value,
+  s.context.problem ? 'server' : 'browser',
+  s.matches('uploading') && (s.context.progress?.loaded ?? 0) > 0 ? 'progress' : '',
+  s.matches('success') ? s.context.summary?.scanStatus : '',
+]);
+
+// ------------------------------------------------------------------ the screen
+
+type Server = ReturnType<typeof fakeServerFor>;
+
+function renderPage(machine: typeof uploadMachine, server: Server) {
+  const provided = machine.provide({ actors: { sendFile: createSendFile(server.upload) } });
+  const user = userEvent.setup({ applyAccept: false });
+  render(<MantineProvider><UploadPage machine={provided} /></MantineProvider>);
+  return user;
+}
+
+const dropzoneInput = () => document.querySelector<HTMLInputElement>('[data-testid="upload-dropzone"] input[type="file"]')!;
+
+async function expectOutcome(outcome: UploadOutcome | 'failed', title: string) {
+  const alert = await screen.findByRole('alert');
+  // one alert at a time: the outcome's
+  expect(alert.getAttribute('data-outcome')).toBe(outcome);
+  expect(within(alert).getByText(title)).toBeTruthy();
+}
+
+/** The data an event of the model carries. */
+const data = <T,>(event: unknown) => event as T;
+
+function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
+  const outcomeStates = Object.fromEntries(UPLOAD_OUTCOMES.filter((o) => o !== 'success').map((o) => [o, async () => {
+    await expectOutcome(o, UPLOAD_MESSAGES[o]);
+    expect(screen.getByRole('button', { name: 'Choose another file' })).toBeTruthy();
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Try again' }) !== null).toBe(o === 'unreachable-server');
+  }]));
+  return {
+    states: {
+      idle: async () => {
+        expect(screen.queryByRole('alert')).toBeNull();
+        expect(screen.queryByRole('progressbar')).toBeNull();
+        expect(screen.getByRole('button', { name: 'Choose a file' })).toBeTruthy();
+      },
+      uploading: async (s: SnapshotFrom<typeof uploadMachine>) => {
+        const bar = await screen.findByRole('progressbar');
+        const percent = Math.round(((s.context.progress?.loaded ?? 0) / (s.context.progress?.total || 1)) * 100);
+        await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe(String(percent)));
+        expect(screen.getByText(`Uploading ${s.context.file!.name}: ${percent}%`)).toBeTruthy();
+        expect(screen.queryByRole('alert')).toBeNull();
+      },
+      success: async (s: SnapshotFrom<typeof uploadMachine>) => {
+        await expectOutcome('success', UPLOAD_MESSAGES.success);
+        const table = screen.getByRole('table', { name: 'Sample rows' });
+        expect(within(table).getByRole('columnheader', { name: 'Email' })).toBeTruthy();
+        expect(within(table).getByRole('cell', { name: 'ann@example.org' })).toBeTruthy();
+        // never "clean" when nothing scanned it
+        const notScanned = screen.queryByRole('status');
+        expect(notScanned?.textContent ?? null).toBe(s.context.summary!.scanStatus === 'not-scanned' ? NOT_SCANNED_MESSAGE : null);
+      },
+      failed: async (s: SnapshotFrom<typeof uploadMachine>) => {
+        await expectOutcome('failed', messageForProblem(s.context.problem ?? undefined));
+        expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+      },
+      ...outcomeStates,
+    },
+    events: {
+      'file.select': async ({ event }: { event: { type: string } }) => {
+        const chosen = (data<{ file: File }>(event)).file;
+        await user.upload(dropzoneInput(), chosen);
+      },
+      'upload.progress': async ({ event }: { event: { type: string } }) => {
+        const e = data<{ loaded: number; total: number }>(event);
+        await act(async () => server.progress(e.loaded, e.total));
+      },
+      'upload.succeeded': async ({ event }: { event: { type: string } }) => {
+        await act(async () => server.succeed((data<{ summary: UploadSummary }>(event)).summary));
+      },
+      'upload.failed': async ({ event }: { event: { type: string } }) => {
+        const e = data<{ status: number; problem: Partial<Problem> }>(event);
+        await act(async () => server.refuse(e.status, e.problem));
+      },
+      'upload.retry': async () => { await user.click(screen.getByRole('button', { name: 'Try again' })); },
+      'upload.cancel': async () => { await user.click(screen.getByRole('button', { name: 'Cancel' })); },
+    },
+  };
+}
+
+/**
+ * The test model over the machine's graph. createTestModel refuses machines that invoke actors;
+ * the traversal itself never starts them (it computes snapshots only), so the model is built
+ * with TestModel directly, with createTestModel's state matching.
+ */
+function modelOf(machine: typeof uploadMachine) {
+  return new TestModel(machine, {
+    events: EVENTS,
+    serializeState: (s) => serializeState(s as SnapshotFrom<typeof uploadMachine>),
+    serializeEvent: (e) => JSON.stringify(e, (k, v) => (v instanceof File ? `${v.name}:${v.size}` : v)),
+    stateMatcher: (s, key) => (s as SnapshotFrom<typeof uploadMachine>).matches(key as never),
+  });
+}
+const pathsOf = (machine: typeof uploadMachine) => modelOf(machine).getShortestPaths();
+
+// ------------------------------------------------------------------ the paths
+
+const paths = pathsOf(uploadMachine);
+
+describe('upload machine: shortest paths on the real upload screen', () => {
+  it('reaches every state, and every outcome from both the browser\'s checks and the server', () => {
+    const reached = new Set(paths.map((p) => serializeState(p.state)));
+    for (const o of UPLOAD_OUTCOMES) expect([...reached].some((r) => r.startsWith(`["${o}"`)), o).toBe(true);
+    for (const o of ['unsupported-type', 'size-too-big', 'file-name-too-long', 'empty']) {
+      expect(reached.has(JSON.stringify([o, 'browser', '', ''])), `${o} from the browser`).toBe(true);
+      expect(reached.has(JSON.stringify([o, 'server', '', ''])), `${o} from the server`).toBe(true);
+    }
+    expect(reached.has(JSON.stringify(['failed', 'server', '', '']))).toBe(true);
+  });
+
+  it.each(paths.map((p) => [p.description, p] as const))('%s', async (_d, path) => {
+    const server = fakeServerFor();
+    const user = renderPage(uploadMachine, server);
+    await path.test(pathParams(server, user));
+  });
+});
+
+describe('upload machine: retry and cancel paths on the real upload screen', () => {
+  const byType = (type: string, title?: string) => EVENTS.find((e) => e.type === type && (!title || (e as { problem?: Partial<Problem> }).problem?.title === title))!;
+  const journeys: [string, UploadMachineEvent[]][] = [
+    ['a send that does not reach the server is tried again and succeeds', [
+      SELECTIONS[0]!, byType('upload.progress'), byType('upload.failed', 'network'), byType('upload.retry'), byType('upload.succeeded'),
+    ]],
+    ['a send is cancelled, then another file is chosen and refused for a virus', [
+      SELECTIONS[0]!, byType('upload.cancel'), SELECTIONS[0]!, byType('upload.failed', 'virus-found'),
+    ]],
+    ['after one outcome, another file is chosen and refused in the browser', [
+      SELECTIONS[0]!, byType('upload.failed', 'file-wrong-structure'), SELECTIONS[3]!,
+    ]],
+  ];
+  it.each(journeys)('%s', async (_d, events) => {
+    const [path] = modelOf(uploadMachine).getPathsFromEvents(events);
+    expect(path!.steps.length).toBe(events.length + 1);
+    const server = fakeServerFor();
+    const user = renderPage(uploadMachine, server);
+    await path!.test(pathParams(server, user));
+  });
+});
+
+describe('the suite can fail', () => {
+  it('finds a machine whose virus guard is broken on purpose', async () => {
+    const broken = uploadMachine.provide({ guards: { isVirusFound: () => false } });
+    // the paths of the correct machine, run against the broken one
+    const virusPaths = paths.filter((p) => p.state.matches('virus-found'));
+    expect(virusPaths.length).toBeGreaterThan(0);
+    const errors: unknown[] = [];
+    for (const path of virusPaths) {
+      const server = fakeServerFor();
+      const user = renderPage(broken, server);
+      await path.test(pathParams(server, user)).catch((e: unknown) => errors.push(e));
+      cleanup();
+    }
+    expect(errors.length).toBe(virusPaths.length);
+  });
+});
+
+describe('details the paths do not show', () => {
+  it('sends nothing to the server for a file the browser refuses', async () => {
+    const server = fakeServerFor();
+    const user = renderPage(uploadMachine, server);
+    await user.upload(dropzoneInput(), FILES.tooBig());
+    await expectOutcome('size-too-big', 'File size cannot exceed 15MB');
+    expect(server.calls).toEqual([]);
+  });
+
+  it('opens the file dialog from the keyboard on the dropzone', async () => {
+    const server = fakeServerFor();
+    const user = renderPage(uploadMachine, server);
+    const click = vi.spyOn(HTMLInputElement.prototype, 'click');
+    screen.getByLabelText('Drop a CSV or Excel file here, or press Enter to choose one').focus();
+    await user.keyboard('{Enter}');
+    expect(click).toHaveBeenCalled();
+    click.mockRestore();
+  });
+
+  it('shows the server\'s explanation under the outcome\'s message', async () => {
+    const server = fakeServerFor();
+    const user = renderPage(uploadMachine, server);
+    await user.upload(dropzoneInput(), FILES.good());
+    await waitFor(() => expect(server.waiting).toBe(true));
+    await act(async () => server.refuse(422, REFUSALS[4]!.problem));
+    await expectOutcome('wrong-structure', UPLOAD_MESSAGES['wrong-structure']);
+    expect(screen.getByText('Columns 1 and 3 have the same header.')).toBeTruthy();
+  });
+});

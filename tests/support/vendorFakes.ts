@@ -1,0 +1,287 @@
+/**
+ * Local fakes of each vendor's documented authentication endpoint, one HTTP server with a path
+ * prefix per vendor (point CONNECTOR_BASE_URL_<SYSTEM> at `${url}/<system>`). Each fake accepts
+ * exactly the credentials in FAKE_CREDENTIALS, sent exactly as the vendor's documentation says,
+ * and can be switched to an outage (HTTP 500) to test how failures read.
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import type { SystemId } from '../../src/domain/connectors/types.ts';
+
+export const FAKE_CREDENTIALS = {
+  mailchimp: { apiKey: '0123456789abcdef0123456789abcdef-us21' },
+  gofundmePro: { clientId: 'gfm-client', clientSecret: 'gfm-secret', organizationId: '424242' },
+  emma: { accountId: '1700123', publicApiKey: 'emma-public', privateApiKey: 'emma-private' },
+  encompass: { clientId: 'enc-client', clientSecret: 'enc-secret' },
+  engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
+  everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
+  sky: { clientId: 'sky-app-id', clientSecret: 'sky-app-secret', subscriptionKey: 'sky-sub-key', refreshToken: 'sky-refresh-token' },
+  appFx: { username: 'RIVERSIDE\\tributary', password: 'crm-pass', database: 'BBInfinity' },
+  constantContact: { clientId: 'cc-client', clientSecret: 'cc-secret', refreshToken: 'cc-refresh-0' },
+  salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
+  pardot: { businessUnitId: '0Uv5g000000ABCDEFG' },
+  sfmc: { subdomain: 'mc563885gzs27c5t9-63k636ttgm', clientId: 'sfmc-client', clientSecret: 'sfmc-secret', accountId: '514009999' },
+  stripe: { secretKey: 'sk_test_51FakeKeyForTributaryTests' },
+  swoogo: { consumerKey: 'swoogo key+1', consumerSecret: 'swoogo/secret' },
+  mobileCommons: { username: 'sms@riverside.org', password: 'mc-pass' },
+  givecampus: { apiToken: 'gc-token' },
+  hubspot: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' },
+  luminate: { apiKey: 'lo-api-key', loginName: 'apiadmin', loginPassword: 'lo-pass' },
+  donordrive: { apiToken: 'dd-token' },
+  wealthengine: { apiKey: 'we-api-key' },
+} as const;
+
+export const SALESFORCE_REPORTS = {
+  good: '00O5g00000AbCdEAAA',
+  noDateFilter: '00O5g00000NoDatAAA',
+  noAccess: '00O5g00000SecretAA',
+  missing: '00O5g00000MissinAA',
+};
+
+interface Req { method: string; path: string; query: URLSearchParams; headers: http.IncomingHttpHeaders; body: string }
+type Answer = [number, unknown, string?];
+type Fake = (r: Req) => Answer | undefined;
+
+const basicOf = (h: http.IncomingHttpHeaders): [string, string] | null => {
+  const m = /^Basic (.+)$/.exec(h.authorization ?? '');
+  if (!m) return null;
+  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = text.indexOf(':');
+  return i < 0 ? null : [text.slice(0, i), text.slice(i + 1)];
+};
+const isBasic = (h: http.IncomingHttpHeaders, user: string | null, pass: string) => {
+  const b = basicOf(h);
+  return !!b && (user === null || b[0] === user) && b[1] === pass;
+};
+const bearer = (h: http.IncomingHttpHeaders) => /^Bearer (.+)$/.exec(h.authorization ?? '')?.[1];
+const form = (r: Req) => new URLSearchParams(r.body);
+const json = (r: Req) => { try { return JSON.parse(r.body) as Record<string, unknown>; } catch { return {}; } };
+const isForm = (r: Req) => (r.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+
+const C = FAKE_CREDENTIALS;
+const unauthorized: Answer = [401, { error: 'invalid_client', error_description: 'Client authentication failed' }];
+
+/** Constant Contact rotates refresh tokens: the valid one changes with every use. */
+let ccRefresh: string = C.constantContact.refreshToken;
+let ccRotations = 0;
+
+function skyFake(probe: string): Fake {
+  return (r) => {
+    if (r.method === 'POST' && r.path === '/token') {
+      const f = form(r);
+      if (!isForm(r) || !isBasic(r.headers, C.sky.clientId, C.sky.clientSecret)) return [401, { error: 'invalid_client' }];
+      if (f.get('grant_type') !== 'refresh_token' || f.get('refresh_token') !== C.sky.refreshToken) return [400, { error: 'invalid_grant' }];
+      return [200, { access_token: 'sky-access', token_type: 'Bearer', expires_in: 3600, refresh_token: C.sky.refreshToken, environment_name: 'Riverside Production' }];
+    }
+    if (r.method === 'GET' && r.path === probe) {
+      if (bearer(r.headers) !== 'sky-access') return [401, { message: 'Authorization has been denied for this request.' }];
+      if (r.headers['bb-api-subscription-key'] !== C.sky.subscriptionKey) return [401, { statusCode: 401, message: 'Access denied due to invalid subscription key.' }];
+      return [200, { count: 0, value: [] }];
+    }
+    return undefined;
+  };
+}
+
+function appFxFake(path: string): Fake {
+  return (r) => {
+    if (r.method !== 'POST' || r.path.toLowerCase() !== path) return undefined;
+    if (r.headers.soapaction !== '"Blackbaud.AppFx.WebService.API.1/GetAvailableREDatabases"') return [500, '<soap:Fault>unknown action</soap:Fault>', 'text/xml'];
+    if (!/text\/xml/.test(r.headers['content-type'] ?? '') || !r.body.includes('GetAvailableREDatabasesRequest')) return [500, '<soap:Fault>bad request</soap:Fault>', 'text/xml'];
+    if (!isBasic(r.headers, C.appFx.username, C.appFx.password)) return [401, '<html>401 - Unauthorized</html>', 'text/html'];
+    return [200, `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>
+<GetAvailableREDatabasesReply xmlns="Blackbaud.AppFx.WebService.API.1"><Databases><string>BBInfinity</string><string>BBInfinity_Test</string></Databases></GetAvailableREDatabasesReply>
+</soap:Body></soap:Envelope>`, 'text/xml; charset=utf-8'];
+  };
+}
+
+function salesforceToken(r: Req): Answer | undefined {
+  if (r.method !== 'POST' || r.path !== '/services/oauth2/token') return undefined;
+  const f = form(r);
+  const s = C.salesforce;
+  if (!isForm(r) || f.get('client_id') !== s.clientId || f.get('client_secret') !== s.clientSecret) return [400, { error: 'invalid_client_id', error_description: 'client identifier invalid' }];
+  const ok = f.get('grant_type') === 'client_credentials'
+    || (f.get('grant_type') === 'password' && f.get('username') === s.username && f.get('password') === `${s.password}${s.securityToken}`);
+  if (!ok) return [400, { error: 'invalid_grant', error_description: 'authentication failure' }];
+  return [200, { access_token: 'sf-access', instance_url: 'https://riverside.my.salesforce.com', token_type: 'Bearer', issued_at: String(Date.now()) }];
+}
+
+const FAKES: Partial<Record<SystemId, Fake>> = {
+  'mailchimp': (r) => {
+    if (r.method !== 'GET' || r.path !== '/3.0/ping') return undefined;
+    if (!isBasic(r.headers, null, C.mailchimp.apiKey)) return [401, { title: 'API Key Invalid', status: 401, detail: 'Your API key may be invalid, or you\'ve attempted to access the wrong datacenter.' }];
+    return [200, { health_status: "Everything's Chimpy!" }];
+  },
+  'gofundme-pro': (r) => {
+    if (r.method === 'POST' && r.path === '/oauth2/auth') {
+      const f = form(r);
+      if (f.get('grant_type') !== 'client_credentials' || f.get('client_id') !== C.gofundmePro.clientId || f.get('client_secret') !== C.gofundmePro.clientSecret) return unauthorized;
+      return [200, { access_token: 'gfm-access', token_type: 'bearer', expires_in: 3600 }];
+    }
+    const m = /^\/2\.0\/organizations\/(\d+)$/.exec(r.path);
+    if (r.method === 'GET' && m) {
+      if (bearer(r.headers) !== 'gfm-access') return [401, { error: 'invalid_token' }];
+      return m[1] === C.gofundmePro.organizationId ? [200, { id: Number(m[1]), name: 'Riverside Food Bank' }] : [404, { error: 'Not found' }];
+    }
+    return undefined;
+  },
+  'emma': (r) => {
+    const m = /^\/(\d+)\/fields$/.exec(r.path);
+    if (r.method !== 'GET' || !m) return undefined;
+    // this fake echoes the key it was given, as some APIs do: Tributary must not pass it on
+    if (!isBasic(r.headers, C.emma.publicApiKey, C.emma.privateApiKey)) return [401, { error: `Unauthorized key ${basicOf(r.headers)?.[1] ?? ''}` }];
+    if (m[1] !== C.emma.accountId) return [404, { error: 'Account not found' }];
+    return [200, [{ field_id: 1, shortcut_name: 'first_name' }, { field_id: 2, shortcut_name: 'last_name' }]];
+  },
+  'encompass': (r) => {
+    if (r.method !== 'POST' || r.path !== '/oauth2/token') return undefined;
+    if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
+    return [200, { access_token: 'enc-access', token_type: 'Bearer', expires_in: 3600 }];
+  },
+  'engaging-networks': (r) => {
+    if (r.method !== 'POST' || r.path !== '/ens/service/authenticate') return undefined;
+    if (r.body !== C.engagingNetworks.apiToken) return [401, { message: 'Invalid API user token' }];
+    return [200, { 'ens-auth-token': 'ens-session', expires: 3_600_000 }];
+  },
+  'everyaction': (r) => {
+    if (r.method !== 'POST' || r.path !== '/v4/echoes') return undefined;
+    const e = C.everyaction;
+    if (!isBasic(r.headers, e.applicationName, `${e.apiKey}|${e.databaseMode}`)) return [401, { errors: [{ code: 'UNAUTHORIZED', text: 'Authorization has been denied' }] }];
+    return [201, { message: json(r).message }];
+  },
+  'renxt': skyFake('/constituent/v1/constituents'),
+  'fenxt': skyFake('/generalledger/v1/accounts'),
+  'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
+  'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
+  'constant-contact': (r) => {
+    if (r.method === 'POST' && r.path === '/oauth2/default/v1/token') {
+      const f = form(r);
+      if (!isBasic(r.headers, C.constantContact.clientId, C.constantContact.clientSecret)) return unauthorized;
+      if (f.get('grant_type') !== 'refresh_token' || f.get('refresh_token') !== ccRefresh) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired.' }];
+      ccRefresh = `cc-refresh-${++ccRotations}`;
+      return [200, { access_token: 'cc-access', token_type: 'Bearer', expires_in: 86400, refresh_token: ccRefresh }];
+    }
+    if (r.method === 'GET' && r.path === '/v3/account/summary') {
+      return bearer(r.headers) === 'cc-access' ? [200, { organization_name: 'Riverside Youth Arts' }] : [401, { error_message: 'Unauthorized' }];
+    }
+    return undefined;
+  },
+  'salesforce': (r) => {
+    const token = salesforceToken(r);
+    if (token) return token;
+    const m = /^\/services\/data\/v\d+\.\d\/analytics\/reports\/([A-Za-z0-9]+)\/describe$/.exec(r.path);
+    if (r.method === 'GET' && m) {
+      if (bearer(r.headers) !== 'sf-access') return [401, [{ errorCode: 'INVALID_SESSION_ID' }]];
+      if (m[1] === SALESFORCE_REPORTS.good) return [200, { reportMetadata: { name: 'Gifts this week', standardDateFilter: { column: 'CLOSE_DATE', durationValue: 'THIS_WEEK' } } }];
+      if (m[1] === SALESFORCE_REPORTS.noDateFilter) return [200, { reportMetadata: { name: 'All contacts', standardDateFilter: null } }];
+      if (m[1] === SALESFORCE_REPORTS.noAccess) return [403, [{ errorCode: 'INSUFFICIENT_PRIVILEGES', message: 'You don\'t have sufficient privileges to perform this operation.' }]];
+      return [404, [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]];
+    }
+    return undefined;
+  },
+  'pardot': (r) => {
+    const token = salesforceToken(r);
+    if (token) return token;
+    if (r.method === 'GET' && r.path === '/api/v5/objects/prospects') {
+      if (bearer(r.headers) !== 'sf-access') return [401, { code: 184, message: 'Access token is invalid, unknown, or malformed' }];
+      if (r.headers['pardot-business-unit-id'] !== C.pardot.businessUnitId) return [401, { code: 181, message: 'Invalid Business Unit ID' }];
+      return [200, { values: [], nextPageUrl: null }];
+    }
+    return undefined;
+  },
+  'salesforce-marketing-cloud': (r) => {
+    if (r.method !== 'POST' || r.path !== '/v2/token') return undefined;
+    const b = json(r);
+    if (!/application\/json/.test(r.headers['content-type'] ?? '') || b.grant_type !== 'client_credentials' || b.client_id !== C.sfmc.clientId || b.client_secret !== C.sfmc.clientSecret) {
+      return [401, { error: 'invalid_client', error_description: 'Invalid client ID' }];
+    }
+    if (b.account_id !== undefined && b.account_id !== Number(C.sfmc.accountId)) return [401, { error: 'unauthorized_client' }];
+    return [200, { access_token: 'sfmc-access', token_type: 'Bearer', expires_in: 1080, rest_instance_url: 'https://mc.rest.marketingcloudapis.com/' }];
+  },
+  'stripe': (r) => {
+    if (r.method !== 'GET' || r.path !== '/v1/balance') return undefined;
+    if (bearer(r.headers) !== C.stripe.secretKey) return [401, { error: { message: 'Invalid API Key provided', type: 'invalid_request_error' } }];
+    return [200, { object: 'balance', livemode: false, available: [{ amount: 0, currency: 'usd' }] }];
+  },
+  'swoogo': (r) => {
+    if (r.method !== 'POST' || r.path !== '/api/v1/oauth2/token.json') return undefined;
+    const b = basicOf(r.headers);
+    const ok = b && decodeURIComponent(b[0]) === C.swoogo.consumerKey && decodeURIComponent(b[1]) === C.swoogo.consumerSecret && form(r).get('grant_type') === 'client_credentials';
+    return ok ? [200, { access_token: 'swoogo-access', token_type: 'bearer', expires_in: 1800 }] : [401, { name: 'Unauthorized', message: 'Invalid credentials' }];
+  },
+  'mobile-commons': (r) => {
+    if (r.method !== 'GET' || r.path !== '/api/campaigns') return undefined;
+    if (!isBasic(r.headers, C.mobileCommons.username, C.mobileCommons.password)) {
+      return [200, '<?xml version="1.0" encoding="UTF-8"?><response success="false"><error id="1" message="Invalid username or password"/></response>', 'text/xml'];
+    }
+    return [200, '<?xml version="1.0" encoding="UTF-8"?><response success="true"><campaigns></campaigns></response>', 'text/xml'];
+  },
+  'givecampus': (r) => {
+    if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
+    return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];
+  },
+  'hubspot': (r) => {
+    if (r.method !== 'GET' || r.path !== '/account-info/v3/details') return undefined;
+    return bearer(r.headers) === C.hubspot.accessToken ? [200, { portalId: 24681357, accountType: 'STANDARD' }] : [401, { status: 'error', message: 'Authentication credentials not found.' }];
+  },
+  'luminate-online': (r) => {
+    if (r.method !== 'POST' || r.path !== '/riverside/site/SRConsAPI') return undefined;
+    const f = form(r);
+    if (f.get('method') !== 'listUserFields' || f.get('v') !== '1.0' || f.get('response_format') !== 'json') return [200, { errorResponse: { code: '1', message: 'Unknown method' } }];
+    if (f.get('api_key') !== C.luminate.apiKey || f.get('login_name') !== C.luminate.loginName || f.get('login_password') !== C.luminate.loginPassword) {
+      return [403, { errorResponse: { code: '4', message: 'Invalid login, or the login is not an API administrator.' } }];
+    }
+    if (r.query.size > 0) return [400, { errorResponse: { code: '1', message: 'credentials belong in the body' } }];
+    return [200, { listUserFieldsResponse: { field: [{ name: 'name.first' }, { name: 'email.primary_address' }] } }];
+  },
+  'donordrive': (r) => {
+    if (r.method !== 'GET' || r.path !== '/api/events') return undefined;
+    return bearer(r.headers) === C.donordrive.apiToken ? [200, [{ eventID: 1, name: 'Riverside Run' }]] : [401, { message: 'Unauthorized' }];
+  },
+  'wealthengine': (r) => {
+    if (r.method !== 'GET' || r.path !== '/v1/health') return undefined;
+    return r.headers.authorization === `APIKey ${C.wealthengine.apiKey}` ? [200, { status: 'ok' }] : [401, { message: 'Invalid API key' }];
+  },
+};
+
+export const FAKED_SYSTEMS = Object.keys(FAKES) as SystemId[];
+
+export interface VendorFakes {
+  url: string;
+  /** what each fake saw, by system */
+  seen: { system: string; method: string; path: string }[];
+  outage: Set<string>;
+  /** the refresh token Constant Contact's fake accepts now */
+  constantContactRefreshToken(): string;
+  close(): Promise<void>;
+}
+
+export async function startVendorFakes(): Promise<VendorFakes> {
+  const seen: VendorFakes['seen'] = [];
+  const outage = new Set<string>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url!, 'http://fake');
+      const [, system, ...rest] = url.pathname.split('/');
+      const path = `/${rest.join('/')}`;
+      seen.push({ system: system!, method: req.method!, path });
+      const fake = FAKES[system as SystemId];
+      const send = ([status, body, type]: Answer) => {
+        res.writeHead(status, { 'content-type': type ?? 'application/json' });
+        res.end(typeof body === 'string' ? body : JSON.stringify(body));
+      };
+      if (!fake) return send([404, { error: `no fake for ${system}` }]);
+      if (outage.has(system!)) return send([500, '<html>Service Unavailable</html>', 'text/html']);
+      const answer = fake({ method: req.method!, path, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      send(answer ?? [404, { error: `the fake of ${system} has no ${req.method} ${path}` }]);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    url, seen, outage,
+    constantContactRefreshToken: () => ccRefresh,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}
