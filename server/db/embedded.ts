@@ -21,6 +21,8 @@ const PASSWORD = 'tributary-embedded';
 export async function startEmbeddedPostgres(dataDir: string, preferredPort: number, log: Logger): Promise<EmbeddedDatabase> {
   const dbDir = path.join(dataDir, 'postgres');
   try {
+    // as root, PostgreSQL runs as another user, who must be able to pass through every parent folder
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
     fs.mkdirSync(dbDir, { recursive: true, mode: 0o750 });
     fs.accessSync(dbDir, fs.constants.W_OK);
   } catch (err) {

@@ -16,7 +16,13 @@ let embedded: EmbeddedDatabase | undefined;
 export async function setup(project: TestProject) {
   let url = process.env.DATABASE_URL;
   if (!url) {
-    embedded = await startEmbeddedPostgres(path.resolve(`.data/test-${project.name}`), 54339, createLogger('warn'));
+    try {
+      embedded = await startEmbeddedPostgres(path.resolve(`.data/test-${project.name}`), 54339, createLogger('warn'));
+    } catch (err) {
+      // vitest would report this and still exit 0
+      console.error(`The ${project.name} tests need PostgreSQL: ${err instanceof Error ? err.message : err}`);
+      process.exit(1);
+    }
     url = embedded.url;
   }
   project.provide('pgAdminUrl', url);
