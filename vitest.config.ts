@@ -7,7 +7,10 @@ export default defineConfig({
       { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
       {
         plugins: [react()],
-        test: { name: 'model', include: ['tests/model/**/*.test.{ts,tsx}'], environment: 'jsdom', testTimeout: 30_000 },
+        test: {
+          name: 'model', include: ['tests/model/**/*.test.{ts,tsx}'], environment: 'jsdom', testTimeout: 30_000,
+          setupFiles: ['tests/support/jsdomSetup.ts'],
+        },
       },
       {
         test: {

@@ -7,7 +7,9 @@ import { and, asc, eq, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { connectorFor, type DataSourceView } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, secretKeys, validateSettings, type FieldErrors } from '../../src/domain/connectors/fields.ts';
-import type { SystemId } from '../../src/domain/connectors/types.ts';
+import type { DataSourceListItem, SystemId } from '../../src/domain/connectors/types.ts';
+
+export type { DataSourceListItem };
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
 import { dataSources } from '../db/schema/connections.ts';
@@ -83,16 +85,6 @@ export async function formulasUsing(db: Db, tenantId: string, id: string): Promi
 const creator = alias(users, 'creator');
 const modifier = alias(users, 'modifier');
 
-export interface DataSourceListItem {
-  id: string;
-  system: string;
-  displayName: string;
-  createdOn: string;
-  createdBy: string | null;
-  modifiedOn: string;
-  modifiedBy: string | null;
-  usedByCount: number;
-}
 
 export async function listDataSources(db: Db, tenantId: string): Promise<DataSourceListItem[]> {
   const used = sql<number>`(select count(*)::int from ${formulas} f where f.tenant_id = ${dataSources.tenantId}
@@ -106,7 +98,7 @@ export async function listDataSources(db: Db, tenantId: string): Promise<DataSou
     .leftJoin(modifier, eq(modifier.id, dataSources.modifiedBy))
     .where(eq(dataSources.tenantId, tenantId))
     .orderBy(asc(sql`lower(${dataSources.displayName})`), asc(dataSources.id));
-  return rows.map((r) => ({ ...r, createdOn: r.createdOn.toISOString(), modifiedOn: r.modifiedOn.toISOString() }));
+  return rows.map((r) => ({ ...r, system: r.system as SystemId, createdOn: r.createdOn.toISOString(), modifiedOn: r.modifiedOn.toISOString() }));
 }
 
 /** What the browser may see: plain settings, and `{ saved: true }` for each saved secret. */

@@ -1,20 +1,12 @@
 /** The integrations gateway service (/integrations/v1): data sources, their tests, objects and fields. */
 import type { DataSourceView } from '../domain/connectors/catalogue.ts';
-import type { ObjectInfo, SystemId } from '../domain/connectors/types.ts';
+import type { DataSourceListItem, ObjectInfo, SystemId } from '../domain/connectors/types.ts';
+
+export type { DataSourceListItem };
 import { gatewayClient, request, type RequestOptions } from './gateway.ts';
 
 const client = gatewayClient('/integrations/v1');
 
-export interface DataSourceListItem {
-  id: string;
-  system: SystemId;
-  displayName: string;
-  createdOn: string;
-  createdBy: string | null;
-  modifiedOn: string;
-  modifiedBy: string | null;
-  usedByCount: number;
-}
 
 export interface DataSourceInput {
   system: SystemId;

@@ -13,7 +13,7 @@ import { MantineProvider } from '@mantine/core';
 import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { IDENTITY_ERRORS } from '../../src/domain/identity.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
@@ -23,14 +23,6 @@ import type { AuthService } from '../../src/services/auth.ts';
 import { ApiError, identityHeaders } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-  Element.prototype.scrollIntoView ??= () => {};
-});
 afterEach(() => cleanup());
 
 // ------------------------------------------------------------------ fakes of the SDK and the accounts service

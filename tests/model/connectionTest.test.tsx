@@ -6,15 +6,14 @@
  */
 import { act, cleanup, screen, waitFor } from '@testing-library/react';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { CONNECTION_ERROR_CODES, connectionErrorTitle } from '../../src/domain/connectionErrors.ts';
 import { connectionTestMachine, type ConnectionTestEvent, type TestTarget } from '../../src/machines/connectionTest.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { TestResult } from '../../src/services/integrations.ts';
-import { FAKE_SOURCES, fakeCall, installBrowserShims, renderConnections, selectSource, testArea } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, fakeCall, renderConnections, selectSource, testArea } from '../support/connectionsScreen.tsx';
 
-beforeAll(installBrowserShims);
 afterEach(() => cleanup());
 
 const SOURCE = FAKE_SOURCES[0]!;

@@ -8,7 +8,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fromPromise, type SnapshotFrom } from 'xstate';
 import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
 import { CONNECTION_FIELD_MESSAGE } from '../../src/domain/connectors/fields.ts';
@@ -18,9 +18,8 @@ import { connectionsMachine, type ConnectionsEvent } from '../../src/machines/co
 import { ApiError } from '../../src/services/gateway.ts';
 import type { DataSourceListItem } from '../../src/services/integrations.ts';
 import { ConnectionsPage } from '../../src/views/connections/ConnectionsPage.tsx';
-import { FAKE_SOURCES, fakeCall, installBrowserShims, quietObjectPicker } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, fakeCall, quietObjectPicker } from '../support/connectionsScreen.tsx';
 
-beforeAll(installBrowserShims);
 afterEach(() => cleanup());
 
 const SFTP = FAKE_SOURCES[0]!;

@@ -10,7 +10,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
 import {
   CUSTOM_ROUTING_FLAG, formulaRuleFlag, formulaRuleIds, toSnapshotFlag, withFormulaRuleIds, type StoredFlag,
@@ -21,14 +21,6 @@ import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.t
 import { ApiError } from '../../src/services/gateway.ts';
 import { FeatureFlagsPage } from '../../src/views/flags/FeatureFlagsPage.tsx';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-  Element.prototype.scrollIntoView ??= () => {};
-});
 afterEach(() => cleanup());
 
 const A = 'formula-a';

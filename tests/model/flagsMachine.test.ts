@@ -11,7 +11,7 @@ import { createElement } from 'react';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
 import {
   CUSTOM_ROUTING_FLAG, FLAG_REFRESH_INTERVAL_MS, formulaRuleFlag, toSnapshotFlag, type FlagSnapshot,
@@ -20,13 +20,6 @@ import { flagsMachine, isCustomRoutingOn } from '../../src/machines/flags.ts';
 import { FlagFetchError, type SnapshotRequest, type SnapshotResult } from '../../src/services/flags.ts';
 import { FlagClientStatus } from '../../src/views/flags/FlagClientStatus.tsx';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-});
 beforeEach(() => { vi.useFakeTimers(); });
 afterEach(() => {
   cleanup();

@@ -11,18 +11,12 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { TestModel } from '@xstate/graph';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback, setup, type AnyEventObject, type SnapshotFrom } from 'xstate';
 import { inspectorReceiverMachine, type InspectorReceiverEvent } from '../../src/machines/inspectorReceiver.ts';
 import { appInspector, INSPECTION_SETTING, setInspection, type InspectionRecord } from '../../src/services/inspection.ts';
 import { InspectorPage } from '../../src/views/workflows/InspectorPage.tsx';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-});
 afterEach(() => cleanup());
 
 /** A fake listener: the page's machine hears what the test delivers, while it listens. */

@@ -6,14 +6,13 @@
  */
 import { act, cleanup, waitFor } from '@testing-library/react';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { objectPickerMachine, type ObjectPickerEvent } from '../../src/machines/objectPicker.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { ObjectList } from '../../src/services/integrations.ts';
-import { FAKE_SOURCES, fakeCall, installBrowserShims, pickerArea, renderConnections, selectSource } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, fakeCall, pickerArea, renderConnections, selectSource } from '../support/connectionsScreen.tsx';
 
-beforeAll(installBrowserShims);
 afterEach(() => cleanup());
 
 const SOURCE = FAKE_SOURCES[1]!; // the Sandbox CRM

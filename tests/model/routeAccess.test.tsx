@@ -10,7 +10,7 @@ import { MantineProvider } from '@mantine/core';
 import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { decideRoute, REDIRECT_COOKIE, type Session } from '../../src/domain/routes.ts';
@@ -20,13 +20,6 @@ import type { AuthService } from '../../src/services/auth.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-});
 beforeEach(() => { document.cookie = `${REDIRECT_COOKIE}=; Max-Age=0; Path=/`; });
 afterEach(() => cleanup());
 

@@ -11,7 +11,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { messageForProblem, type Problem } from '../../src/domain/errors.ts';
 import { MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, UPLOAD_MESSAGES, UPLOAD_OUTCOMES, type UploadOutcome, type UploadSummary } from '../../src/domain/upload.ts';
@@ -20,14 +20,6 @@ import { ApiError } from '../../src/services/gateway.ts';
 import type { UploadOptions } from '../../src/services/flatFile.ts';
 import { UploadPage } from '../../src/views/upload/UploadPage.tsx';
 
-beforeAll(() => {
-  // what jsdom lacks and Mantine uses
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-});
 afterEach(() => cleanup());
 
 // ------------------------------------------------------------------ the fake server

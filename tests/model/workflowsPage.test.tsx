@@ -11,7 +11,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { TestModel } from '@xstate/graph';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fromPromise, type SnapshotFrom } from 'xstate';
 import type { LaidOutChart, Statechart } from '../../src/domain/statechart.ts';
 import { pathsOf, statechartOf } from '../../src/machines/graph.ts';
@@ -22,14 +22,6 @@ import type { StatelyOutcome } from '../../src/services/inspection.ts';
 import { layoutStatechart } from '../../src/services/layout.ts';
 import { WorkflowsPage, stepText } from '../../src/views/workflows/WorkflowsPage.tsx';
 
-beforeAll(() => {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-  Element.prototype.scrollIntoView ??= () => {};
-});
 afterEach(() => cleanup());
 
 const diagram = (id: string) => screen.findByRole('group', { name: `Statechart of ${id}` }, { timeout: 10_000 });

@@ -13,15 +13,6 @@ import { objectPickerMachine } from '../../src/machines/objectPicker.ts';
 import type { DataSourceListItem, ObjectList } from '../../src/services/integrations.ts';
 import { ConnectionsPage } from '../../src/views/connections/ConnectionsPage.tsx';
 
-export function installBrowserShims() {
-  window.matchMedia ??= ((query: string) => ({
-    matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
-    addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
-  })) as typeof window.matchMedia;
-  globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
-  Element.prototype.scrollIntoView ??= () => {};
-}
-
 export const FAKE_SOURCES: DataSourceListItem[] = [
   { id: '11111111-1111-4111-8111-111111111111', system: 'sftp', displayName: 'Partner SFTP', createdOn: '2026-11-01T09:00:00.000Z', createdBy: 'Ada Administrator', modifiedOn: '2026-11-20T09:30:00.000Z', modifiedBy: 'Ada Administrator', usedByCount: 1 },
   { id: '22222222-2222-4222-8222-222222222222', system: 'sandbox-crm', displayName: 'Sandbox CRM', createdOn: '2026-11-01T09:00:00.000Z', createdBy: null, modifiedOn: '2026-11-01T09:00:00.000Z', modifiedBy: null, usedByCount: 0 },

@@ -6,7 +6,7 @@
  */
 import * as XLSX from '@e965/xlsx';
 import { parseCsvText } from '../flatFile/csv.ts';
-import { excelSerialToIso } from '../flatFile/excel.ts';
+import { xlsCell } from '../flatFile/excel.ts';
 import { checkHeaders } from '../flatFile/sample.ts';
 import { parseTabular, type TabularResult } from '../flatFile/tabular.ts';
 
@@ -51,19 +51,6 @@ function sheetRows(bytes: Buffer): string[][] {
   if (!sheet) return [];
   const date1904 = !!wb.Workbook?.WBProps?.date1904;
   const data = (sheet['!data'] ?? []) as (XLSX.CellObject | undefined)[][];
-  return Array.from(data, (row) => (row ? Array.from(row, (cell) => cellText(cell, date1904)) : []));
+  return Array.from(data, (row) => (row ? Array.from(row, (cell) => xlsCell(cell, date1904)) : []));
 }
 
-function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string {
-  if (!cell || cell.v === undefined || cell.v === null) return '';
-  switch (cell.t) {
-    case 'n': {
-      const fmt = typeof cell.z === 'string' ? cell.z : '';
-      return fmt && XLSX.SSF.is_date(fmt) ? excelSerialToIso(cell.v as number, date1904) : String(cell.v);
-    }
-    case 'b': return cell.v ? 'TRUE' : 'FALSE';
-    case 'e': return cell.w ?? '#ERROR';
-    case 'd': return cell.v instanceof Date ? cell.v.toISOString().slice(0, 19) : String(cell.v);
-    default: return String(cell.v);
-  }
-}

@@ -399,7 +399,8 @@ export function readXls(buffer: Buffer, collector: SampleCollector): { complete:
   return { complete };
 }
 
-function xlsCell(cell: XLSX.CellObject | undefined, date1904: boolean): string {
+/** A cell of a workbook read by SheetJS, as text (dates as ISO); also used for whole-file reads. */
+export function xlsCell(cell: XLSX.CellObject | undefined, date1904: boolean): string {
   if (!cell || cell.v === undefined || cell.v === null) return '';
   switch (cell.t) {
     case 'n': {

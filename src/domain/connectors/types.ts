@@ -44,3 +44,15 @@ export interface ConnectorDefinition {
 export function hasAdditionalSettings(def: ConnectorDefinition, role: 'source' | 'destination'): boolean {
   return !!def.additionalSettings[role];
 }
+
+/** A row of the Data Sources list, as the integrations service answers it. */
+export interface DataSourceListItem {
+  id: string;
+  system: SystemId;
+  displayName: string;
+  createdOn: string;
+  createdBy: string | null;
+  modifiedOn: string;
+  modifiedBy: string | null;
+  usedByCount: number;
+}

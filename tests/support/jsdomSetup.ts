@@ -1,0 +1,7 @@
+/** What jsdom lacks and Mantine uses, for every test that renders a screen. */
+window.matchMedia ??= ((query: string) => ({
+  matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
+  addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
+})) as typeof window.matchMedia;
+globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
+Element.prototype.scrollIntoView ??= () => {};
