@@ -25,6 +25,8 @@ export interface Config {
   logLevel: string;
   /** clamd for scanning uploads (CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT); null: uploads are not scanned */
   clamav: ClamavAddress | null;
+  /** the organisation a host name without a subdomain (localhost, an IP address) signs in to */
+  defaultSubdomain: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -32,6 +34,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, '');
   const embedded = !env.AUTH0_DOMAIN;
+  const defaultSubdomain = (env.DEFAULT_SUBDOMAIN ?? 'demo').toLowerCase();
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(defaultSubdomain)) {
+    throw new Error(`DEFAULT_SUBDOMAIN must be letters, digits and dashes, got "${env.DEFAULT_SUBDOMAIN}"`);
+  }
   const auth = {
     domain: embedded ? publicUrl : normaliseDomain(env.AUTH0_DOMAIN!),
     clientId: env.AUTH0_CLIENT_ID ?? 'tributary-app',
@@ -61,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     seedDemo: env.SEED_DEMO !== 'false',
     logLevel: env.LOG_LEVEL ?? 'info',
+    defaultSubdomain,
     clamav: clamavAddressFromEnv(env),
   };
 }

@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps) {
   /** What the browser needs to sign in; served as JSON so the page carries no inline script. */
   app.get('/app-config.json', (c) => c.json({
     auth: { domain: config.auth.domain, clientId: config.auth.clientId, audience: config.auth.audience },
-    defaultSubdomain: 'demo',
+    defaultSubdomain: config.defaultSubdomain,
     production: config.production,
   }));
 

@@ -159,3 +159,13 @@ describe('health', () => {
     expect(await res.json()).toMatchObject({ status: 'ok', database: { ok: true }, jobs: { ok: true } });
   });
 });
+
+describe('app configuration', () => {
+  it('tells the browser where to sign in, with no secret in it', async () => {
+    const res = await call(base, '/app-config.json');
+    expect(res.status).toBe(200);
+    const body = await res.json() as { auth: Record<string, string>; defaultSubdomain: string };
+    expect(body).toMatchObject({ auth: { domain: base, clientId: 'tributary-app', audience: 'https://api.tributary.local' }, defaultSubdomain: 'demo' });
+    expect(JSON.stringify(body)).not.toMatch(/secret|password/i);
+  });
+});
