@@ -48,6 +48,8 @@ const messageOf = (error: unknown) => {
 type Output = { output: SnapshotResult };
 const outputOf = ({ event }: { event: { output: SnapshotResult } }): Output => ({ output: event.output });
 const errorOf = ({ event }: { event: { error: unknown } }) => event.error;
+/** a refresh asks with the ETag it holds, so an unchanged snapshot answers 304 */
+const conditionalRequest = ({ context }: { context: FlagsContext }) => ({ namespace: context.namespace, reference: context.reference, etag: context.etag });
 
 export const flagsMachine = setup({
   types: {
@@ -111,7 +113,7 @@ export const flagsMachine = setup({
           invoke: {
             id: 'snapshot',
             src: 'fetchSnapshot',
-            input: ({ context }) => ({ namespace: context.namespace, reference: context.reference, etag: context.etag }),
+            input: conditionalRequest,
             onDone: [
               { guard: { type: 'isNotModified', params: outputOf }, target: 'idle', actions: 'keepSnapshot' },
               { target: 'idle', actions: { type: 'storeSnapshot', params: outputOf } },
@@ -133,7 +135,7 @@ export const flagsMachine = setup({
           invoke: {
             id: 'snapshot',
             src: 'fetchSnapshot',
-            input: ({ context }) => ({ namespace: context.namespace, reference: context.reference, etag: context.etag }),
+            input: conditionalRequest,
             onDone: [
               { guard: { type: 'hasSnapshotToKeep', params: outputOf }, target: '#flags.ready', actions: 'keepSnapshot' },
               { guard: { type: 'isNotModified', params: outputOf }, target: 'waiting' },
