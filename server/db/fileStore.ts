@@ -28,10 +28,15 @@ export function localFileStore(root: string): FileStore {
   };
   return {
     async put(key, content) {
+      const source = content instanceof Uint8Array ? Readable.from([content]) : content;
+      // A stream can fail while the folder is made, before pipeline() listens: an 'error' event
+      // with no listener would end the process, so it is noted from the start and rethrown here.
+      let failed: { err: unknown } | undefined;
+      if (source instanceof Readable) source.on('error', (err) => { failed ??= { err }; });
       const file = resolve(key);
       await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      if (failed) throw failed.err;
       let size = 0;
-      const source = content instanceof Uint8Array ? Readable.from([content]) : content;
       const counted = async function* (src: AsyncIterable<Uint8Array>) {
         for await (const chunk of src) { size += chunk.length; yield chunk; }
       };

@@ -87,6 +87,8 @@ export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: Fla
     } catch (err) {
       await store.remove(key).catch(() => undefined);
       if (err instanceof BodyTooLarge) return tooLarge(true);
+      // the store's own failure is ours, not the client's: a logged 500
+      if (err instanceof StoreFailed) throw err.cause instanceof Error ? err.cause : err;
       log.info({ err: err instanceof Error ? err.message : String(err) }, 'upload body could not be read');
       return fail(400, 'bad-request', 'The upload could not be read as multipart/form-data.');
     }
@@ -188,30 +190,65 @@ type Received =
   | { kind: 'file'; fileName: string; size: number; truncated: boolean };
 
 class BodyTooLarge extends Error {}
+class StoreFailed extends Error {
+  constructor(override readonly cause: unknown) { super('the file store failed'); }
+}
 
-/** The browser's file name without any folder a client may have sent, and without control characters. */
+/**
+ * The browser's file name without any folder a client may have sent, without control characters,
+ * and without invisible format characters (Cf: bidi overrides and isolates, zero-width characters,
+ * BOM), which could make a name display as something it is not ("report\u202Efdp.csv" shows as
+ * "reportvsc.pdf"). Line and paragraph separators go too: they break a name over lines.
+ */
 export function cleanFileName(raw: string): string {
   const base = raw.split(/[\\/]/).pop() ?? '';
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return base.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim();
 }
 
 /**
  * Reads the multipart body: the part named "file" is streamed into the store, at most 15MB of it
  * (busboy truncates beyond and says so); any other part is discarded. A body that runs far past
  * the limit is cut off (BodyTooLarge).
+ *
+ * Every stream here gets its 'error' listener before anything can emit: an 'error' event without
+ * one ends the whole process, and a truncated body, a client that goes away or a failing store all
+ * emit one. Whatever fails first settles the promise, but only after every stream is stopped and
+ * the store has let go of the file, so the caller's remove() leaves nothing behind.
  */
 function receive(body: ReadableStream<Uint8Array>, contentType: string, store: FileStore, key: string): Promise<Received> {
   return new Promise((resolve, reject) => {
     let result: Received = { kind: 'none' };
     let storing: Promise<unknown> = Promise.resolve();
-    let done = false;
-    const finish = (err?: unknown) => {
-      if (done) return;
-      done = true;
-      if (err) reject(err); else storing.then(() => resolve(result), reject);
-    };
+    let storeFailure: StoreFailed | undefined;
+    let bb: busboy.Busboy | undefined;
+    let total = 0;
+    const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        total += chunk.length;
+        if (total > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD + DRAIN_ALLOWANCE) cb(new BodyTooLarge());
+        else cb(null, chunk);
+      },
+    });
 
-    let bb: busboy.Busboy;
+    let settled = false;
+    const finish = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (err === undefined) {
+        void storing.then(() => (storeFailure ? reject(storeFailure) : resolve(result)));
+        return;
+      }
+      source.unpipe();
+      source.destroy();
+      counter.destroy();
+      // also ends an open file part, so the store's pipeline settles and removes what it wrote
+      bb?.destroy(err instanceof Error ? err : new Error(String(err)));
+      void storing.then(() => reject(err));
+    };
+    source.on('error', finish);
+    counter.on('error', finish);
+
     try {
       bb = busboy({
         headers: { 'content-type': contentType },
@@ -220,11 +257,14 @@ function receive(body: ReadableStream<Uint8Array>, contentType: string, store: F
         defParamCharset: 'utf8',
       });
     } catch (err) {
-      reject(err);
+      finish(err);
       return;
     }
+    bb.on('error', finish);
+    bb.on('close', () => finish());
 
     bb.on('file', (name, stream, info) => {
+      stream.on('error', finish);
       if (name !== 'file' || result.kind !== 'none') { stream.resume(); return; }
       const fileName = cleanFileName(info.filename ?? '');
       if (fileNameLength(fileName) > MAX_FILE_NAME_LENGTH) {
@@ -240,23 +280,13 @@ function receive(body: ReadableStream<Uint8Array>, contentType: string, store: F
       const file: Extract<Received, { kind: 'file' }> = { kind: 'file', fileName, size: 0, truncated: false };
       result = file;
       stream.on('limit', () => { file.truncated = true; });
-      storing = store.put(key, stream).then(({ size }) => { file.size = size; });
-      storing.catch(() => undefined);
+      storing = store.put(key, stream).then(({ size }) => { file.size = size; }, (err: unknown) => {
+        // when the body failed first, that error has settled the promise already
+        storeFailure = new StoreFailed(err);
+        finish(storeFailure);
+      });
     });
-    bb.on('close', () => finish());
-    bb.on('error', (err) => finish(err));
 
-    let total = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        total += chunk.length;
-        if (total > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD + DRAIN_ALLOWANCE) cb(new BodyTooLarge());
-        else cb(null, chunk);
-      },
-    });
-    const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-    source.on('error', (err) => finish(err));
-    counter.on('error', (err) => { source.destroy(); bb.destroy(); finish(err); });
     source.pipe(counter).pipe(bb);
   });
 }

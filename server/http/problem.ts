@@ -1,5 +1,5 @@
 /** RFC 9457 problem+json responses. `title` is the browser's error-catalogue key (src/domain/errors.ts). */
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { PROBLEM_TITLES, type Problem, type ProblemTitle } from '../../src/domain/errors.ts';
 
@@ -39,4 +39,21 @@ export function toProblem(err: unknown, c: Context): Response {
   }
   c.var.log?.error({ err }, 'unhandled error');
   return problemResponse(500, 'server-error');
+}
+
+/**
+ * The one error handling of an app: every error becomes a problem (toProblem). Hono hands only
+ * Error instances to onError, so a boundary first turns anything else thrown into an Error.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function installErrorHandling(app: Hono<any>): void {
+  app.use('*', async (_c, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof Error) throw err;
+      throw new Error('A value that is not an Error was thrown', { cause: err });
+    }
+  });
+  app.onError((err, c) => toProblem(err, c));
 }

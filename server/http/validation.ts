@@ -3,12 +3,39 @@ import { vValidator } from '@hono/valibot-validator';
 import type { GenericSchema } from 'valibot';
 import { problemResponse } from './problem.ts';
 
+/** Each jsonBody middleware's schema, so a route's body contract can be read from the app itself. */
+const bodySchemas = new WeakMap<object, GenericSchema>();
+
+/**
+ * The schema of a jsonBody middleware (or of a handler Hono wrapped around one), else undefined.
+ * The fuzz suite walks every route's body schema through this: a new route joins it by being registered.
+ */
+export function bodySchemaOf(handler: unknown): GenericSchema | undefined {
+  if (typeof handler !== 'function') return undefined;
+  // Hono keeps the original handler of a sub-app's route under this key when it wraps it
+  return bodySchemas.get(handler) ?? bodySchemaOf((handler as { __COMPOSED_HANDLER?: unknown }).__COMPOSED_HANDLER);
+}
+
 /** A JSON body checked against its schema: 415 for another media type, 400 naming what is wrong. */
-export const jsonBody = <S extends GenericSchema>(schema: S) =>
-  vValidator('json', schema, (result, c) => {
-    if (!/^application\/([\w.+-]+\+)?json\b/i.test(c.req.header('content-type') ?? '')) return problemResponse(415, 'unsupported-media-type');
+export const jsonBody = <S extends GenericSchema>(schema: S) => {
+  const middleware = vValidator('json', schema, (result, c) => {
+    // the media type Hono's validator parses as JSON, and only that: any other body would be checked as {}
+    const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
+    if (!/^application\/([\w.-]+\+)?json$/i.test(mediaType)) return problemResponse(415, 'unsupported-media-type');
     if (!result.success) {
-      const messages = result.issues.map((i) => i.message.replace(/Received .*$/, '').trim());
+      // valibot's default messages end by quoting the input ("Received ..."); never echo it
+      const messages = result.issues.map((i) => i.message.replace(/\s*\(?received\b.*$/i, '').trim() || 'A value is not valid.');
       return problemResponse(400, 'bad-request', [...new Set(messages)].join(' '), 'validation-failed');
     }
+    // PostgreSQL cannot store U+0000 in text: refuse it here for every body, not as a 500 later
+    if (holdsNul(result.output)) return problemResponse(400, 'bad-request', 'Text cannot contain the NUL character.', 'validation-failed');
   });
+  bodySchemas.set(middleware, schema);
+  return middleware;
+};
+
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v, depth + 1));
+}

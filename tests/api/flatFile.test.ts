@@ -1,15 +1,21 @@
 /**
  * The flat file service through its API, with a real clamd (tests/support/clamav.ts) scanning
  * every upload: each outcome of SPEC.md section 4 as a problem with its own title and SPEC's
- * message, the 15MB limit to the byte, tenant scoping, and uploads when no scanner is configured.
+ * message, the 15MB limit to the byte, tenant scoping, uploads when no scanner is configured, and
+ * bodies that break off or run on (the service answers, keeps serving, and leaves no file behind).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clamavScanner } from '../../server/connectors/flatFile/clamav.ts';
+import { cleanFileName } from '../../server/http/flatFileService.ts';
 import { MESSAGES, PROBLEM_TITLES } from '../../src/domain/errors.ts';
 import { MAX_UPLOAD_BYTES, SAMPLE_ROWS, outcomeForProblem, type UploadSummary } from '../../src/domain/upload.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { csvOfSize, csvText, eicar, PNG, workbook } from '../support/flatFiles.ts';
+import { problemDefects, send, sendAborted } from '../support/fuzz.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const FF = '/flat-file-service/v1';
@@ -195,5 +201,119 @@ describe('when the scanner is not there', () => {
     expect(outcomeForProblem(problem.title, 503)).toBe('unreachable-server');
     const stored = await deadScanner.database.pool.query('select count(*)::int as n from uploads');
     expect(stored.rows[0].n).toBe(0);
+  });
+});
+
+describe('uploads that break off or go wrong midway', () => {
+  // a store folder of its own, so what is left in it (or still open) is this server's doing
+  let dataDir: string;
+  let storeDir: string;
+  let srv: TestServer;
+  let s: Session;
+  let tenant: string;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-uploads-'));
+    storeDir = path.join(dataDir, 'files');
+    srv = await startTestServer({ env: { DATA_DIR: dataDir } });
+    s = await sessionFor(srv.url, 'administrator@demo.tributary.test');
+    [tenant] = await tenantsOf(srv.url, s) as [string];
+  });
+  afterAll(async () => {
+    await srv?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const filesInStore = (): string[] => (fs.existsSync(storeDir) ? fs.readdirSync(storeDir, { recursive: true, encoding: 'utf8' }) : [])
+    .filter((f) => fs.statSync(path.join(storeDir, f), { throwIfNoEntry: false })?.isFile());
+  /** descriptors this process still holds on the store's files (a stream that never ended) */
+  const openInStore = (): string[] => fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+    try { return [fs.readlinkSync(`/proc/self/fd/${fd}`)]; } catch { return []; }
+  }).filter((p) => p.startsWith(storeDir));
+  const until = async (ok: () => boolean, ms = 5000) => {
+    for (const end = Date.now() + ms; !ok() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+    return ok();
+  };
+  const multipartHeaders = () => ({ ...s.headers, tenantId: tenant, 'content-type': 'multipart/form-data; boundary=xx' });
+  const part = (fileName: string, name = 'file') => `--xx\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: text/csv\r\n\r\n`;
+  const stillServing = async () => {
+    expect((await fetch(`${srv.url}/health`)).status).toBe(200);
+    const ok = await upload(srv.url, s, tenant, 'after.csv', csvText(2));
+    expect(ok.status, await ok.clone().text()).toBe(201);
+  };
+
+  it.each([
+    ['after the bytes of a CSV file', `${part('a.csv')}abc`],
+    ['after the bytes of a file of another type', `${part('a.pdf')}abc`],
+    ['after the bytes of a part not named "file"', `${part('b.csv', 'other')}abc`],
+    ['inside the part headers', '--xx\r\nContent-Disposition: form-da'],
+    ['inside the first boundary', '--x'],
+  ])('a body that ends %s, without its closing boundary, is a 400 problem; nothing stays in the store', async (_when, body) => {
+    const res = await send(srv.url, { method: 'POST', path: `${FF}/uploads`, headers: multipartHeaders(), body });
+    expect(res.status, res.text).toBe(400);
+    expect(problemDefects(res)).toEqual([]);
+    expect(JSON.parse(res.text)).toMatchObject({ title: 'bad-request', detail: 'The upload could not be read as multipart/form-data.' });
+    expect(filesInStore()).toEqual([]);
+    await stillServing();
+  });
+
+  it('a client that goes away mid-upload leaves no file in the store and nothing open; the next upload works', async () => {
+    const sent = Buffer.concat([Buffer.from(part('big.csv')), csvOfSize(2 * 1024 * 1024)]);
+    await sendAborted(srv.url, {
+      method: 'POST', path: `${FF}/uploads`, headers: multipartHeaders(), body: sent, declaredLength: sent.length + 4 * 1024 * 1024,
+      // the file has reached the store before the client goes
+      beforeAbort: async () => { expect(await until(() => filesInStore().length > 0)).toBe(true); },
+    });
+    expect(await until(() => filesInStore().length === 0 && openInStore().length === 0), 'nothing left in or open on the store').toBe(true);
+    await stillServing();
+    expect(filesInStore()).toEqual([]);
+  });
+
+  it.each(['huge.csv', 'huge.pdf'])('a body far past the limit sent without a length (%s) is cut off with 413; the open file part does not take the process down', async (fileName) => {
+    const body = Buffer.concat([Buffer.from(part(fileName)), Buffer.alloc(MAX_UPLOAD_BYTES + 3 * 1024 * 1024, 0x61)]);
+    const res = await send(srv.url, { method: 'POST', path: `${FF}/uploads`, headers: multipartHeaders(), body, chunked: true });
+    expect(res.status, res.text).toBe(413);
+    expect(problemDefects(res)).toEqual([]);
+    expect(JSON.parse(res.text)).toMatchObject({ title: 'file-too-large' });
+    expect(await until(() => filesInStore().length === 0 && openInStore().length === 0)).toBe(true);
+    await stillServing();
+  });
+
+  it('a store that cannot take the file is a 500 problem that shows nothing of it, and uploads work again once it can', async () => {
+    // the tenant's folder is taken by a file, so the store cannot make it
+    fs.rmSync(path.join(storeDir, tenant), { recursive: true, force: true });
+    fs.mkdirSync(storeDir, { recursive: true });
+    fs.writeFileSync(path.join(storeDir, tenant), 'not a folder');
+    try {
+      const res = await send(srv.url, { method: 'POST', path: `${FF}/uploads`, headers: multipartHeaders(), body: `${part('a.csv')}${csvText(3)}\r\n--xx--\r\n` });
+      expect(res.status, res.text).toBe(500);
+      expect(problemDefects(res)).toEqual([]);
+      expect(JSON.parse(res.text)).toMatchObject({ title: 'server-error' });
+      expect(res.text).not.toMatch(/ENOTDIR|EEXIST|files\//);
+    } finally {
+      fs.rmSync(path.join(storeDir, tenant));
+    }
+    await stillServing();
+    expect(filesInStore()).toEqual([]);
+  });
+
+  it('strips format characters from file names, so a right-to-left override cannot disguise a name', async () => {
+    // shown by a bidi-aware screen as "reportvsc.pdf"
+    const spoof = await upload(srv.url, s, tenant, 'report\u202Efdp.csv', csvText(1));
+    expect(spoof.status, await spoof.clone().text()).toBe(201);
+    const body = await spoof.json() as UploadSummary;
+    expect(body.fileName).toBe('reportfdp.csv');
+    const again = await call(srv.url, `${FF}/uploads/${body.id}`, { headers: { ...s.headers, tenantId: tenant } });
+    expect(((await again.json()) as UploadSummary).fileName).toBe('reportfdp.csv');
+
+    const invisible = await upload(srv.url, s, tenant, '\uFEFFsupp\u200Borters\u2066\u00AD\u2069.csv', csvText(1));
+    expect(((await invisible.json()) as UploadSummary).fileName).toBe('supporters.csv');
+  });
+
+  it('cleanFileName removes every format and control character and keeps the rest of the name', () => {
+    const format = ['\u00AD', '\u061C', '\u200B', '\u200C', '\u200D', '\u200E', '\u200F', '\u202A', '\u202E', '\u2060', '\u2066', '\u2069', '\uFEFF', '\u{E0001}', '\u{E0041}'];
+    expect(cleanFileName(`a${format.join('')}b.csv`)).toBe('ab.csv');
+    expect(cleanFileName('a\u0000\u0007\u001b\u007f\u0085\u009f\u2028\u2029b.csv')).toBe('ab.csv');
+    expect(cleanFileName('C:\\Users\\ann\\Zoë Ölund — 2024 (final) 📎.csv')).toBe('Zoë Ölund — 2024 (final) 📎.csv');
+    expect(cleanFileName('\u202E  ../../spaced.csv \u200B')).toBe('spaced.csv');
   });
 });
