@@ -84,8 +84,11 @@ export function pgAdapterFactory(pool: pg.Pool): AdapterFactory {
   return (kind: string) => new PgAdapter(kind, pool);
 }
 
-/** Removes rows that expired more than a day ago (consumed refresh tokens stay until they expire, for reuse detection). */
+/** Removes rows that expired more than a day ago (consumed refresh tokens stay until they expire, for reuse detection), and stale sign-in counters. */
 export async function purgeExpired(pool: pg.Pool): Promise<void> {
   await pool.query(`delete from oidc_payloads where expires_at < now() - interval '1 day'`);
   await pool.query(`delete from login_failures where at < now() - interval '1 day'`);
+  // counters whose longest window (a day) has passed and that block nothing would start over anyway
+  await pool.query(`delete from sign_in_throttle
+                     where window_start < now() - interval '2 days' and (blocked_until is null or blocked_until < now())`);
 }

@@ -1,22 +1,55 @@
-/** Password hashes for the embedded identity provider: scrypt with a per-password salt. */
+/**
+ * Password hashes for the embedded identity provider: scrypt with a per-password salt, stored as
+ * `scrypt$N$r$p$salt$hash` so a hash made with older parameters still verifies and can be
+ * replaced on the next successful sign-in.
+ */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
+export interface ScryptParams { N: number; r: number; p: number }
+
+/** OWASP's current recommendation for scrypt (N=2^17, r=8, p=1). */
+export const CURRENT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
+const LEN = 64;
+
+// the libuv thread pool runs scrypt, so the event loop stays free while a hash is computed
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k))));
 
-const N = 16384, r = 8, p = 1, LEN = 64;
+/** scrypt needs 128 * N * r bytes; Node refuses anything above 32 MiB unless maxmem says more. */
+const maxmem = ({ N, r }: ScryptParams) => 128 * N * r + 16 * 1024 * 1024;
 
-export async function hashPassword(password: string): Promise<string> {
+/** Parameters a stored hash may carry: anything else is refused rather than run (a huge N would exhaust memory). */
+function plausible({ N, r, p }: ScryptParams): boolean {
+  return Number.isInteger(N) && N >= 2 ** 10 && N <= 2 ** 20 && (N & (N - 1)) === 0
+    && Number.isInteger(r) && r >= 1 && r <= 32 && Number.isInteger(p) && p >= 1 && p <= 16;
+}
+
+function parse(stored: string | null | undefined) {
+  if (!stored) return undefined;
+  const [scheme, n, rr, pp, salt, hash, ...rest] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash || rest.length) return undefined;
+  const params = { N: Number(n), r: Number(rr), p: Number(pp) };
+  if (!plausible(params)) return undefined;
+  return { params, salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') };
+}
+
+export async function hashPassword(password: string, params: ScryptParams = CURRENT_PARAMS): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, LEN, { N, r, p });
-  return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scrypt(password, salt, LEN, { ...params, maxmem: maxmem(params) });
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
-  if (!stored) return false;
-  const [scheme, n, rr, pp, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(rr), p: Number(pp) });
-  return timingSafeEqual(key, expected);
+  const parsed = parse(stored);
+  if (!parsed || parsed.hash.length < 16) return false;
+  const key = await scrypt(password, parsed.salt, parsed.hash.length, { ...parsed.params, maxmem: maxmem(parsed.params) });
+  return timingSafeEqual(key, parsed.hash);
+}
+
+/** true when the hash was made with other parameters than today's (checked after a successful verify). */
+export function needsRehash(stored: string | null | undefined): boolean {
+  const parsed = parse(stored);
+  if (!parsed) return true;
+  const { N, r, p } = parsed.params;
+  return N !== CURRENT_PARAMS.N || r !== CURRENT_PARAMS.r || p !== CURRENT_PARAMS.p || parsed.hash.length !== LEN;
 }

@@ -10,7 +10,7 @@ import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { JWK } from 'jose';
-import { and, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import Provider, {
   errors,
   type Account,
@@ -23,9 +23,10 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
 import { loginFailures } from '../db/schema/identity.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { pgAdapterFactory, purgeExpired } from './adapter.ts';
 import { loadIdentityKeys } from './keys.ts';
+import { createSignInThrottle, tooManyAttempts } from './throttle.ts';
 import {
   STATIC_PREFIX, autoSubmitPage, escapeHtml, loginPage, messagePage, staticAssets,
 } from './loginPage.ts';
@@ -42,9 +43,6 @@ export interface Identity {
 }
 
 export const WRONG_CREDENTIALS = 'Wrong e-mail or password.';
-export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts. Try again in 15 minutes.';
-export const MAX_FAILURES = 5;
-const FAILURE_WINDOW = sql`now() - interval '15 minutes'`;
 const LOGIN_BODY_LIMIT = 10 * 1024;
 
 const DAY = 24 * 60 * 60;
@@ -75,8 +73,36 @@ const ERROR_EVENTS = [
   'revocation.error', 'userinfo.error', 'jwks.error', 'discovery.error', 'introspection.error',
 ] as const;
 
+/** compared against for unknown e-mails, so every attempt costs one scrypt; made once per process */
+let dummyHashPromise: Promise<string> | undefined;
+const dummyHashOnce = () => (dummyHashPromise ??= hashPassword(randomBytes(16).toString('hex')));
+
+/** What a person is told when the provider cannot go on (renderError). */
+function friendlyError(opts: { status: number; error: string | undefined; route: string | undefined; publicUrl: string }) {
+  const signingOut = opts.route?.startsWith('end_session') ?? false;
+  const title = signingOut ? 'Sign-out problem' : 'Sign-in problem';
+  const back = { href: opts.publicUrl, text: 'Go to Tributary' };
+  if (opts.status >= 500) return { title, message: 'Something went wrong on our side. Please try again in a few minutes.', link: back };
+  if (opts.error === 'invalid_client') {
+    return { title, message: 'This sign-in request did not come from Tributary. Open Tributary and sign in from there.', link: back };
+  }
+  if (opts.error === 'invalid_redirect_uri') {
+    return {
+      title,
+      message: 'Tributary was opened at an address it does not sign in from. Open it at this address and sign in there:',
+      link: { href: opts.publicUrl, text: opts.publicUrl },
+    };
+  }
+  if (signingOut) {
+    return { title, message: 'This sign-out link is not one Tributary can use. Open Tributary and sign out from its menu.', link: back };
+  }
+  return { title, message: 'This sign-in link has expired or is incomplete. Open Tributary and sign in again.', link: back };
+}
+
 export async function createIdentity(opts: {
   config: Config; db: Db; pool: pg.Pool; log: Logger;
+  /** epoch milliseconds for sign-in throttling; tests move it instead of waiting */
+  clock?: () => number;
 }): Promise<Identity> {
   const { config, db, pool } = opts;
   const log = opts.log.child({ component: 'identity' });
@@ -101,8 +127,8 @@ export async function createIdentity(opts: {
   const secure = publicUrl.protocol === 'https:';
 
   const keys = await loadIdentityKeys(pool);
-  /** compared against for unknown e-mails, so every attempt costs one scrypt */
-  const dummyHash = await hashPassword(randomBytes(16).toString('hex'));
+  const throttle = createSignInThrottle(pool, config.signInThrottle, opts.clock);
+  const dummyHash = await dummyHashOnce();
 
   async function findUserBySub(sub: string) {
     const [user] = await db.select({ email: users.email, fullName: users.fullName })
@@ -210,6 +236,12 @@ export async function createIdentity(opts: {
     features: {
       devInteractions: { enabled: false },
       introspection: { enabled: false },
+      // on by default in oidc-provider, but not offered: its endpoint is not among the routes served
+      // here (discovery would advertise a URL that answers 404), and the SDK never uses it
+      pushedAuthorizationRequests: { enabled: false },
+      // the API accepts access tokens as bearer tokens only and never checks a proof of possession,
+      // so a DPoP-bound token would be no safer: do not advertise DPoP
+      dPoP: { enabled: false },
       userinfo: { enabled: true },
       revocation: {
         enabled: true,
@@ -257,17 +289,11 @@ export async function createIdentity(opts: {
         },
       },
     },
-    // a plain page, never a stack trace; the error itself is logged by the event listeners below
+    // a plain explanation and a way back, never an OAuth error code or a stack trace; the error
+    // itself is logged by the event listeners below
     renderError: async (ctx, out) => {
-      const status = ctx.status || 500;
       ctx.type = 'html';
-      ctx.body = messagePage({
-        title: 'Sign-in problem',
-        message: status >= 500
-          ? 'Something went wrong. Please try again later.'
-          : `${out.error_description ?? out.error} (${out.error})`,
-        link: { href: config.publicUrl, text: 'Return to Tributary' },
-      });
+      ctx.body = messagePage(friendlyError({ status: ctx.status || 500, error: out.error, route: ctx.oidc?.route, publicUrl: config.publicUrl }));
     },
   };
 
@@ -404,35 +430,48 @@ export async function createIdentity(opts: {
     const email = typed.toLowerCase();
     const password = form.get('password') ?? '';
 
-    if (email) {
-      const [row] = await db.select({ n: count() }).from(loginFailures)
-        .where(and(eq(loginFailures.email, email), gt(loginFailures.at, FAILURE_WINDOW)));
-      if ((row?.n ?? 0) >= MAX_FAILURES) {
-        log.warn({ email }, 'sign-in refused: too many failed attempts');
-        return sendHtml(res, 429, loginPage({ action, email: typed, error: TOO_MANY_ATTEMPTS }));
-      }
-    }
-
-    const [user] = email
-      ? await db.select({ id: users.id, auth0Id: users.auth0Id, passwordHash: users.passwordHash })
-        .from(users)
-        .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deactivatedOn)))
-        .limit(1)
-      : [];
-    // the scrypt work is done whether or not the e-mail exists
-    const verified = await verifyPassword(password, user?.passwordHash ?? dummyHash);
-    if (!user || !user.passwordHash || !verified || !password) {
-      if (email) {
-        await db.insert(loginFailures).values({ email, ip: req.socket.remoteAddress ?? 'unknown' });
-      }
-      log.info({ email }, 'sign-in failed');
+    if (!email || !password) {
       return sendHtml(res, 401, loginPage({ action, email: typed, error: WRONG_CREDENTIALS }));
     }
 
-    await db.delete(loginFailures).where(eq(loginFailures.email, email));
+    const remote = req.socket.remoteAddress;
+    // counted as a failure before the password is checked, so parallel guesses cannot outrun the count
+    const admission = await throttle.admit(email, remote);
+    if (!admission.admitted) {
+      log.warn({ email, ip: remote, retryAfterMs: admission.retryAfterMs }, 'sign-in refused: too many attempts');
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(admission.retryAfterMs / 1000))));
+      return sendHtml(res, 429, loginPage({ action, email: typed, error: tooManyAttempts(admission.retryAfterMs) }));
+    }
+
+    const [user] = await db.select({ id: users.id, auth0Id: users.auth0Id, passwordHash: users.passwordHash })
+      .from(users)
+      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deactivatedOn)))
+      .limit(1);
+    // the scrypt work is done whether or not the e-mail exists
+    const verified = await verifyPassword(password, user?.passwordHash ?? dummyHash);
+    if (!user || !user.passwordHash || !verified) {
+      await db.insert(loginFailures).values({ email, ip: remote ?? 'unknown' });
+      log.info({ email, ip: remote }, 'sign-in failed');
+      return sendHtml(res, 401, loginPage({ action, email: typed, error: WRONG_CREDENTIALS }));
+    }
+
+    await admission.succeeded();
+    if (needsRehash(user.passwordHash)) await upgradeHash(user.id, user.passwordHash, password);
     await db.update(users).set({ loginCount: sql`${users.loginCount} + 1` }).where(eq(users.id, user.id));
     log.info({ sub: user.auth0Id }, 'signed in');
     await provider.interactionFinished(req, res, { login: { accountId: user.auth0Id } }, { mergeWithLastSubmission: false });
+  }
+
+  /** A hash made with older scrypt parameters is replaced while the password is at hand. */
+  async function upgradeHash(userId: string, oldHash: string, password: string) {
+    try {
+      const fresh = await hashPassword(password);
+      // only if nobody changed the password meanwhile
+      await db.update(users).set({ passwordHash: fresh }).where(and(eq(users.id, userId), eq(users.passwordHash, oldHash)));
+      log.info({ userId }, 'password hash upgraded');
+    } catch (err) {
+      log.warn({ err, userId }, 'could not upgrade a password hash');
+    }
   }
 
   async function handleInteraction(req: IncomingMessage, res: ServerResponse, pathname: string) {

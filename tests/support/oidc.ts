@@ -2,6 +2,7 @@
  * Signs in against the embedded provider the way the Auth0 SDK does (authorization code with PKCE,
  * form-encoded token requests), with fetch and a small cookie jar.
  */
+import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 
 export interface Tokens { access_token: string; id_token: string; refresh_token?: string; expires_in: number }
@@ -23,7 +24,16 @@ const b64url = (b: Buffer) => b.toString('base64url');
 
 export interface SignInOptions { baseUrl: string; clientId?: string; audience?: string; email: string; password: string }
 
-export async function signIn(o: SignInOptions): Promise<Tokens & { jar: CookieJar }> {
+export interface SignInPage {
+  jar: CookieJar;
+  /** the sign-in form's action (absolute URL) */
+  loginAction: string;
+  verifier: string;
+  redirectUri: string;
+}
+
+/** /authorize as the SDK sends it, followed to the provider's sign-in page. */
+export async function openSignInPage(o: { baseUrl: string; clientId?: string; audience?: string }): Promise<SignInPage> {
   const jar = new CookieJar();
   const verifier = b64url(randomBytes(32));
   const challenge = b64url(createHash('sha256').update(verifier).digest());
@@ -35,17 +45,42 @@ export async function signIn(o: SignInOptions): Promise<Tokens & { jar: CookieJa
     state: b64url(randomBytes(16)), nonce: b64url(randomBytes(16)), code_challenge: challenge, code_challenge_method: 'S256',
     response_mode: 'query',
   }).toString();
+  const res = await follow(auth.toString(), jar, o.baseUrl);
+  const loginAction = new URL(`${new URL(res.url).pathname}/login`, o.baseUrl).toString();
+  return { jar, loginAction, verifier, redirectUri };
+}
 
-  let res = await follow(auth.toString(), jar, o.baseUrl);
-  const loginUrl = res.url;
-  const login = await fetch(new URL(`${new URL(loginUrl).pathname}/login`, o.baseUrl), {
+/**
+ * Posts the sign-in form with node:http, so a test can choose the address the request comes from
+ * (any 127.x.y.z reaches a server on 127.0.0.1) and send many at once.
+ */
+export function postSignIn(page: SignInPage, form: { email: string; password: string }, localAddress?: string) {
+  const body = new URLSearchParams(form).toString();
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = http.request(page.loginAction, {
+      method: 'POST', localAddress, agent: false,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), cookie: page.jar.header() },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function signIn(o: SignInOptions): Promise<Tokens & { jar: CookieJar }> {
+  const { jar, loginAction, verifier, redirectUri } = await openSignInPage(o);
+  const login = await fetch(loginAction, {
     method: 'POST', redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
     body: new URLSearchParams({ email: o.email, password: o.password }),
   });
   jar.store(login);
   if (login.status !== 302 && login.status !== 303) throw new Error(`sign-in failed with ${login.status}: ${await login.text()}`);
-  res = await follow(new URL(login.headers.get('location')!, o.baseUrl).toString(), jar, o.baseUrl);
+  const res = await follow(new URL(login.headers.get('location')!, o.baseUrl).toString(), jar, o.baseUrl);
   const code = new URL(res.url).searchParams.get('code');
   if (!code) throw new Error(`no code in ${res.url}`);
   const tokens = await tokenRequest(o.baseUrl, {

@@ -1,5 +1,5 @@
 /** The embedded identity provider's state: its models, keys and sign-in failures. */
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** oidc-provider's models (sessions, grants, codes, refresh tokens, interactions). */
 export const oidcPayloads = pgTable('oidc_payloads', {
@@ -25,10 +25,21 @@ export const identityKeys = pgTable('identity_keys', {
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** Failed sign-in attempts, for throttling. */
+/** Failed sign-in attempts: who typed which e-mail from where, kept a day. */
 export const loginFailures = pgTable('login_failures', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull(),
   ip: text('ip').notNull(),
   at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [index('login_failures_email_idx').on(t.email, t.at)]);
+
+/**
+ * Sign-in throttling counters (server/identity/throttle.ts): one row per e-mail (hashed), per
+ * client address and one for everyone; locked while an attempt is counted.
+ */
+export const signInThrottle = pgTable('sign_in_throttle', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull().default(0),
+  windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+  blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+}, (t) => [index('sign_in_throttle_window_idx').on(t.windowStart)]);

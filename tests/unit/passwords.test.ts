@@ -1,0 +1,39 @@
+import { scryptSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CURRENT_PARAMS, hashPassword, needsRehash, verifyPassword } from '../../server/identity/passwords.ts';
+
+describe('password hashes', () => {
+  it("hash with OWASP's scrypt cost (N=2^17, r=8, p=1) and carry the parameters with the hash", async () => {
+    expect(CURRENT_PARAMS).toEqual({ N: 131072, r: 8, p: 1 });
+    const hash = await hashPassword('correct horse');
+    expect(hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{86}==$/);
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct horsE', hash)).toBe(false);
+    expect(needsRehash(hash)).toBe(false);
+    // a fresh salt every time
+    const cheap = { N: 1024, r: 8, p: 1 };
+    expect(await hashPassword('correct horse', cheap)).not.toBe(await hashPassword('correct horse', cheap));
+  });
+
+  it('still verify hashes made with the older cost, and ask for them to be replaced', async () => {
+    const salt = Buffer.from('0123456789abcdef');
+    const key = scryptSync('correct horse', salt, 64, { N: 16384, r: 8, p: 1 });
+    const old = `scrypt$16384$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+    expect(await verifyPassword('correct horse', old)).toBe(true);
+    expect(await verifyPassword('wrong', old)).toBe(false);
+    expect(needsRehash(old)).toBe(true);
+  });
+
+  it('refuse malformed hashes and parameters that would exhaust memory, without running them', async () => {
+    const good = await hashPassword('pw', { N: 1024, r: 8, p: 1 });
+    const [, , , , salt, key] = good.split('$');
+    for (const stored of [
+      null, undefined, '', 'plain', `bcrypt$1024$8$1$${salt}$${key}`, `scrypt$1024$8$1$${salt}`,
+      `scrypt$${2 ** 24}$8$1$${salt}$${key}`, `scrypt$1000$8$1$${salt}$${key}`, `scrypt$1024$999$1$${salt}$${key}`,
+      `scrypt$1024$8$1$${salt}$`, `scrypt$1024$8$1$${salt}$${key}$extra`,
+    ]) {
+      expect(await verifyPassword('pw', stored), String(stored)).toBe(false);
+    }
+    expect(await verifyPassword('pw', good)).toBe(true);
+  });
+});
