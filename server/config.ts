@@ -21,17 +21,41 @@ export interface Config {
   };
   secretKey: string | undefined;
   production: boolean;
+  /** seed the demo organisation: by default outside production only; SEED_DEMO=true asks for it anywhere */
   seedDemo: boolean;
   logLevel: string;
   /** clamd for scanning uploads (CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT); null: uploads are not scanned */
   clamav: ClamavAddress | null;
   /** the organisation a host name without a subdomain (localhost, an IP address) signs in to */
   defaultSubdomain: string;
+  /**
+   * CONNECTOR_ALLOW_PRIVATE_HOSTS=true: connectors may reach loopback and private networks (an
+   * on-premises SFTP server). Off by default, whatever NODE_ENV says; link-local and cloud
+   * metadata addresses stay refused.
+   */
+  connectorAllowPrivateHosts: boolean;
+  /** how the embedded provider slows down password guessing (server/identity/throttle.ts) */
+  signInThrottle: SignInThrottleSettings;
+}
+
+export interface SignInThrottleSettings {
+  /** failed sign-ins for one e-mail within a day before each further attempt must wait */
+  freeFailures: number;
+  /** failed sign-ins from one address (any e-mail) within an hour before each further attempt from it must wait */
+  ipFreeFailures: number;
+  /** the first wait; it doubles with each further failure */
+  firstDelaySeconds: number;
+  /** the longest wait */
+  maxDelaySeconds: number;
+  /** failed password checks per minute across everyone; past it, sign-in pauses until the minute is over */
+  globalFailuresPerMinute: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  const production = env.NODE_ENV === 'production';
+  if (env.SEED_DEMO && !['true', 'false'].includes(env.SEED_DEMO)) throw new Error(`SEED_DEMO must be true or false, got "${env.SEED_DEMO}"`);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, '');
   const embedded = !env.AUTH0_DOMAIN;
   const defaultSubdomain = (env.DEFAULT_SUBDOMAIN ?? 'demo').toLowerCase();
@@ -64,12 +88,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPgPort: Number(env.EMBEDDED_PG_PORT ?? 54329),
     auth,
     secretKey: env.SECRET_KEY || undefined,
-    production: env.NODE_ENV === 'production',
-    seedDemo: env.SEED_DEMO !== 'false',
+    production,
+    seedDemo: env.SEED_DEMO === undefined || env.SEED_DEMO === '' ? !production : env.SEED_DEMO === 'true',
     logLevel: env.LOG_LEVEL ?? 'info',
     defaultSubdomain,
     clamav: clamavAddressFromEnv(env),
+    connectorAllowPrivateHosts: env.CONNECTOR_ALLOW_PRIVATE_HOSTS === 'true',
+    signInThrottle: {
+      freeFailures: positiveInteger(env, 'SIGNIN_FREE_FAILURES', 5),
+      ipFreeFailures: positiveInteger(env, 'SIGNIN_IP_FREE_FAILURES', 50),
+      firstDelaySeconds: positiveInteger(env, 'SIGNIN_FIRST_DELAY_SECONDS', 1),
+      maxDelaySeconds: positiveInteger(env, 'SIGNIN_MAX_DELAY_SECONDS', 900),
+      globalFailuresPerMinute: positiveInteger(env, 'SIGNIN_GLOBAL_FAILURES_PER_MINUTE', 120),
+    },
   };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1, got "${raw}"`);
+  return value;
 }
 
 function normaliseDomain(domain: string): string {

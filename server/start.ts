@@ -22,10 +22,12 @@ async function main() {
 
   const running = await startServer(config, log, opts);
   console.log(`\nTributary is running at ${running.url}${running.seeded ? ' (demo data seeded)' : ''}`);
-  console.log(`Demo organisation: subdomain "demo"; password for every demo user: ${DEMO_PASSWORD}`);
-  for (const u of DEMO_USERS) {
-    const roles = Object.values(u.roles).flat();
-    console.log(`  ${u.email.padEnd(42)} ${Object.keys(u.roles).length === 0 ? '(no tenants)' : roles.length ? [...new Set(roles)].join(', ') : '(no roles)'}`);
+  if (config.seedDemo) {
+    console.log(`Demo organisation: subdomain "demo"; password for every demo user: ${DEMO_PASSWORD}`);
+    for (const u of DEMO_USERS) {
+      const roles = Object.values(u.roles).flat();
+      console.log(`  ${u.email.padEnd(42)} ${Object.keys(u.roles).length === 0 ? '(no tenants)' : roles.length ? [...new Set(roles)].join(', ') : '(no roles)'}`);
+    }
   }
   console.log('Press Ctrl-C to stop.\n');
 

@@ -10,12 +10,13 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Jobs } from '../jobs/boss.ts';
 import { accountManagementRouter } from './accountManagement.ts';
+import { canonicalHost } from './canonicalHost.ts';
 import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
 import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
 import { integrationsRouter } from './integrations.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
-import { problemResponse, toProblem } from './problem.ts';
+import { installErrorHandling, problemResponse } from './problem.ts';
 
 /** Gateway base paths (DESIGN.md section 4); anything under them that no router answers is a 404 problem. */
 export const API_PREFIXES = [
@@ -39,6 +40,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { config, database, jobs, verifier, log } = deps;
   const app = new Hono<AppEnv>();
+  installErrorHandling(app);
 
   app.use('*', async (c, next) => {
     const requestId = crypto.randomUUID();
@@ -56,6 +58,8 @@ export function createApp(deps: AppDeps) {
     c.var.log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
 
+  app.use('*', canonicalHost(config, isApiPath));
+
   // uploads stream under the flat file service's own 15MB limit
   app.use('*', except(UPLOAD_PATH, bodyLimit({
     maxSize: 1024 * 1024,
@@ -67,13 +71,18 @@ export function createApp(deps: AppDeps) {
     },
   })));
 
+  // public, so it says only ok or degraded: the reasons (which may name hosts, users or SQL) go to the log
   app.get('/health', async (c) => {
-    const [database_, queue] = await Promise.all([
-      database.pool.query('select 1').then(() => ({ ok: true }), (e: Error) => ({ ok: false, detail: e.message })),
+    const [databaseOk, queue] = await Promise.all([
+      database.pool.query('select 1').then(() => true, (err: unknown) => {
+        c.var.log.error({ err }, 'health: the database does not answer');
+        return false;
+      }),
       jobs.status(),
     ]);
-    const ok = database_.ok && queue.ok;
-    return c.json({ status: ok ? 'ok' : 'degraded', database: database_, jobs: queue }, ok ? 200 : 503);
+    if (!queue.ok) c.var.log.error({ detail: queue.detail }, 'health: the job queue does not answer');
+    const ok = databaseOk && queue.ok;
+    return c.json({ status: ok ? 'ok' : 'degraded', database: { ok: databaseOk }, jobs: { ok: queue.ok } }, ok ? 200 : 503);
   });
 
   /** What the browser needs to sign in; served as JSON so the page carries no inline script. */
@@ -92,6 +101,8 @@ export function createApp(deps: AppDeps) {
 
   if (deps.staticRoot) {
     const root = deps.staticRoot;
+    // source maps stay on the server (for our own debugging); the public never gets them
+    app.get('*', async (c, next) => (!isApiPath(c.req.path) && /\.map$/i.test(c.req.path) ? problemResponse(404, 'not-found') : next()));
     app.use('/assets/*', serveStatic({ root: path.relative(process.cwd(), root) }));
     app.get('*', async (c, next) => {
       if (isApiPath(c.req.path)) return next();
@@ -105,6 +116,5 @@ export function createApp(deps: AppDeps) {
   }
 
   app.notFound(() => problemResponse(404, 'not-found'));
-  app.onError((err, c) => toProblem(err, c));
   return app;
 }

@@ -1,5 +1,5 @@
 /** Security headers on every response, the identity provider's included. */
-export function securityHeaders(opts: { formActions: string[]; connect: string[]; dev: boolean }): Record<string, string> {
+export function securityHeaders(opts: { formActions: string[]; connect: string[]; dev: boolean; https?: boolean }): Record<string, string> {
   const csp = [
     "default-src 'self'",
     // no inline script; Vite's dev preamble is the one exception, in dev only
@@ -21,5 +21,8 @@ export function securityHeaders(opts: { formActions: string[]; connect: string[]
     'Referrer-Policy': 'strict-origin-when-cross-origin',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+    // only when the public address is https: over plain http the header would be ignored, and on
+    // localhost it would pin every other local app to https for a year
+    ...(opts.https ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
   };
 }
