@@ -5,12 +5,13 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
-import { seedDemo } from './db/seed.ts';
+import { demoOrganizationExists, seedDemo } from './db/seed.ts';
 import { createIdentity, type Identity } from './identity/provider.ts';
 import { createApp, API_PREFIXES } from './http/app.ts';
 import type { TokenVerifier } from './http/auth.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { startJobs, type Jobs } from './jobs/boss.ts';
+import { createSecretBox, loadSecretKey } from './connectors/secrets.ts';
 import { getRequestListener } from '@hono/node-server';
 
 export interface Running {
@@ -20,6 +21,8 @@ export interface Running {
   identity: Identity | undefined;
   jobs: Jobs;
   seeded: boolean;
+  /** the Hono app; its registered routes are what the fuzz suite (tests/api/fuzz.test.ts) walks */
+  app: ReturnType<typeof createApp>;
   stop(): Promise<void>;
 }
 
@@ -44,9 +47,16 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
     }
     const database = await openDatabase(url);
     stops.push(() => database.close());
+    // the demo users' password is public (README): a production database must not hold them unless asked for
+    if (config.production && !config.seedDemo && (await demoOrganizationExists(database.db))) {
+      throw new Error('This production database holds the demo organisation (subdomain "demo"), whose password is public. '
+        + 'Delete it, or set SEED_DEMO=true if this is meant to be a demo deployment.');
+    }
     const seeded = config.seedDemo ? await seedDemo(database.db) : false;
 
-    const jobs = await startJobs({ databaseUrl: url, db: database.db, log, work: opts.work ?? true });
+    // npm start may make the key (embedded default); npm run worker only ever reads it
+    const secrets = createSecretBox(loadSecretKey(config));
+    const jobs = await startJobs({ databaseUrl: url, db: database.db, log, config, secrets, work: opts.work ?? true });
     stops.push(() => jobs.stop());
 
     let identity: Identity | undefined;
@@ -65,6 +75,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
     const dev = !!opts.devMiddleware;
     const headers = securityHeaders({
       dev,
+      https: config.publicUrl.startsWith('https:'),
       formActions: config.appOrigins,
       connect: config.auth.embedded ? [] : [config.auth.domain],
     });
@@ -95,7 +106,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
     });
     stops.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
     log.info({ url: config.publicUrl }, 'Tributary is listening');
-    return { url: config.publicUrl, config, database, identity, jobs, seeded, stop: stopAll };
+    return { url: config.publicUrl, config, database, identity, jobs, seeded, app, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

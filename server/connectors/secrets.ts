@@ -60,6 +60,18 @@ export function loadSecretKey(opts: { secretKey?: string | undefined; dataDir: s
   return decodeKey(fs.readFileSync(file, 'utf8'), file);
 }
 
+/**
+ * The key only if one exists: SECRET_KEY, or the key file; null when there is neither. Never
+ * creates one, for processes (npm run worker) that must open what another process sealed: a key of
+ * their own would make every saved credential unreadable to them.
+ */
+export function loadExistingSecretKey(opts: { secretKey?: string | undefined; dataDir: string }): Buffer | null {
+  if (opts.secretKey) return decodeKey(opts.secretKey, 'SECRET_KEY');
+  const file = path.join(opts.dataDir, 'secret.key');
+  if (!fs.existsSync(file)) return null;
+  return decodeKey(fs.readFileSync(file, 'utf8'), file);
+}
+
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== KEY_BYTES) throw new SecretKeyError('The secret key must be 32 bytes.');
   const keyVersion = keyFingerprint(key);

@@ -1,38 +1,79 @@
 /**
- * pg-boss on the same PostgreSQL: queues, retries with backoff, cron schedules. Workers scale
- * across processes (`npm run worker`); `npm start` runs one in-process.
+ * pg-boss on the same PostgreSQL: one queue per job definition (registry.ts), with the definition's
+ * policy, retries and cron schedule. Workers scale across processes (`npm run worker`); `npm start`
+ * runs one in-process. Payloads are validated when queued and again when worked.
  */
-import { PgBoss } from 'pg-boss';
-import { lt } from 'drizzle-orm';
+import { PgBoss, type JobResult, type JobWithMetadata } from 'pg-boss';
+import type * as v from 'valibot';
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { loginFailures, oidcPayloads } from '../db/schema/identity.ts';
+import type { SecretBox } from '../connectors/secrets.ts';
+import {
+  parsePayload, PermanentJobError, type AnyJobDefinition, type EnqueueOptions, type JobContext, type JobDefinition,
+  type JobDeps, type PayloadSchema,
+} from './definition.ts';
+import { JOBS } from './registry.ts';
+import { jobRunStatus, type JobProgress, type JobRunStatus } from './retryStatus.ts';
 
-export const QUEUES = {
-  /** drops expired identity records and old sign-in failures */
-  identityCleanup: 'identity-cleanup',
-} as const;
+const SCHEMA = 'pgboss';
 
 export interface Jobs {
   boss: PgBoss;
+  /**
+   * Queues a job after validating its payload with the definition's schema: a refused payload
+   * throws JobPayloadError and nothing is queued. Answers the job's id, or null when the queue's
+   * policy refused it (a job with the same singleton key already waits).
+   */
+  enqueue<S extends PayloadSchema>(definition: JobDefinition<S>, payload: v.InferInput<S>, options?: EnqueueOptions): Promise<string | null>;
+  /** A job's status as SPEC.md names it; null when pg-boss no longer holds the job. */
+  runStatus(definition: AnyJobDefinition, id: string, now?: Date): Promise<JobRunStatus | null>;
+  /** for GET /health */
   status(): Promise<{ ok: boolean; queues: number; detail?: string }>;
   stop(): Promise<void>;
 }
 
-export async function startJobs(opts: { databaseUrl: string; db: Db; log: Logger; work: boolean }): Promise<Jobs> {
-  const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: 'pgboss', max: 4, application_name: 'tributary-jobs' });
+export interface StartJobsOptions extends JobDeps {
+  databaseUrl: string;
+  log: Logger;
+  /** work every listed queue in this process */
+  work: boolean;
+  /** the product's list unless given: tests register their own definitions here */
+  definitions?: readonly AnyJobDefinition[];
+}
+
+export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
+  const definitions = opts.definitions ?? JOBS;
+  const byName = new Map<string, AnyJobDefinition>();
+  for (const d of definitions) {
+    if (byName.has(d.name)) throw new Error(`Two job definitions are named "${d.name}".`);
+    byName.set(d.name, d);
+  }
+  const deps: JobDeps = { db: opts.db, secrets: opts.secrets, config: opts.config };
+
+  const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: SCHEMA, max: 4, application_name: 'tributary-jobs' });
   boss.on('error', (err) => opts.log.error({ err }, 'job queue error'));
   await boss.start();
-  await boss.createQueue(QUEUES.identityCleanup, { retryLimit: 3, retryBackoff: true });
-  await boss.schedule(QUEUES.identityCleanup, '17 * * * *');
-  if (opts.work) {
-    await boss.work(QUEUES.identityCleanup, async () => {
-      await cleanupIdentity(opts.db);
-      opts.log.info('identity cleanup done');
+
+  const enqueue: Jobs['enqueue'] = async (definition, payload, options = {}) => {
+    if (byName.get(definition.name) !== definition) {
+      throw new Error(`Job "${definition.name}" is not registered: add its definition to server/jobs/registry.ts.`);
+    }
+    const data = parsePayload(definition, payload);
+    return boss.send(definition.name, data, {
+      ...(definition.singletonKey ? { singletonKey: definition.singletonKey(data) } : {}),
+      ...(options.startAfter ? { startAfter: options.startAfter } : {}),
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
     });
-  }
-  return {
+  };
+
+  const jobs: Jobs = {
     boss,
+    enqueue,
+    async runStatus(definition, id, now = new Date()) {
+      const [job] = await boss.findJobs(definition.name, { id });
+      return job ? jobRunStatus(job, now) : null;
+    },
     async status() {
       try {
         const queues = await boss.getQueues();
@@ -43,10 +84,120 @@ export async function startJobs(opts: { databaseUrl: string; db: Db; log: Logger
     },
     stop: () => boss.stop({ graceful: true, timeout: 5000 }),
   };
+
+  try {
+    for (const definition of definitions) await createQueue(boss, definition);
+    for (const definition of definitions) {
+      if (!definition.schedule) continue;
+      const { cron, tz, payload } = definition.schedule;
+      await boss.schedule(definition.name, cron, parsePayload(definition, payload), { tz: tz ?? 'UTC' });
+    }
+    if (opts.work) {
+      for (const definition of definitions) await work(boss, definition, { ...deps, log: opts.log, enqueue });
+    }
+  } catch (err) {
+    await boss.stop({ graceful: false }).catch(() => {});
+    throw err;
+  }
+  return jobs;
 }
 
-export async function cleanupIdentity(db: Db, now = new Date()): Promise<void> {
-  // consumed refresh tokens stay until they expire: reuse detection needs them
-  await db.delete(oidcPayloads).where(lt(oidcPayloads.expiresAt, now));
-  await db.delete(loginFailures).where(lt(loginFailures.at, new Date(now.getTime() - 86_400_000)));
+async function createQueue(boss: PgBoss, definition: AnyJobDefinition): Promise<void> {
+  const { queue, retry } = definition;
+  const settings = {
+    retryLimit: retry.limit,
+    retryDelay: retry.delaySeconds,
+    retryBackoff: retry.backoff,
+    ...(queue.expireInSeconds !== undefined ? { expireInSeconds: queue.expireInSeconds } : {}),
+    ...(queue.deleteAfterSeconds !== undefined ? { deleteAfterSeconds: queue.deleteAfterSeconds } : {}),
+  };
+  // pg-boss caps only backed-off waits, and refuses a cap without backoff
+  const retryDelayMax = retry.backoff ? retry.maxDelaySeconds ?? null : null;
+  await boss.createQueue(definition.name, { policy: queue.policy, ...settings, ...(retryDelayMax !== null ? { retryDelayMax } : {}) });
+  const existing = await boss.getQueue(definition.name);
+  if (existing && existing.policy !== queue.policy) {
+    throw new Error(`The "${definition.name}" queue exists with policy ${existing.policy}, but its definition says ${queue.policy}. `
+      + 'pg-boss cannot change a queue\'s policy: give the job a new name, or delete the queue (its waiting jobs go with it).');
+  }
+  // createQueue leaves an existing queue as it was: bring its retries in line with the definition
+  await boss.updateQueue(definition.name, { ...settings, retryDelayMax });
+}
+
+type WorkDeps = JobDeps & { log: Logger; enqueue: Jobs['enqueue'] };
+
+async function work(boss: PgBoss, definition: AnyJobDefinition, deps: WorkDeps): Promise<void> {
+  await boss.work(definition.name, {
+    batchSize: 1,
+    includeMetadata: true,
+    perJobResults: true,
+    localConcurrency: definition.worker?.concurrency ?? 1,
+    // pg-boss's own default
+    pollingIntervalSeconds: definition.worker?.pollingIntervalSeconds ?? 2,
+  }, async (batch: JobWithMetadata<unknown>[]) => {
+    const results: JobResult[] = [];
+    for (const job of batch) results.push(await runOne(boss, definition, job, deps));
+    return results;
+  });
+}
+
+async function runOne(boss: PgBoss, definition: AnyJobDefinition, job: JobWithMetadata<unknown>, deps: WorkDeps): Promise<JobResult> {
+  let payload;
+  try {
+    payload = parsePayload(definition, job.data);
+  } catch (err) {
+    // the same payload fails every retry: fail it at once
+    deps.log.error({ job: definition.name, jobId: job.id, err }, 'job payload refused');
+    return { id: job.id, status: 'deadletter', output: errorOutput(err) };
+  }
+  const log = deps.log.child({
+    job: definition.name, jobId: job.id, correlationId: payload.correlationId,
+    ...(payload.tenantId ? { tenantId: payload.tenantId } : {}), retry: job.retryCount,
+  });
+  const ctx: JobContext = {
+    db: deps.db,
+    secrets: deps.secrets,
+    config: deps.config,
+    log,
+    job: {
+      id: job.id, name: definition.name, retry: job.retryCount, retryLimit: job.retryLimit,
+      lastTry: job.retryCount >= job.retryLimit, signal: job.signal,
+    },
+    progress: (progress) => recordProgress(boss, definition.name, job, progress),
+    enqueue: deps.enqueue,
+  };
+  try {
+    const output = await definition.handler(payload, ctx);
+    return { id: job.id, status: 'completed', ...(output ? { output } : {}) };
+  } catch (err) {
+    if (err instanceof PermanentJobError) {
+      log.error({ err }, 'job failed; retrying cannot help');
+      return { id: job.id, status: 'deadletter', output: errorOutput(err) };
+    }
+    log.warn({ err }, ctx.job.lastTry ? 'job failed; no retries left' : 'job failed; it will be retried');
+    return { id: job.id, status: 'failed', output: errorOutput(err) };
+  }
+}
+
+function errorOutput(err: unknown): object {
+  return err instanceof Error ? { error: { name: err.name, message: err.message } } : { error: { message: String(err) } };
+}
+
+/**
+ * Progress sits in the running job's own output column, which pg-boss overwrites only when the run
+ * ends; matching retry_count and state leaves a newer attempt's row alone.
+ */
+async function recordProgress(boss: PgBoss, name: string, job: JobWithMetadata<unknown>, progress: JobProgress): Promise<void> {
+  if (!Number.isFinite(progress.done) || progress.done < 0 || (progress.total !== undefined && !Number.isFinite(progress.total))) {
+    throw new Error('Job progress counts must be finite numbers of at least 0.');
+  }
+  const clean: JobProgress = {
+    done: progress.done,
+    ...(progress.total !== undefined ? { total: progress.total } : {}),
+    ...(progress.message !== undefined ? { message: progress.message.slice(0, 500) } : {}),
+  };
+  await boss.getDb().executeSql(
+    `update ${SCHEMA}.job set output = jsonb_build_object('progress', $3::jsonb)
+      where name = $1 and id = $2 and retry_count = $4 and state = 'active'`,
+    [name, job.id, JSON.stringify(clean), job.retryCount],
+  );
 }

@@ -1,0 +1,8 @@
+/**
+ * The one list of jobs: `npm start` and `npm run worker` create, schedule and work exactly these
+ * (startJobs in boss.ts). A new job is a definition file in this folder plus a line here.
+ */
+import type { AnyJobDefinition } from './definition.ts';
+import { identityCleanup } from './identityCleanup.ts';
+
+export const JOBS: readonly AnyJobDefinition[] = [identityCleanup];

@@ -1,0 +1,93 @@
+/**
+ * The one mapping from pg-boss's job metadata to the job statuses of SPEC.md section 4, and the
+ * retrying line users read: "retrying, attempt n of 10, next try in m minutes".
+ *
+ * How pg-boss 12 counts: `retryCount` is 0 on the first run and goes up by one each time a job is
+ * claimed again after a failed run; a failed run goes back to state `retry` (with `startAfter` set to
+ * the next try) while `retryCount < retryLimit`, else to `failed`. So a job in `retry` is waiting for
+ * retry number `retryCount + 1` of `retryLimit`. Work users watch retries as SPEC.md says
+ * (`USER_RETRY` in definition.ts: `retryLimit` = MAX_RETRY_ATTEMPTS, 10): the first run, then up
+ * to 10 retries, shown as attempts 1 to 10.
+ *
+ * Pure (pg-boss appears as a type only), so the browser can take the same shape and text.
+ */
+import type { JobWithMetadata } from 'pg-boss';
+import type { JobStatus } from '../../src/domain/formula/statuses.ts';
+
+/** What a run has done so far; a running job's status carries the latest report. */
+export interface JobProgress {
+  done: number;
+  total?: number;
+  message?: string;
+}
+
+/** What the mapper reads of a pg-boss job; dates may arrive as ISO text once they have crossed JSON. */
+export type JobRecord = {
+  [K in 'state' | 'retryCount' | 'retryLimit' | 'output']: JobWithMetadata[K];
+} & {
+  [K in 'startAfter' | 'createdOn']: Date | string;
+} & {
+  [K in 'startedOn' | 'completedOn']: Date | string | null;
+};
+
+/** Only statuses SPEC.md names. */
+type Named<S extends JobStatus> = S;
+
+export type JobRunStatus =
+  /** deferred: created with a start time still ahead */
+  | { status: Named<'scheduled'>; startsAt: string }
+  /** queued, for a worker to pick up */
+  | { status: Named<'waiting'> }
+  /** a worker has it; retry is 0 on the first run, n on the nth retry */
+  | { status: Named<'running'>; startedAt: string; retry: number; of: number; progress?: JobProgress }
+  /** the last run failed; retry `attempt` of `of` starts at `nextTryAt` */
+  | { status: Named<'retrying'>; attempt: number; of: number; nextTryAt: string }
+  | { status: Named<'finished'>; finishedAt: string }
+  /** failed with no retries left (or a failure retrying cannot mend) */
+  | { status: Named<'errored'>; erroredAt: string; retries: number }
+  /** cancelled: work is cancelled only to stop it, as pausing a formula does */
+  | { status: Named<'paused'> };
+
+export type RetryingStatus = Extract<JobRunStatus, { status: 'retrying' }>;
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function progressOf(output: unknown): JobProgress | undefined {
+  if (!output || typeof output !== 'object' || !('progress' in output)) return undefined;
+  const p = (output as { progress: unknown }).progress;
+  return p && typeof p === 'object' && typeof (p as JobProgress).done === 'number' ? (p as JobProgress) : undefined;
+}
+
+export function jobRunStatus(job: JobRecord, now: Date = new Date()): JobRunStatus {
+  switch (job.state) {
+    case 'created':
+      return new Date(job.startAfter).getTime() > now.getTime() ? { status: 'scheduled', startsAt: iso(job.startAfter) } : { status: 'waiting' };
+    case 'retry':
+      return { status: 'retrying', attempt: job.retryCount + 1, of: job.retryLimit, nextTryAt: iso(job.startAfter) };
+    case 'active': {
+      const progress = progressOf(job.output);
+      return {
+        status: 'running', startedAt: iso(job.startedOn ?? job.createdOn), retry: job.retryCount, of: job.retryLimit,
+        ...(progress ? { progress } : {}),
+      };
+    }
+    case 'completed':
+      return { status: 'finished', finishedAt: iso(job.completedOn ?? job.startedOn ?? job.createdOn) };
+    case 'failed':
+      return { status: 'errored', erroredAt: iso(job.completedOn ?? job.startedOn ?? job.createdOn), retries: job.retryCount };
+    case 'cancelled':
+      return { status: 'paused' };
+  }
+}
+
+/** Whole minutes until the next try, rounded up (a countdown never shows 0 while time remains). */
+export function minutesUntil(at: string, now: Date): number {
+  return Math.max(0, Math.ceil((new Date(at).getTime() - now.getTime()) / 60_000));
+}
+
+/** "retrying, attempt 2 of 10, next try in 3 minutes" */
+export function describeRetrying(status: RetryingStatus, now: Date): string {
+  const minutes = minutesUntil(status.nextTryAt, now);
+  const when = minutes === 0 ? 'next try now' : `next try in ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return `retrying, attempt ${status.attempt} of ${status.of}, ${when}`;
+}
