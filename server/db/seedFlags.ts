@@ -4,23 +4,22 @@
  * by name when the demo seed has already created formulas. Administrators change the list on the
  * Feature Flags screen (or through PUT /web-api/v1/flags/custom-routing).
  */
-import { asc, eq } from 'drizzle-orm';
 import { CUSTOM_ROUTING_FLAG, formulaRuleFlag } from '../../src/domain/flags.ts';
-import { putFlag, type Writer } from './flags.ts';
-import { formulas } from './schema/formulas.ts';
+import { forTenant, type Executor } from './tenancy.ts';
 
 export const CUSTOM_ROUTING_NAME = 'Custom routing';
 export const CUSTOM_ROUTING_DESCRIPTION =
   'Shows the Custom Routing Rules step instead of Routing in the Formula Wizard, for the formulas the rule names.';
 
-export async function seedFlags(db: Writer, tenantIds: string[], chosenFormulaIds?: Record<string, string[]>): Promise<void> {
+export async function seedFlags(db: Executor, tenantIds: string[], chosenFormulaIds?: Record<string, string[]>): Promise<void> {
   for (const tenantId of tenantIds) {
+    const tenant = forTenant(db, tenantId);
     let ids = chosenFormulaIds?.[tenantId];
     if (!ids) {
-      const [first] = await db.select({ id: formulas.id }).from(formulas)
-        .where(eq(formulas.tenantId, tenantId)).orderBy(asc(formulas.name), asc(formulas.id)).limit(1);
+      const [first] = (await tenant.formulas.list())
+        .sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || a.id.localeCompare(b.id));
       ids = first ? [first.id] : [];
     }
-    await putFlag(db, tenantId, 'default', CUSTOM_ROUTING_FLAG, formulaRuleFlag(CUSTOM_ROUTING_NAME, CUSTOM_ROUTING_DESCRIPTION, ids));
+    await tenant.flags.put('default', CUSTOM_ROUTING_FLAG, formulaRuleFlag(CUSTOM_ROUTING_NAME, CUSTOM_ROUTING_DESCRIPTION, ids));
   }
 }

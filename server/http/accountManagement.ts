@@ -2,110 +2,88 @@
  * The account-management service (/account-management/v1), with the paths exactly as SPEC.md
  * section 7 writes them. Paths SPEC.md leaves "not shown" are documented in the README.
  */
-import { Hono } from 'hono';
-import * as v from 'valibot';
+import { accountManagementService } from '../../src/domain/api/accountManagement.ts';
 import { can } from '../../src/domain/roles.ts';
 import {
   loginDetails, organizationBySubdomain, resolveActiveTenant, setActiveTenant, tenantAccess, userByAuth0Id, usersOfTenant,
 } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
-import { authenticate, requireOwnOrganization, requirePolicy, type TokenVerifier } from './auth.ts';
-import type { AppEnv, Caller } from './env.ts';
+import { requireOwnOrganization, type TokenVerifier } from './auth.ts';
+import type { Caller } from './env.ts';
 import { fail } from './problem.ts';
-import { jsonBody } from './validation.ts';
+import { contractRouter } from './routes.ts';
 
 const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const CACHE_TTL_MS = 60_000;
-
-export const ActiveTenantBody = v.object({ tenantId: v.pipe(v.string(), v.uuid('tenantId must be a tenant id.')) });
 
 export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
-  /** login details are read on every page load; DELETE user-cache (on logout) and a tenant switch drop them */
-  const cache = new Map<string, { at: number; value: Awaited<ReturnType<typeof loginDetails>> }>();
-  const cachedDetails = async (userId: string) => {
-    const hit = cache.get(userId);
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.value;
-    const value = await loginDetails(db, userId);
-    cache.set(userId, { at: Date.now(), value });
-    return value;
-  };
-
-  const app = new Hono<AppEnv>();
+  const { app, on } = contractRouter(db, verifier);
+  const api = accountManagementService.endpoints;
 
   // Before sign-in the browser knows only its host name; the organisation id is not a secret.
-  app.get('/authentication/organization/subdomain/:subdomain', async (c) => {
-    const subdomain = c.req.param('subdomain').toLowerCase();
+  on(api.organizationBySubdomain, async (_c, { params }) => {
+    const subdomain = params.subdomain.toLowerCase();
     if (!SUBDOMAIN.test(subdomain)) return fail(400, 'bad-request', 'A subdomain has letters, digits and dashes only.');
     const org = await organizationBySubdomain(db, subdomain);
     if (!org) return fail(404, 'unknown-subdomain');
-    return c.json({ organizationId: org.id, organizationName: org.name, subdomain });
+    return { organizationId: org.id, organizationName: org.name, subdomain };
   });
 
-  app.use('*', authenticate(db, verifier));
-
-  app.get('/User/organization/:orgId/user', async (c) => {
+  // Read on every page load, and never cached: a change of roles, tenants or deactivation takes
+  // effect on the next request on every process (DESIGN.md section 4a).
+  on(api.currentUser, async (c, { params }) => {
     const caller = c.var.caller;
-    requireOwnOrganization(c.req.param('orgId'), caller);
-    const found = await cachedDetails(caller.userId);
+    requireOwnOrganization(params.orgId, caller);
+    const found = await loginDetails(db, caller.userId);
     if (!found) return fail(403, 'forbidden');
     if (!found.hasTenant) return fail(404, 'no-tenants');
     if (!found.hasRole) return fail(403, 'no-roles');
-    return c.json(found.details);
+    return found.details;
   });
 
-  /** Tenant data: the user's tenants with their roles; a user's own, or anyone's for a user manager. */
-  app.get('/Tenant/organization/:orgId/user/:userId', async (c) => {
+  /** Tenant data: the user's tenants with their roles; a user's own, or, for a user manager, those of a shared tenant. */
+  on(api.tenantData, async (c, { params }) => {
     const caller = c.var.caller;
-    requireOwnOrganization(c.req.param('orgId'), caller);
-    const target = await subjectUser(db, caller, c.req.param('userId'));
-    const access = await tenantAccess(db, target.id);
-    const active = resolveActiveTenant(target.activeTenantId, access);
-    return c.json({ userId: target.auth0Id, activeTenantId: active?.tenantId ?? null, tenants: access });
+    requireOwnOrganization(params.orgId, caller);
+    const target = await subjectUser(db, caller, params.userId);
+    const { access, active } = await visibleTenantAccess(db, caller, target);
+    return { userId: target.auth0Id, activeTenantId: active?.tenantId ?? null, tenants: access };
   });
 
-  const activeTenant = async (userId: string, saved: string | null) => {
-    const access = await tenantAccess(db, userId);
-    const active = resolveActiveTenant(saved, access);
-    return { activeTenantId: active?.tenantId ?? null, tenant: active ? { id: active.tenantId, name: active.name } : null };
-  };
-
-  app.get('/user/organization/:orgId/user/active-tenant', async (c) => {
+  on(api.activeTenant, async (c, { params }) => {
     const caller = c.var.caller;
-    requireOwnOrganization(c.req.param('orgId'), caller);
+    requireOwnOrganization(params.orgId, caller);
     const me = await subjectUser(db, caller, caller.auth0Id);
-    return c.json(await activeTenant(me.id, me.activeTenantId));
+    const access = await tenantAccess(db, me.id);
+    const active = resolveActiveTenant(me.activeTenantId, access);
+    return { activeTenantId: active?.tenantId ?? null, tenant: active ? { id: active.tenantId, name: active.name } : null };
   });
 
-  app.get('/user/organization/:orgId/users/:userId/active-tenant', async (c) => {
+  on(api.userActiveTenant, async (c, { params }) => {
     const caller = c.var.caller;
-    requireOwnOrganization(c.req.param('orgId'), caller);
-    const target = await subjectUser(db, caller, c.req.param('userId'));
-    return c.json(await activeTenant(target.id, target.activeTenantId));
+    requireOwnOrganization(params.orgId, caller);
+    const target = await subjectUser(db, caller, params.userId);
+    const { active } = await visibleTenantAccess(db, caller, target);
+    return { activeTenantId: active?.tenantId ?? null, tenant: active ? { id: active.tenantId, name: active.name } : null };
   });
 
-  app.patch('/user/active-tenant', jsonBody(ActiveTenantBody), async (c) => {
+  on(api.setActiveTenant, async (c, { body }) => {
     const caller = c.var.caller;
-    const { tenantId } = c.req.valid('json');
     const access = await tenantAccess(db, caller.userId);
-    const chosen = access.find((t) => t.tenantId === tenantId);
+    const chosen = access.find((t) => t.tenantId === body.tenantId);
     if (!chosen) return fail(403, 'no-tenant-access');
-    await setActiveTenant(db, caller.userId, tenantId);
-    cache.delete(caller.userId);
-    return c.json({ activeTenantId: tenantId, tenant: { id: tenantId, name: chosen.name }, roles: chosen.roles, policies: chosen.policies });
+    await setActiveTenant(db, caller.userId, body.tenantId);
+    return { activeTenantId: body.tenantId, tenant: { id: body.tenantId, name: chosen.name }, roles: chosen.roles, policies: chosen.policies };
   });
 
-  app.delete('/user/user-cache/:userId', async (c) => {
-    const caller = c.var.caller;
-    const target = await subjectUser(db, caller, c.req.param('userId'));
-    cache.delete(target.id);
-    return c.body(null, 204);
+  // SPEC.md section 7 calls it on logout; nothing is cached per process, so there is nothing to drop
+  on(api.deleteUserCache, async (c, { params }) => {
+    await subjectUser(db, c.var.caller, params.userId);
   });
 
   /** Users of the caller's tenant (the user-management screen builds on it). */
-  app.get('/user/organization/:orgId/users', requirePolicy('usermanagement', 'view'), async (c) => {
-    const caller = c.var.caller;
-    requireOwnOrganization(c.req.param('orgId'), caller);
-    return c.json({ users: await usersOfTenant(db, caller.tenantId!) });
+  on(api.users, async (c, { params }) => {
+    requireOwnOrganization(params.orgId, c.var.caller);
+    return { users: await usersOfTenant(db, c.var.tenant.tenantId) };
   });
 
   return app;
@@ -124,4 +102,18 @@ async function subjectUser(db: Db, caller: Caller, auth0Id: string) {
     return fail(404, 'not-found', 'No such user.');
   }
   return user;
+}
+
+/**
+ * A user's tenants as the caller may see them: for another user only the tenants both belong to
+ * (and the active one only when it is among them), so a user manager of one tenant learns nothing
+ * of the organisation's other tenants.
+ */
+async function visibleTenantAccess(db: Db, caller: Caller, target: { id: string; activeTenantId: string | null }) {
+  const all = await tenantAccess(db, target.id);
+  const active = resolveActiveTenant(target.activeTenantId, all);
+  if (target.id === caller.userId) return { access: all, active };
+  const mine = new Set((await tenantAccess(db, caller.userId)).map((t) => t.tenantId));
+  const access = all.filter((t) => mine.has(t.tenantId));
+  return { access, active: active && mine.has(active.tenantId) ? active : undefined };
 }

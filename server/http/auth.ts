@@ -9,7 +9,8 @@ import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
 import type { Db } from '../db/database.ts';
 import { memberships, users } from '../db/schema/accounts.ts';
-import type { AppEnv, Caller } from './env.ts';
+import { forTenant } from '../db/tenancy.ts';
+import type { AppEnv, Caller, TenantEnv } from './env.ts';
 import { fail } from './problem.ts';
 
 export interface TokenVerifier {
@@ -24,7 +25,8 @@ export const isUuid = (s: string | undefined): s is string => !!s && UUID.test(s
 export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+    // RFC 9110: the auth scheme is case-insensitive
+    const match = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header);
     if (!match) return fail(401, 'unauthenticated', 'A bearer access token is required.');
     let payload;
     try {
@@ -76,6 +78,8 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
       policies: policiesFor(roles),
     };
     c.set('caller', caller);
+    // the one place a request becomes a tenant scope: the membership was checked just above
+    c.set('tenant', tenantId ? forTenant(db, tenantId) : null);
     c.var.log?.debug({ user: user.id, tenantId }, 'authenticated');
     await next();
   };
@@ -87,12 +91,19 @@ function requiredHeader(value: string | undefined, name: string): string {
   return value!;
 }
 
-/** A policy check from the role table; it needs a tenant, since roles belong to a tenant. */
-export function requirePolicy(resource: Resource, action: Action): MiddlewareHandler<AppEnv> {
+/** The request must name a tenant of the caller's (any role): handlers then have `c.var.tenant`. */
+export function requireTenant(): MiddlewareHandler<TenantEnv> {
   return async (c, next) => {
-    const caller = c.var.caller;
-    if (!caller.tenantId) return fail(400, 'bad-request', 'Header tenantId is required.');
-    if (!can(caller.policies, resource, action)) return fail(403, 'forbidden', `You need ${resource} ${action} permission.`);
+    if (!c.var.tenant) return fail(400, 'bad-request', 'Header tenantId is required.');
+    await next();
+  };
+}
+
+/** A policy check from the role table; it needs a tenant, since roles belong to a tenant. */
+export function requirePolicy(resource: Resource, action: Action): MiddlewareHandler<TenantEnv> {
+  return async (c, next) => {
+    if (!c.var.tenant) return fail(400, 'bad-request', 'Header tenantId is required.');
+    if (!can(c.var.caller.policies, resource, action)) return fail(403, 'forbidden', `You need ${resource} ${action} permission.`);
     await next();
   };
 }

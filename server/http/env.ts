@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Policies, Role } from '../../src/domain/roles.ts';
+import type { TenantScope } from '../db/tenancy.ts';
 
 /** Who is calling, after the token and the headers have been checked against the database. */
 export interface Caller {
@@ -21,5 +22,12 @@ export interface AppEnv {
     requestId: string;
     correlationId: string;
     caller: Caller;
+    /** the caller's tenant as a scope (server/db/tenancy.ts), when the request named one the caller may use */
+    tenant: TenantScope | null;
   };
+}
+
+/** After requireTenant or requirePolicy: the request has a tenant scope. */
+export interface TenantEnv {
+  Variables: AppEnv['Variables'] & { tenant: TenantScope };
 }

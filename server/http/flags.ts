@@ -13,14 +13,12 @@
  * Administrators have it), one tenant at a time.
  */
 import { createHash } from 'node:crypto';
-import { Hono } from 'hono';
-import { DEFAULT_FLAG_NAMESPACE, FLIPT_KEY, FlagDefinitionSchema, FlagEnabledSchema, MAX_KEY_LENGTH } from '../../src/domain/flags.ts';
+import { flagAdminService, flagSnapshotService } from '../../src/domain/api/flags.ts';
+import { DEFAULT_FLAG_NAMESPACE, FLIPT_KEY, MAX_KEY_LENGTH } from '../../src/domain/flags.ts';
 import type { Db } from '../db/database.ts';
-import { deleteFlag, flagSnapshot, getFlag, listFlags, putFlag, setFlagEnabled } from '../db/flags.ts';
-import { authenticate, requirePolicy, type TokenVerifier } from './auth.ts';
-import type { AppEnv } from './env.ts';
+import type { TokenVerifier } from './auth.ts';
 import { fail } from './problem.ts';
-import { jsonBody } from './validation.ts';
+import { contractRouter } from './routes.ts';
 
 const MAX_REFERENCE_LENGTH = 256;
 
@@ -29,11 +27,6 @@ function checkKey(value: string | undefined, what: string): string {
     return fail(400, 'bad-request', `${what} may contain only letters, digits, dashes, underscores and commas (${MAX_KEY_LENGTH} at most).`);
   }
   return value;
-}
-
-function requireTenant(tenantId: string | null): string {
-  if (!tenantId) return fail(400, 'bad-request', 'Header tenantId is required: flags belong to a tenant.');
-  return tenantId;
 }
 
 /** A strong validator: the same bytes always give the same tag, different bytes a different one. */
@@ -48,16 +41,15 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 }
 
 export function flagSnapshotRouter(db: Db, verifier: TokenVerifier) {
-  const app = new Hono<AppEnv>();
-  app.use('*', authenticate(db, verifier));
+  const { app, on } = contractRouter(db, verifier);
+  const api = flagSnapshotService.endpoints;
 
-  app.get('/namespace/:namespace', async (c) => {
-    const namespace = checkKey(c.req.param('namespace'), 'A namespace key');
+  // flags belong to a tenant: any member of it may read them
+  on(api.snapshot, async (c, { params }) => {
+    const namespace = checkKey(params.namespace, 'A namespace key');
     const reference = c.req.query('reference');
     if (reference !== undefined && reference.length > MAX_REFERENCE_LENGTH) fail(400, 'bad-request', 'A reference can be 256 characters at most.');
-    const tenantId = requireTenant(c.var.caller.tenantId);
-
-    const body = JSON.stringify(await flagSnapshot(db, tenantId, namespace));
+    const body = JSON.stringify(await c.var.tenant.flags.snapshot(namespace));
     const etag = etagOf(body);
     c.header('ETag', etag);
     c.header('Vary', 'Authorization, tenantId');
@@ -69,44 +61,40 @@ export function flagSnapshotRouter(db: Db, verifier: TokenVerifier) {
 }
 
 export function flagAdminRouter(db: Db, verifier: TokenVerifier) {
-  const app = new Hono<AppEnv>();
-  app.use('*', authenticate(db, verifier));
-
+  const { app, on } = contractRouter(db, verifier);
+  const api = flagAdminService.endpoints;
   const namespaceOf = (query: string | undefined) => (query === undefined ? DEFAULT_FLAG_NAMESPACE : checkKey(query, 'A namespace key'));
 
-  app.get('/', requirePolicy('flags', 'view'), async (c) => {
+  on(api.list, async (c) => {
     const namespace = namespaceOf(c.req.query('namespace'));
-    return c.json({ namespace, flags: await listFlags(db, c.var.caller.tenantId!, namespace) });
+    return { namespace, flags: await c.var.tenant.flags.list(namespace) };
   });
 
-  app.get('/:key', requirePolicy('flags', 'view'), async (c) => {
-    const key = checkKey(c.req.param('key'), 'A flag key');
-    const flag = await getFlag(db, c.var.caller.tenantId!, namespaceOf(c.req.query('namespace')), key);
-    if (!flag) return fail(404, 'not-found', 'No such flag.');
-    return c.json(flag);
+  on(api.get, async (c, { params }) => {
+    const flag = await c.var.tenant.flags.get(namespaceOf(c.req.query('namespace')), checkKey(params.key, 'A flag key'));
+    return flag ?? fail(404, 'not-found', 'No such flag.');
   });
 
   /** Creates or replaces a flag with a whole definition. */
-  app.put('/:key', requirePolicy('flags', 'edit'), jsonBody(FlagDefinitionSchema), async (c) => {
-    const key = checkKey(c.req.param('key'), 'A flag key');
-    const { flag, created } = await putFlag(db, c.var.caller.tenantId!, namespaceOf(c.req.query('namespace')), key, c.req.valid('json'));
+  on(api.put, async (c, { params, body }) => {
+    const key = checkKey(params.key, 'A flag key');
+    const { flag, created } = await c.var.tenant.flags.put(namespaceOf(c.req.query('namespace')), key, body);
     c.var.log.info({ flag: key, created, enabled: flag.enabled }, 'flag saved');
-    return c.json(flag, created ? 201 : 200);
+    return created ? c.json(flag, 201) : flag;
   });
 
   /** Turns a flag's enabled switch (for a boolean flag: its default value). */
-  app.patch('/:key', requirePolicy('flags', 'edit'), jsonBody(FlagEnabledSchema), async (c) => {
-    const key = checkKey(c.req.param('key'), 'A flag key');
-    const flag = await setFlagEnabled(db, c.var.caller.tenantId!, namespaceOf(c.req.query('namespace')), key, c.req.valid('json').enabled);
+  on(api.setEnabled, async (c, { params, body }) => {
+    const key = checkKey(params.key, 'A flag key');
+    const flag = await c.var.tenant.flags.setEnabled(namespaceOf(c.req.query('namespace')), key, body.enabled);
     if (!flag) return fail(404, 'not-found', 'No such flag.');
     c.var.log.info({ flag: key, enabled: flag.enabled }, 'flag switched');
-    return c.json(flag);
+    return flag;
   });
 
-  app.delete('/:key', requirePolicy('flags', 'delete'), async (c) => {
-    const key = checkKey(c.req.param('key'), 'A flag key');
-    if (!(await deleteFlag(db, c.var.caller.tenantId!, namespaceOf(c.req.query('namespace')), key))) return fail(404, 'not-found', 'No such flag.');
-    return c.body(null, 204);
+  on(api.remove, async (c, { params }) => {
+    const key = checkKey(params.key, 'A flag key');
+    if (!(await c.var.tenant.flags.remove(namespaceOf(c.req.query('namespace')), key))) return fail(404, 'not-found', 'No such flag.');
   });
 
   return app;

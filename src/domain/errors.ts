@@ -2,6 +2,8 @@
  * The error catalogue (SPEC.md section 8). A problem+json `title` is the key the browser looks
  * up here; the server uses the same keys so the two never drift.
  */
+import { PART_PROBLEM_MESSAGES } from './formula/parts.ts';
+
 export const MESSAGES = {
   generic: 'An error occurred.',
   formula: 'An error related to {formula} occurred.',
@@ -49,6 +51,8 @@ export const PROBLEM_TITLES = {
   'invalid-report-id': 'Invalid Report ID',
   'report-date-filter': 'Add Date Filter',
   'report-missing-access': 'Missing Access',
+  // formulas: get, upsert and delete failures of each part, derived from the part list
+  ...PART_PROBLEM_MESSAGES,
 } as const;
 export type ProblemTitle = keyof typeof PROBLEM_TITLES;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { ROLES } from '../../src/domain/roles.ts';
-import { DEMO_USERS } from '../../server/db/seed.ts';
+import { DEMO_TENANTS, DEMO_USERS } from '../../server/db/seed.ts';
 import { call, orgIdFor, sessionFor, type Session } from '../support/api.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -134,6 +134,34 @@ describe('tenants and the active tenant', () => {
     expect(managed.status, await managed.clone().text()).toBe(200);
     const elsewhere = await call(base, `${AM}/users/x`, { headers: manager.headers });
     expect(elsewhere.status).toBe(404);
+  });
+
+  it('shows a user manager only the tenants it shares with the user it reads', async () => {
+    const manager = await sessionFor(base, emailOf('User Manager'));
+    const tenantId = (await (await details(manager)).json() as { activeTenantId: string }).activeTenantId;
+    const headers = { ...manager.headers, tenantId };
+    // the administrator belongs to both demo tenants, the user manager to the first only
+    const read = await call(base, `${AM}/Tenant/organization/${admin.orgId}/user/${encodeURIComponent(admin.auth0Id)}`, { headers });
+    const body = await read.json() as { tenants: { tenantId: string; name: string }[] };
+    expect(body.tenants.map((t) => t.name)).toEqual([DEMO_TENANTS[0]]);
+    const own = await (await call(base, `${AM}/Tenant/organization/${admin.orgId}/user/${encodeURIComponent(admin.auth0Id)}`, { headers: admin.headers })).json() as { tenants: unknown[] };
+    expect(own.tenants).toHaveLength(2);
+    // the administrator's active tenant is named only when the manager shares it
+    const other = (await (await call(base, `${AM}/Tenant/organization/${admin.orgId}/user/${encodeURIComponent(admin.auth0Id)}`, { headers: admin.headers })).json() as { tenants: { tenantId: string; name: string }[] })
+      .tenants.find((t) => t.name === DEMO_TENANTS[1])!;
+    await call(base, `${AM}/user/active-tenant`, { method: 'PATCH', headers: admin.headers, body: { tenantId: other.tenantId } });
+    const active = await (await call(base, `${AM}/user/organization/${admin.orgId}/users/${encodeURIComponent(admin.auth0Id)}/active-tenant`, { headers })).json() as { activeTenantId: string | null };
+    expect(active.activeTenantId).toBeNull();
+    const first = body.tenants[0]!;
+    await call(base, `${AM}/user/active-tenant`, { method: 'PATCH', headers: admin.headers, body: { tenantId: first.tenantId } });
+  });
+
+  it('accepts the bearer scheme in any case', async () => {
+    const token = admin.headers.authorization!.replace(/^Bearer /, '');
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+      const res = await details(admin, { authorization: `${scheme} ${token}` });
+      expect(res.status, scheme).toBe(200);
+    }
   });
 
   it('deletes the user cache on logout for the caller only', async () => {

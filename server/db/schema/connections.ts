@@ -4,7 +4,7 @@
  * the version of the key that sealed it.
  */
 import { sql } from 'drizzle-orm';
-import { customType, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { customType, index, jsonb, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './accounts.ts';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -30,6 +30,8 @@ export const dataSources = pgTable('data_sources', {
   modifiedBy: uuid('modified_by').references(() => users.id, { onDelete: 'set null' }),
   modifiedOn: timestamp('modified_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
+  /** formulas name a data source and their tenant together (server/db/schema/formulas.ts) */
+  unique('data_sources_id_tenant_key').on(t.id, t.tenantId),
   index('data_sources_tenant_idx').on(t.tenantId),
   uniqueIndex('data_sources_tenant_name_idx').on(t.tenantId, sql`lower(${t.displayName})`),
 ]);

@@ -1,11 +1,14 @@
 /**
- * Formulas (SPEC.md section 3), minimal for now: what the Connections area needs to refuse
- * deleting a data source a formula uses. The formula area extends this table.
+ * Formulas (SPEC.md section 3) and their parts, runs and records: the tables behind the formula
+ * model of src/domain/formula. Every row carries its tenant (DESIGN.md section 4a), child rows too.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from './accounts.ts';
+import { boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
+import type { Bucket, FormulaListStatus, JobStatus, RecordState } from '../../../src/domain/formula/statuses.ts';
+import { tenants, users } from './accounts.ts';
 import { dataSources } from './connections.ts';
+import { uploads } from './uploads.ts';
 
 export const formulas = pgTable('formulas', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -13,13 +16,103 @@ export const formulas = pgTable('formulas', {
   /** can be unset (SPEC.md section 3) */
   name: text('name'),
   isDraft: boolean('is_draft').notNull().default(true),
+  usesFileUpload: boolean('uses_file_upload').notNull().default(false),
   /** a data source in use cannot be deleted (SPEC.md section 5): the foreign key refuses it too */
-  sourceDataSourceId: uuid('source_data_source_id').references(() => dataSources.id),
-  destinationDataSourceId: uuid('destination_data_source_id').references(() => dataSources.id),
+  sourceDataSourceId: uuid('source_data_source_id'),
+  sourceObject: text('source_object'),
+  sourceSettings: jsonb('source_settings').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+  destinationDataSourceId: uuid('destination_data_source_id'),
+  destinationObject: text('destination_object'),
+  destinationSettings: jsonb('destination_settings').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+  /** a file-upload formula's sample: one of the tenant's uploads */
+  sampleUploadId: uuid('sample_upload_id'),
+  status: text('status').$type<FormulaListStatus>().notNull().default('inactive'),
+  jobStatus: text('job_status').$type<JobStatus>(),
+  /** set when a part of a live formula changes, cleared by reprocessing */
+  needsReprocess: boolean('needs_reprocess').notNull().default(false),
+  /** how far collection has read the source (the connector's own watermark) */
+  watermark: text('watermark'),
+  createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+  modifiedBy: uuid('modified_by').references(() => users.id, { onDelete: 'set null' }),
   modifiedOn: timestamp('modified_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
+  // child rows name their formula and tenant together: a row can never point into another tenant
+  unique('formulas_id_tenant_key').on(t.id, t.tenantId),
+  foreignKey({ name: 'formulas_source_fk', columns: [t.sourceDataSourceId, t.tenantId], foreignColumns: [dataSources.id, dataSources.tenantId] }),
+  foreignKey({ name: 'formulas_destination_fk', columns: [t.destinationDataSourceId, t.tenantId], foreignColumns: [dataSources.id, dataSources.tenantId] }),
+  foreignKey({ name: 'formulas_sample_upload_fk', columns: [t.sampleUploadId, t.tenantId], foreignColumns: [uploads.id, uploads.tenantId] }),
   index('formulas_tenant_idx').on(t.tenantId),
   index('formulas_source_idx').on(t.sourceDataSourceId).where(sql`${t.sourceDataSourceId} is not null`),
   index('formulas_destination_idx').on(t.destinationDataSourceId).where(sql`${t.destinationDataSourceId} is not null`),
+]);
+
+/** One row per saved part of a formula; the body is the part's schema output (src/domain/formula/parts.ts). */
+export const formulaParts = pgTable('formula_parts', {
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  formulaId: uuid('formula_id').notNull(),
+  part: text('part').$type<FormulaPartName>().notNull(),
+  body: jsonb('body').notNull(),
+  modifiedBy: uuid('modified_by').references(() => users.id, { onDelete: 'set null' }),
+  modifiedOn: timestamp('modified_on', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.formulaId, t.part] }),
+  foreignKey({ name: 'formula_parts_formula_fk', columns: [t.formulaId, t.tenantId], foreignColumns: [formulas.id, formulas.tenantId] }).onDelete('cascade'),
+  index('formula_parts_tenant_idx').on(t.tenantId),
+]);
+
+/** A run of a formula's pipeline: scheduled, on demand, run once, a file, reprocessing or a dry run. */
+export const formulaRuns = pgTable('formula_runs', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  formulaId: uuid('formula_id').notNull(),
+  kind: text('kind').$type<'scheduled' | 'on-demand' | 'run-once' | 'file' | 'reprocess' | 'dry-run'>().notNull(),
+  status: text('status').$type<JobStatus>().notNull(),
+  /** attempt n of MAX_RETRY_ATTEMPTS, and when the next one starts while retrying */
+  attempt: integer('attempt').notNull().default(1),
+  nextRetryAt: timestamp('next_retry_at', { withTimezone: true }),
+  /** records per bucket and per outcome */
+  counts: jsonb('counts').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
+  error: text('error'),
+  correlationId: text('correlation_id').notNull(),
+  startedBy: uuid('started_by').references(() => users.id, { onDelete: 'set null' }),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+  finishedOn: timestamp('finished_on', { withTimezone: true }),
+}, (t) => [
+  foreignKey({ name: 'formula_runs_formula_fk', columns: [t.formulaId, t.tenantId], foreignColumns: [formulas.id, formulas.tenantId] }).onDelete('cascade'),
+  index('formula_runs_formula_idx').on(t.formulaId, t.createdOn),
+]);
+
+/** A record on its way from source to destination, with everything SPEC.md section 3 says it keeps. */
+export const records = pgTable('records', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  formulaId: uuid('formula_id').notNull(),
+  runId: uuid('run_id').references(() => formulaRuns.id, { onDelete: 'set null' }),
+  /** the record's identity in the source: collecting it twice finds the same row */
+  sourceKey: text('source_key').notNull(),
+  bucket: text('bucket').$type<Bucket>().notNull(),
+  /** the validation-exceptions bucket a failed rule named */
+  customBucket: text('custom_bucket'),
+  state: text('state').$type<RecordState>().notNull(),
+  raw: jsonb('raw').$type<Record<string, unknown>>().notNull(),
+  transformed: jsonb('transformed').$type<Record<string, unknown>>(),
+  /** the normalised keys the record was searched by */
+  matching: jsonb('matching').$type<Record<string, unknown>>(),
+  /** destination candidates with their match reasons and confidence scores */
+  candidates: jsonb('candidates').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+  /** the destination record it was matched to or written as (the record id of SPEC.md section 3) */
+  destinationRecordId: text('destination_record_id'),
+  /** sent with the write, so a retry after a crash never writes twice */
+  idempotencyKey: text('idempotency_key').notNull(),
+  errorReason: text('error_reason'),
+  errorDate: timestamp('error_date', { withTimezone: true }),
+  dateAdded: timestamp('date_added', { withTimezone: true }).notNull().defaultNow(),
+  dateProcessed: timestamp('date_processed', { withTimezone: true }),
+}, (t) => [
+  foreignKey({ name: 'records_formula_fk', columns: [t.formulaId, t.tenantId], foreignColumns: [formulas.id, formulas.tenantId] }).onDelete('cascade'),
+  uniqueIndex('records_formula_source_key_idx').on(t.formulaId, t.sourceKey),
+  // bucket screens page by date added, newest first (keyset on date_added, id)
+  index('records_bucket_idx').on(t.formulaId, t.bucket, t.dateAdded, t.id),
+  index('records_tenant_idx').on(t.tenantId),
 ]);

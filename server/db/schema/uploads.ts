@@ -1,6 +1,6 @@
 /** Uploaded files: only what SPEC.md section 5 keeps (the headers and the first 20 rows), per tenant. */
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './accounts.ts';
 
 export const uploads = pgTable('uploads', {
@@ -19,4 +19,8 @@ export const uploads = pgTable('uploads', {
   scanStatus: text('scan_status').$type<'clean' | 'not-scanned'>().notNull(),
   createdBy: uuid('created_by').notNull().references(() => users.id),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
-}, (t) => [index('uploads_tenant_idx').on(t.tenantId, t.createdOn)]);
+}, (t) => [
+  /** a formula's sample names an upload and their tenant together (server/db/schema/formulas.ts) */
+  unique('uploads_id_tenant_key').on(t.id, t.tenantId),
+  index('uploads_tenant_idx').on(t.tenantId, t.createdOn),
+]);

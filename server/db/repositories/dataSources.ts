@@ -1,0 +1,54 @@
+/** A tenant's data sources (reached through forTenant); sealing and opening secrets is server/connectors/dataSources.ts. */
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { users } from '../schema/accounts.ts';
+import { dataSources } from '../schema/connections.ts';
+import { formulas } from '../schema/formulas.ts';
+import type { Executor } from '../tenancy.ts';
+
+export type DataSourceRow = typeof dataSources.$inferSelect;
+export type DataSourceChanges = Partial<Omit<typeof dataSources.$inferInsert, 'tenantId' | 'id' | 'createdOn'>>;
+
+const creator = alias(users, 'creator');
+const modifier = alias(users, 'modifier');
+
+export function dataSourcesRepository(db: Executor, tenantId: string) {
+  const mine = eq(dataSources.tenantId, tenantId);
+  return {
+    async get(id: string): Promise<DataSourceRow | undefined> {
+      const [row] = await db.select().from(dataSources).where(and(mine, eq(dataSources.id, id))).limit(1);
+      return row;
+    },
+
+    /** the list with who made and changed each, and how many formulas use it; by name */
+    async list() {
+      const used = sql<number>`(select count(*)::int from ${formulas} f where f.tenant_id = ${dataSources.tenantId}
+        and (f.source_data_source_id = ${dataSources.id} or f.destination_data_source_id = ${dataSources.id}))`;
+      return db.select({
+        id: dataSources.id, system: dataSources.system, displayName: dataSources.displayName,
+        createdOn: dataSources.createdOn, modifiedOn: dataSources.modifiedOn,
+        createdBy: creator.fullName, modifiedBy: modifier.fullName, usedByCount: used,
+      }).from(dataSources)
+        .leftJoin(creator, eq(creator.id, dataSources.createdBy))
+        .leftJoin(modifier, eq(modifier.id, dataSources.modifiedBy))
+        .where(mine)
+        .orderBy(asc(sql`lower(${dataSources.displayName})`), asc(dataSources.id));
+    },
+
+    /** `id` is chosen by the caller: sealed secrets are bound to it */
+    async insert(values: Omit<typeof dataSources.$inferInsert, 'tenantId'> & { id: string }): Promise<DataSourceRow> {
+      const [row] = await db.insert(dataSources).values({ ...values, tenantId }).returning();
+      return row!;
+    },
+
+    async update(id: string, changes: DataSourceChanges): Promise<DataSourceRow | undefined> {
+      const [row] = await db.update(dataSources).set(changes).where(and(mine, eq(dataSources.id, id))).returning();
+      return row;
+    },
+
+    async remove(id: string): Promise<boolean> {
+      const rows = await db.delete(dataSources).where(and(mine, eq(dataSources.id, id))).returning({ id: dataSources.id });
+      return rows.length > 0;
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Activity events (SPEC.md section 3, activity history): what happened, when, by whom. Written by
+ * one writer (server/services/events.ts); a formula's events outlive the formula, so they hold its
+ * id without a foreign key.
+ */
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tenants, users } from './accounts.ts';
+
+export const activityEvents = pgTable('activity_events', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  /** null: the system did it */
+  actorUserId: uuid('actor_user_id').references(() => users.id, { onDelete: 'set null' }),
+  /** the actor's name when it happened ('System' for the engine) */
+  actorName: text('actor_name').notNull(),
+  type: text('type').notNull(),
+  description: text('description').notNull(),
+  details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+  correlationId: text('correlation_id').notNull(),
+  formulaId: uuid('formula_id'),
+  recordId: uuid('record_id'),
+}, (t) => [
+  index('activity_events_tenant_at_idx').on(t.tenantId, t.at),
+  index('activity_events_formula_at_idx').on(t.tenantId, t.formulaId, t.at),
+]);

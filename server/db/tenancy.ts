@@ -1,0 +1,51 @@
+/**
+ * Tenancy by construction (DESIGN.md section 4a): the one place where a tenant id becomes the
+ * filter of every query. Services, connectors and job handlers receive a TenantScope and reach
+ * tenant-owned rows only through its repositories, which apply the tenant filter themselves; no
+ * other code filters by tenant (tests/unit/tenancy.test.ts fails when one does).
+ *
+ * PostgreSQL row-level security would be a second wall, and is not used: the embedded cluster and
+ * most managed servers connect as the owner or a superuser, which RLS exempts, so it would need a
+ * second, restricted role and a `set_config` per pooled transaction on every query (pg-boss and
+ * migrations included). The cost is real and the wall would be silent where it matters (a
+ * superuser connection bypasses it). The repository wall is instead checked by tests that fail
+ * on a cross-tenant read and on any hand-written tenant filter outside server/db/repositories.
+ */
+import type { Db } from './database.ts';
+import { dataSourcesRepository } from './repositories/dataSources.ts';
+import { eventsRepository } from './repositories/events.ts';
+import { flagsRepository } from './repositories/flags.ts';
+import { formulasRepository, partsRepository } from './repositories/formulas.ts';
+import { recordsRepository } from './repositories/records.ts';
+import { uploadsRepository } from './repositories/uploads.ts';
+
+/** A connection or a transaction: what repositories run their queries on. */
+export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export interface TenantScope {
+  readonly tenantId: string;
+  readonly dataSources: ReturnType<typeof dataSourcesRepository>;
+  readonly uploads: ReturnType<typeof uploadsRepository>;
+  readonly flags: ReturnType<typeof flagsRepository>;
+  readonly formulas: ReturnType<typeof formulasRepository>;
+  readonly parts: ReturnType<typeof partsRepository>;
+  readonly records: ReturnType<typeof recordsRepository>;
+  readonly events: ReturnType<typeof eventsRepository>;
+  /** runs `work` in one transaction, with a scope whose repositories all use it: all or nothing */
+  transaction<T>(work: (scope: TenantScope) => Promise<T>): Promise<T>;
+}
+
+export function forTenant(db: Executor, tenantId: string): TenantScope {
+  if (!tenantId) throw new Error('forTenant needs a tenant id');
+  return {
+    tenantId,
+    dataSources: dataSourcesRepository(db, tenantId),
+    uploads: uploadsRepository(db, tenantId),
+    flags: flagsRepository(db, tenantId),
+    formulas: formulasRepository(db, tenantId),
+    parts: partsRepository(db, tenantId),
+    records: recordsRepository(db, tenantId),
+    events: eventsRepository(db, tenantId),
+    transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),
+  };
+}

@@ -1,0 +1,293 @@
+/**
+ * A formula's parts (SPEC.md section 3): mapping, matching, routing, validation, schedule, summary
+ * fields, autosend and transform. Each is a valibot schema, so the wizard's forms, the part
+ * endpoints and the engine read one definition, with the messages of SPEC.md section 5.
+ */
+import * as v from 'valibot';
+import {
+  ADVANCED_MATCHING_MIN_SCENARIOS, CASINGS, CONCATENATE_MAX_FIELDS, CONCATENATE_MIN_FIELDS, DATE_UNITS, LIST_OPERATORS,
+  MAX_CONFIDENCE_SCORE, MAX_SEARCH_SCENARIOS, PLACE_VALUE_NAMES, ROUNDING_MODES, ROUTE_TARGET_NAMES, ROUTING_OPERATOR_NAMES,
+  RUN_ONCE_MAX_DAYS, SEPARATOR_NAMES, SOURCE_TYPE_NAMES, VALUELESS_OPERATORS, WEEKDAYS,
+} from './constants.ts';
+import { CUSTOM_BUCKET_PATTERN } from './statuses.ts';
+
+/** SPEC.md section 5 words these; the others are ours, in the same plain voice. */
+export const PART_MESSAGES = {
+  noScenario: 'You need to define at least one scenario',
+  incompleteScenario: 'Unable to save Record Match Search',
+  advancedNeedsTwo: `Advanced Matching Settings need at least ${ADVANCED_MATCHING_MIN_SCENARIOS} scenarios`,
+  tooManyScenarios: `A formula can have at most ${MAX_SEARCH_SCENARIOS} search scenarios`,
+  duplicateAutoPick: 'Two Auto Pick conditions use the same fields',
+  nothingMapped: 'Map at least one field',
+  concatenateCount: `Concatenation needs ${CONCATENATE_MIN_FIELDS} to ${CONCATENATE_MAX_FIELDS} fields`,
+  shortenLimit: 'Shorten needs a numeric character limit',
+  splitSplitter: 'Split needs a splitter',
+  splitPosition: 'Split position must be greater than 0',
+  adjustAmount: 'Date adjustment must be greater than 0',
+  definedValue: 'A defined value accepts only digits, periods and hyphens',
+  runOnceRange: `Run once covers at most ${RUN_ONCE_MAX_DAYS} days`,
+  runOnceOrder: 'The start date must be earlier than the end date',
+  customBucket: 'A bucket name has at most 40 letters, digits, spaces, dashes or underscores',
+  time: 'Enter a time as HH:MM',
+  timeZone: 'Choose a time zone',
+  weekday: 'Choose a day of the week',
+  operatorValue: 'Enter a value to compare with',
+  score: `A score runs from 0 to ${MAX_CONFIDENCE_SCORE}`,
+} as const;
+
+/** A field name of a source or destination object. */
+const FieldName = v.pipe(v.string(), v.trim(), v.minLength(1, 'Choose a field'), v.maxLength(200, 'A field name has at most 200 characters'));
+const Score = v.pipe(v.number(), v.integer(PART_MESSAGES.score), v.minValue(0, PART_MESSAGES.score), v.maxValue(MAX_CONFIDENCE_SCORE, PART_MESSAGES.score));
+
+// ------------------------------------------------------------------------------------- mapping
+
+/** Digits, periods and hyphens only (SPEC.md section 5). */
+export const DEFINED_VALUE = /^[0-9.-]*$/;
+
+export const FieldMappingSchema = v.variant('kind', [
+  v.object({ destination: FieldName, kind: v.literal('ignored') }),
+  v.object({ destination: FieldName, kind: v.literal('source'), source: FieldName }),
+  v.object({
+    destination: FieldName, kind: v.literal('defined'),
+    value: v.pipe(v.string(), v.maxLength(200), v.regex(DEFINED_VALUE, PART_MESSAGES.definedValue)),
+  }),
+]);
+export type FieldMapping = v.InferOutput<typeof FieldMappingSchema>;
+
+export const MappingSchema = v.pipe(
+  v.object({
+    fields: v.pipe(v.array(FieldMappingSchema), v.maxLength(2000)),
+    /** the field picker's selection of destination fields to show; required above 200 fields (checked against the metadata) */
+    selectedFields: v.optional(v.pipe(v.array(FieldName), v.maxLength(2000))),
+  }),
+  v.check((m) => m.fields.some((f) => f.kind !== 'ignored'), PART_MESSAGES.nothingMapped),
+);
+export type Mapping = v.InferOutput<typeof MappingSchema>;
+
+// ----------------------------------------------------------------------------------- transform
+
+export const TransformStepSchema = v.variant('kind', [
+  v.object({
+    kind: v.literal('concatenate'),
+    fields: v.pipe(v.array(FieldName), v.minLength(CONCATENATE_MIN_FIELDS, PART_MESSAGES.concatenateCount), v.maxLength(CONCATENATE_MAX_FIELDS, PART_MESSAGES.concatenateCount)),
+    separator: v.picklist(SEPARATOR_NAMES),
+  }),
+  v.object({ kind: v.literal('shorten'), limit: v.pipe(v.number(PART_MESSAGES.shortenLimit), v.integer(PART_MESSAGES.shortenLimit), v.minValue(1, PART_MESSAGES.shortenLimit)) }),
+  v.object({
+    kind: v.literal('split'),
+    splitter: v.pipe(v.string(PART_MESSAGES.splitSplitter), v.minLength(1, PART_MESSAGES.splitSplitter), v.maxLength(20)),
+    position: v.pipe(v.number(PART_MESSAGES.splitPosition), v.integer(PART_MESSAGES.splitPosition), v.minValue(1, PART_MESSAGES.splitPosition)),
+  }),
+  v.object({
+    kind: v.literal('adjust-date'),
+    amount: v.pipe(v.number(PART_MESSAGES.adjustAmount), v.integer(PART_MESSAGES.adjustAmount), v.minValue(1, PART_MESSAGES.adjustAmount)),
+    unit: v.picklist(DATE_UNITS),
+    direction: v.picklist(['add', 'subtract']),
+  }),
+  v.object({ kind: v.literal('round'), mode: v.picklist(ROUNDING_MODES), place: v.picklist(PLACE_VALUE_NAMES) }),
+  v.object({ kind: v.literal('case'), to: v.picklist(CASINGS) }),
+]);
+export type TransformStep = v.InferOutput<typeof TransformStepSchema>;
+
+/** Per destination field, the steps applied in order to its mapped value. */
+export const TransformSchema = v.object({
+  fields: v.pipe(v.array(v.object({ destination: FieldName, steps: v.pipe(v.array(TransformStepSchema), v.maxLength(20)) })), v.maxLength(2000)),
+});
+export type Transform = v.InferOutput<typeof TransformSchema>;
+
+// ---------------------------------------------------------------------------------- validation
+
+export const CustomBucketName = v.pipe(v.string(), v.trim(), v.regex(CUSTOM_BUCKET_PATTERN, PART_MESSAGES.customBucket));
+
+export const ValidationRuleSchema = v.variant('rule', [
+  v.object({ destination: FieldName, rule: v.literal('required'), bucket: CustomBucketName }),
+  v.object({ destination: FieldName, rule: v.literal('email'), bucket: CustomBucketName }),
+  v.object({ destination: FieldName, rule: v.literal('phone'), bucket: CustomBucketName }),
+  v.pipe(
+    v.object({
+      destination: FieldName, rule: v.literal('length'), bucket: CustomBucketName,
+      min: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))), max: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    }),
+    v.check((r) => r.min !== undefined || r.max !== undefined, 'Give a minimum or a maximum length'),
+    v.check((r) => r.min === undefined || r.max === undefined || r.min <= r.max, 'The minimum length must not exceed the maximum'),
+  ),
+  v.object({
+    destination: FieldName, rule: v.literal('one-of'), bucket: CustomBucketName,
+    values: v.pipe(v.array(v.pipe(v.string(), v.maxLength(200))), v.minLength(1, 'List at least one allowed value'), v.maxLength(500)),
+  }),
+]);
+export type ValidationRule = v.InferOutput<typeof ValidationRuleSchema>;
+
+export const ValidationSchema = v.object({ rules: v.pipe(v.array(ValidationRuleSchema), v.maxLength(500)) });
+export type Validation = v.InferOutput<typeof ValidationSchema>;
+
+// ------------------------------------------------------------------------------------ matching
+
+export const SearchScenarioSchema = v.object({
+  name: v.pipe(v.string(PART_MESSAGES.incompleteScenario), v.trim(), v.minLength(1, PART_MESSAGES.incompleteScenario), v.maxLength(100)),
+  criteria: v.pipe(
+    v.array(v.object({ source: v.pipe(FieldName, v.minLength(1, PART_MESSAGES.incompleteScenario)), destination: v.pipe(FieldName, v.minLength(1, PART_MESSAGES.incompleteScenario)) })),
+    v.minLength(1, PART_MESSAGES.incompleteScenario), v.maxLength(10),
+  ),
+  matchReason: v.pipe(v.string(PART_MESSAGES.incompleteScenario), v.trim(), v.minLength(1, PART_MESSAGES.incompleteScenario), v.maxLength(200)),
+  isPrimary: v.boolean(),
+});
+export type SearchScenario = v.InferOutput<typeof SearchScenarioSchema>;
+
+export const AutoPickConditionSchema = v.object({
+  fields: v.pipe(v.array(FieldName), v.minLength(1, 'Choose at least one field'), v.maxLength(20)),
+  /** exact match on those fields (SPEC.md section 3) */
+  exact: v.literal(true),
+  minScore: v.optional(Score),
+});
+export type AutoPickCondition = v.InferOutput<typeof AutoPickConditionSchema>;
+
+/** The same set of fields twice (in any order) is a duplicate configuration: warned, not refused. */
+export function duplicateAutoPicks(conditions: AutoPickCondition[]): number[] {
+  const seen = new Map<string, number>();
+  const duplicates: number[] = [];
+  conditions.forEach((c, i) => {
+    const key = [...new Set(c.fields.map((f) => f.toLowerCase()))].sort().join('\u0000');
+    if (seen.has(key)) duplicates.push(i); else seen.set(key, i);
+  });
+  return duplicates;
+}
+
+export const MatchingSchema = v.pipe(
+  v.object({
+    scenarios: v.pipe(
+      v.array(SearchScenarioSchema),
+      v.minLength(1, PART_MESSAGES.noScenario),
+      v.maxLength(MAX_SEARCH_SCENARIOS, PART_MESSAGES.tooManyScenarios),
+    ),
+    /** Advanced Matching Settings: need at least two scenarios */
+    advanced: v.optional(v.boolean(), false),
+    autoPick: v.optional(v.pipe(v.array(AutoPickConditionSchema), v.maxLength(20)), []),
+  }),
+  v.check((m) => !m.advanced || m.scenarios.length >= ADVANCED_MATCHING_MIN_SCENARIOS, PART_MESSAGES.advancedNeedsTwo),
+);
+export type Matching = v.InferOutput<typeof MatchingSchema>;
+
+// ------------------------------------------------------------------------------------- routing
+
+export const RoutingConditionSchema = v.pipe(
+  v.object({
+    sourceType: v.picklist(SOURCE_TYPE_NAMES),
+    field: FieldName,
+    operator: v.picklist(ROUTING_OPERATOR_NAMES),
+    values: v.pipe(v.array(v.pipe(v.string(), v.maxLength(500))), v.maxLength(500)),
+  }),
+  v.check((c) => VALUELESS_OPERATORS.includes(c.operator) || c.values.some((x) => x !== ''), PART_MESSAGES.operatorValue),
+  v.check((c) => LIST_OPERATORS.includes(c.operator) || VALUELESS_OPERATORS.includes(c.operator) || c.values.length <= 1, 'This operator compares with one value'),
+);
+export type RoutingCondition = v.InferOutput<typeof RoutingConditionSchema>;
+
+export const CustomRoutingRuleSchema = v.variant('action', [
+  v.object({ action: v.literal('omit'), conditions: v.pipe(v.array(RoutingConditionSchema), v.minLength(1, 'Add at least one condition'), v.maxLength(20)) }),
+  v.object({
+    action: v.literal('route'), target: v.picklist(ROUTE_TARGET_NAMES),
+    conditions: v.pipe(v.array(RoutingConditionSchema), v.minLength(1, 'Add at least one condition'), v.maxLength(20)),
+  }),
+]);
+export type CustomRoutingRule = v.InferOutput<typeof CustomRoutingRuleSchema>;
+
+/**
+ * Routing: the default triage (SPEC.md section 4) when the custom-routing flag is off for the
+ * formula, custom rules (applied in order, the first that matches decides) when it is on.
+ */
+export const RoutingSchema = v.variant('kind', [
+  v.object({
+    kind: v.literal('default'),
+    /** an unmatched record: add to Ready, or review in Needs Attention */
+    unmatched: v.picklist(ROUTE_TARGET_NAMES),
+    /** a single (or auto-picked) match: to Ready, to Ready when the selected fields match exactly, or review */
+    singleMatch: v.picklist(['ready', 'ready-if-exact', 'needs-attention']),
+    exactFields: v.optional(v.pipe(v.array(FieldName), v.maxLength(50)), []),
+    /** multiple matches: candidates scoring below this are discarded (the best one always stays) */
+    discardBelow: v.optional(v.nullable(Score), null),
+    /** whether a difference in capitalisation counts as a data difference */
+    capitalizationIsDifference: v.optional(v.boolean(), false),
+  }),
+  v.object({
+    kind: v.literal('custom'),
+    rules: v.pipe(v.array(CustomRoutingRuleSchema), v.maxLength(50)),
+    /** what happens to a record no rule matches */
+    otherwise: v.picklist(ROUTE_TARGET_NAMES),
+  }),
+]);
+export type Routing = v.InferOutput<typeof RoutingSchema>;
+
+// ------------------------------------------------------------------------------------ schedule
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+const TimeZone = v.pipe(v.string(PART_MESSAGES.timeZone), v.check((tz) => {
+  try { new Intl.DateTimeFormat('en', { timeZone: tz }); return tz.length > 0; } catch { return false; }
+}, PART_MESSAGES.timeZone));
+const IsoDate = v.pipe(v.string(), v.isoDate('Enter a date as YYYY-MM-DD'));
+
+export const RunOnceSchema = v.pipe(
+  v.object({ from: IsoDate, to: IsoDate }),
+  v.check((r) => r.from < r.to, PART_MESSAGES.runOnceOrder),
+  v.check((r) => (Date.parse(r.to) - Date.parse(r.from)) / 86_400_000 <= RUN_ONCE_MAX_DAYS, PART_MESSAGES.runOnceRange),
+);
+export type RunOnce = v.InferOutput<typeof RunOnceSchema>;
+
+export const ScheduleSchema = v.variant('mode', [
+  v.object({ mode: v.literal('continuous') }),
+  v.object({
+    mode: v.literal('scheduled'), frequency: v.literal('daily'),
+    time: v.pipe(v.string(PART_MESSAGES.time), v.regex(TIME, PART_MESSAGES.time)), timeZone: TimeZone,
+  }),
+  v.object({
+    mode: v.literal('scheduled'), frequency: v.literal('weekly'), day: v.picklist(WEEKDAYS, PART_MESSAGES.weekday),
+    time: v.pipe(v.string(PART_MESSAGES.time), v.regex(TIME, PART_MESSAGES.time)), timeZone: TimeZone,
+  }),
+]);
+export type Schedule = v.InferOutput<typeof ScheduleSchema>;
+
+// ------------------------------------------------------------------ summary fields and autosend
+
+/** The destination fields shown for each record in the buckets. */
+export const SummaryFieldsSchema = v.object({ fields: v.pipe(v.array(FieldName), v.maxLength(20, 'Choose at most 20 summary fields')) });
+export type SummaryFields = v.InferOutput<typeof SummaryFieldsSchema>;
+
+/** Ready records are held for review, or sent automatically (SPEC.md section 4). */
+export const AutosendSchema = v.object({ enabled: v.boolean() });
+export type Autosend = v.InferOutput<typeof AutosendSchema>;
+
+// ------------------------------------------------------------------------------- the part list
+
+/** Every part with its schema and the name users read; endpoints, titles and the wizard derive from it. */
+export const FORMULA_PARTS = {
+  mapping: { label: 'Mapping', schema: MappingSchema },
+  transform: { label: 'Transformations', schema: TransformSchema },
+  validation: { label: 'Validation rules', schema: ValidationSchema },
+  'summary-fields': { label: 'Summary fields', schema: SummaryFieldsSchema },
+  matching: { label: 'Record Match Search', schema: MatchingSchema },
+  routing: { label: 'Routing', schema: RoutingSchema },
+  schedule: { label: 'Scheduling', schema: ScheduleSchema },
+  autosend: { label: 'Autosend', schema: AutosendSchema },
+} as const;
+export type FormulaPartName = keyof typeof FORMULA_PARTS;
+export const FORMULA_PART_NAMES = Object.keys(FORMULA_PARTS) as FormulaPartName[];
+
+/** The body of each part, by name. */
+export type FormulaPartBody = { [P in FormulaPartName]: v.InferOutput<(typeof FORMULA_PARTS)[P]['schema']> };
+
+/** The operations of the part endpoints, each with its own failure title. */
+export const PART_OPERATIONS = ['get', 'upsert', 'delete'] as const;
+export type PartOperation = (typeof PART_OPERATIONS)[number];
+export type PartProblemTitle = `${FormulaPartName}-${PartOperation}-failed`;
+
+export const partProblemTitle = (part: FormulaPartName, op: PartOperation): PartProblemTitle => `${part}-${op}-failed`;
+
+const OPERATION_TEXT: Record<PartOperation, (label: string) => string> = {
+  get: (label) => `Error loading ${label}`,
+  upsert: (label) => `${label} could not be saved.`,
+  delete: (label) => `${label} could not be deleted.`,
+};
+
+/** The catalogue messages of every part's failures, derived from the part list (SPEC.md section 8). */
+export const PART_PROBLEM_MESSAGES = Object.fromEntries(
+  FORMULA_PART_NAMES.flatMap((part) => PART_OPERATIONS.map((op) => [partProblemTitle(part, op), OPERATION_TEXT[op](FORMULA_PARTS[part].label)])),
+) as Record<PartProblemTitle, string>;
