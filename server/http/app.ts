@@ -16,6 +16,8 @@ import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
 import { integrationsRouter } from './integrations.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
+import { SERVICES } from '../../src/domain/api/services.ts';
+import { apiDocsPage, openApiDocument } from './openapi.ts';
 import { installErrorHandling, problemResponse } from './problem.ts';
 
 /** Gateway base paths (DESIGN.md section 4); anything under them that no router answers is a 404 problem. */
@@ -84,6 +86,12 @@ export function createApp(deps: AppDeps) {
     const ok = databaseOk && queue.ok;
     return c.json({ status: ok ? 'ok' : 'degraded', database: { ok: databaseOk }, jobs: { ok: queue.ok } }, ok ? 200 : 503);
   });
+
+  // the API's contracts, generated from src/domain/api; public like any API description
+  const apiDocument = JSON.stringify(openApiDocument(SERVICES, config.publicUrl));
+  const apiPage = apiDocsPage(SERVICES);
+  app.get('/openapi.json', (c) => c.body(apiDocument, 200, { 'content-type': 'application/json; charset=utf-8' }));
+  app.get('/api-docs', (c) => c.html(apiPage));
 
   /** What the browser needs to sign in; served as JSON so the page carries no inline script. */
   app.get('/app-config.json', (c) => c.json({

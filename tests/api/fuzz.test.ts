@@ -12,6 +12,7 @@
  * server) is caught here as an uncaught exception and reported for the route that caused it.
  */
 import { randomUUID } from 'node:crypto';
+import { SERVICES } from '../../src/domain/api/services.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,11 +32,17 @@ import {
 } from '../support/fuzz.ts';
 import { startTestServer } from '../support/server.ts';
 
-/** Routes anyone may call without signing in; every other route must refuse a missing token with 401. */
+/**
+ * Routes anyone may call without signing in (public by their contracts in src/domain/api, and the
+ * few routes outside any contract); every other route must refuse a missing token with 401.
+ */
 const PUBLIC_ROUTES = new Set([
+  ...SERVICES.flatMap((s) => Object.values(s.endpoints).filter((e) => e.access === 'public')
+    .map((e) => `${e.method.toUpperCase()} ${s.basePath}${e.path === '/' ? '' : e.path}`)),
   'GET /health',
   'GET /app-config.json',
-  'GET /account-management/v1/authentication/organization/subdomain/:subdomain',
+  'GET /openapi.json',
+  'GET /api-docs',
 ]);
 /** Routes that read multipart/form-data (the others ignore such a body or refuse it as not JSON). */
 const MULTIPART_ROUTES = new Set([`POST ${UPLOAD_PATH}`]);

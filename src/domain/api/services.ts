@@ -1,0 +1,6 @@
+/** Every gateway service's contract, in one list: the OpenAPI document and its docs page are built from it. */
+import { accountManagementService } from './accountManagement.ts';
+import type { Service } from './contract.ts';
+import { flagAdminService, flagSnapshotService } from './flags.ts';
+
+export const SERVICES: Service[] = [accountManagementService, flagSnapshotService, flagAdminService];
