@@ -6,18 +6,24 @@
  */
 import type { ConnectionErrorCode } from '../../src/domain/connectionErrors.ts';
 import type { ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts';
-import type { Db } from '../db/database.ts';
+import type { FieldInfo } from '../../src/domain/api/integrations.ts';
+import type { TenantScope } from '../db/tenancy.ts';
+import type { NetworkPolicy } from './network.ts';
+
+export type { FieldInfo };
 
 /** What a connector is given for one call. */
 export interface ConnectorContext {
-  tenantId: string;
+  /** the tenant's scope: a connector reaches Tributary's own rows only through its repositories */
+  tenant: TenantScope;
   /** absent while testing settings that are not saved yet */
   dataSourceId?: string;
   /** the connection's settings, secrets included (decrypted for this call only) */
   settings: Record<string, string>;
-  db: Db;
   /** where Tributary keeps files (flat file and file upload connectors) */
   dataDir: string;
+  /** where hosts from the settings may lead; absent: the public internet only */
+  network?: NetworkPolicy;
   signal?: AbortSignal;
 }
 
@@ -26,15 +32,6 @@ export interface TestOutcome {
   detail: string;
   /** secrets the system rotated during the test (a new refresh token), to be saved */
   updatedSecrets?: Record<string, string>;
-}
-
-export interface FieldInfo {
-  name: string;
-  label: string;
-  type: 'string' | 'number' | 'boolean' | 'date' | 'datetime' | 'email' | 'phone' | 'object' | 'array';
-  required?: boolean;
-  /** can be matched on by search */
-  searchable?: boolean;
 }
 
 /** A record as the system has it: its id there, and its fields flattened to names and values. */

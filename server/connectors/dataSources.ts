@@ -1,22 +1,21 @@
 /**
  * Data sources at rest: settings split by the system's schema into plain settings and secrets,
- * secrets sealed with AES-256-GCM (bound to the row's tenant and id), every query scoped by
- * tenant. The API and the engine both read connections through here.
+ * secrets sealed with AES-256-GCM (bound to the row's tenant and id). Rows are read and written
+ * through the tenant's repository (server/db/repositories/dataSources.ts).
  */
-import { and, asc, eq, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import { connectorFor, type DataSourceView } from '../../src/domain/connectors/catalogue.ts';
-import { formFields, secretKeys, validateSettings, type FieldErrors } from '../../src/domain/connectors/fields.ts';
+import {
+  endpointChanged, formFields, REENTER_SECRET_MESSAGE, secretKeys, validateSettings, type FieldErrors,
+} from '../../src/domain/connectors/fields.ts';
 import type { DataSourceListItem, SystemId } from '../../src/domain/connectors/types.ts';
 
 export type { DataSourceListItem };
-import type { Db } from '../db/database.ts';
-import { users } from '../db/schema/accounts.ts';
-import { dataSources } from '../db/schema/connections.ts';
-import { formulas } from '../db/schema/formulas.ts';
+import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
+import type { DataSourceRow } from '../db/repositories/dataSources.ts';
+import type { TenantScope } from '../db/tenancy.ts';
 import { SecretKeyError, type SecretBox } from './secrets.ts';
 
-export type DataSourceRow = typeof dataSources.$inferSelect;
+export type { DataSourceRow };
 
 export class SettingsInvalid extends Error {
   override readonly name = 'SettingsInvalid';
@@ -55,11 +54,6 @@ export function openSecrets(box: SecretBox, row: DataSourceRow): Record<string, 
   return box.open({ ciphertext: row.secretCiphertext, iv: row.secretIv, tag: row.secretTag, keyVersion: row.secretKeyVersion }, aad(row.tenantId, row.id));
 }
 
-export async function findDataSource(db: Db, tenantId: string, id: string): Promise<DataSourceRow | undefined> {
-  const [row] = await db.select().from(dataSources).where(and(eq(dataSources.tenantId, tenantId), eq(dataSources.id, id))).limit(1);
-  return row;
-}
-
 /** The stored settings an edit starts from: secrets that cannot be read any more are left out (the edit must give them again). */
 export function editableSettings(box: SecretBox, row: DataSourceRow): Record<string, string> {
   try {
@@ -75,34 +69,8 @@ export function connectionSettings(box: SecretBox, row: DataSourceRow): Record<s
   return { ...row.settings, ...openSecrets(box, row) };
 }
 
-export async function formulasUsing(db: Db, tenantId: string, id: string): Promise<{ id: string; name: string }[]> {
-  const rows = await db.select({ id: formulas.id, name: formulas.name }).from(formulas)
-    .where(and(eq(formulas.tenantId, tenantId), or(eq(formulas.sourceDataSourceId, id), eq(formulas.destinationDataSourceId, id))))
-    .orderBy(asc(formulas.createdOn));
-  return rows.map((r) => ({ id: r.id, name: r.name ?? 'Untitled formula' }));
-}
-
-const creator = alias(users, 'creator');
-const modifier = alias(users, 'modifier');
-
-
-export async function listDataSources(db: Db, tenantId: string): Promise<DataSourceListItem[]> {
-  const used = sql<number>`(select count(*)::int from ${formulas} f where f.tenant_id = ${dataSources.tenantId}
-    and (f.source_data_source_id = ${dataSources.id} or f.destination_data_source_id = ${dataSources.id}))`;
-  const rows = await db.select({
-    id: dataSources.id, system: dataSources.system, displayName: dataSources.displayName,
-    createdOn: dataSources.createdOn, modifiedOn: dataSources.modifiedOn,
-    createdBy: creator.fullName, modifiedBy: modifier.fullName, usedByCount: used,
-  }).from(dataSources)
-    .leftJoin(creator, eq(creator.id, dataSources.createdBy))
-    .leftJoin(modifier, eq(modifier.id, dataSources.modifiedBy))
-    .where(eq(dataSources.tenantId, tenantId))
-    .orderBy(asc(sql`lower(${dataSources.displayName})`), asc(dataSources.id));
-  return rows.map((r) => ({ ...r, system: r.system as SystemId, createdOn: r.createdOn.toISOString(), modifiedOn: r.modifiedOn.toISOString() }));
-}
-
 /** What the browser may see: plain settings, and `{ saved: true }` for each saved secret. */
-export async function viewOf(db: Db, box: SecretBox, row: DataSourceRow): Promise<DataSourceView> {
+export async function viewOf(tenant: TenantScope, box: SecretBox, row: DataSourceRow): Promise<DataSourceView> {
   const def = connectorFor(row.system as SystemId);
   // secrets sealed with another key cannot be read: they show as not saved, so the user enters them again
   let savedSecrets: Record<string, string>;
@@ -112,25 +80,28 @@ export async function viewOf(db: Db, box: SecretBox, row: DataSourceRow): Promis
     if (field.secret) { if (savedSecrets[field.key]) settings[field.key] = { saved: true }; }
     else if (row.settings[field.key] !== undefined) settings[field.key] = row.settings[field.key]!;
   }
-  const names = await db.select({ id: users.id, fullName: users.fullName }).from(users)
-    .where(or(eq(users.id, row.createdBy ?? row.id), eq(users.id, row.modifiedBy ?? row.id)));
-  const nameOf = (id: string | null) => (id ? names.find((n) => n.id === id)?.fullName ?? null : null);
+  const authors = await tenant.dataSources.authors(row);
   return {
     id: row.id,
     system: row.system as SystemId,
     displayName: row.displayName,
     settings,
     createdOn: row.createdOn.toISOString(),
-    createdBy: nameOf(row.createdBy),
+    createdBy: authors.createdBy,
     modifiedOn: row.modifiedOn.toISOString(),
-    modifiedBy: nameOf(row.modifiedBy),
-    usedBy: await formulasUsing(db, row.tenantId, row.id),
+    modifiedBy: authors.modifiedBy,
+    usedBy: await formulasUsing(tenant, row.id),
   };
 }
 
+/** The formulas that use a data source, by name (an unnamed draft shows as "Untitled formula"). */
+export async function formulasUsing(tenant: TenantScope, id: string): Promise<{ id: string; name: string }[]> {
+  return (await tenant.formulas.usingDataSource(id)).map((f) => ({ id: f.id, name: formulaDisplayName(f) }));
+}
+
 /**
- * The settings an edit leads to: stored values, then the edit's. A secret left empty or absent
- * keeps its saved value; a plain field present in the edit replaces the stored one.
+ * Stored values, then the edit's. A secret left empty or absent keeps its saved value; a plain
+ * field present in the edit replaces the stored one.
  */
 export function mergeEdit(system: SystemId, stored: Record<string, string>, edit: Record<string, string> | undefined): Record<string, string> {
   if (!edit) return stored;
@@ -141,6 +112,26 @@ export function mergeEdit(system: SystemId, stored: Record<string, string>, edit
     merged[k] = v;
   }
   return merged;
+}
+
+/**
+ * The checked settings an edit (or a test of edited settings) leads to. Saved secrets are kept
+ * only while the connection still goes where they were entered for: an edit that changes an
+ * endpoint setting (URL, host, port, custom domain) drops every saved secret it does not give
+ * again, and each one the system requires is refused with REENTER_SECRET_MESSAGE. Otherwise a
+ * user could point a saved data source at a server of their own and receive its password.
+ */
+export function editedSettings(system: SystemId, stored: Record<string, string>, edit: Record<string, string> | undefined): Record<string, string> {
+  const schema = connectorFor(system).settings;
+  const merged = mergeEdit(system, stored, edit);
+  if (!edit || !endpointChanged(schema, stored, merged)) return checkSettings(system, merged);
+  const kept = secretKeys(schema).filter((k) => stored[k] !== undefined && !edit[k]);
+  for (const k of kept) delete merged[k];
+  const result = validateSettings(schema, merged);
+  if (result.success) return result.values;
+  const errors = { ...result.errors };
+  for (const k of kept) if (errors[k]) errors[k] = REENTER_SECRET_MESSAGE;
+  throw new SettingsInvalid(errors);
 }
 
 export function isUniqueViolation(err: unknown): boolean {

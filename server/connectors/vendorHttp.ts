@@ -1,14 +1,21 @@
 /**
- * Calls to vendors' APIs: a 10-second timeout, answers mapped to SPEC.md's connection error
- * codes, and base URLs the operator can point elsewhere (CONNECTOR_BASE_URL_<SYSTEM>, for
- * example CONNECTOR_BASE_URL_MAILCHIMP=http://127.0.0.1:9000), which the tests use for their
- * local fakes of each vendor's authentication endpoint.
+ * Calls to vendors' APIs: a 10-second timeout, answers of at most 1 MB, answers mapped to
+ * SPEC.md's connection error codes, and base URLs the operator can point elsewhere
+ * (CONNECTOR_BASE_URL_<SYSTEM>, for example CONNECTOR_BASE_URL_MAILCHIMP=http://127.0.0.1:9000),
+ * which the tests use for their local fakes of each vendor's authentication endpoint. Every other
+ * host, the vendor's own included, is resolved, checked and connected to as network.ts says.
  */
 import type { SystemId } from '../../src/domain/connectors/types.ts';
 import { ConnectionProblem, processingError, refused } from './connector.ts';
-import { checkHost } from './network.ts';
+import { PUBLIC_ONLY, type NetworkPolicy } from './network.ts';
+import { outboundRequest, VENDOR_TIMEOUT_MS } from './outboundHttp.ts';
 
-export const VENDOR_TIMEOUT_MS = 10_000;
+export { VENDOR_TIMEOUT_MS };
+
+/** Sign-in and test answers are small; anything past this is not the answer they expect. */
+export const VENDOR_MAX_BYTES = 1024 * 1024;
+/** A vendor's answer that carries data (a report's description, a page of records). */
+export const VENDOR_DATA_MAX_BYTES = 10 * 1024 * 1024;
 
 export const baseUrlVariable = (system: SystemId) => `CONNECTOR_BASE_URL_${system.toUpperCase().replace(/-/g, '_')}`;
 
@@ -33,62 +40,53 @@ export interface VendorRequest {
   method?: string;
   headers?: Record<string, string>;
   body?: string | URLSearchParams;
-  /** the host comes from the user's settings: check where it leads first */
-  userHost?: boolean;
+  /** where a host from the user's settings may lead (ConnectorContext.network); vendors' own hosts are public */
+  network?: NetworkPolicy | undefined;
+  /** the most the answer may hold (VENDOR_MAX_BYTES unless it carries data) */
+  maxBytes?: number;
 }
 
-/** Fetches, turning failures to reach the system into 'Connection Failed' with a plain reason. */
-export async function vendorFetch(system: SystemId, name: string, defaultUrl: string, req: VendorRequest = {}): Promise<Response> {
+/** A vendor's answer, read in full (within VENDOR_MAX_BYTES). */
+export interface VendorResponse {
+  status: number;
+  text(): Promise<string>;
+}
+
+/** Calls a vendor, turning failures to reach it into 'Connection Failed' with a plain reason. */
+export async function vendorFetch(system: SystemId, name: string, defaultUrl: string, req: VendorRequest = {}): Promise<VendorResponse> {
   const { url, trusted } = vendorUrl(system, defaultUrl);
-  if (req.userHost && !trusted) await checkHost(new URL(url).hostname);
-  try {
-    return await fetch(url, {
-      method: req.method ?? 'GET',
-      headers: { accept: 'application/json', 'user-agent': 'Tributary/1.0', ...req.headers },
-      body: req.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(VENDOR_TIMEOUT_MS),
-    });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') throw refused(`${name} did not answer within ${VENDOR_TIMEOUT_MS / 1000} seconds.`);
-    const code = e.cause?.code;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw refused(`The address of ${name} could not be found (${new URL(url).host}).`);
-    if (code === 'ECONNREFUSED') throw refused(`${name} refused the connection (${new URL(url).host}).`);
-    if (code && /CERT|SSL|TLS/.test(code)) throw refused(`${name}'s certificate is not trusted (${code}).`);
-    throw refused(`${name} could not be reached: ${code ?? e.message}.`);
-  }
+  const res = await outboundRequest(new URL(url), {
+    name,
+    method: req.method ?? 'GET',
+    headers: req.headers ?? {},
+    ...(req.body !== undefined ? { body: req.body } : {}),
+    network: trusted ? 'trusted' : req.network ?? PUBLIC_ONLY,
+  });
+  const body = (await res.read(req.maxBytes ?? VENDOR_MAX_BYTES)).toString('utf8');
+  return { status: res.status, text: async () => body };
 }
 
-/** Reads a vendor's answer: refused credentials, an outage, or the JSON it promised. */
-export async function expectOk(name: string, res: Response, what = 'the credentials'): Promise<unknown> {
-  const text = await res.text().catch(() => '');
-  if (res.status === 401 || res.status === 403) throw refused(`${name} refused ${what} (HTTP ${res.status}${vendorMessage(text)}).`);
+/**
+ * Reads a vendor's answer: refused credentials, an outage, or the text it promised. Only the
+ * status code is reported: the answer itself could be anyone's (a host the user typed).
+ */
+export async function expectOk(name: string, res: VendorResponse, what = 'the credentials'): Promise<unknown> {
+  const text = await res.text();
+  if (res.status === 401 || res.status === 403) throw refused(`${name} refused ${what} (HTTP ${res.status}).`);
   if (res.status >= 300 && res.status < 400) throw refused(`${name} redirected the request elsewhere (HTTP ${res.status}); check the URL.`);
-  if (res.status >= 400 && res.status < 500) throw refused(`${name} did not accept ${what} (HTTP ${res.status}${vendorMessage(text)}).`);
+  if (res.status >= 400 && res.status < 500) throw refused(`${name} did not accept ${what} (HTTP ${res.status}).`);
   if (res.status >= 500) throw processingError(`${name} answered with a server error (HTTP ${res.status}). Try again later.`);
+  if (res.status < 200) throw processingError(`${name} answered with HTTP ${res.status}.`);
   return text;
 }
 
-export async function expectJson<T = Record<string, unknown>>(name: string, res: Response, what?: string): Promise<T> {
+export async function expectJson<T = Record<string, unknown>>(name: string, res: VendorResponse, what?: string): Promise<T> {
   const text = (await expectOk(name, res, what)) as string;
   try {
     return JSON.parse(text) as T;
   } catch {
     throw processingError(`${name} answered with something other than JSON.`);
   }
-}
-
-/** A short, safe excerpt of the vendor's own error message. */
-function vendorMessage(text: string): string {
-  let msg = '';
-  try {
-    const body = JSON.parse(text) as Record<string, unknown>;
-    const candidate = body.error_description ?? body.message ?? body.detail ?? body.error ?? body.title;
-    if (typeof candidate === 'string') msg = candidate;
-  } catch { /* not JSON */ }
-  msg = msg.replace(/[^\x20-\x7e]/g, '').slice(0, 120);
-  return msg ? `: ${msg}` : '';
 }
 
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;

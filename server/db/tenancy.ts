@@ -17,6 +17,7 @@ import { eventsRepository } from './repositories/events.ts';
 import { flagsRepository } from './repositories/flags.ts';
 import { formulasRepository, partsRepository } from './repositories/formulas.ts';
 import { recordsRepository } from './repositories/records.ts';
+import { sandboxCrmRepository } from './repositories/sandboxCrm.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
 
 /** A connection or a transaction: what repositories run their queries on. */
@@ -31,6 +32,8 @@ export interface TenantScope {
   readonly parts: ReturnType<typeof partsRepository>;
   readonly records: ReturnType<typeof recordsRepository>;
   readonly events: ReturnType<typeof eventsRepository>;
+  /** the Sandbox CRM, a destination system kept in this database */
+  readonly sandboxCrm: ReturnType<typeof sandboxCrmRepository>;
   /** runs `work` in one transaction, with a scope whose repositories all use it: all or nothing */
   transaction<T>(work: (scope: TenantScope) => Promise<T>): Promise<T>;
 }
@@ -46,6 +49,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     parts: partsRepository(db, tenantId),
     records: recordsRepository(db, tenantId),
     events: eventsRepository(db, tenantId),
+    sandboxCrm: sandboxCrmRepository(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),
   };
 }

@@ -2,6 +2,7 @@
  * The flat file and file upload connectors: a tenant's drop folder on the server, and files
  * uploaded through the flat file service, as objects, fields and pulls.
  */
+import { forTenant } from '../../server/db/tenancy.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const ctxOf = (settings: Record<string, string>): ConnectorContext => ({ tenantId: admin.tenantId, settings, db: server.database.db, dataDir: server.config.dataDir });
+const ctxOf = (settings: Record<string, string>): ConnectorContext => ({ tenant: forTenant(server.database.db, admin.tenantId), settings, dataDir: server.config.dataDir });
 
 async function pullAll(pull: AsyncIterable<{ records: SourceRecord[]; watermark: string | null }>) {
   const records: SourceRecord[] = [];
@@ -93,6 +94,6 @@ describe('file upload connector', () => {
 
     // another tenant's connection does not see it
     const other = admin.tenants.find((t) => t.tenantId !== admin.tenantId)!.tenantId;
-    await expect(fileUploadConnector.describeFields({ ...ctxOf({}), tenantId: other }, upload.id)).rejects.toThrow(/no such upload/);
+    await expect(fileUploadConnector.describeFields({ ...ctxOf({}), tenant: forTenant(server.database.db, other) }, upload.id)).rejects.toThrow(/no such upload/);
   });
 });

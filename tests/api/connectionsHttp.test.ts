@@ -3,6 +3,7 @@
  * JSON paging by page number, offset, next link and cursor, records at a path, fields inferred
  * from the first page, and pulls since a watermark.
  */
+import { forTenant } from '../../server/db/tenancy.ts';
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +82,8 @@ function startDonationsApi(): Promise<http.Server> {
 }
 
 beforeAll(async () => {
-  [server, donations] = await Promise.all([startTestServer(), startDonationsApi()]);
+  // the API runs on this machine: loopback is a private address, allowed only when the operator says so
+  [server, donations] = await Promise.all([startTestServer({ env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } }), startDonationsApi()]);
   base = `http://127.0.0.1:${(donations.address() as net.AddressInfo).port}`;
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   api = integrations(server.url, admin.headers);
@@ -92,7 +94,9 @@ afterAll(async () => {
 });
 
 const settings = (path: string, extra: Record<string, string> = {}) => ({ url: `${base}${path}`, authenticationType: 'none', paging: 'none', ...extra });
-const ctxOf = (s: Record<string, string>): ConnectorContext => ({ tenantId: admin.tenantId, settings: s, db: server.database.db, dataDir: server.config.dataDir });
+const ctxOf = (s: Record<string, string>): ConnectorContext => ({
+  tenant: forTenant(server.database.db, admin.tenantId), settings: s, dataDir: server.config.dataDir, network: { allowPrivateHosts: true },
+});
 
 async function pullAll(s: Record<string, string>, since: string | null = null) {
   const records: SourceRecord[] = [];

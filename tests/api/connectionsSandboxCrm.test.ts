@@ -3,6 +3,7 @@
  * phone and address, upserts with idempotency keys (a retry writes nothing twice), pulls since a
  * watermark, and every call scoped by tenant.
  */
+import { forTenant } from '../../server/db/tenancy.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorContext, SourceRecord } from '../../server/connectors/connector.ts';
@@ -23,9 +24,9 @@ beforeAll(async () => {
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   api = integrations(server.url, admin.headers);
   pool = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
-  const base = { settings: {}, db: server.database.db, dataDir: server.config.dataDir };
-  ctx = { ...base, tenantId: admin.tenantId };
-  otherCtx = { ...base, tenantId: admin.tenants.find((t) => t.tenantId !== admin.tenantId)!.tenantId };
+  const base = { settings: {}, dataDir: server.config.dataDir };
+  ctx = { ...base, tenant: forTenant(server.database.db, admin.tenantId) };
+  otherCtx = { ...base, tenant: forTenant(server.database.db, admin.tenants.find((t) => t.tenantId !== admin.tenantId)!.tenantId) };
 });
 afterAll(async () => {
   await pool?.end();

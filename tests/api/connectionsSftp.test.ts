@@ -3,7 +3,10 @@
  * SSH key sign-in, host key pinning, the folder's .csv, .xlsx and .xls files as objects, their
  * headers as fields, and pulls since a watermark.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forTenant } from '../../server/db/tenancy.ts';
+import dns from 'node:dns';
+import dnsPromises from 'node:dns/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sftpConnector } from '../../server/connectors/sftp/connector.ts';
 import type { ConnectorContext, SourceRecord } from '../../server/connectors/connector.ts';
 import { integrations, tenantSession, type TenantSession } from '../support/connections.ts';
@@ -20,7 +23,8 @@ let api: ReturnType<typeof integrations>;
 const T0 = 1_767_225_600; // 2026-01-01, seconds
 
 beforeAll(async () => {
-  [server, sftp] = await Promise.all([startTestServer(), startSftpServer()]);
+  // the SFTP server runs on this machine: loopback is a private address, allowed only when the operator says so
+  [server, sftp] = await Promise.all([startTestServer({ env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } }), startSftpServer()]);
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   api = integrations(server.url, admin.headers);
   sftp.files.set('/out/gifts-2026-01.csv', { data: Buffer.from(csvText(3)), mtime: T0 });
@@ -113,6 +117,25 @@ describe('Secure FTP connection test', () => {
     expect((await closed.json() as { detail: string }).detail).toMatch(/refused the connection/);
   });
 
+  it('connects to the address it checked, whatever a second DNS answer says', async () => {
+    // the check resolves the name to the SFTP server; a later lookup would lead to 127.0.0.2, where nothing listens
+    const checked = vi.spyOn(dnsPromises, 'lookup').mockResolvedValue([{ address: sftp.host, family: 4 }] as never);
+    const later = vi.spyOn(dns, 'lookup').mockImplementation(((_h: string, o: unknown, cb?: (...a: unknown[]) => void) => {
+      const callback = (typeof o === 'function' ? o : cb) as (...a: unknown[]) => void;
+      if (typeof o === 'object' && (o as { all?: boolean }).all) callback(null, [{ address: '127.0.0.2', family: 4 }]);
+      else callback(null, '127.0.0.2', 4);
+    }) as never);
+    try {
+      const ctx: ConnectorContext = { tenant: forTenant(server.database.db, admin.tenantId), settings: passwordSettings({ host: 'sftp.rebind.test' }), dataDir: server.config.dataDir, network: { allowPrivateHosts: true } };
+      const outcome = await sftpConnector.test(ctx);
+      expect(outcome.detail).toContain('Connected to sftp.rebind.test');
+      expect(sftp.logins.at(-1)).toEqual({ method: 'password', ok: true });
+    } finally {
+      checked.mockRestore();
+      later.mockRestore();
+    }
+  });
+
   it('tests an edit with the saved password when the form leaves it empty', async () => {
     const id = await createSource('Partner SFTP (edit)', passwordSettings());
     const res = await api('/data-sources/test', { method: 'POST', body: { system: 'sftp', dataSourceId: id, settings: { ...passwordSettings(), password: '' } } });
@@ -125,7 +148,7 @@ describe('Secure FTP objects, fields and pulls', () => {
   let ctx: ConnectorContext;
   beforeAll(async () => {
     id = await createSource('Partner SFTP (objects)', passwordSettings());
-    ctx = { tenantId: admin.tenantId, settings: passwordSettings(), db: server.database.db, dataDir: server.config.dataDir };
+    ctx = { tenant: forTenant(server.database.db, admin.tenantId), settings: passwordSettings(), dataDir: server.config.dataDir, network: { allowPrivateHosts: true } };
   });
 
   it('lists the folder\'s .csv, .xlsx and .xls files, newest first, and nothing else', async () => {

@@ -33,7 +33,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
   apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}/donations`;
-  server = await startTestServer({ staticRoot: path.resolve('dist') });
+  // the API above runs on this machine: loopback is allowed only when the operator says so
+  server = await startTestServer({ staticRoot: path.resolve('dist'), env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } });
   browser = await launchChromium();
   db = new pg.Client({ connectionString: server.databaseUrl });
   await db.connect();

@@ -1,17 +1,23 @@
 /** The connector catalogue: every system of SPEC.md section 1, and the one schema per system that drives form, API and storage. */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { CATALOGUE, connectorFor, CreateDataSourceBody, isSystemId, SYSTEM_OPTIONS } from '../../src/domain/connectors/catalogue.ts';
 import {
-  CONNECTION_FIELD_MESSAGE, defaultValues, fieldApplies, formFields, secretKeys, validateSettings,
+  CONNECTION_FIELD_MESSAGE, defaultValues, endpointChanged, endpointKeys, fieldApplies, formFields, secretKeys, validateSettings,
 } from '../../src/domain/connectors/fields.ts';
+import { FORBIDDEN_HEADER_MESSAGE } from '../../src/domain/connectors/headers.ts';
 import { hasAdditionalSettings, SYSTEM_IDS } from '../../src/domain/connectors/types.ts';
 import {
   CONNECTION_ERROR_CODES, connectionErrorTitle, isSalesforceReportId, ADD_DATE_FILTER, INVALID_REPORT_ID, MISSING_ACCESS,
 } from '../../src/domain/connectionErrors.ts';
 import { PROBLEM_TITLES } from '../../src/domain/errors.ts';
+
+/**
+ * SPEC.md section 1's sentence, copied word for word: the specification sits outside this
+ * repository, and a test must pass in a plain clone.
+ */
+const SPEC_SUPPORTED_CONNECTORS = 'Supported connectors, each with its own settings: Mailchimp, GoFundMe Pro, Emma, Encompass, Engaging Networks, EveryAction, RENXT, BBCRM, Altru, Constant Contact, Salesforce, Pardot, Salesforce Marketing Cloud, Stripe, Secure FTP, Swoogo, Mobile Commons, GiveCampus, HubSpot, Luminate Online, FENXT, DonorDrive, a generic HTTP connector, file upload, flat file and WealthEngine.';
 
 /** SPEC.md section 1's list, as written there. */
 const SPEC_SYSTEMS: [string, string][] = [
@@ -26,8 +32,7 @@ const SPEC_SYSTEMS: [string, string][] = [
 
 describe('the catalogue', () => {
   it('has every system SPEC.md section 1 names, and the Sandbox CRM', () => {
-    const spec = fs.readFileSync(new URL('../../../shared/SPEC.md', import.meta.url), 'utf8');
-    const line = spec.split('\n').find((l) => l.startsWith('Supported connectors'))!;
+    const line = SPEC_SUPPORTED_CONNECTORS;
     for (const [name] of SPEC_SYSTEMS) expect(line, name).toContain(name);
     expect(line.split(',').length).toBe(SPEC_SYSTEMS.length);
     expect(CATALOGUE.map((d) => d.system)).toEqual([...SPEC_SYSTEMS.map(([, id]) => id), 'sandbox-crm']);
@@ -144,6 +149,30 @@ describe('settings schemas', () => {
     const cc = { environment: 'production', authenticationType: 'client-credentials', clientId: 'a', clientSecret: 'b' };
     expect(validateSettings(sf, cc)).toMatchObject({ success: false, errors: { customDomain: CONNECTION_FIELD_MESSAGE } });
     expect(validateSettings(sf, { ...cc, customDomain: 'riverside.my.salesforce.com' }).success).toBe(true);
+  });
+
+  it('refuses connection and cloud metadata headers as the HTTP connector\'s API key header', () => {
+    const http = connectorFor('http').settings;
+    const withHeader = (apiKeyHeader: string) => validateSettings(http, { url: 'https://api.example.org/v1', authenticationType: 'api-key', apiKeyHeader, apiKey: 'k', paging: 'none' });
+    for (const header of ['Metadata-Flavor', 'metadata', 'X-aws-ec2-metadata-token', 'X-Google-Metadata-Request', 'Host', 'Connection',
+      'Transfer-Encoding', 'Proxy-Authorization', 'Proxy-Connection', 'Keep-Alive', 'Upgrade', 'TE', 'Content-Length', 'X-Forwarded-For']) {
+      expect(withHeader(header), header).toEqual({ success: false, errors: { apiKeyHeader: FORBIDDEN_HEADER_MESSAGE } });
+    }
+    for (const header of ['X-API-Key', 'Authorization', 'Api-Token', 'X-Metadata-Version']) expect(withHeader(header).success, header).toBe(true);
+  });
+
+  it('marks the settings that say where Tributary connects, in the catalogue schemas', () => {
+    const marked = Object.fromEntries(CATALOGUE.map((d) => [d.system, endpointKeys(d.settings)]).filter(([, keys]) => keys!.length > 0));
+    expect(marked).toEqual({
+      bbcrm: ['url'], altru: ['url'], 'luminate-online': ['url'], salesforce: ['customDomain'], 'salesforce-marketing-cloud': ['subdomain'],
+      sftp: ['host', 'port'], givecampus: ['customDomain'], donordrive: ['siteUrl'], http: ['url'],
+    });
+    // every URL a user types is one of them
+    for (const d of CATALOGUE) for (const f of formFields(d.settings)) if (f.kind === 'url') expect(f.endpoint, `${d.system}.${f.key}`).toBe(true);
+    const sftp = connectorFor('sftp').settings;
+    expect(endpointChanged(sftp, { host: 'a.example.org', port: '22' }, { host: 'a.example.org', port: '22', folder: '/x' })).toBe(false);
+    expect(endpointChanged(sftp, { host: 'a.example.org', port: '22' }, { host: 'b.example.org', port: '22' })).toBe(true);
+    expect(endpointChanged(sftp, { host: 'a.example.org', port: '22' }, { host: 'a.example.org', port: '2222' })).toBe(true);
   });
 
   it('lets an edit keep saved secrets without sending them', () => {

@@ -12,14 +12,14 @@ const xmlEscape = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(
 const xmlUnescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
 
 function appFxConnector(system: SystemId, name: string, objects: ObjectInfo[]): Connector {
-  return testOnlyConnector(system, async ({ settings }) => {
+  return testOnlyConnector(system, async ({ settings, network }) => {
     const envelope = `<?xml version="1.0" encoding="utf-8"?>
 <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>
 <GetAvailableREDatabasesRequest xmlns="${NS}"><ClientAppInfo REDatabaseToUse="${xmlEscape(settings.database!)}" ClientAppName="Tributary" TimeOutSeconds="10"/></GetAvailableREDatabasesRequest>
 </soap:Body></soap:Envelope>`;
     const res = await vendorFetch(system, name, settings.url!, {
       method: 'POST',
-      userHost: true,
+      network,
       headers: {
         'content-type': 'text/xml; charset=utf-8',
         accept: 'text/xml',
@@ -31,8 +31,9 @@ function appFxConnector(system: SystemId, name: string, objects: ObjectInfo[]): 
     const text = (await expectOk(name, res, 'the user name and password')) as string;
     if (!/GetAvailableREDatabasesReply/.test(text)) throw processingError(`${name} did not answer as an AppFx web service; check the URL.`);
     const databases = [...text.matchAll(/<string>([^<]*)<\/string>/g)].map((m) => xmlUnescape(m[1]!));
+    // the names it does offer are not repeated: they are the remote's words
     if (!databases.some((d) => d.toLowerCase() === settings.database!.toLowerCase())) {
-      throw refused(`${name} has no database named ${settings.database}${databases.length ? `; it offers ${databases.join(', ')}` : ''}.`);
+      throw refused(`${name} has no database named ${settings.database} that this user may use.`);
     }
     return { detail: `Signed in to ${name} database ${settings.database}.` };
   }, objects);

@@ -2,15 +2,13 @@
  * The file upload connector: files uploaded in the browser through the flat file service, which
  * keeps their headers and first 20 rows (SPEC.md section 5). Objects are the tenant's uploads.
  */
-import { and, desc, eq } from 'drizzle-orm';
-import { uploads } from '../../db/schema/uploads.ts';
 import { ConnectorInputError, NotSupported, type Connector, type ConnectorContext } from '../connector.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function upload(ctx: ConnectorContext, id: string) {
   if (!UUID.test(id)) throw new ConnectorInputError(`${id} is not an upload.`);
-  const [row] = await ctx.db.select().from(uploads).where(and(eq(uploads.tenantId, ctx.tenantId), eq(uploads.id, id))).limit(1);
+  const row = await ctx.tenant.uploads.get(id);
   if (!row) throw new ConnectorInputError('There is no such upload.');
   return row;
 }
@@ -18,12 +16,11 @@ async function upload(ctx: ConnectorContext, id: string) {
 export const fileUploadConnector: Connector = {
   system: 'file-upload',
   async test(ctx) {
-    const rows = await ctx.db.select({ id: uploads.id }).from(uploads).where(eq(uploads.tenantId, ctx.tenantId));
+    const rows = await ctx.tenant.uploads.list(10_000);
     return { detail: `File upload is ready; ${rows.length} file${rows.length === 1 ? ' has' : 's have'} been uploaded.` };
   },
   async listObjects(ctx) {
-    const rows = await ctx.db.select({ id: uploads.id, fileName: uploads.fileName, createdOn: uploads.createdOn })
-      .from(uploads).where(eq(uploads.tenantId, ctx.tenantId)).orderBy(desc(uploads.createdOn)).limit(200);
+    const rows = await ctx.tenant.uploads.list(200);
     return rows.map((r) => ({ name: r.id, label: `${r.fileName} (${r.createdOn.toISOString().slice(0, 10)})` }));
   },
   async describeFields(ctx, object) {

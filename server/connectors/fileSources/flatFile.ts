@@ -43,12 +43,12 @@ export function localFolder(dir: string): Folder {
   };
 }
 
-const folderOf = (ctx: ConnectorContext) => localFolder(dropFolderPath(ctx.dataDir, ctx.tenantId, ctx.settings.folder || 'incoming'));
+const folderOf = (ctx: ConnectorContext) => localFolder(dropFolderPath(ctx.dataDir, ctx.tenant.tenantId, ctx.settings.folder || 'incoming'));
 
 export const flatFileConnector: Connector = {
   system: 'flat-file',
   async test(ctx) {
-    const dir = dropFolderPath(ctx.dataDir, ctx.tenantId, ctx.settings.folder || 'incoming');
+    const dir = dropFolderPath(ctx.dataDir, ctx.tenant.tenantId, ctx.settings.folder || 'incoming');
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     const files = await tabularFiles(localFolder(dir));
     return { detail: `The drop folder "${ctx.settings.folder || 'incoming'}" is ready and holds ${files.length} .csv, .xlsx or .xls file${files.length === 1 ? '' : 's'}.` };

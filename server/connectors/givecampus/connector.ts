@@ -8,10 +8,10 @@ export function givecampusBase(settings: Record<string, string>): string {
   return settings.environment === 'sandbox' ? 'https://sandbox.givecampus.com' : 'https://www.givecampus.com';
 }
 
-export const givecampusConnector = testOnlyConnector('givecampus', async ({ settings }) => {
+export const givecampusConnector = testOnlyConnector('givecampus', async ({ settings, network }) => {
   const res = await vendorFetch('givecampus', 'GiveCampus', `${givecampusBase(settings)}/api/v1/designations`, {
     headers: { authorization: `Bearer ${settings.apiToken}` },
-    userHost: !!settings.customDomain,
+    network,
   });
   await expectJson('GiveCampus', res, `the API token (tokens work only in the environment that issued them)`);
   return { detail: `GiveCampus accepted the API token (${settings.customDomain ? 'custom domain' : settings.environment ?? 'production'}).` };

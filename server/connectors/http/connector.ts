@@ -4,13 +4,16 @@
  * offset, a next link or a cursor; and a watermark sent as a query parameter and read back from
  * a record field.
  */
+import { withoutForbiddenHeaders } from '../../../src/domain/connectors/headers.ts';
 import { NotSupported, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type SourceRecord } from '../connector.ts';
-import { checkHost } from '../network.ts';
-import { basic, VENDOR_TIMEOUT_MS } from '../vendorHttp.ts';
+import { PUBLIC_ONLY } from '../network.ts';
+import { megabytes, outboundRequest } from '../outboundHttp.ts';
+import { basic } from '../vendorHttp.ts';
 
 /** A runaway API (a cursor that never ends) stops here. */
 export const MAX_PAGES = 10_000;
-const MAX_BODY_BYTES = 20 * 1024 * 1024;
+/** One page of records; a larger one is refused (page through it instead). */
+export const MAX_PAGE_BYTES = 10 * 1024 * 1024;
 
 type Settings = Record<string, string>;
 
@@ -18,7 +21,8 @@ function authHeaders(s: Settings): Record<string, string> {
   switch (s.authenticationType) {
     case 'basic': return { authorization: basic(s.username ?? '', s.password ?? '') };
     case 'bearer': return { authorization: `Bearer ${s.token ?? ''}` };
-    case 'api-key': return { [s.apiKeyHeader || 'X-API-Key']: s.apiKey ?? '' };
+    // a header name saved before the form refused connection and metadata headers is dropped here
+    case 'api-key': return withoutForbiddenHeaders({ [s.apiKeyHeader || 'X-API-Key']: s.apiKey ?? '' });
     default: return {};
   }
 }
@@ -44,27 +48,21 @@ export function flatten(value: Record<string, unknown>, prefix = '', out: Record
   return out;
 }
 
-async function getJson(url: URL, s: Settings, signal?: AbortSignal): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      headers: { accept: 'application/json', 'user-agent': 'Tributary/1.0', ...authHeaders(s) },
-      redirect: 'manual',
-      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(VENDOR_TIMEOUT_MS)]) : AbortSignal.timeout(VENDOR_TIMEOUT_MS),
-    });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    if (e.name === 'TimeoutError') throw refused(`${url.host} did not answer within ${VENDOR_TIMEOUT_MS / 1000} seconds.`);
-    throw refused(`${url.host} could not be reached: ${e.cause?.code ?? e.message}.`);
-  }
-  if (res.status === 401 || res.status === 403) throw refused(`${url.host} refused the credentials (HTTP ${res.status}).`);
-  if (res.status >= 300 && res.status < 400) throw refused(`${url.host} redirected the request (HTTP ${res.status}); enter the final URL.`);
-  if (res.status >= 400 && res.status < 500) throw refused(`${url.host} did not accept the request (HTTP ${res.status}); check the URL.`);
-  if (res.status >= 500) throw processingError(`${url.host} answered with a server error (HTTP ${res.status}).`);
-  const length = Number(res.headers.get('content-length') ?? 0);
-  if (length > MAX_BODY_BYTES) throw processingError(`${url.host} answered with more than 20MB in one page; use paging.`);
-  const text = await res.text();
-  if (text.length > MAX_BODY_BYTES) throw processingError(`${url.host} answered with more than 20MB in one page; use paging.`);
+async function getJson(ctx: ConnectorContext, url: URL): Promise<unknown> {
+  const res = await outboundRequest(url, {
+    name: url.host,
+    headers: authHeaders(ctx.settings),
+    network: ctx.network ?? PUBLIC_ONLY,
+    signal: ctx.signal,
+  });
+  // only the status is reported, never the body: the host is whatever the user typed
+  const refuse = (problem: Error) => { res.discard(); return problem; };
+  if (res.status === 401 || res.status === 403) throw refuse(refused(`${url.host} refused the credentials (HTTP ${res.status}).`));
+  if (res.status >= 300 && res.status < 400) throw refuse(refused(`${url.host} redirected the request (HTTP ${res.status}); enter the final URL.`));
+  if (res.status >= 400 && res.status < 500) throw refuse(refused(`${url.host} did not accept the request (HTTP ${res.status}); check the URL.`));
+  if (res.status >= 500) throw refuse(processingError(`${url.host} answered with a server error (HTTP ${res.status}).`));
+  if (res.status < 200) throw refuse(processingError(`${url.host} answered with HTTP ${res.status}.`));
+  const text = (await res.read(MAX_PAGE_BYTES, `${url.host} answered with more than ${megabytes(MAX_PAGE_BYTES)} in one page; use paging.`)).toString('utf8');
   try {
     return JSON.parse(text);
   } catch {
@@ -92,7 +90,6 @@ async function* pages(ctx: ConnectorContext, since: string | null, firstPageOnly
   const s = ctx.settings;
   const start = new URL(s.url!);
   if (start.protocol !== 'https:' && start.protocol !== 'http:') throw refused('The URL must start with https:// or http://.');
-  await checkHost(start.hostname);
   if (since && s.sinceParam) start.searchParams.set(s.sinceParam, since);
   const size = Number(s.pageSize || 100);
   const paging = s.paging || 'none';
@@ -108,7 +105,7 @@ async function* pages(ctx: ConnectorContext, since: string | null, firstPageOnly
       url.searchParams.set(s.offsetParam || 'offset', String(page * size));
       if (s.limitParam) url.searchParams.set(s.limitParam, String(size));
     }
-    const body = await getJson(url, s, ctx.signal);
+    const body = await getJson(ctx, url);
     const records = recordsOf(body, s);
     yield records;
     if (firstPageOnly || paging === 'none' || records.length === 0) return;

@@ -10,10 +10,7 @@ export const mobileCommonsConnector = testOnlyConnector('mobile-commons', async 
   });
   const text = (await expectOk('Mobile Commons', res, 'the e-mail and password')) as string;
   const success = /<response[^>]*\bsuccess="(true|false)"/.exec(text)?.[1];
-  if (success === 'false') {
-    const message = /<error[^>]*\bmessage="([^"]{0,120})"/.exec(text)?.[1] ?? 'the credentials were refused';
-    throw refused(`Mobile Commons refused the sign-in: ${message}.`);
-  }
+  if (success === 'false') throw refused('Mobile Commons refused the e-mail and password.');
   if (success !== 'true') throw processingError('Mobile Commons did not answer as its API documents.');
   return { detail: 'Signed in to Mobile Commons.' };
 }, mobileCommons.objects);

@@ -5,7 +5,7 @@
 import { isSalesforceReportId } from '../../../src/domain/connectionErrors.ts';
 import { salesforce } from '../../../src/domain/connectors/salesforce.ts';
 import { testOnlyConnector } from '../connector.ts';
-import { expectJson, vendorFetch } from '../vendorHttp.ts';
+import { expectJson, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
 import { salesforceToken } from './oauth.ts';
 
 export const SALESFORCE_API_VERSION = 'v62.0';
@@ -30,6 +30,7 @@ export async function checkSalesforceReport(settings: Record<string, string>, re
   const token = await salesforceToken('salesforce', 'Salesforce', settings);
   const res = await vendorFetch('salesforce', 'Salesforce', `${token.instanceUrl}/services/data/${SALESFORCE_API_VERSION}/analytics/reports/${reportId}/describe`, {
     headers: { authorization: `Bearer ${token.accessToken}` },
+    maxBytes: VENDOR_DATA_MAX_BYTES,
   });
   if (res.status === 404) return { ok: false, problem: 'invalid-report-id', detail: `Salesforce has no report ${reportId}.` };
   if (res.status === 403) return { ok: false, problem: 'report-missing-access', detail: `The Salesforce user cannot read report ${reportId}. Share the report's folder with that user.` };

@@ -1,13 +1,15 @@
 /**
  * Secure FTP (SPEC.md section 5: .csv, .xlsx and .xls): ssh2 with a password or an SSH key, the
- * host key optionally pinned by its SHA256 fingerprint. Objects are the folder's files.
+ * host key optionally pinned by its SHA256 fingerprint. Objects are the folder's files. The host
+ * is resolved and checked once (network.ts) and ssh2 connects to that address. Messages name
+ * what failed by code, never with the server's own words.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Client, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { refused, NotSupported, type Connector, type ConnectorContext } from '../connector.ts';
 import { folderFields, folderObjects, pullFolder, tabularFiles, type Folder, type FolderFile } from '../fileSources/folderSource.ts';
-import { checkHost } from '../network.ts';
+import { PUBLIC_ONLY, resolveHost } from '../network.ts';
 
 export const SFTP_TIMEOUT_MS = 10_000;
 const S_IFMT = 0o170000;
@@ -21,14 +23,22 @@ export function sshFingerprint(key: Buffer): string {
 interface Session { folder: Folder; fingerprint: string; close(): void }
 
 const sftpCode = (err: unknown) => (err as { code?: number }).code;
+/** An SFTP status code for a message (a number from the protocol; the text beside it is the server's). */
+const statusOf = (err: unknown) => {
+  const code = sftpCode(err);
+  return typeof code === 'number' ? ` (SFTP status ${code})` : '';
+};
 
-function open(settings: Record<string, string>): Promise<Session> {
+async function open(ctx: ConnectorContext): Promise<Session> {
+  const settings = ctx.settings;
+  const checked = await resolveHost(settings.host!, ctx.network ?? PUBLIC_ONLY);
   const pinned = settings.hostKeyFingerprint?.replace(/=+$/, '');
   let seenFingerprint = '';
   let hostKeyRefused = false;
   const byKey = settings.authenticationType === 'ssh-key';
   const config: ConnectConfig = {
-    host: settings.host,
+    // the address that was checked, so a second DNS answer cannot lead elsewhere
+    host: checked.address,
     port: Number(settings.port || 22),
     username: settings.username,
     readyTimeout: SFTP_TIMEOUT_MS,
@@ -51,11 +61,11 @@ function open(settings: Record<string, string>): Promise<Session> {
       if (err.level === 'client-timeout') return fail(refused(`The SFTP server did not answer within ${SFTP_TIMEOUT_MS / 1000} seconds.`));
       if (err.code === 'ECONNREFUSED') return fail(refused(`${settings.host} refused the connection on port ${config.port}.`));
       if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return fail(refused(`The host ${settings.host} could not be found.`));
-      return fail(refused(`The SFTP connection failed: ${err.message}.`));
+      return fail(refused(`The SFTP connection to ${settings.host} failed${typeof err.code === 'string' && /^[A-Z0-9_]{2,40}$/.test(err.code) ? ` (${err.code})` : ''}.`));
     });
     client.on('ready', () => {
       client.sftp((err, sftp) => {
-        if (err) return fail(refused(`The server does not offer SFTP: ${err.message}.`));
+        if (err) return fail(refused('The server does not offer SFTP.'));
         settled = true;
         resolve({ folder: sftpFolder(sftp, settings.folder || '/'), fingerprint: seenFingerprint, close: () => client.end() });
       });
@@ -82,7 +92,7 @@ function sftpFolder(sftp: SFTPWrapper, folder: string): Folder {
           const code = sftpCode(err);
           if (code === 2) return reject(refused(`The folder ${folder} does not exist on the server.`));
           if (code === 3) return reject(refused(`The user may not read the folder ${folder}.`));
-          return reject(refused(`The folder ${folder} could not be read: ${err.message}.`));
+          return reject(refused(`The folder ${folder} could not be read${statusOf(err)}.`));
         }
         resolve(entries
           .filter((e) => ((e.attrs.mode ?? 0) & S_IFMT) === S_IFREG)
@@ -91,18 +101,28 @@ function sftpFolder(sftp: SFTPWrapper, folder: string): Folder {
     }),
     read: (name, maxBytes) => new Promise<Buffer>((resolve, reject) => {
       const file = full(name);
+      const tooLarge = () => refused(`${name} is larger than ${Math.round(maxBytes / 1024 / 1024)}MB.`);
       sftp.stat(file, (err, stats) => {
-        if (err) return reject(refused(`${name} could not be read: ${err.message}.`));
-        if (stats.size > maxBytes) return reject(refused(`${name} is larger than ${Math.round(maxBytes / 1024 / 1024)}MB.`));
-        sftp.readFile(file, (err2, data) => (err2 ? reject(refused(`${name} could not be read: ${err2.message}.`)) : resolve(data)));
+        if (err) return reject(refused(`${name} could not be read${statusOf(err)}.`));
+        if (stats.size > maxBytes) return reject(tooLarge());
+        // streamed and counted: a file that grows after stat still stops at the limit
+        const chunks: Buffer[] = [];
+        let total = 0;
+        const stream = sftp.createReadStream(file);
+        stream.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          if (total > maxBytes) { stream.destroy(); reject(tooLarge()); return; }
+          chunks.push(chunk);
+        });
+        stream.on('error', (err2: unknown) => reject(refused(`${name} could not be read${statusOf(err2)}.`)));
+        stream.on('end', () => resolve(Buffer.concat(chunks)));
       });
     }),
   };
 }
 
 async function withFolder<T>(ctx: ConnectorContext, fn: (folder: Folder, session: Session) => Promise<T>): Promise<T> {
-  await checkHost(ctx.settings.host!);
-  const session = await open(ctx.settings);
+  const session = await open(ctx);
   try {
     return await fn(session.folder, session);
   } finally {
@@ -121,8 +141,7 @@ export const sftpConnector: Connector = {
   listObjects: (ctx) => withFolder(ctx, (folder) => folderObjects(folder)),
   describeFields: (ctx, object) => withFolder(ctx, (folder) => folderFields(folder, object)),
   async *pull(ctx, object, since, options) {
-    await checkHost(ctx.settings.host!);
-    const session = await open(ctx.settings);
+    const session = await open(ctx);
     try {
       yield* pullFolder(session.folder, object, since, options?.batchSize);
     } finally {

@@ -20,6 +20,15 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
       return row;
     },
 
+    /** who made and last changed a data source, by name */
+    async authors(row: DataSourceRow): Promise<{ createdBy: string | null; modifiedBy: string | null }> {
+      const [names] = await db.select({ createdBy: creator.fullName, modifiedBy: modifier.fullName }).from(dataSources)
+        .leftJoin(creator, eq(creator.id, dataSources.createdBy))
+        .leftJoin(modifier, eq(modifier.id, dataSources.modifiedBy))
+        .where(and(mine, eq(dataSources.id, row.id))).limit(1);
+      return names ?? { createdBy: null, modifiedBy: null };
+    },
+
     /** the list with who made and changed each, and how many formulas use it; by name */
     async list() {
       const used = sql<number>`(select count(*)::int from ${formulas} f where f.tenant_id = ${dataSources.tenantId}

@@ -17,6 +17,8 @@ export const INVALID_CHARACTERS_MESSAGE = 'This field contains characters that a
 /** An SSH private key is longer than any other field; it still has a limit. */
 export const KEY_FIELD_MAX = 10_000;
 export const KEY_FIELD_MESSAGE = 'Paste the whole private key (at most 10,000 characters).';
+/** A saved secret left empty by an edit that moves the connection elsewhere. */
+export const REENTER_SECRET_MESSAGE = 'Enter this again: saved secrets are never sent to a new address.';
 
 export type FieldKind = 'text' | 'secret' | 'url' | 'email' | 'port' | 'select' | 'key';
 
@@ -38,6 +40,12 @@ export interface FieldMeta {
   defaultValue?: string;
   placeholder?: string;
   description?: string;
+  /**
+   * the field says where Tributary connects (a URL, a host, a port, a custom domain): an edit
+   * that changes it does not keep saved secrets, so they never go to an address they were not
+   * entered for
+   */
+  endpoint?: boolean;
 }
 
 type FieldSchema = v.GenericSchema<unknown, string | undefined>;
@@ -48,9 +56,12 @@ interface FieldOptions {
   requiredWhen?: { field: string; is: string[] };
   /** a further format rule */
   pattern?: { regex: RegExp; message: string };
+  /** a rule a pattern cannot say well, with its own message */
+  check?: { test: (value: string) => boolean; message: string };
   defaultValue?: string;
   placeholder?: string;
   description?: string;
+  endpoint?: boolean;
 }
 
 const withMeta = (schema: v.GenericSchema<string, string>, meta: Omit<FieldMeta, 'key'>): FieldSchema => {
@@ -75,7 +86,10 @@ const text150 = (extra: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [])
   return (extra.length ? v.pipe(base, ...extra) : base) as v.GenericSchema<string, string>;
 };
 
-const patternOf = (o: FieldOptions) => (o.pattern ? [v.regex(o.pattern.regex, o.pattern.message)] : []);
+const patternOf = (o: FieldOptions) => [
+  ...(o.pattern ? [v.regex(o.pattern.regex, o.pattern.message)] : []),
+  ...(o.check ? [v.check(o.check.test, o.check.message)] : []),
+];
 
 const metaOf = (kind: FieldKind, label: string, secret: boolean, o: FieldOptions, options?: FieldOption[]): Omit<FieldMeta, 'key'> => ({
   kind, label, secret, required: o.required ?? true,
@@ -85,6 +99,7 @@ const metaOf = (kind: FieldKind, label: string, secret: boolean, o: FieldOptions
   ...(o.defaultValue !== undefined ? { defaultValue: o.defaultValue } : {}),
   ...(o.placeholder ? { placeholder: o.placeholder } : {}),
   ...(o.description ? { description: o.description } : {}),
+  ...(o.endpoint ? { endpoint: true } : {}),
 });
 
 /** Plain text: required, at most 150 characters. */
@@ -93,9 +108,9 @@ export const text = (label: string, o: FieldOptions = {}) => withMeta(text150(pa
 /** A secret (API key, client secret, password, access token): stored encrypted, shown as saved. */
 export const secret = (label: string, o: FieldOptions = {}) => withMeta(text150(patternOf(o)), metaOf('secret', label, true, o));
 
-/** An absolute http(s) URL. */
+/** An absolute http(s) URL; it says where Tributary connects, so it is an endpoint setting. */
 export const url = (label: string, o: FieldOptions = {}) =>
-  withMeta(text150([v.url(INVALID_URL_MESSAGE), v.regex(/^https?:\/\//i, INVALID_URL_MESSAGE)]), metaOf('url', label, false, o));
+  withMeta(text150([v.url(INVALID_URL_MESSAGE), v.regex(/^https?:\/\//i, INVALID_URL_MESSAGE), ...patternOf(o)]), metaOf('url', label, false, { endpoint: true, ...o }));
 
 /** An e-mail address (used as a user name by some systems). */
 export const email = (label: string, o: FieldOptions = {}) =>
@@ -200,6 +215,16 @@ export function formFields(schema: SettingsSchema): FieldMeta[] {
 /** Names of the fields stored encrypted. */
 export function secretKeys(schema: SettingsSchema): string[] {
   return formFields(schema).filter((f) => f.secret).map((f) => f.key);
+}
+
+/** Names of the fields that say where Tributary connects. */
+export function endpointKeys(schema: SettingsSchema): string[] {
+  return formFields(schema).filter((f) => f.endpoint).map((f) => f.key);
+}
+
+/** Whether new settings lead somewhere other than the stored ones (any endpoint field differs). */
+export function endpointChanged(schema: SettingsSchema, stored: Record<string, string | undefined>, next: Record<string, string | undefined>): boolean {
+  return endpointKeys(schema).some((key) => (stored[key] ?? '').trim() !== (next[key] ?? '').trim());
 }
 
 /** Whether a field applies with these values (its `when` condition holds, or it has none). */

@@ -1,5 +1,6 @@
 /** Secure FTP, the generic HTTP connector, file upload, flat file, and the Sandbox CRM kept in Tributary's own database. */
 import { choice, port, privateKey, secret, settingsSchema, text, url } from './fields.ts';
+import { FORBIDDEN_HEADER_MESSAGE, isForbiddenRequestHeader } from './headers.ts';
 import type { ConnectorDefinition } from './types.ts';
 
 const SFTP_AUTH = [
@@ -13,8 +14,8 @@ export const sftp: ConnectorDefinition = {
   vendor: 'SFTP server',
   roles: { source: true, destination: false },
   settings: settingsSchema({
-    host: text('Host', { pattern: { regex: /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, message: 'Enter a host name or IP address, without sftp:// or a path.' }, placeholder: 'sftp.example.org' }),
-    port: port('Port', { defaultValue: '22' }),
+    host: text('Host', { endpoint: true, pattern: { regex: /^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, message: 'Enter a host name or IP address, without sftp:// or a path.' }, placeholder: 'sftp.example.org' }),
+    port: port('Port', { endpoint: true, defaultValue: '22' }),
     username: text('User name'),
     authenticationType: choice('Authentication type', SFTP_AUTH),
     password: secret('Password', { when: { field: 'authenticationType', is: ['password'] } }),
@@ -63,7 +64,11 @@ export const http: ConnectorDefinition = {
     username: text('User name', { when: { field: 'authenticationType', is: ['basic'] } }),
     password: secret('Password', { when: { field: 'authenticationType', is: ['basic'] } }),
     token: secret('Access token', { when: { field: 'authenticationType', is: ['bearer'] } }),
-    apiKeyHeader: text('API key header', { when: { field: 'authenticationType', is: ['api-key'] }, defaultValue: 'X-API-Key', pattern: { regex: /^[A-Za-z0-9-]+$/, message: 'A header name has letters, digits and dashes only.' } }),
+    apiKeyHeader: text('API key header', {
+      when: { field: 'authenticationType', is: ['api-key'] }, defaultValue: 'X-API-Key',
+      pattern: { regex: /^[A-Za-z0-9-]+$/, message: 'A header name has letters, digits and dashes only.' },
+      check: { test: (name) => !isForbiddenRequestHeader(name), message: FORBIDDEN_HEADER_MESSAGE },
+    }),
     apiKey: secret('API key', { when: { field: 'authenticationType', is: ['api-key'] } }),
     recordsPath: text('Records path', { required: false, pattern: name, placeholder: 'data', description: 'Where the array of records sits in each answer; empty when the answer is the array.' }),
     paging: choice('Paging', HTTP_PAGING),

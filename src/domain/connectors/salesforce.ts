@@ -18,7 +18,7 @@ export const salesforce: ConnectorDefinition = {
     environment: choice('Environment', ENVIRONMENT_OPTIONS, { description: 'Sandbox signs in at test.salesforce.com.' }),
     authenticationType: choice('Authentication type', AUTH_TYPES),
     customDomain: text('Custom domain (My Domain)', {
-      required: true, requiredWhen: { field: 'authenticationType', is: ['client-credentials'] },
+      required: true, requiredWhen: { field: 'authenticationType', is: ['client-credentials'] }, endpoint: true,
       pattern: MY_DOMAIN, placeholder: 'acme.my.salesforce.com',
     }),
     clientId: text('Consumer key (client ID)'),
@@ -85,6 +85,7 @@ export const salesforceMarketingCloud: ConnectorDefinition = {
   roles: { source: true, destination: true },
   settings: settingsSchema({
     subdomain: text('Tenant subdomain', {
+      endpoint: true,
       pattern: { regex: /^[a-z0-9-]{4,60}$/i, message: 'Enter the subdomain of your authentication base URI (the part before .auth.marketingcloudapis.com).' },
       placeholder: 'mc563885gzs27c5t9-63k636ttgm',
     }),

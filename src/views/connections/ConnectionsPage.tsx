@@ -1,7 +1,8 @@
 /**
  * Connections (SPEC.md section 2): the Data Sources list (display name, system, last modified),
  * add, edit, select and delete. The selected data source shows its connection test and its
- * objects. A thin renderer of the connections machine and the machines it starts.
+ * objects; the test and a refresh of the objects are offered only with datasource edit. A thin
+ * renderer of the connections machine and the machines it starts.
  */
 import { useContext } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -180,8 +181,9 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
                     <Text size="sm" c="dimmed">{systemName(selected.system)} · last modified {dateTime(selected.modifiedOn)}{selected.modifiedBy ? ` by ${selected.modifiedBy}` : ''}</Text>
                     {selected.usedByCount > 0 && <Text size="sm">Used by {selected.usedByCount} formula{selected.usedByCount === 1 ? '' : 's'}.</Text>}
                   </div>
-                  <ConnectionTestControl machine={m.connectionTest} target={() => ({ kind: 'saved', dataSourceId: selected.id })} />
-                  <ObjectPicker dataSourceId={selected.id} machine={m.objectPicker} />
+                  {/* both call the system with the saved credentials: the server refuses them without edit */}
+                  {mayEdit && <ConnectionTestControl machine={m.connectionTest} target={() => ({ kind: 'saved', dataSourceId: selected.id })} />}
+                  <ObjectPicker dataSourceId={selected.id} machine={m.objectPicker} mayRefresh={mayEdit} />
                 </Stack>
               </Paper>
             </Grid.Col>

@@ -8,9 +8,11 @@ export interface ObjectPickerProps {
   dataSourceId: string;
   machine?: typeof objectPickerMachine;
   onSelect?(name: string): void;
+  /** a refresh reads the list from the system with the saved credentials, which needs datasource edit */
+  mayRefresh?: boolean;
 }
 
-export function ObjectPicker({ dataSourceId, machine = objectPickerMachine, onSelect }: ObjectPickerProps) {
+export function ObjectPicker({ dataSourceId, machine = objectPickerMachine, onSelect, mayRefresh = true }: ObjectPickerProps) {
   const actor = useActorRef(machine, { input: { dataSourceId } });
   const state = useSelector(actor, (s) => s);
   const { objects, refreshedOn, selected, error } = state.context;
@@ -19,11 +21,13 @@ export function ObjectPicker({ dataSourceId, machine = objectPickerMachine, onSe
     <Stack gap="xs" data-testid="object-picker" data-state={String(state.value)}>
       <Group justify="space-between">
         <Title order={4}>Objects</Title>
-        <Tooltip label="Refresh the list from the system">
-          <ActionIcon variant="subtle" aria-label="Refresh objects" loading={refreshing} onClick={() => actor.send({ type: 'objects.refresh' })}>
-            <IconRefresh size={18} aria-hidden />
-          </ActionIcon>
-        </Tooltip>
+        {mayRefresh && (
+          <Tooltip label="Refresh the list from the system">
+            <ActionIcon variant="subtle" aria-label="Refresh objects" loading={refreshing} onClick={() => actor.send({ type: 'objects.refresh' })}>
+              <IconRefresh size={18} aria-hidden />
+            </ActionIcon>
+          </Tooltip>
+        )}
       </Group>
       {refreshing && (
         <Group gap="xs" aria-live="polite"><Loader size="xs" /><Text size="sm">Refreshing objects…</Text></Group>
