@@ -22,9 +22,9 @@ export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
   // Before sign-in the browser knows only its host name; the organisation id is not a secret.
   on(api.organizationBySubdomain, async (_c, { params }) => {
     const subdomain = params.subdomain.toLowerCase();
-    if (!SUBDOMAIN.test(subdomain)) return fail(400, 'bad-request', 'A subdomain has letters, digits and dashes only.');
+    if (!SUBDOMAIN.test(subdomain)) return fail('bad-request', 'A subdomain has letters, digits and dashes only.');
     const org = await organizationBySubdomain(db, subdomain);
-    if (!org) return fail(404, 'unknown-subdomain');
+    if (!org) return fail('unknown-subdomain');
     return { organizationId: org.id, organizationName: org.name, subdomain };
   });
 
@@ -34,9 +34,9 @@ export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
     const caller = c.var.caller;
     requireOwnOrganization(params.orgId, caller);
     const found = await loginDetails(db, caller.userId);
-    if (!found) return fail(403, 'forbidden');
-    if (!found.hasTenant) return fail(404, 'no-tenants');
-    if (!found.hasRole) return fail(403, 'no-roles');
+    if (!found) return fail('forbidden');
+    if (!found.hasTenant) return fail('no-tenants');
+    if (!found.hasRole) return fail('no-roles');
     return found.details;
   });
 
@@ -70,7 +70,7 @@ export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
     const caller = c.var.caller;
     const access = await tenantAccess(db, caller.userId);
     const chosen = access.find((t) => t.tenantId === body.tenantId);
-    if (!chosen) return fail(403, 'no-tenant-access');
+    if (!chosen) return fail('no-tenant-access');
     await setActiveTenant(db, caller.userId, body.tenantId);
     return { activeTenantId: body.tenantId, tenant: { id: body.tenantId, name: chosen.name }, roles: chosen.roles, policies: chosen.policies };
   });
@@ -93,13 +93,13 @@ export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
 async function subjectUser(db: Db, caller: Caller, auth0Id: string) {
   const isSelf = auth0Id === caller.auth0Id;
   if (!isSelf && !(caller.tenantId && can(caller.policies, 'usermanagement', 'view'))) {
-    return fail(403, 'forbidden', 'You may only read your own account.');
+    return fail('forbidden', 'You may only read your own account.');
   }
   const user = await userByAuth0Id(db, caller.organizationId, auth0Id);
-  if (!user) return fail(404, 'not-found', 'No such user.');
+  if (!user) return fail('not-found', 'No such user.');
   // tenants never see each other's people: another user must belong to the caller's tenant
   if (!isSelf && !(await tenantAccess(db, user.id)).some((t) => t.tenantId === caller.tenantId)) {
-    return fail(404, 'not-found', 'No such user.');
+    return fail('not-found', 'No such user.');
   }
   return user;
 }

@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps) {
     maxSize: 1024 * 1024,
     onError: () => {
       // the rest of the body stays unread: close the connection so a client never reuses it
-      const res = problemResponse(413, 'payload-too-large');
+      const res = problemResponse('payload-too-large');
       res.headers.set('connection', 'close');
       return res;
     },
@@ -110,7 +110,7 @@ export function createApp(deps: AppDeps) {
   if (deps.staticRoot) {
     const root = deps.staticRoot;
     // source maps stay on the server (for our own debugging); the public never gets them
-    app.get('*', async (c, next) => (!isApiPath(c.req.path) && /\.map$/i.test(c.req.path) ? problemResponse(404, 'not-found') : next()));
+    app.get('*', async (c, next) => (!isApiPath(c.req.path) && /\.map$/i.test(c.req.path) ? problemResponse('not-found') : next()));
     app.use('/assets/*', serveStatic({ root: path.relative(process.cwd(), root) }));
     app.get('*', async (c, next) => {
       if (isApiPath(c.req.path)) return next();
@@ -123,6 +123,6 @@ export function createApp(deps: AppDeps) {
     });
   }
 
-  app.notFound(() => problemResponse(404, 'not-found'));
+  app.notFound(() => problemResponse('not-found'));
   return app;
 }

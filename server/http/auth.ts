@@ -27,7 +27,7 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
     const header = c.req.header('authorization') ?? '';
     // RFC 9110: the auth scheme is case-insensitive
     const match = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header);
-    if (!match) return fail(401, 'unauthenticated', 'A bearer access token is required.');
+    if (!match) return fail('unauthenticated', 'A bearer access token is required.');
     let payload;
     try {
       ({ payload } = await jwtVerify(match[1]!, verifier.keys, {
@@ -38,7 +38,7 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
       }));
     } catch (err) {
       const detail = err instanceof joseErrors.JWTExpired ? 'The access token has expired.' : 'The access token is not valid.';
-      return fail(401, 'unauthenticated', detail, err instanceof joseErrors.JWTExpired ? 'token-expired' : 'token-invalid');
+      return fail('unauthenticated', detail, {}, err instanceof joseErrors.JWTExpired ? 'token-expired' : 'token-invalid');
     }
 
     const orgId = requiredHeader(c.req.header('orgId'), 'orgId');
@@ -46,24 +46,24 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
     const userId = requiredHeader(c.req.header('userId'), 'userId');
     const userEmail = requiredHeader(c.req.header('userEmail'), 'userEmail');
     const tenantId = c.req.header('tenantId') || null;
-    if (!isUuid(orgId)) fail(400, 'bad-request', 'Header orgId must be an organisation id.');
-    if (tenantId !== null && !isUuid(tenantId)) fail(400, 'bad-request', 'Header tenantId must be a tenant id.');
+    if (!isUuid(orgId)) fail('bad-request', 'Header orgId must be an organisation id.');
+    if (tenantId !== null && !isUuid(tenantId)) fail('bad-request', 'Header tenantId must be a tenant id.');
 
     const tokenClient = (payload.client_id ?? payload.azp) as string | undefined;
-    if (userId !== payload.sub) fail(403, 'forbidden', 'Header userId does not match the signed-in user.');
-    if (tokenClient && clientId !== tokenClient) fail(403, 'forbidden', 'Header clientId does not match the token.');
+    if (userId !== payload.sub) fail('forbidden', 'Header userId does not match the signed-in user.');
+    if (tokenClient && clientId !== tokenClient) fail('forbidden', 'Header clientId does not match the token.');
 
     const [user] = await db.select().from(users)
       .where(and(eq(users.auth0Id, payload.sub!), isNull(users.deactivatedOn))).limit(1);
-    if (!user) return fail(403, 'forbidden', 'This sign-in has no Tributary account.');
-    if (user.organizationId !== orgId) fail(403, 'forbidden', 'Header orgId is not your organisation.');
-    if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail(403, 'forbidden', 'Header userEmail does not match the signed-in user.');
+    if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
+    if (user.organizationId !== orgId) fail('forbidden', 'Header orgId is not your organisation.');
+    if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail('forbidden', 'Header userEmail does not match the signed-in user.');
 
     let roles: string[] = [];
     if (tenantId) {
       const [m] = await db.select().from(memberships)
         .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, tenantId))).limit(1);
-      if (!m || isAccessExpired(m.accessExpiresOn)) return fail(403, 'no-tenant-access');
+      if (!m || isAccessExpired(m.accessExpiresOn)) return fail('no-tenant-access');
       roles = m.roles;
     }
     const caller: Caller = {
@@ -86,15 +86,15 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
 }
 
 function requiredHeader(value: string | undefined, name: string): string {
-  if (!value) fail(400, 'bad-request', `Header ${name} is required.`);
-  if (value!.length > 320) fail(400, 'bad-request', `Header ${name} is too long.`);
+  if (!value) fail('bad-request', `Header ${name} is required.`);
+  if (value!.length > 320) fail('bad-request', `Header ${name} is too long.`);
   return value!;
 }
 
 /** The request must name a tenant of the caller's (any role): handlers then have `c.var.tenant`. */
 export function requireTenant(): MiddlewareHandler<TenantEnv> {
   return async (c, next) => {
-    if (!c.var.tenant) return fail(400, 'bad-request', 'Header tenantId is required.');
+    if (!c.var.tenant) return fail('bad-request', 'Header tenantId is required.');
     await next();
   };
 }
@@ -102,13 +102,13 @@ export function requireTenant(): MiddlewareHandler<TenantEnv> {
 /** A policy check from the role table; it needs a tenant, since roles belong to a tenant. */
 export function requirePolicy(resource: Resource, action: Action): MiddlewareHandler<TenantEnv> {
   return async (c, next) => {
-    if (!c.var.tenant) return fail(400, 'bad-request', 'Header tenantId is required.');
-    if (!can(c.var.caller.policies, resource, action)) return fail(403, 'forbidden', `You need ${resource} ${action} permission.`);
+    if (!c.var.tenant) return fail('bad-request', 'Header tenantId is required.');
+    if (!can(c.var.caller.policies, resource, action)) return fail('forbidden', `You need ${resource} ${action} permission.`);
     await next();
   };
 }
 
 /** Path parameters naming the organisation must be the caller's own. */
 export function requireOwnOrganization(orgIdParam: string | undefined, caller: Caller): void {
-  if (orgIdParam !== caller.organizationId) fail(403, 'forbidden', 'This is not your organisation.');
+  if (orgIdParam !== caller.organizationId) fail('forbidden', 'This is not your organisation.');
 }

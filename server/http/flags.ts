@@ -24,7 +24,7 @@ const MAX_REFERENCE_LENGTH = 256;
 
 function checkKey(value: string | undefined, what: string): string {
   if (!value || value.length > MAX_KEY_LENGTH || !FLIPT_KEY.test(value)) {
-    return fail(400, 'bad-request', `${what} may contain only letters, digits, dashes, underscores and commas (${MAX_KEY_LENGTH} at most).`);
+    return fail('bad-request', `${what} may contain only letters, digits, dashes, underscores and commas (${MAX_KEY_LENGTH} at most).`);
   }
   return value;
 }
@@ -48,7 +48,7 @@ export function flagSnapshotRouter(db: Db, verifier: TokenVerifier) {
   on(api.snapshot, async (c, { params }) => {
     const namespace = checkKey(params.namespace, 'A namespace key');
     const reference = c.req.query('reference');
-    if (reference !== undefined && reference.length > MAX_REFERENCE_LENGTH) fail(400, 'bad-request', 'A reference can be 256 characters at most.');
+    if (reference !== undefined && reference.length > MAX_REFERENCE_LENGTH) fail('bad-request', 'A reference can be 256 characters at most.');
     const body = JSON.stringify(await c.var.tenant.flags.snapshot(namespace));
     const etag = etagOf(body);
     c.header('ETag', etag);
@@ -72,7 +72,7 @@ export function flagAdminRouter(db: Db, verifier: TokenVerifier) {
 
   on(api.get, async (c, { params }) => {
     const flag = await c.var.tenant.flags.get(namespaceOf(c.req.query('namespace')), checkKey(params.key, 'A flag key'));
-    return flag ?? fail(404, 'not-found', 'No such flag.');
+    return flag ?? fail('not-found', 'No such flag.');
   });
 
   /** Creates or replaces a flag with a whole definition. */
@@ -87,14 +87,14 @@ export function flagAdminRouter(db: Db, verifier: TokenVerifier) {
   on(api.setEnabled, async (c, { params, body }) => {
     const key = checkKey(params.key, 'A flag key');
     const flag = await c.var.tenant.flags.setEnabled(namespaceOf(c.req.query('namespace')), key, body.enabled);
-    if (!flag) return fail(404, 'not-found', 'No such flag.');
+    if (!flag) return fail('not-found', 'No such flag.');
     c.var.log.info({ flag: key, enabled: flag.enabled }, 'flag switched');
     return flag;
   });
 
   on(api.remove, async (c, { params }) => {
     const key = checkKey(params.key, 'A flag key');
-    if (!(await c.var.tenant.flags.remove(namespaceOf(c.req.query('namespace')), key))) return fail(404, 'not-found', 'No such flag.');
+    if (!(await c.var.tenant.flags.remove(namespaceOf(c.req.query('namespace')), key))) return fail('not-found', 'No such flag.');
   });
 
   return app;

@@ -13,23 +13,17 @@
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import busboy from 'busboy';
-import { and, eq } from 'drizzle-orm';
-import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { ProblemTitle } from '../../src/domain/errors.ts';
-import {
-  fileNameLength, hasAcceptedExtension, MAX_FILE_NAME_LENGTH, MAX_UPLOAD_BYTES, type UploadSummary,
-} from '../../src/domain/upload.ts';
+import { flatFileService } from '../../src/domain/api/flatFile.ts';
+import { fileNameLength, hasAcceptedExtension, MAX_FILE_NAME_LENGTH, MAX_UPLOAD_BYTES } from '../../src/domain/upload.ts';
 import type { Config } from '../config.ts';
-import { clamavScanner, ScannerUnavailableError, type VirusScanner } from '../connectors/flatFile/clamav.ts';
-import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
-import { parseTabular } from '../connectors/flatFile/tabular.ts';
+import { clamavScanner, type VirusScanner } from '../connectors/flatFile/clamav.ts';
 import type { Db } from '../db/database.ts';
 import { localFileStore, type FileStore } from '../db/fileStore.ts';
-import { uploads } from '../db/schema/uploads.ts';
-import { authenticate, isUuid, requirePolicy, type TokenVerifier } from './auth.ts';
-import type { AppEnv } from './env.ts';
+import { uploadsService } from '../services/uploads.ts';
+import { isUuid, type TokenVerifier } from './auth.ts';
 import { fail, problemResponse } from './problem.ts';
+import { contractRouter } from './routes.ts';
 
 /** The upload path; the app's 1MB JSON body limit does not apply to it (server/http/app.ts). */
 export const UPLOAD_PATH = '/flat-file-service/v1/uploads';
@@ -38,13 +32,6 @@ export const UPLOAD_PATH = '/flat-file-service/v1/uploads';
 const MULTIPART_OVERHEAD = 64 * 1024;
 /** A body this far past the limit is not read to its end: the connection is closed instead. */
 const DRAIN_ALLOWANCE = 1024 * 1024;
-
-const PARSE_PROBLEMS: Record<ParseOutcome, [number, ProblemTitle]> = {
-  'unsupported-type': [415, 'file-type-not-accepted'],
-  'size-too-big': [413, 'file-too-large'],
-  'empty': [422, 'file-empty'],
-  'wrong-structure': [422, 'file-wrong-structure'],
-};
 
 export interface FlatFileServiceOptions {
   config: Config;
@@ -66,21 +53,23 @@ export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: Fla
     opts.log.warn('No virus scanner is configured (set CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT): uploaded files are accepted and reported as not scanned');
   }
 
-  const app = new Hono<AppEnv>();
-  app.use('*', authenticate(db, verifier));
+  const service = uploadsService({ store, scanner });
+  const { app, on } = contractRouter(db, verifier);
+  const api = flatFileService.endpoints;
 
-  app.post('/uploads', requirePolicy('formula', 'create'), async (c) => {
+  // the router reads the multipart body into the store; the service decides what is kept
+  on(api.upload, async (c) => {
     const caller = c.var.caller;
     const log = c.var.log;
     const contentType = c.req.header('content-type') ?? '';
     if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-      return fail(415, 'unsupported-media-type', 'Send the file as multipart/form-data, in a part named "file".');
+      return fail('unsupported-media-type', 'Send the file as multipart/form-data, in a part named "file".');
     }
     const declared = Number(c.req.header('content-length') ?? NaN);
     if (declared > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD + DRAIN_ALLOWANCE) return tooLarge(true);
-    if (!c.req.raw.body) return fail(400, 'bad-request', 'The request has no file.');
+    if (!c.req.raw.body) return fail('bad-request', 'The request has no file.');
 
-    const key = `${caller.tenantId}/${crypto.randomUUID()}.upload`;
+    const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.upload`;
     let received: Received;
     try {
       received = await receive(c.req.raw.body, contentType, store, key);
@@ -90,95 +79,37 @@ export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: Fla
       // the store's own failure is ours, not the client's: a logged 500
       if (err instanceof StoreFailed) throw err.cause instanceof Error ? err.cause : err;
       log.info({ err: err instanceof Error ? err.message : String(err) }, 'upload body could not be read');
-      return fail(400, 'bad-request', 'The upload could not be read as multipart/form-data.');
+      return fail('bad-request', 'The upload could not be read as multipart/form-data.');
     }
 
     try {
-      if (received.kind === 'none') return fail(400, 'bad-request', 'The request has no part named "file".');
+      if (received.kind === 'none') return fail('bad-request', 'The request has no part named "file".');
       const { fileName } = received;
       if (received.kind === 'name-too-long') {
-        return fail(422, 'file-name-too-long', `The file name has ${fileNameLength(fileName)} characters; it must be under 150.`);
+        return fail('file-name-too-long', `The file name has ${fileNameLength(fileName)} characters; it must be under 150.`);
       }
       if (received.kind === 'wrong-extension') {
-        return fail(415, 'file-type-not-accepted', 'Only .csv, .xlsx and .xls files are accepted.');
+        return fail('file-type-not-accepted', 'Only .csv, .xlsx and .xls files are accepted.');
       }
       if (received.truncated || received.size > MAX_UPLOAD_BYTES) return tooLarge(false);
-      if (received.size === 0) return fail(422, 'file-empty', 'The file is empty.');
-
-      let scanStatus: UploadSummary['scanStatus'] = 'not-scanned';
-      if (scanner) {
-        let result;
-        try {
-          result = await scanner.scan(store.read(key));
-        } catch (err) {
-          if (!(err instanceof ScannerUnavailableError)) throw err;
-          log.error({ err: err.message }, 'virus scanner unavailable: upload refused');
-          return fail(503, 'virus-scanner-unavailable');
-        }
-        if (result.status === 'infected') {
-          log.warn({ signature: result.signature, tenantId: caller.tenantId, user: caller.userId }, 'virus found in an upload');
-          return fail(422, 'virus-found', `The virus scanner found ${result.signature}. The file was not kept.`);
-        }
-        if (result.status === 'too-large') return fail(413, 'file-too-large-to-scan');
-        scanStatus = 'clean';
-      }
-
-      let parsed;
-      try {
-        parsed = await parseTabular(store.read(key), { fileName, maxBytes: MAX_UPLOAD_BYTES });
-      } catch (err) {
-        if (!(err instanceof FlatFileError)) throw err;
-        const [status, title] = PARSE_PROBLEMS[err.outcome];
-        return fail(status, title, err.message);
-      }
-
-      const [row] = await db.insert(uploads).values({
-        tenantId: caller.tenantId!,
-        fileName,
-        size: received.size,
-        detectedType: parsed.kind,
-        headers: parsed.headers,
-        sampleRows: parsed.sampleRows,
-        rowCount: parsed.rowCount,
-        scanStatus,
-        createdBy: caller.userId,
-      }).returning();
-      log.info({ upload: row!.id, size: received.size, type: parsed.kind, rows: parsed.rowCount, scanStatus }, 'file uploaded');
-      return c.json(summary(row!), 201);
+      if (received.size === 0) return fail('file-empty', 'The file is empty.');
+      return c.json(await service.accept(c.var.tenant, caller, { key, fileName, size: received.size }, log), 201);
     } finally {
       await store.remove(key).catch((err: unknown) => log.warn({ err }, 'could not remove an uploaded file'));
     }
   });
 
-  app.get('/uploads/:id', requirePolicy('formula', 'view'), async (c) => {
-    const id = c.req.param('id');
-    if (!isUuid(id)) return fail(404, 'not-found');
-    const [row] = await db.select().from(uploads)
-      .where(and(eq(uploads.id, id), eq(uploads.tenantId, c.var.caller.tenantId!))).limit(1);
-    if (!row) return fail(404, 'not-found');
-    return c.json(summary(row));
+  on(api.get, async (c, { params }) => {
+    if (!isUuid(params.id)) return fail('not-found');
+    return service.get(c.var.tenant, params.id);
   });
 
   return app;
 }
 
-function summary(row: typeof uploads.$inferSelect): UploadSummary {
-  return {
-    id: row.id,
-    fileName: row.fileName,
-    size: row.size,
-    detectedType: row.detectedType,
-    headers: row.headers,
-    sampleRows: row.sampleRows,
-    rowCount: row.rowCount,
-    scanStatus: row.scanStatus,
-    createdOn: row.createdOn.toISOString(),
-  };
-}
-
 /** 413 with SPEC's message; when the body was not read to its end the connection cannot be reused. */
 function tooLarge(closeConnection: boolean): Response {
-  const res = problemResponse(413, 'file-too-large', `A file can be at most ${MAX_UPLOAD_BYTES} bytes (15MB).`);
+  const res = problemResponse('file-too-large', `A file can be at most ${MAX_UPLOAD_BYTES} bytes (15MB).`);
   if (closeConnection) res.headers.set('connection', 'close');
   return res;
 }

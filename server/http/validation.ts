@@ -21,14 +21,14 @@ export const jsonBody = <S extends GenericSchema>(schema: S) => {
   const middleware = vValidator('json', schema, (result, c) => {
     // the media type Hono's validator parses as JSON, and only that: any other body would be checked as {}
     const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
-    if (!/^application\/([\w.-]+\+)?json$/i.test(mediaType)) return problemResponse(415, 'unsupported-media-type');
+    if (!/^application\/([\w.-]+\+)?json$/i.test(mediaType)) return problemResponse('unsupported-media-type');
     if (!result.success) {
       // valibot's default messages end by quoting the input ("Received ..."); never echo it
       const messages = result.issues.map((i) => i.message.replace(/\s*\(?received\b.*$/i, '').trim() || 'A value is not valid.');
-      return problemResponse(400, 'bad-request', [...new Set(messages)].join(' '), 'validation-failed');
+      return problemResponse('bad-request', [...new Set(messages)].join(' '), {}, 'validation-failed');
     }
     // PostgreSQL cannot store U+0000 in text: refuse it here for every body, not as a 500 later
-    if (holdsNul(result.output)) return problemResponse(400, 'bad-request', 'Text cannot contain the NUL character.', 'validation-failed');
+    if (holdsNul(result.output)) return problemResponse('bad-request', 'Text cannot contain the NUL character.', {}, 'validation-failed');
   });
   bodySchemas.set(middleware, schema);
   return middleware;

@@ -56,6 +56,25 @@ export const PROBLEM_TITLES = {
 } as const;
 export type ProblemTitle = keyof typeof PROBLEM_TITLES;
 
+/**
+ * What domain code and services throw when a rule refuses a request: a catalogue title, an
+ * optional detail for the person, and extension members (for example `errors` by field, or the
+ * formulas a data source is `usedBy`). The server's one error map turns it into problem+json
+ * with the title's status (server/http/problem.ts); nothing else maps errors.
+ */
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly title: ProblemTitle,
+    readonly detail?: string,
+    readonly extensions: Record<string, unknown> = {},
+    /** a finer code than the title, where the catalogue has several (connection errors) */
+    readonly code?: string,
+  ) {
+    super(detail ?? PROBLEM_TITLES[title]);
+  }
+}
+
 export interface Problem {
   type: string;
   title: string;

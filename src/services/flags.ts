@@ -6,7 +6,8 @@
  * worded 'Failed to fetch data: <status text>' as Flipt's client words it.
  * Also the administration calls of /web-api/v1/flags.
  */
-import { ApiError, gatewayClient, request, type RequestOptions } from './gateway.ts';
+import { flagAdminService } from '../domain/api/flags.ts';
+import { ApiError, gatewayClient, serviceClient, type RequestOptions } from './gateway.ts';
 import {
   DEFAULT_FLAG_NAMESPACE, flagFetchFailedMessage, parseFlagSnapshot,
   type FlagDefinition, type FlagSnapshot, type StoredFlag,
@@ -63,16 +64,15 @@ export async function fetchFlagSnapshot(req: SnapshotRequest = {}): Promise<Snap
   }
 }
 
-const adminClient = gatewayClient('/web-api/v1');
-const key = (k: string) => `flags/${encodeURIComponent(k)}`;
+const adminClient = serviceClient(flagAdminService);
 
 /** Administration of one tenant's flags (the `flags` policy; Administrators only). */
 export const flagAdmin = {
-  list: (o?: RequestOptions) => request(async () => (await adminClient.get('flags').json<{ namespace: string; flags: StoredFlag[] }>()).flags, o),
-  save: (flagKey: string, definition: FlagDefinition, o?: RequestOptions) =>
-    request(() => adminClient.put(key(flagKey), { json: definition }).json<StoredFlag>(), o),
-  setEnabled: (flagKey: string, enabled: boolean, o?: RequestOptions) =>
-    request(() => adminClient.patch(key(flagKey), { json: { enabled } }).json<StoredFlag>(), o),
-  remove: (flagKey: string, o?: RequestOptions) => request(async () => { await adminClient.delete(key(flagKey)); }, o),
+  list: async (o?: RequestOptions): Promise<StoredFlag[]> => (await adminClient.call('list', {}, o)).flags,
+  save: (flagKey: string, definition: FlagDefinition, o?: RequestOptions): Promise<StoredFlag> =>
+    adminClient.call('put', { params: { key: flagKey }, body: definition }, o),
+  setEnabled: (flagKey: string, enabled: boolean, o?: RequestOptions): Promise<StoredFlag> =>
+    adminClient.call('setEnabled', { params: { key: flagKey }, body: { enabled } }, o),
+  remove: (flagKey: string, o?: RequestOptions) => adminClient.call('remove', { params: { key: flagKey } }, o),
 };
 export type FlagAdmin = typeof flagAdmin;

@@ -3,6 +3,7 @@
  * identity headers (SPEC.md section 7); an error answer becomes an ApiError holding the problem.
  */
 import ky, { HTTPError, type KyInstance } from 'ky';
+import { fillPath, type BodyOf, type Endpoint, type ParamsOf, type ResponseOf, type Service } from '../domain/api/contract.ts';
 import type { Problem } from '../domain/errors.ts';
 
 export interface IdentityHeaders {
@@ -88,4 +89,29 @@ export async function request<T>(run: () => Promise<T>, options: RequestOptions 
     for (const l of listeners) l(apiError);
     throw apiError;
   }
+}
+
+type ArgsOf<E> = E extends Endpoint<infer B, infer _R, infer P>
+  ? ([ParamsOf<P>] extends [never] ? { params?: undefined } : { params: Record<ParamsOf<P>, string> })
+    & (B extends undefined ? { body?: undefined } : { body: BodyOf<E> })
+    & { query?: Record<string, string> }
+  : never;
+
+/**
+ * A typed client of one service: `client.call('currentUser', { params: { orgId } })` sends the
+ * endpoint's method to its path and answers its contract's response type (src/domain/api).
+ */
+export function serviceClient<S extends Service>(service: S, opts: { authenticated?: boolean } = {}) {
+  const http = gatewayClient(service.basePath, opts);
+  return {
+    call<K extends keyof S['endpoints'] & string>(name: K, args: ArgsOf<S['endpoints'][K]>, options?: RequestOptions): Promise<ResponseOf<S['endpoints'][K]>> {
+      const e = service.endpoints[name]!;
+      const a = args as { params?: Record<string, string>; body?: unknown; query?: Record<string, string> };
+      const path = fillPath(e.path, a.params ?? {}).replace(/^\//, '');
+      return request(async () => {
+        const res = await http(path, { method: e.method, json: a.body, searchParams: a.query });
+        return (e.response === null || res.status === 204 ? undefined : await res.json()) as ResponseOf<S['endpoints'][K]>;
+      }, options);
+    },
+  };
 }

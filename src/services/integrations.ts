@@ -1,11 +1,11 @@
 /** The integrations gateway service (/integrations/v1): data sources, their tests, objects and fields. */
+import type * as v from 'valibot';
+import { integrationsService, type FieldListSchema, type ObjectListSchema, type TestResultSchema } from '../domain/api/integrations.ts';
 import type { DataSourceView } from '../domain/connectors/catalogue.ts';
-import type { DataSourceListItem, ObjectInfo, SystemId } from '../domain/connectors/types.ts';
+import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
+import { serviceClient, type RequestOptions } from './gateway.ts';
 
 export type { DataSourceListItem };
-import { gatewayClient, request, type RequestOptions } from './gateway.ts';
-
-const client = gatewayClient('/integrations/v1');
 
 
 export interface DataSourceInput {
@@ -15,31 +15,31 @@ export interface DataSourceInput {
   settings: Record<string, string>;
 }
 
-export interface TestResult { status: 'success'; detail: string; testedOn: string }
-export interface ObjectList { objects: ObjectInfo[]; refreshedOn: string }
-export interface FieldList { object: string; fields: { name: string; label: string; type: string; required?: boolean }[] }
+export type TestResult = v.InferOutput<typeof TestResultSchema>;
+export type ObjectList = v.InferOutput<typeof ObjectListSchema>;
+/** fields as the contract gives them, `searchable` included */
+export type FieldList = v.InferOutput<typeof FieldListSchema>;
 
-const id = (s: string) => encodeURIComponent(s);
+const client = serviceClient(integrationsService);
 
 export const integrations = {
-  list: (o?: RequestOptions) => request(async () => (await client.get('data-sources').json<{ dataSources: DataSourceListItem[] }>()).dataSources, o),
-  get: (dataSourceId: string, o?: RequestOptions) => request(() => client.get(`data-sources/${id(dataSourceId)}`).json<DataSourceView>(), o),
-  create: (input: DataSourceInput, o?: RequestOptions) => request(() => client.post('data-sources', { json: input }).json<DataSourceView>(), o),
-  update: (dataSourceId: string, input: { displayName?: string; settings?: Record<string, string> }, o?: RequestOptions) =>
-    request(() => client.patch(`data-sources/${id(dataSourceId)}`, { json: input }).json<DataSourceView>(), o),
-  remove: (dataSourceId: string, o?: RequestOptions) => request(async () => { await client.delete(`data-sources/${id(dataSourceId)}`); }, o),
+  list: async (o?: RequestOptions): Promise<DataSourceListItem[]> => (await client.call('list', {}, o)).dataSources,
+  get: (dataSourceId: string, o?: RequestOptions): Promise<DataSourceView> => client.call('get', { params: { id: dataSourceId } }, o),
+  create: (input: DataSourceInput, o?: RequestOptions): Promise<DataSourceView> => client.call('create', { body: input }, o),
+  update: (dataSourceId: string, input: { displayName?: string; settings?: Record<string, string> }, o?: RequestOptions): Promise<DataSourceView> =>
+    client.call('update', { params: { id: dataSourceId }, body: input }, o),
+  remove: (dataSourceId: string, o?: RequestOptions) => client.call('remove', { params: { id: dataSourceId } }, o),
   /** a saved data source as it is */
-  testSaved: (dataSourceId: string, o?: RequestOptions) =>
-    request(() => client.post(`data-sources/${id(dataSourceId)}/test${o?.formulaId ? `?formulaId=${id(o.formulaId)}` : ''}`).json<TestResult>(), o),
+  testSaved: (dataSourceId: string, o?: RequestOptions): Promise<TestResult> =>
+    client.call('testSaved', { params: { id: dataSourceId }, query: o?.formulaId ? { formulaId: o.formulaId } : undefined }, o),
   /** settings from the form; with dataSourceId, saved secrets stand in for empty ones */
-  testSettings: (input: { system: SystemId; settings: Record<string, string>; dataSourceId?: string }, o?: RequestOptions) =>
-    request(() => client.post('data-sources/test', { json: input }).json<TestResult>(), o),
-  objects: (dataSourceId: string, o?: RequestOptions) => request(() => client.get(`data-sources/${id(dataSourceId)}/objects`).json<ObjectList>(), o),
-  refreshObjects: (dataSourceId: string, o?: RequestOptions) =>
-    request(() => client.post(`data-sources/${id(dataSourceId)}/objects/refresh`).json<ObjectList>(), o),
-  fields: (dataSourceId: string, object: string, o?: RequestOptions) =>
-    request(() => client.get(`data-sources/${id(dataSourceId)}/objects/${id(object)}/fields`).json<FieldList>(), o),
+  testSettings: (input: { system: SystemId; settings: Record<string, string>; dataSourceId?: string }, o?: RequestOptions): Promise<TestResult> =>
+    client.call('testSettings', { body: input }, o),
+  objects: (dataSourceId: string, o?: RequestOptions): Promise<ObjectList> => client.call('objects', { params: { id: dataSourceId } }, o),
+  refreshObjects: (dataSourceId: string, o?: RequestOptions): Promise<ObjectList> => client.call('refreshObjects', { params: { id: dataSourceId } }, o),
+  fields: (dataSourceId: string, object: string, o?: RequestOptions): Promise<FieldList> =>
+    client.call('fields', { params: { id: dataSourceId, object } }, o),
   checkSalesforceReport: (dataSourceId: string, reportId: string, o?: RequestOptions) =>
-    request(() => client.get(`data-sources/${id(dataSourceId)}/salesforce/reports/${id(reportId)}`).json<{ reportId: string; name: string; dateFilterColumn: string }>(), o),
+    client.call('salesforceReport', { params: { id: dataSourceId, reportId } }, o),
 };
 export type Integrations = typeof integrations;

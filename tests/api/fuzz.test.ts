@@ -25,7 +25,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPLOAD_PATH } from '../../server/http/flatFileService.ts';
 import type { AppEnv } from '../../server/http/env.ts';
-import { installErrorHandling, ProblemError } from '../../server/http/problem.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import { installErrorHandling } from '../../server/http/problem.ts';
 import { sessionFor, type Session } from '../support/api.ts';
 import {
   accepts, bodyCases, fillPath, leaksIn, problemDefects, routesOf, send, sendAborted, type FuzzRequest, type RawResponse, type RouteInfo,
@@ -424,7 +425,7 @@ describe('the unhandled-error path (toProblem)', () => {
     ['a thrown plain object', () => ({ message: secret, status: 400 })],
   ];
   thrown.forEach(([, make], i) => app.get(`/throw/${i}`, () => { throw make(); }));
-  app.get('/problem', () => { throw new ProblemError(409, 'datasource-name-taken', 'A data source named "x" already exists.'); });
+  app.get('/problem', () => { throw new DomainError('datasource-name-taken', 'A data source named "x" already exists.'); });
 
   let small: http.Server;
   let smallUrl: string;

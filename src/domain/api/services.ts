@@ -2,5 +2,7 @@
 import { accountManagementService } from './accountManagement.ts';
 import type { Service } from './contract.ts';
 import { flagAdminService, flagSnapshotService } from './flags.ts';
+import { flatFileService } from './flatFile.ts';
+import { integrationsService } from './integrations.ts';
 
-export const SERVICES: Service[] = [accountManagementService, flagSnapshotService, flagAdminService];
+export const SERVICES: Service[] = [accountManagementService, integrationsService, flatFileService, flagSnapshotService, flagAdminService];

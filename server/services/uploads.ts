@@ -1,0 +1,75 @@
+/**
+ * File upload (SPEC.md sections 4, 5 and 8): a received file is scanned, read by its content, and
+ * only its headers and first 20 rows are kept. Each refusal is a DomainError whose title names
+ * the upload outcome (src/domain/upload.ts maps titles to outcomes).
+ */
+import type { Logger } from 'pino';
+import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
+import { MAX_UPLOAD_BYTES, type UploadSummary } from '../../src/domain/upload.ts';
+import { ScannerUnavailableError, type VirusScanner } from '../connectors/flatFile/clamav.ts';
+import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
+import { parseTabular } from '../connectors/flatFile/tabular.ts';
+import type { FileStore } from '../db/fileStore.ts';
+import type { UploadRow } from '../db/repositories/uploads.ts';
+import type { TenantScope } from '../db/tenancy.ts';
+
+const PARSE_PROBLEMS: Record<ParseOutcome, ProblemTitle> = {
+  'unsupported-type': 'file-type-not-accepted',
+  'size-too-big': 'file-too-large',
+  'empty': 'file-empty',
+  'wrong-structure': 'file-wrong-structure',
+};
+
+export function uploadSummary(row: UploadRow): UploadSummary {
+  return {
+    id: row.id, fileName: row.fileName, size: row.size, detectedType: row.detectedType, headers: row.headers,
+    sampleRows: row.sampleRows, rowCount: row.rowCount, scanStatus: row.scanStatus, createdOn: row.createdOn.toISOString(),
+  };
+}
+
+export function uploadsService(deps: { store: FileStore; scanner: VirusScanner | null }) {
+  const { store, scanner } = deps;
+  return {
+    /** Keeps what SPEC.md allows of a file received into the store under `key`; the caller removes the file. */
+    async accept(tenant: TenantScope, who: { userId: string }, file: { key: string; fileName: string; size: number }, log: Logger): Promise<UploadSummary> {
+      let scanStatus: UploadSummary['scanStatus'] = 'not-scanned';
+      if (scanner) {
+        let result;
+        try {
+          result = await scanner.scan(store.read(file.key));
+        } catch (err) {
+          if (!(err instanceof ScannerUnavailableError)) throw err;
+          log.error({ err: err.message }, 'virus scanner unavailable: upload refused');
+          throw new DomainError('virus-scanner-unavailable');
+        }
+        if (result.status === 'infected') {
+          log.warn({ signature: result.signature, tenantId: tenant.tenantId, user: who.userId }, 'virus found in an upload');
+          throw new DomainError('virus-found', `The virus scanner found ${result.signature}. The file was not kept.`);
+        }
+        if (result.status === 'too-large') throw new DomainError('file-too-large-to-scan');
+        scanStatus = 'clean';
+      }
+
+      let parsed;
+      try {
+        parsed = await parseTabular(store.read(file.key), { fileName: file.fileName, maxBytes: MAX_UPLOAD_BYTES });
+      } catch (err) {
+        if (!(err instanceof FlatFileError)) throw err;
+        throw new DomainError(PARSE_PROBLEMS[err.outcome], err.message);
+      }
+
+      const row = await tenant.uploads.insert({
+        fileName: file.fileName, size: file.size, detectedType: parsed.kind, headers: parsed.headers,
+        sampleRows: parsed.sampleRows, rowCount: parsed.rowCount, scanStatus, createdBy: who.userId,
+      });
+      log.info({ upload: row.id, size: file.size, type: parsed.kind, rows: parsed.rowCount, scanStatus }, 'file uploaded');
+      return uploadSummary(row);
+    },
+
+    async get(tenant: TenantScope, id: string): Promise<UploadSummary> {
+      const row = await tenant.uploads.get(id);
+      if (!row) throw new DomainError('not-found', 'No such upload.');
+      return uploadSummary(row);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/** Contracts of the integrations service (/integrations/v1): the connector catalogue and the tenant's data sources. */
+import * as v from 'valibot';
+import { CreateDataSourceBody, TestSettingsBody, UpdateDataSourceBody } from '../connectors/catalogue.ts';
+import { SYSTEM_IDS } from '../connectors/types.ts';
+import { endpoint, service } from './contract.ts';
+
+const System = v.picklist(SYSTEM_IDS);
+const ObjectInfoSchema = v.object({ name: v.string(), label: v.string() });
+
+const Condition = v.object({ field: v.string(), is: v.array(v.string()) });
+/** A settings field as the form renders it (src/domain/connectors/fields.ts FieldMeta). */
+const FieldMetaSchema = v.object({
+  key: v.string(), kind: v.picklist(['text', 'secret', 'url', 'email', 'port', 'select', 'key']), label: v.string(),
+  secret: v.boolean(), required: v.boolean(),
+  options: v.optional(v.array(v.object({ value: v.string(), label: v.string() }))),
+  when: v.optional(Condition), requiredWhen: v.optional(Condition),
+  defaultValue: v.optional(v.string()), placeholder: v.optional(v.string()), description: v.optional(v.string()),
+  endpoint: v.optional(v.boolean()),
+});
+
+export const SystemSchema = v.object({
+  system: System, name: v.string(), vendor: v.string(),
+  roles: v.object({ source: v.boolean(), destination: v.boolean() }),
+  support: v.picklist(['full', 'connection-test']),
+  authentication: v.string(), docs: v.string(), objects: v.array(ObjectInfoSchema),
+  hasAdditionalSettings: v.object({ source: v.boolean(), destination: v.boolean() }),
+  fields: v.array(FieldMetaSchema),
+});
+
+export const DataSourceListItemSchema = v.object({
+  id: v.string(), system: System, displayName: v.string(), createdOn: v.string(), createdBy: v.nullable(v.string()),
+  modifiedOn: v.string(), modifiedBy: v.nullable(v.string()), usedByCount: v.number(),
+});
+
+/** A data source as the browser may see it: plain settings, and `{ saved: true }` for each saved secret. */
+export const DataSourceViewSchema = v.object({
+  id: v.string(), system: System, displayName: v.string(),
+  settings: v.record(v.string(), v.union([v.string(), v.object({ saved: v.literal(true) })])),
+  createdOn: v.string(), createdBy: v.nullable(v.string()), modifiedOn: v.string(), modifiedBy: v.nullable(v.string()),
+  usedBy: v.array(v.object({ id: v.string(), name: v.string() })),
+});
+
+export const TestResultSchema = v.object({ status: v.literal('success'), detail: v.string(), testedOn: v.string() });
+export const ObjectListSchema = v.object({ objects: v.array(ObjectInfoSchema), refreshedOn: v.string() });
+
+export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'datetime', 'email', 'phone', 'object', 'array'] as const;
+/** An object's field as the system describes it; `searchable` fields can be matched on. */
+export const FieldInfoSchema = v.object({
+  name: v.string(), label: v.string(), type: v.picklist(FIELD_TYPES),
+  required: v.optional(v.boolean()), searchable: v.optional(v.boolean()),
+});
+export type FieldInfo = v.InferOutput<typeof FieldInfoSchema>;
+export const FieldListSchema = v.object({ object: v.string(), fields: v.array(FieldInfoSchema) });
+
+const view = { resource: 'datasource', action: 'view' } as const;
+const edit = { resource: 'datasource', action: 'edit' } as const;
+
+export const integrationsService = service({
+  name: 'integrations',
+  basePath: '/integrations/v1',
+  endpoints: {
+    systems: endpoint({ method: 'get', path: '/systems', access: 'signed-in', response: v.object({ systems: v.array(SystemSchema) }), summary: 'The connector catalogue: every system, its settings form, roles and standard objects.' }),
+    list: endpoint({ method: 'get', path: '/data-sources', access: view, response: v.object({ dataSources: v.array(DataSourceListItemSchema) }), summary: 'The tenant\'s data sources.' }),
+    create: endpoint({
+      method: 'post', path: '/data-sources', access: { resource: 'datasource', action: 'create' }, body: CreateDataSourceBody, response: DataSourceViewSchema, status: 201,
+      summary: 'Creates a data source; its settings are checked against the system\'s schema and its secrets sealed.', problems: ['datasource-name-taken'],
+    }),
+    testSettings: endpoint({
+      method: 'post', path: '/data-sources/test', access: 'tenant', body: TestSettingsBody, response: TestResultSchema,
+      summary: 'Tests unsaved settings (datasource create or edit); with dataSourceId (edit), saved secrets fill the gaps unless the address changed.',
+      problems: ['connection-failed', 'connection-error'],
+    }),
+    get: endpoint({ method: 'get', path: '/data-sources/:id', access: view, response: DataSourceViewSchema, summary: 'One data source; secrets show only as saved.' }),
+    update: endpoint({
+      method: 'patch', path: '/data-sources/:id', access: edit, body: UpdateDataSourceBody, response: DataSourceViewSchema,
+      summary: 'Edits a data source; an empty secret keeps its saved value while the address stays the same.', problems: ['datasource-name-taken'],
+    }),
+    remove: endpoint({
+      method: 'delete', path: '/data-sources/:id', access: { resource: 'datasource', action: 'delete' }, response: null, status: 204,
+      summary: 'Deletes a data source no formula uses.', problems: ['datasource-in-use'],
+    }),
+    testSaved: endpoint({
+      method: 'post', path: '/data-sources/:id/test', access: edit, response: TestResultSchema, query: { formulaId: 'tested for this formula: failures say formula-connection-error' },
+      summary: 'Tests a saved data source with its saved credentials.', problems: ['connection-failed', 'connection-error'],
+    }),
+    objects: endpoint({
+      method: 'get', path: '/data-sources/:id/objects', access: view, response: ObjectListSchema,
+      summary: 'The object picker\'s list: kept once read; only an editor\'s call reads it from the system.', problems: ['connection-failed', 'connection-error'],
+    }),
+    refreshObjects: endpoint({
+      method: 'post', path: '/data-sources/:id/objects/refresh', access: edit, response: ObjectListSchema,
+      summary: 'Reads the object list from the system again.', problems: ['connection-failed', 'connection-error'],
+    }),
+    fields: endpoint({
+      method: 'get', path: '/data-sources/:id/objects/:object/fields', access: view, response: FieldListSchema,
+      summary: 'An object\'s fields.', problems: ['connection-failed', 'connection-error'],
+    }),
+    salesforceReport: endpoint({
+      method: 'get', path: '/data-sources/:id/salesforce/reports/:reportId', access: view,
+      response: v.object({ reportId: v.string(), name: v.string(), dateFilterColumn: v.string() }),
+      summary: 'Checks a Salesforce report for a formula: it must exist, be readable and have a standard date filter.',
+      problems: ['invalid-report-id', 'report-date-filter', 'report-missing-access', 'connection-failed', 'connection-error'],
+    }),
+  },
+});
