@@ -1,15 +1,15 @@
 /**
- * `npm run paths` (issue 7): per machine in src/machines, its number of states and transitions
- * and of the shortest and simple paths @xstate/graph generates (bounded as on the Workflows
- * screen), then a final line with the totals. Runs under Node (tsx), where Vite's
+ * `npm run paths` (issue 7): per application machine (src/machines/*.ts), its number of states
+ * and transitions and of the shortest and simple paths @xstate/graph generates (bounded as on
+ * the Workflows screen), then a final line with the totals. Runs under Node (tsx), where Vite's
  * import.meta.glob does not exist: the module map is built here with import(), and the same
  * `machinesOf` as the registry's decides what a machine is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isMachineModuleFile, machinesOf } from '../src/machines/machineList.ts';
-import { DEFAULT_BOUNDS, pathsOf, sizeOf, statechartOf } from '../src/machines/graph.ts';
+import { isMachineModuleFile, machinesOf } from '../src/devtools/machineList.ts';
+import { DEFAULT_BOUNDS, pathsOf, sizeOf, statechartOf } from '../src/devtools/graph.ts';
 
 const dir = path.resolve(import.meta.dirname, '../src/machines');
 const modules: Record<string, unknown> = {};

@@ -4,7 +4,8 @@
  * a cookie for a day; landing sends a signed-in user there, or to the data queue.
  */
 import { assign, setup } from 'xstate';
-import { decideRoute, ROUTES, safeSavedPath, type Decision, type Session } from '../domain/routes.ts';
+import { decideRoute, safeSavedPath, type Decision, type Session } from '../domain/routes.ts';
+import { ROUTES } from '../domain/screens.ts';
 import { clearRedirectPath, readRedirectPath, saveRedirectPath } from '../services/redirectCookie.ts';
 import type { AuthErrorPage } from './auth.ts';
 

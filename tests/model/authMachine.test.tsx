@@ -12,7 +12,6 @@ import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
-import { TestModel } from '@xstate/graph';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { IDENTITY_ERRORS } from '../../src/domain/identity.ts';
@@ -22,40 +21,52 @@ import type { AccountManagement, CurrentUser } from '../../src/services/accountM
 import type { AuthService } from '../../src/services/auth.ts';
 import { ApiError, identityHeaders } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
+import { aCurrentUser } from '../support/currentUser.ts';
+import { fakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
 // ------------------------------------------------------------------ fakes of the SDK and the accounts service
 
-interface Deferred<T> { resolve(v: T): void; reject(e: unknown): void }
-
-const USER: CurrentUser = {
+const USER: CurrentUser = aCurrentUser({
   activeTenantId: 't1', policies: policiesFor(['Administrator']), roles: ['Administrator'], auth0Id: 'auth0|u1',
   fullName: 'Ada Administrator', email: 'ada@example.org', loginCount: 7, organizationName: 'Riverside Community Trust',
   tenants: [{ tenantId: 't1', name: 'Food Bank', roles: ['Administrator'] }, { tenantId: 't2', name: 'Youth Arts', roles: ['View Only'] }],
-};
+});
+
+/** the SDK's and the accounts service's calls, by the id of the machine's actor that makes them; each waits for the path to answer it */
+function fakeCalls() {
+  return {
+    redirectToLogin: fakeCall<unknown, void>('login'),
+    logout: fakeCall<unknown, void>('logout'),
+    forgetLocalSession: fakeCall<unknown, void>('logoutLocally'),
+    findOrganization: fakeCall<unknown, string>('organizationId'),
+    loadUser: fakeCall<unknown, CurrentUser>('currentUser'),
+    switchTenant: fakeCall<unknown, void>('setActiveTenant'),
+  };
+}
 
 function fakeWorld() {
-  const pending: Record<string, Deferred<unknown> | undefined> = {};
-  const wait = <T,>(key: string) => new Promise<T>((resolve, reject) => { pending[key] = { resolve: resolve as (v: unknown) => void, reject }; });
+  const calls = fakeCalls();
   let tokenError: unknown = null;
   const auth: AuthService = {
     clientId: 'tributary-app',
     user: () => ({ sub: 'auth0|u1', email: 'ada@example.org', name: 'Ada Administrator' }),
     accessToken: async () => { if (tokenError) throw tokenError; return 'token'; },
-    login: () => wait('redirectToLogin'),
-    logout: () => wait('logout'),
-    logoutLocally: () => wait('forgetLocalSession'),
+    login: () => calls.redirectToLogin.call(undefined),
+    logout: () => calls.logout.call(undefined),
+    logoutLocally: () => calls.forgetLocalSession.call(undefined),
   };
   const accounts = {
-    organizationId: () => wait<string>('findOrganization'),
-    currentUser: () => wait<CurrentUser>('loadUser'),
-    setActiveTenant: () => wait('switchTenant'),
+    organizationId: (...args: unknown[]) => calls.findOrganization.call(args),
+    currentUser: (...args: unknown[]) => calls.loadUser.call(args),
+    setActiveTenant: (...args: unknown[]) => calls.switchTenant.call(args),
     deleteUserCache: async () => undefined,
   } as unknown as AccountManagement;
   let sdk: Auth0ContextInterface = { ...initialContext, isLoading: true, isAuthenticated: false } as Auth0ContextInterface;
   return {
-    auth, accounts, pending,
+    auth, accounts, calls,
     get sdk() { return sdk; },
     setSdk(next: Partial<Auth0ContextInterface>) { sdk = { ...sdk, ...next }; },
     failTokens(error: unknown) { tokenError = error; },
@@ -126,11 +137,10 @@ function eventsFor(s: Snap): AuthEvent[] {
 
 const serializeState = (s: Snap) => JSON.stringify([s.value, s.context.identityError?.kind ?? null]);
 
-const model = new TestModel(authMachine, {
-  events: (s) => eventsFor(s as Snap),
-  serializeState: (s) => serializeState(s as Snap),
+const model = testModel(authMachine, {
+  events: eventsFor,
+  serializeState,
   serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof Error ? { message: v.message, ...(v as object) } : v)),
-  stateMatcher: (s, key) => (s as Snap).matches(key as never),
 });
 
 // ------------------------------------------------------------------ what the app shows
@@ -143,12 +153,6 @@ const deniedPage = (heading: string) => async () => {
 };
 
 function params(world: World, app: ReturnType<typeof renderApp>) {
-  const answer = async (id: string, how: 'resolve' | 'reject', value: unknown) => {
-    await waitFor(() => expect(world.pending[id], `${id} was called`).toBeDefined());
-    const d = world.pending[id]!;
-    world.pending[id] = undefined;
-    await act(async () => { d[how](value); });
-  };
   return {
     states: {
       loading,
@@ -208,9 +212,9 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
         await act(async () => { await identityHeaders().catch(() => undefined); });
       },
       'error.dismiss': async () => { await app.user.click(within(screen.getByRole('alert')).getByRole('button')); },
-      ...Object.fromEntries(['redirectToLogin', 'findOrganization', 'loadUser', 'switchTenant', 'logout', 'forgetLocalSession'].flatMap((id) => [
-        [`xstate.done.actor.${id}`, async ({ event: e0 }: { event: { type: string } }) => answer(id, 'resolve', (e0 as unknown as { output: unknown }).output)],
-        [`xstate.error.actor.${id}`, async ({ event: e0 }: { event: { type: string } }) => answer(id, 'reject', (e0 as unknown as { error: unknown }).error)],
+      ...Object.fromEntries(Object.entries(world.calls).flatMap(([id, fake]) => [
+        [`xstate.done.actor.${id}`, ({ event }: { event: { type: string } }) => fake.answer(event)],
+        [`xstate.error.actor.${id}`, ({ event }: { event: { type: string } }) => fake.answer(event)],
       ])),
     },
   };
@@ -218,12 +222,20 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
 
 // ------------------------------------------------------------------ the paths
 
+/** the app over the fake SDK and accounts service */
+const view: ModelView<typeof authMachine, { world: World; app: ReturnType<typeof renderApp> }> = {
+  render(machine) {
+    const world = fakeWorld();
+    return { world, app: renderApp(world, machine) };
+  },
+  params: ({ world, app }) => params(world, app),
+};
+
 const paths = model.getShortestPaths();
 
 describe('authentication machine: shortest paths on the rendered app', () => {
   it('reaches every state of the machine', () => {
-    // a path contained in a longer one is left out, so count every state a path passes through
-    const reached = new Set(paths.flatMap((p) => [...p.steps.map((step) => step.state), p.state].map((st) => JSON.stringify(st.value))));
+    const reached = reachedStates(paths);
     for (const state of ['"unauthenticated"', '"redirecting"', '"failed"', '"loggingOut"', '"endingSession"',
       ...['findingOrganization', 'loadingUser', 'ready', 'switchingTenant', 'unreachable'].map((s) => JSON.stringify({ authenticated: s })),
       ...['subdomain', 'tenant', 'role'].map((s) => JSON.stringify({ denied: s }))]) {
@@ -236,26 +248,13 @@ describe('authentication machine: shortest paths on the rendered app', () => {
     await loading();
   });
 
-  it.each(paths.map((p) => [p.description, p] as const))('%s', async (_d, path) => {
-    const world = fakeWorld();
-    const app = renderApp(world);
-    await path.test(params(world, app));
-  });
+  it.each(named(paths))('%s', async (_d, path) => runPath(path, authMachine, view));
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose no-role guard is broken on purpose', async () => {
-    const broken = authMachine.provide({ guards: { hasNoRole: () => false } });
+    // the broken machine runs in the app; the correct machine's paths say what should show
     const rolePaths = paths.filter((p) => p.state.matches({ denied: 'role' }));
-    expect(rolePaths.length).toBeGreaterThan(0);
-    const failures: unknown[] = [];
-    for (const path of rolePaths) {
-      const world = fakeWorld();
-      // the broken machine runs in the app; the correct machine's path says what should show
-      const app = renderApp(world, broken);
-      await path.test(params(world, app)).catch((e: unknown) => failures.push(e));
-      cleanup();
-    }
-    expect(failures.length).toBe(rolePaths.length);
+    await expectBrokenGuardToFail(authMachine, 'hasNoRole', { paths: rolePaths, view, every: true });
   });
 });

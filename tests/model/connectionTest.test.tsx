@@ -4,15 +4,16 @@
  * action (Test connection, Dismiss) or the answer of a fake test call; each state is what the
  * selected data source's details show, titled 'Connection Failed' or 'Connection Error' by code.
  */
-import { act, cleanup, screen, waitFor } from '@testing-library/react';
-import { TestModel } from '@xstate/graph';
+import { cleanup } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { CONNECTION_ERROR_CODES, connectionErrorTitle } from '../../src/domain/connectionErrors.ts';
 import { connectionTestMachine, type ConnectionTestEvent, type TestTarget } from '../../src/machines/connectionTest.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { TestResult } from '../../src/services/integrations.ts';
-import { FAKE_SOURCES, fakeCall, renderConnections, selectSource, testArea } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, renderConnections, selectSource, testArea } from '../support/connectionsScreen.tsx';
+import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -40,18 +41,15 @@ type Snapshot = SnapshotFrom<typeof connectionTestMachine>;
 /** a failure is a different state for each code, so each title is reached */
 const serializeState = (s: Snapshot) => JSON.stringify([s.value, s.context.failure?.code ?? null]);
 
-function modelOf(machine: typeof connectionTestMachine) {
-  return new TestModel(machine, {
-    events: EVENTS as never,
-    serializeState: (s) => serializeState(s as Snapshot),
-    serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}:${v.problem.code ?? v.problem.title}` : v)),
-    stateMatcher: (s, key) => (s as Snapshot).matches(key as never),
-  });
-}
+const model = testModel<typeof connectionTestMachine, Event>(connectionTestMachine, {
+  events: EVENTS,
+  serializeState,
+  serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}:${v.problem.code ?? v.problem.title}` : v)),
+});
 
 const button = () => testArea(SOURCE.displayName).getByRole('button', { name: 'Test connection' });
 
-function pathParams(fake: ReturnType<typeof fakeCall<TestTarget, TestResult>>, user: Awaited<ReturnType<typeof renderConnections>>) {
+function pathParams(fake: FakeCall<TestTarget, TestResult>, user: Awaited<ReturnType<typeof renderConnections>>) {
   return {
     states: {
       idle: async () => {
@@ -83,36 +81,33 @@ function pathParams(fake: ReturnType<typeof fakeCall<TestTarget, TestResult>>, u
     events: {
       'test.start': async () => { await user.click(button()); },
       'test.reset': async () => { await user.click(testArea(SOURCE.displayName).getByRole('button', { name: 'Dismiss' })); },
-      'xstate.done.actor.testConnection': async ({ event }: { event: { type: string } }) => {
-        await waitFor(() => expect(fake.waiting).toBe(true));
-        await act(async () => fake.resolve((event as unknown as { output: TestResult }).output));
-      },
-      'xstate.error.actor.testConnection': async ({ event }: { event: { type: string } }) => {
-        await waitFor(() => expect(fake.waiting).toBe(true));
-        await act(async () => fake.reject((event as unknown as { error: unknown }).error));
-      },
+      'xstate.done.actor.testConnection': ({ event }: { event: { type: string } }) => fake.answer(event),
+      'xstate.error.actor.testConnection': ({ event }: { event: { type: string } }) => fake.answer(event),
     },
   };
 }
 
-async function run(machine: typeof connectionTestMachine, path: ReturnType<ReturnType<typeof modelOf>['getShortestPaths']>[number]) {
-  const fakeTestCall = fakeCall<TestTarget, TestResult>();
-  const user = await renderConnections({ connectionTest: machine.provide({ actors: { testConnection: fakeTestCall.logic } }) });
-  await selectSource(user, SOURCE.displayName);
-  await path.test(pathParams(fakeTestCall, user) as never);
-}
+/** the Connections screen with the source selected; its test call is a fake the path answers */
+const view: ModelView<typeof connectionTestMachine, { fake: FakeCall<TestTarget, TestResult>; user: Awaited<ReturnType<typeof renderConnections>> }> = {
+  async render(machine) {
+    const fake = fakeCall<TestTarget, TestResult>('testConnection');
+    const user = await renderConnections({ connectionTest: machine.provide({ actors: { testConnection: fake.logic } }) });
+    await selectSource(user, SOURCE.displayName);
+    return { fake, user };
+  },
+  params: ({ fake, user }) => pathParams(fake, user),
+};
 
-const model = modelOf(connectionTestMachine);
 const shortest = model.getShortestPaths();
 
 describe('connection test machine: shortest paths on the Connections screen', () => {
   it('reaches idle, testing, success, and a failure for each of the four codes', () => {
     // states along the way count: a path that ends in a result passes through idle and testing
-    const reached = new Set(shortest.flatMap((p) => [...p.steps.map((step) => serializeState(step.state)), serializeState(p.state)]));
+    const reached = reachedStates(shortest, serializeState);
     for (const s of ['idle', 'testing', 'success']) expect(reached.has(JSON.stringify([s, null])), s).toBe(true);
     for (const code of CONNECTION_ERROR_CODES) expect(reached.has(JSON.stringify(['failure', code])), code).toBe(true);
   });
-  it.each(shortest.map((p) => [p.description, p] as const))('%s', async (_d, path) => run(connectionTestMachine, path));
+  it.each(named(shortest))('%s', async (_d, path) => runPath(path, connectionTestMachine, view));
 });
 
 describe('connection test machine: testing again after a result', () => {
@@ -123,16 +118,16 @@ describe('connection test machine: testing again after a result', () => {
     ['a failure dismissed, then tested again', [byType('test.start'), byType('xstate.error.actor.testConnection', 'unknown'), byType('test.reset'), byType('test.start'), byType('xstate.done.actor.testConnection')]],
   ];
   it.each(journeys)('%s', async (_d, events) => {
-    const [path] = model.getPathsFromEvents(events as never);
+    const [path] = model.getPathsFromEvents(events);
     expect(path!.steps.length).toBe(events.length + 1);
-    await run(connectionTestMachine, path!);
+    await runPath(path!, connectionTestMachine, view);
   });
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose target guard is broken on purpose', async () => {
-    const broken = connectionTestMachine.provide({ guards: { hasTarget: () => false } });
-    const toTesting = shortest.find((p) => p.state.matches('testing'))!;
-    await expect(run(broken, toTesting)).rejects.toThrow();
+    // every path through testing: the broken guard never lets the test start
+    const throughTesting = shortest.filter((p) => p.steps.some((step) => step.state.matches('testing')));
+    await expectBrokenGuardToFail(connectionTestMachine, 'hasTarget', { paths: throughTesting, view, every: true });
   });
 });

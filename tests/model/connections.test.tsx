@@ -4,12 +4,11 @@
  * secret behind its shield), and deleting after confirmation, refused while a formula uses the
  * source. The list, delete and form calls are fakes the test answers.
  */
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { TestModel } from '@xstate/graph';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fromPromise, type SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
 import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
 import { CONNECTION_FIELD_MESSAGE } from '../../src/domain/connectors/fields.ts';
 import { ROLE_POLICIES } from '../../src/domain/roles.ts';
@@ -18,7 +17,9 @@ import { connectionsMachine, type ConnectionsEvent } from '../../src/machines/co
 import { ApiError } from '../../src/services/gateway.ts';
 import type { DataSourceListItem } from '../../src/services/integrations.ts';
 import { ConnectionsPage } from '../../src/views/connections/ConnectionsPage.tsx';
-import { FAKE_SOURCES, fakeCall, quietObjectPicker } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, quietObjectPicker } from '../support/connectionsScreen.tsx';
+import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -63,23 +64,20 @@ const TRAVERSAL = {
   serializeState: (s: unknown) => serializeState(s as Snapshot),
   serializeEvent: (e: unknown) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}` : v)),
 };
-const modelOf = (machine: typeof connectionsMachine) => new TestModel(machine, {
-  ...TRAVERSAL,
-  events: EVENTS as never,
-  stateMatcher: (s: unknown, key: string) => (s as Snapshot).matches(key as never),
-} as never);
+const model = testModel<typeof connectionsMachine, Event>(connectionsMachine, { ...TRAVERSAL, events: EVENTS });
 
 function harness(machine: typeof connectionsMachine) {
-  const list = fakeCall<unknown, DataSourceListItem[]>();
-  const remove = fakeCall<{ id: string }, void>();
-  const saves: ConnectionFormContext[] = [];
+  const list = fakeCall<unknown, DataSourceListItem[]>('loadDataSources');
+  const remove = fakeCall<{ id: string }, void>('deleteDataSource');
+  const save = answeredCall<ConnectionFormContext, DataSourceView>(() => SAVED_VIEW);
+  const saves = save.calls;
   const form = connectionFormMachine.provide({
     actors: {
-      loadDataSource: fromPromise<LoadedDataSource, { dataSourceId: string }>(async () => ({
+      loadDataSource: answeredCall<{ dataSourceId: string }, LoadedDataSource>(() => ({
         system: 'sftp', displayName: SFTP.displayName, savedSecrets: ['password'],
         values: { host: 'sftp.partner.org', port: '22', username: 'tributary', authenticationType: 'password', password: '', privateKey: '', passphrase: '', folder: '/out', hostKeyFingerprint: '' },
-      })),
-      saveDataSource: fromPromise(async ({ input }: { input: ConnectionFormContext }) => { saves.push(input); return SAVED_VIEW; }),
+      })).logic,
+      saveDataSource: save.logic,
     },
   });
   const provided = machine.provide({ actors: { loadDataSources: list.logic, deleteDataSource: remove.logic, connectionForm: form } });
@@ -93,11 +91,6 @@ function harness(machine: typeof connectionsMachine) {
 }
 type Harness = ReturnType<typeof harness>;
 
-const drawer = () => screen.getByRole('dialog');
-const answer = async (fake: { waiting: boolean }, act_: () => void) => {
-  await waitFor(() => expect(fake.waiting).toBe(true));
-  await act(async () => act_());
-};
 
 function pathParams(h: Harness) {
   const { user } = h;
@@ -155,8 +148,8 @@ function pathParams(h: Harness) {
       },
     },
     events: {
-      'xstate.done.actor.loadDataSources': async ({ event }: { event: { type: string } }) => answer(h.list, () => h.list.resolve((event as unknown as { output: DataSourceListItem[] }).output)),
-      'xstate.error.actor.loadDataSources': async ({ event }: { event: { type: string } }) => answer(h.list, () => h.list.reject((event as unknown as { error: unknown }).error)),
+      'xstate.done.actor.loadDataSources': ({ event }: { event: { type: string } }) => h.list.answer(event),
+      'xstate.error.actor.loadDataSources': ({ event }: { event: { type: string } }) => h.list.answer(event),
       'list.reload': async () => {
         await user.click(screen.queryByRole('button', { name: 'Try again' }) ?? screen.getByRole('button', { name: 'Reload data sources' }));
       },
@@ -170,8 +163,8 @@ function pathParams(h: Harness) {
       'delete.confirm': async () => { await user.click(within(screen.getByRole('dialog', { name: 'Delete data source' })).getByRole('button', { name: 'Delete' })); },
       'delete.cancel': async () => { await user.click(within(screen.getByRole('dialog', { name: 'Delete data source' })).getByRole('button', { name: 'Cancel' })); },
       'delete.dismiss': async () => { await user.click(screen.getByRole('button', { name: 'OK' })); },
-      'xstate.done.actor.deleteDataSource': async () => answer(h.remove, () => h.remove.resolve()),
-      'xstate.error.actor.deleteDataSource': async ({ event }: { event: { type: string } }) => answer(h.remove, () => h.remove.reject((event as unknown as { error: unknown }).error)),
+      'xstate.done.actor.deleteDataSource': ({ event }: { event: { type: string } }) => h.remove.answer(event),
+      'xstate.error.actor.deleteDataSource': ({ event }: { event: { type: string } }) => h.remove.answer(event),
       'xstate.done.actor.connectionForm': async ({ event }: { event: { type: string } }) => {
         const saved = (event as unknown as { output: { saved: DataSourceView | null } }).output.saved;
         const d = await screen.findByRole('dialog');
@@ -202,23 +195,21 @@ function pathParams(h: Harness) {
   };
 }
 
-const model = modelOf(connectionsMachine);
+/** the screen over the fake list, delete and form calls */
+const view: ModelView<typeof connectionsMachine, Harness> = { render: harness, params: pathParams };
+
 const shortest = model.getShortestPaths();
 
 describe('connections machine: shortest paths on the Connections screen', () => {
   it('reaches every state of the screen', () => {
-    const values = new Set(shortest.flatMap((p) => [...p.steps.map((s) => s.state), p.state]).map((s) => JSON.stringify(s.value)));
-    expect([...values].sort()).toEqual(['"confirmingDelete"', '"deleteRefused"', '"deleting"', '"editing"', '"loadFailed"', '"loading"', '"ready"']);
+    expect([...reachedStates(shortest)].sort()).toEqual(['"confirmingDelete"', '"deleteRefused"', '"deleting"', '"editing"', '"loadFailed"', '"loading"', '"ready"']);
   });
-  it.each(shortest.map((p) => [p.description.slice(0, 200), p] as const))('%s', async (_d, path) => {
-    await path.test(pathParams(harness(connectionsMachine)) as never);
-  });
+  it.each(named(shortest, (p) => p.description.slice(0, 200)))('%s', async (_d, path) => runPath(path, connectionsMachine, view));
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose in-use guard is broken on purpose', async () => {
-    const broken = connectionsMachine.provide({ guards: { isInUse: () => false } });
-    const refusedPath = shortest.find((p) => p.state.matches('deleteRefused'))!;
-    await expect(refusedPath.test(pathParams(harness(broken)) as never)).rejects.toThrow();
+    const refused = shortest.filter((p) => p.state.matches('deleteRefused'));
+    await expectBrokenGuardToFail(connectionsMachine, 'isInUse', { paths: refused, view, every: true });
   });
 });

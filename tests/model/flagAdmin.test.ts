@@ -6,12 +6,11 @@
  * flag client is told to refresh.
  */
 import { createElement } from 'react';
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { TestModel } from '@xstate/graph';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import { createActor, type SnapshotFrom } from 'xstate';
 import {
   CUSTOM_ROUTING_FLAG, formulaRuleFlag, formulaRuleIds, toSnapshotFlag, withFormulaRuleIds, type StoredFlag,
 } from '../../src/domain/flags.ts';
@@ -20,6 +19,8 @@ import { flagsMachine } from '../../src/machines/flags.ts';
 import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { FeatureFlagsPage } from '../../src/views/flags/FeatureFlagsPage.tsx';
+import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -70,47 +71,26 @@ const serializeState = (s: Snapshot) => JSON.stringify([s.value, s.context.error
 /** the flags as the page shows them count too (a reload brings back the stored ones) */
 const serializeWithFlags = (s: Snapshot) => JSON.stringify([serializeState(s), s.context.flags.map((f) => [f.enabled, formulaRuleIds(f)])]);
 
-const model = new TestModel(flagAdminMachine, {
-  events: ((s: Snapshot) => eventsFor(s)) as never,
-  serializeState: (s) => serializeWithFlags(s as Snapshot),
+const model = testModel<typeof flagAdminMachine, Event>(flagAdminMachine, {
+  events: eventsFor,
+  serializeState: serializeWithFlags,
   serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? v.status : v)),
-  stateMatcher: (s, key) => (s as Snapshot).matches(key as never),
 });
 
-function fake<I, O>() {
-  const calls: I[] = [];
-  let pending: { resolve(o: O): void; reject(e: unknown): void } | null = null;
-  return {
-    calls,
-    logic: fromPromise<O, I>(({ input }) => new Promise<O>((resolve, reject) => { calls.push(input); pending = { resolve, reject }; })),
-    async answer(event: { output?: unknown; error?: unknown; type: string }) {
-      await waitFor(() => expect(pending).not.toBeNull());
-      const p = pending!;
-      pending = null;
-      await act(async () => (event.type.startsWith('xstate.error') ? p.reject(event.error) : p.resolve(event.output as O)));
-    },
-  };
-}
-
 async function start(machine: typeof flagAdminMachine) {
-  const load = fake<unknown, StoredFlag[]>();
-  const switchCall = fake<{ key: string; enabled: boolean }, StoredFlag>();
-  const save = fake<{ flag: StoredFlag; formulaIds: string[] }, StoredFlag>();
-  let snapshotFetches = 0;
-  const flags = createActor(flagsMachine.provide({
-    actors: {
-      fetchSnapshot: fromPromise<SnapshotResult, SnapshotRequest>(async () => {
-        snapshotFetches++;
-        return { status: 'fetched', snapshot: { namespace: { key: 'default' }, flags: [toSnapshotFlag(ROUTING.key, ROUTING)] }, etag: '"1"' };
-      }),
-    },
-  }), { input: {} }).start();
+  const load = fakeCall<unknown, StoredFlag[]>('loadFlags');
+  const switchCall = fakeCall<{ key: string; enabled: boolean }, StoredFlag>('switchFlag');
+  const save = fakeCall<{ flag: StoredFlag; formulaIds: string[] }, StoredFlag>('saveFlag');
+  const snapshot = answeredCall<SnapshotRequest, SnapshotResult>(() => (
+    { status: 'fetched', snapshot: { namespace: { key: 'default' }, flags: [toSnapshotFlag(ROUTING.key, ROUTING)] }, etag: '"1"' }
+  ));
+  const flags = createActor(flagsMachine.provide({ actors: { fetchSnapshot: snapshot.logic } }), { input: {} }).start();
   const user = userEvent.setup();
   render(createElement(MantineProvider, null, createElement(FeatureFlagsPage, {
     flags,
     machine: machine.provide({ actors: { loadFlags: load.logic, switchFlag: switchCall.logic, saveFlag: save.logic } }),
   })));
-  return { load, switchCall, save, flags, user, fetches: () => snapshotFetches };
+  return { load, switchCall, save, flags, user, fetches: () => snapshot.calls.length };
 }
 
 const row = () => within(screen.getByTestId(`flag-${CUSTOM_ROUTING_FLAG}`));
@@ -168,37 +148,34 @@ function pathParams(t: Awaited<ReturnType<typeof start>>) {
   };
 }
 
-async function run(machine: typeof flagAdminMachine, path: ReturnType<typeof model.getShortestPaths>[number]) {
-  const t = await start(machine);
-  try {
-    await path.test(pathParams(t) as never);
-  } finally {
-    t.flags.stop();
-  }
-}
+/** the Feature Flags page over fake administration calls, beside a running flag client */
+const view: ModelView<typeof flagAdminMachine, Awaited<ReturnType<typeof start>>> = {
+  render: start,
+  params: pathParams,
+  stop: (t) => t.flags.stop(),
+};
 
 const shortest = model.getShortestPaths();
 const nameOf = (p: (typeof shortest)[number]) => p.steps.slice(1).map(({ event }) => event.type.replace(/^xstate\.(done|error)\.actor\./, '$1 ')).join(' → ');
 
 describe('feature flags screen: shortest paths', () => {
   it('reaches every state, each change confirmed and each failure shown', () => {
-    const reached = new Set(shortest.flatMap((p) => [...p.steps.map((step) => serializeState(step.state)), serializeState(p.state)]));
+    const reached = reachedStates(shortest, serializeState);
     expect(reached.has(JSON.stringify(['loadFailed', FORBIDDEN.message, null]))).toBe(true);
     expect(reached.has(JSON.stringify(['listed', null, 'Custom routing is now enabled.']))).toBe(true);
     expect(reached.has(JSON.stringify(['listed', null, 'The formulas of Custom routing were saved.']))).toBe(true);
     expect(reached.has(JSON.stringify(['listed', BROKEN.problem.detail, null]))).toBe(true);
   });
-  it.each(shortest.map((p) => [nameOf(p), p] as const))('%s', async (_d, path) => run(flagAdminMachine, path));
+  it.each(named(shortest, nameOf))('%s', async (_d, path) => runPath(path, flagAdminMachine, view));
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose known-flag guard is broken on purpose', async () => {
-    const broken = flagAdminMachine.provide({ guards: { isKnownFlag: () => false } });
     const [toSwitching] = model.getPathsFromEvents([
       { type: 'xstate.done.actor.loadFlags', output: [ROUTING] },
       { type: 'flag.switch', key: CUSTOM_ROUTING_FLAG, enabled: true },
-    ] as never);
+    ]);
     expect(toSwitching!.state.matches('switching')).toBe(true);
-    await expect(run(broken, toSwitching!)).rejects.toThrow();
+    await expectBrokenGuardToFail(flagAdminMachine, 'isKnownFlag', { paths: [toSwitching!], view, every: true });
   });
 });

@@ -10,15 +10,16 @@
 import { createElement } from 'react';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
-import { TestModel } from '@xstate/graph';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import { createActor, type SnapshotFrom } from 'xstate';
 import {
   CUSTOM_ROUTING_FLAG, FLAG_REFRESH_INTERVAL_MS, formulaRuleFlag, toSnapshotFlag, type FlagSnapshot,
 } from '../../src/domain/flags.ts';
 import { flagsMachine, isCustomRoutingOn } from '../../src/machines/flags.ts';
 import { FlagFetchError, type SnapshotRequest, type SnapshotResult } from '../../src/services/flags.ts';
 import { FlagClientStatus } from '../../src/views/flags/FlagClientStatus.tsx';
+import { fakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 beforeEach(() => { vi.useFakeTimers(); });
 afterEach(() => {
@@ -53,30 +54,11 @@ type Snapshot = SnapshotFrom<typeof flagsMachine>;
 /** the outcome of the last refresh, whether a snapshot is in hand and the error are part of what the view shows */
 const serializeState = (s: Snapshot) => JSON.stringify([s.value, s.context.lastOutcome, s.context.snapshot !== null, s.context.error]);
 
-const model = new TestModel(flagsMachine, {
-  events: EVENTS as never,
-  serializeState: (s) => serializeState(s as Snapshot),
+const model = testModel<typeof flagsMachine, Event>(flagsMachine, {
+  events: EVENTS,
+  serializeState,
   serializeEvent: (e) => JSON.stringify(e, (_k, v) => (v instanceof FlagFetchError ? `${v.status} ${v.statusText}` : v)),
-  stateMatcher: (s, key) => (s as Snapshot).matches(key.split('.').reduceRight<unknown>((acc, part) => (acc === null ? part : { [part]: acc }), null) as never),
 });
-
-/** The fake snapshot server: every fetch waits for the test to answer it. */
-function fakeServer() {
-  const calls: SnapshotRequest[] = [];
-  let pending: { resolve(o: SnapshotResult): void; reject(e: unknown): void } | null = null;
-  return {
-    calls,
-    logic: fromPromise<SnapshotResult, SnapshotRequest>(({ input }) => new Promise((resolve, reject) => { calls.push(input); pending = { resolve, reject }; })),
-    answer(event: Event) {
-      const p = pending;
-      if (!p) throw new Error('the flag client is not fetching');
-      pending = null;
-      if (event.type === 'xstate.error.actor.snapshot') p.reject(event.error);
-      else p.resolve((event as { output: SnapshotResult }).output);
-    },
-    get waiting() { return pending !== null; },
-  };
-}
 
 /** lets resolved promises and the re-render they cause run */
 const settle = () => act(async () => { await vi.advanceTimersByTimeAsync(0); });
@@ -85,7 +67,8 @@ const view = () => within(screen.getByLabelText('Flag client'));
 const answer = () => screen.getByTestId('custom-routing-answer').textContent;
 
 async function start(machine: typeof flagsMachine) {
-  const server = fakeServer();
+  // the fake snapshot server: every fetch waits for the path to answer it (at once, on the fake clock)
+  const server = fakeCall<SnapshotRequest, SnapshotResult>('the flag client\'s fetch');
   const actor = createActor(machine.provide({ actors: { fetchSnapshot: server.logic } }), { input: {} }).start();
   render(createElement(MantineProvider, null, createElement(FlagClientStatus, { flags: actor })));
   fireEvent.change(screen.getByLabelText('Check custom-routing for a formula'), { target: { value: CHOSEN } });
@@ -144,11 +127,11 @@ function pathParams({ server, actor }: Awaited<ReturnType<typeof start>>) {
     },
     events: {
       'xstate.done.actor.snapshot': async ({ event }: { event: { type: string } }) => {
-        await act(async () => server.answer(event as Event));
+        await act(async () => server.settle(event));
         await settle();
       },
       'xstate.error.actor.snapshot': async ({ event }: { event: { type: string } }) => {
-        await act(async () => server.answer(event as Event));
+        await act(async () => server.settle(event));
         await settle();
       },
       'xstate.after.refreshInterval.flags.ready.idle': fiveMinutes,
@@ -162,14 +145,12 @@ function pathParams({ server, actor }: Awaited<ReturnType<typeof start>>) {
   };
 }
 
-async function run(machine: typeof flagsMachine, path: ReturnType<typeof model.getShortestPaths>[number]) {
-  const started = await start(machine);
-  try {
-    await path.test(pathParams(started) as never);
-  } finally {
-    started.actor.stop();
-  }
-}
+/** the flag client's status view over the fake snapshot server */
+const statusView: ModelView<typeof flagsMachine, Awaited<ReturnType<typeof start>>> = {
+  render: start,
+  params: pathParams,
+  stop: ({ actor }) => actor.stop(),
+};
 
 const shortest = model.getShortestPaths();
 /** a readable name for a path: its events in order */
@@ -183,7 +164,7 @@ const nameOf = (p: (typeof shortest)[number]) => p.steps.slice(1).map(({ event: 
 
 describe('flag client: shortest paths to every state', () => {
   it('reaches loading, ready (fetched and not modified), refreshing, failed and retrying', () => {
-    const reached = new Set(shortest.flatMap((p) => [...p.steps.map((step) => serializeState(step.state)), serializeState(p.state)]));
+    const reached = reachedStates(shortest, serializeState);
     const unavailable = 'Failed to fetch data: Service Unavailable';
     for (const s of [
       ['loading', null, false, null],
@@ -195,7 +176,7 @@ describe('flag client: shortest paths to every state', () => {
       [{ failed: 'retrying' }, 'failed', true, unavailable],
     ]) expect(reached.has(JSON.stringify(s)), JSON.stringify(s)).toBe(true);
   });
-  it.each(shortest.map((p) => [nameOf(p), p] as const))('%s', async (_d, path) => run(flagsMachine, path));
+  it.each(named(shortest, nameOf))('%s', async (_d, path) => runPath(path, flagsMachine, statusView));
 });
 
 describe('flag client: journeys with controlled time', () => {
@@ -207,16 +188,15 @@ describe('flag client: journeys with controlled time', () => {
     ['failing twice, then recovering on "Refresh now"', [FETCHED, REFRESH, UNAVAILABLE, FIVE_MINUTES_FAILED, UNAVAILABLE, REFRESH, FETCHED]],
   ];
   it.each(journeys)('%s', async (_d, events) => {
-    const [path] = model.getPathsFromEvents(events as never);
+    const [path] = model.getPathsFromEvents(events);
     expect(path!.steps.length).toBe(events.length + 1);
-    await run(flagsMachine, path!);
+    await runPath(path!, flagsMachine, statusView);
   });
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose not-modified guard is broken on purpose', async () => {
-    const broken = flagsMachine.provide({ guards: { isNotModified: () => false } });
-    const [path] = model.getPathsFromEvents([FETCHED, FIVE_MINUTES_READY, NOT_MODIFIED] as never);
-    await expect(run(broken, path!)).rejects.toThrow();
+    const [path] = model.getPathsFromEvents([FETCHED, FIVE_MINUTES_READY, NOT_MODIFIED]);
+    await expectBrokenGuardToFail(flagsMachine, 'isNotModified', { paths: [path!], view: statusView, every: true });
   });
 });

@@ -4,14 +4,15 @@
  * Refresh reads them from the system again; an object is picked from the list. The list call is
  * a fake the test answers.
  */
-import { act, cleanup, waitFor } from '@testing-library/react';
-import { TestModel } from '@xstate/graph';
+import { cleanup, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { objectPickerMachine, type ObjectPickerEvent } from '../../src/machines/objectPicker.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { ObjectList } from '../../src/services/integrations.ts';
-import { FAKE_SOURCES, fakeCall, pickerArea, renderConnections, selectSource } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, pickerArea, renderConnections, selectSource } from '../support/connectionsScreen.tsx';
+import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -39,15 +40,9 @@ const TRAVERSAL = {
   serializeEvent: (e: unknown) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}:${v.problem.code}` : v)),
 };
 
-function modelOf(machine: typeof objectPickerMachine) {
-  return new TestModel(machine, {
-    ...TRAVERSAL,
-    events: EVENTS as never,
-    stateMatcher: (s: unknown, key: string) => (s as Snapshot).matches(key as never),
-  } as never);
-}
+const model = testModel<typeof objectPickerMachine, Event>(objectPickerMachine, { ...TRAVERSAL, events: EVENTS });
 
-type Fake = ReturnType<typeof fakeCall<{ dataSourceId: string; fromSystem: boolean }, ObjectList>>;
+type Fake = FakeCall<{ dataSourceId: string; fromSystem: boolean }, ObjectList>;
 
 function pathParams(fake: Fake, user: Awaited<ReturnType<typeof renderConnections>>) {
   const area = () => pickerArea(SOURCE.displayName);
@@ -81,35 +76,31 @@ function pathParams(fake: Fake, user: Awaited<ReturnType<typeof renderConnection
         const label = [...BOTH.objects, ...ONE.objects].find((o) => o.name === name)!.label;
         await user.click(area().getByRole('radio', { name: label }));
       },
-      'xstate.done.actor.loadObjects': async ({ event }: { event: { type: string } }) => {
-        await waitFor(() => expect(fake.waiting).toBe(true));
-        await act(async () => fake.resolve((event as unknown as { output: ObjectList }).output));
-      },
-      'xstate.error.actor.loadObjects': async ({ event }: { event: { type: string } }) => {
-        await waitFor(() => expect(fake.waiting).toBe(true));
-        await act(async () => fake.reject((event as unknown as { error: unknown }).error));
-      },
+      'xstate.done.actor.loadObjects': ({ event }: { event: { type: string } }) => fake.answer(event),
+      'xstate.error.actor.loadObjects': ({ event }: { event: { type: string } }) => fake.answer(event),
     },
   };
 }
 
-async function run(machine: typeof objectPickerMachine, path: ReturnType<ReturnType<typeof modelOf>['getShortestPaths']>[number]) {
-  const fakeObjectsCall: Fake = fakeCall();
-  const user = await renderConnections({ objectPicker: machine.provide({ actors: { loadObjects: fakeObjectsCall.logic } }) });
-  await selectSource(user, SOURCE.displayName);
-  await path.test(pathParams(fakeObjectsCall, user) as never);
-}
+/** the Connections screen with the source selected; its list call is a fake the path answers */
+const view: ModelView<typeof objectPickerMachine, { fake: Fake; user: Awaited<ReturnType<typeof renderConnections>> }> = {
+  async render(machine) {
+    const fake: Fake = fakeCall('loadObjects');
+    const user = await renderConnections({ objectPicker: machine.provide({ actors: { loadObjects: fake.logic } }) });
+    await selectSource(user, SOURCE.displayName);
+    return { fake, user };
+  },
+  params: ({ fake, user }) => pathParams(fake, user),
+};
 
-const model = modelOf(objectPickerMachine);
 const shortest = model.getShortestPaths();
 
 describe('object picker machine: shortest paths on the Connections screen', () => {
   it('reaches refreshing, complete (with and without a selection) and failed', () => {
-    const values = new Set(shortest.flatMap((p) => [...p.steps.map((s) => s.state), p.state]).map((s) => JSON.stringify(s.value)));
-    expect([...values].sort()).toEqual(['"complete"', '"failed"', '"refreshing"']);
+    expect([...reachedStates(shortest)].sort()).toEqual(['"complete"', '"failed"', '"refreshing"']);
     expect(shortest.some((p) => p.state.matches('complete') && p.state.context.selected === 'gifts')).toBe(true);
   });
-  it.each(shortest.map((p) => [p.description, p] as const))('%s', async (_d, path) => run(objectPickerMachine, path));
+  it.each(named(shortest))('%s', async (_d, path) => runPath(path, objectPickerMachine, view));
 });
 
 describe('object picker machine: journeys', () => {
@@ -122,16 +113,15 @@ describe('object picker machine: journeys', () => {
   it.each(journeys)('%s', async (_d, events) => {
     // getPathsFromEvents does not pass the input to its default start state: give it the start state
     const fromState = createActor(objectPickerMachine, { input: TRAVERSAL.input }).getSnapshot();
-    const [path] = model.getPathsFromEvents(events as never, { ...TRAVERSAL, fromState } as never);
+    const [path] = model.getPathsFromEvents(events, { ...TRAVERSAL, fromState });
     expect(path!.steps.length).toBe(events.length + 1);
-    await run(objectPickerMachine, path!);
+    await runPath(path!, objectPickerMachine, view);
   });
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose object guard is broken on purpose', async () => {
-    const broken = objectPickerMachine.provide({ guards: { isListedObject: () => false } });
-    const picking = shortest.find((p) => p.state.matches('complete') && p.state.context.selected !== null)!;
-    await expect(run(broken, picking)).rejects.toThrow();
+    const picking = shortest.filter((p) => p.state.matches('complete') && p.state.context.selected !== null);
+    await expectBrokenGuardToFail(objectPickerMachine, 'isListedObject', { paths: picking, view, every: true });
   });
 });

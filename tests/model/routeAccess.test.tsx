@@ -9,7 +9,6 @@ import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
 import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
-import { TestModel } from '@xstate/graph';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { policiesFor } from '../../src/domain/roles.ts';
@@ -19,6 +18,8 @@ import type { AccountManagement, CurrentUser } from '../../src/services/accountM
 import type { AuthService } from '../../src/services/auth.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
+import { aCurrentUser } from '../support/currentUser.ts';
+import { expectBrokenGuardToFail, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 beforeEach(() => { document.cookie = `${REDIRECT_COOKIE}=; Max-Age=0; Path=/`; });
 afterEach(() => cleanup());
@@ -50,21 +51,20 @@ type Snap = SnapshotFrom<typeof routeAccessMachine>;
 const eventsFor = (s: Snap): RouteAccessEvent[] => (s.context.session === null && !s.context.denied ? sessionEvents : routeEvents);
 const whoOf = (s: Snap) => WHO.find((w) => JSON.stringify(w.session) === JSON.stringify(s.context.session) && (w.denied ?? null) === s.context.denied)?.name ?? 'unknown';
 
-const model = new TestModel(routeAccessMachine, {
+const model = testModel(routeAccessMachine, {
   // the app starts on the landing page of a production build
   input: { production: true, pathname: '/landing', search: '' },
-  events: (s) => eventsFor(s as Snap),
-  serializeState: (s) => { const snap = s as Snap; return JSON.stringify([snap.value, whoOf(snap), snap.context.pathname, snap.context.decision]); },
-  stateMatcher: (s, key) => (s as Snap).matches(key as never),
+  events: eventsFor,
+  serializeState: (s) => JSON.stringify([s.value, whoOf(s), s.context.pathname, s.context.decision]),
 });
 
 // ------------------------------------------------------------------ the app, with the SDK and the accounts service faked
 
 function renderApp(who: Who, routeAccessLogic = routeAccessMachine) {
-  const current: CurrentUser | null = who.session.authenticated ? {
+  const current: CurrentUser | null = who.session.authenticated ? aCurrentUser({
     activeTenantId: 't1', policies: who.session.policies, roles: [], auth0Id: 'auth0|u1', fullName: 'Sam Tester',
     email: 'sam@example.org', loginCount: who.session.loginCount, organizationName: 'Riverside', tenants: [{ tenantId: 't1', name: 'Food Bank', roles: [] }],
-  } : null;
+  }) : null;
   const auth: AuthService = {
     clientId: 'tributary-app', user: () => ({ sub: 'auth0|u1', email: 'sam@example.org', name: 'Sam Tester' }),
     accessToken: async () => 'token', login: () => new Promise(() => {}), logout: async () => {}, logoutLocally: async () => {},
@@ -139,6 +139,12 @@ function params(app: ReturnType<typeof renderApp>) {
   };
 }
 
+/** the app as the person the path settles on sees it */
+const view: ModelView<typeof routeAccessMachine, ReturnType<typeof renderApp>> = {
+  render: (machine, path) => renderApp(WHO.find((w) => w.name === whoOf(path.state))!, machine),
+  params,
+};
+
 // ------------------------------------------------------------------ the paths
 
 const paths = model.getShortestPaths();
@@ -154,24 +160,14 @@ describe('route-access machine: shortest paths on the rendered app', () => {
     }
   });
 
-  it.each(paths.map((p) => [p.description.replace(/\(\{.*$/, '').slice(0, 160) + ` [${whoOf(p.state)} ${p.state.context.pathname}]`, p] as const))('%s', async (_d, path) => {
-    const who = WHO.find((w) => w.name === whoOf(path.state))!;
-    const app = renderApp(who);
-    await path.test(params(app));
+  it.each(named(paths, (p) => p.description.replace(/\(\{.*$/, '').slice(0, 160) + ` [${whoOf(p.state)} ${p.state.context.pathname}]`))('%s', async (_d, path) => {
+    await runPath(path, routeAccessMachine, view);
   });
 });
 
 describe('the suite can fail', () => {
   it('notices, on the rendered app, a guard table that lets everyone in', async () => {
-    const broken = routeAccessMachine.provide({ guards: { isAllowed: () => true } });
     const redirects = paths.filter((p) => p.state.matches('redirecting') && whoOf(p.state) === 'Connection Manager');
-    expect(redirects.length).toBeGreaterThan(0);
-    let failures = 0;
-    for (const path of redirects) {
-      const app = renderApp(WHO.find((w) => w.name === 'Connection Manager')!, broken);
-      await path.test(params(app)).catch(() => { failures += 1; });
-      cleanup();
-    }
-    expect(failures).toBe(redirects.length);
+    await expectBrokenGuardToFail(routeAccessMachine, 'isAllowed', { paths: redirects, view, holds: true, every: true });
   });
 });

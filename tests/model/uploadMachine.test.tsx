@@ -10,7 +10,6 @@
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { TestModel } from '@xstate/graph';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { messageForProblem, type Problem } from '../../src/domain/errors.ts';
@@ -19,26 +18,23 @@ import { createSendFile, uploadMachine, type UploadMachineEvent } from '../../sr
 import { ApiError } from '../../src/services/gateway.ts';
 import type { UploadOptions } from '../../src/services/flatFile.ts';
 import { UploadPage } from '../../src/views/upload/UploadPage.tsx';
+import { fakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
 // ------------------------------------------------------------------ the fake server
 
-/** A server the test answers by hand: each upload waits until the path's next event answers it. */
+/** A server the test answers by hand: each upload waits until the path's next event answers it; cancelling aborts it. */
 function fakeServerFor() {
-  const calls: string[] = [];
-  let pending: { file: File; opts: UploadOptions; resolve(s: UploadSummary): void; reject(e: unknown): void } | null = null;
+  const upload = fakeCall<{ file: File; opts: UploadOptions }, UploadSummary>('upload');
   return {
-    calls,
-    upload: (file: File, opts: UploadOptions = {}) => new Promise<UploadSummary>((resolve, reject) => {
-      calls.push(file.name);
-      pending = { file, opts, resolve, reject };
-      opts.signal?.addEventListener('abort', () => reject(new DOMException('cancelled', 'AbortError')));
-    }),
-    progress(loaded: number, total: number) { pending!.opts.onProgress?.({ loaded, total }); },
-    succeed(summary: UploadSummary) { pending!.resolve(summary); pending = null; },
-    refuse(status: number, problem: Partial<Problem>) { pending!.reject(new ApiError(status, problem, { silent: true })); pending = null; },
-    get waiting() { return pending !== null; },
+    get calls() { return upload.calls.map((c) => c.file.name); },
+    upload: (file: File, opts: UploadOptions = {}) => upload.call({ file, opts }, opts.signal),
+    progress(loaded: number, total: number) { upload.next!.opts.onProgress?.({ loaded, total }); },
+    succeed(summary: UploadSummary) { upload.resolve(summary); },
+    refuse(status: number, problem: Partial<Problem>) { upload.reject(new ApiError(status, problem, { silent: true })); },
+    get waiting() { return upload.waiting; },
   };
 }
 
@@ -179,24 +175,25 @@ function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
   };
 }
 
-/**
- * The test model over the machine's graph. createTestModel refuses machines that invoke actors;
- * the traversal itself never starts them (it computes snapshots only), so the model is built
- * with TestModel directly, with createTestModel's state matching.
- */
-function modelOf(machine: typeof uploadMachine) {
-  return new TestModel(machine, {
-    events: EVENTS,
-    serializeState: (s) => serializeState(s as SnapshotFrom<typeof uploadMachine>),
-    serializeEvent: (e) => JSON.stringify(e, (k, v) => (v instanceof File ? `${v.name}:${v.size}` : v)),
-    stateMatcher: (s, key) => (s as SnapshotFrom<typeof uploadMachine>).matches(key as never),
-  });
-}
-const pathsOf = (machine: typeof uploadMachine) => modelOf(machine).getShortestPaths();
+/** The test model over the machine's graph. */
+const model = testModel(uploadMachine, {
+  events: EVENTS,
+  serializeState,
+  serializeEvent: (e) => JSON.stringify(e, (k, v) => (v instanceof File ? `${v.name}:${v.size}` : v)),
+});
+
+/** the upload screen over the fake server */
+const view: ModelView<typeof uploadMachine, { server: Server; user: ReturnType<typeof userEvent.setup> }> = {
+  render(machine) {
+    const server = fakeServerFor();
+    return { server, user: renderPage(machine, server) };
+  },
+  params: ({ server, user }) => pathParams(server, user),
+};
 
 // ------------------------------------------------------------------ the paths
 
-const paths = pathsOf(uploadMachine);
+const paths = model.getShortestPaths();
 
 describe('upload machine: shortest paths on the real upload screen', () => {
   it('reaches every state, and every outcome from both the browser\'s checks and the server', () => {
@@ -209,11 +206,7 @@ describe('upload machine: shortest paths on the real upload screen', () => {
     expect(reached.has(JSON.stringify(['failed', 'server', '', '']))).toBe(true);
   });
 
-  it.each(paths.map((p) => [p.description, p] as const))('%s', async (_d, path) => {
-    const server = fakeServerFor();
-    const user = renderPage(uploadMachine, server);
-    await path.test(pathParams(server, user));
-  });
+  it.each(named(paths))('%s', async (_d, path) => runPath(path, uploadMachine, view));
 });
 
 describe('upload machine: retry and cancel paths on the real upload screen', () => {
@@ -230,28 +223,17 @@ describe('upload machine: retry and cancel paths on the real upload screen', () 
     ]],
   ];
   it.each(journeys)('%s', async (_d, events) => {
-    const [path] = modelOf(uploadMachine).getPathsFromEvents(events);
+    const [path] = model.getPathsFromEvents(events);
     expect(path!.steps.length).toBe(events.length + 1);
-    const server = fakeServerFor();
-    const user = renderPage(uploadMachine, server);
-    await path!.test(pathParams(server, user));
+    await runPath(path!, uploadMachine, view);
   });
 });
 
 describe('the suite can fail', () => {
   it('finds a machine whose virus guard is broken on purpose', async () => {
-    const broken = uploadMachine.provide({ guards: { isVirusFound: () => false } });
     // the paths of the correct machine, run against the broken one
     const virusPaths = paths.filter((p) => p.state.matches('virus-found'));
-    expect(virusPaths.length).toBeGreaterThan(0);
-    const errors: unknown[] = [];
-    for (const path of virusPaths) {
-      const server = fakeServerFor();
-      const user = renderPage(broken, server);
-      await path.test(pathParams(server, user)).catch((e: unknown) => errors.push(e));
-      cleanup();
-    }
-    expect(errors.length).toBe(virusPaths.length);
+    await expectBrokenGuardToFail(uploadMachine, 'isVirusFound', { paths: virusPaths, view, every: true });
   });
 });
 

@@ -1,26 +1,31 @@
 /**
  * The Workflows screen (issue 7) in jsdom, with the real registry, graph code and ELK layout.
  *
- * 1. Every registered machine is drawn: a test per registry entry renders the screen on it and
- *    checks each state and each transition label is drawn, that selecting a state (keyboard)
- *    lists its outgoing events, and that the paths panel lists the generated paths.
+ * 1. Every registered machine, and the viewer's own machines, is drawn: a test per machine
+ *    renders the screen on it and checks each state and each transition label is drawn, that
+ *    selecting a state (keyboard) lists its outgoing events, and that the paths panel lists the
+ *    generated paths.
  * 2. Model-based tests of the workflows machine itself: paths from its graph, each state mapped
  *    to what the screen shows, each event to a user action or the answer of a fake actor.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { TestModel } from '@xstate/graph';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromPromise, type SnapshotFrom } from 'xstate';
-import type { LaidOutChart, Statechart } from '../../src/domain/statechart.ts';
-import { pathsOf, statechartOf } from '../../src/machines/graph.ts';
-import type { MachineEntry } from '../../src/machines/machineList.ts';
-import { registry } from '../../src/machines/registry.ts';
-import { workflowsMachine, type WorkflowsEvent } from '../../src/machines/workflows.ts';
-import type { StatelyOutcome } from '../../src/services/inspection.ts';
-import { layoutStatechart } from '../../src/services/layout.ts';
-import { WorkflowsPage, stepText } from '../../src/views/workflows/WorkflowsPage.tsx';
+import type { LaidOutChart, Statechart } from '../../src/devtools/statechart.ts';
+import { pathsOf, statechartOf } from '../../src/devtools/graph.ts';
+import type { MachineEntry } from '../../src/devtools/machineList.ts';
+import { registry } from '../../src/devtools/registry.ts';
+import { workflowsMachine, type WorkflowsEvent } from '../../src/devtools/machines/workflows.ts';
+import type { StatelyOutcome } from '../../src/devtools/inspection.ts';
+import { layoutStatechart } from '../../src/devtools/layout.ts';
+import { WorkflowsPage, stepText } from '../../src/devtools/views/WorkflowsPage.tsx';
+import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
+import { VIEWER_MACHINES } from '../support/viewerMachines.ts';
 
 afterEach(() => cleanup());
 
@@ -36,20 +41,30 @@ function renderPage(props: Parameters<typeof WorkflowsPage>[0]) {
 // ---------------------------------------------------------------------------------------------
 
 describe('the registry', () => {
-  it('holds every machine of src/machines, helpers excluded', () => {
+  it('holds every application machine of src/machines, helpers and the viewer\'s own machines excluded', () => {
     const ids = registry.map((m) => m.id);
-    for (const id of ['auth', 'routeAccess', 'workflows', 'inspectorReceiver']) expect(ids).toContain(id);
+    for (const id of ['auth', 'routeAccess', 'upload', 'connectionForm']) expect(ids).toContain(id);
+    for (const id of ['workflows', 'inspectorReceiver']) expect(ids).not.toContain(id);
     expect(registry.map((m) => m.file)).not.toContain('session.ts');
-    expect(registry.map((m) => m.file)).not.toContain('graph.ts');
+    // every entry comes from a module of src/machines
+    const files = fs.readdirSync(path.resolve(import.meta.dirname, '../../src/machines'));
+    for (const entry of registry) expect(files, entry.id).toContain(entry.file);
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
 
-describe('the Workflows screen draws every registered machine', () => {
-  it.each(registry.map((m) => [m.id, m] as const))('%s', async (id, entry) => {
+/** the application's machines, then the viewer's own: the screen draws whatever machines it is handed */
+const DRAWN = [...registry, ...VIEWER_MACHINES];
+
+describe('the Workflows screen draws every registered machine, and its own', () => {
+  it('draws the viewer\'s own machines too', () => {
+    expect(VIEWER_MACHINES.map((m) => m.id).sort()).toEqual(['inspectorReceiver', 'workflows']);
+  });
+
+  it.each(DRAWN.map((m) => [m.id, m] as const))('%s', async (id, entry) => {
     const chart = statechartOf(entry.machine);
     const paths = pathsOf(entry.machine);
-    renderPage({ initialMachineId: id });
+    renderPage({ initialMachineId: id, machines: DRAWN });
     const svg = await diagram(id);
 
     // every state is drawn, as a focusable button named after it
@@ -117,7 +132,8 @@ describe('the simple paths tab', () => {
     expect(within(panel).getAllByRole('listitem')).toHaveLength(flags.simple!.length);
 
     cleanup();
-    const user2 = renderPage({ initialMachineId: 'workflows' });
+    // the viewer's own machine is the one with more simple paths than are listed
+    const user2 = renderPage({ initialMachineId: 'workflows', machines: DRAWN });
     await diagram('workflows');
     const panel2 = screen.getByLabelText('Paths');
     await user2.click(within(panel2).getByRole('tab', { name: /Simple paths/ }));
@@ -127,19 +143,6 @@ describe('the simple paths tab', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Model-based tests of the workflows machine on the real screen.
-
-/** A fake actor the test answers by hand: each start waits until `resolve` or `reject`. */
-function fakeActor<I, O>() {
-  const calls: I[] = [];
-  let pending: { input: I; resolve(o: O): void; reject(e: unknown): void } | null = null;
-  return {
-    calls,
-    logic: fromPromise<O, I>(({ input }) => new Promise<O>((resolve, reject) => { calls.push(input); pending = { input, resolve, reject }; })),
-    get pending() { return pending; },
-    resolve(output: O) { const p = pending!; pending = null; p.resolve(output); },
-    reject(error: unknown) { const p = pending!; pending = null; p.reject(error); },
-  };
-}
 
 /** two small machines, so that each path renders quickly */
 const MACHINES = registry.filter((m) => m.id === 'connectionTest' || m.id === 'objectPicker');
@@ -157,14 +160,11 @@ type ModelEvent = WorkflowsEvent
 
 const serializeState = (s: Snapshot) => JSON.stringify([s.value, s.context.selectedId, s.context.selectedState !== null, s.context.stately]);
 
-function modelOf(machine: typeof workflowsMachine, events: (s: Snapshot) => ModelEvent[]) {
-  return new TestModel(machine, {
-    input: { machines: MACHINES },
-    events: ((s: Snapshot) => events(s)) as never,
-    serializeState: (s: unknown) => serializeState(s as Snapshot),
-    stateMatcher: (s: unknown, key: string) => (s as Snapshot).matches(key as never),
-  } as never);
-}
+const modelWith = (events: (s: Snapshot) => ModelEvent[]) => testModel<typeof workflowsMachine, ModelEvent>(workflowsMachine, {
+  input: { machines: MACHINES },
+  events,
+  serializeState,
+});
 
 /** the diagram's events: pick the other machine, select and clear a state, and the layout's answers */
 const diagramEvents = (s: Snapshot): ModelEvent[] => [
@@ -191,10 +191,10 @@ const inspectionEvents = (): ModelEvent[] => [
 
 function fakes() {
   return {
-    layout: fakeActor<Statechart, LaidOutChart>(),
-    start: fakeActor<unknown, void>(),
-    stop: fakeActor<unknown, void>(),
-    stately: fakeActor<unknown, StatelyOutcome>(),
+    layout: fakeCall<Statechart, LaidOutChart>('layoutChart'),
+    start: fakeCall<unknown, void>('startInspection'),
+    stop: fakeCall<unknown, void>('stopInspection'),
+    stately: fakeCall<unknown, StatelyOutcome>('connectStately'),
   };
 }
 type Fakes = ReturnType<typeof fakes>;
@@ -207,9 +207,10 @@ const STATELY_TEXT: Record<StatelyOutcome, string> = {
 };
 
 function pathParams(f: Fakes, user: ReturnType<typeof userEvent.setup>) {
-  const answer = async <I, O>(fake: ReturnType<typeof fakeActor<I, O>>, how: (p: NonNullable<typeof fake.pending>) => Promise<void> | void) => {
-    await waitFor(() => expect(fake.pending).not.toBeNull());
-    await act(async () => { await how(fake.pending!); });
+  /** the layout the real ELK code gives the chart the machine asked for */
+  const layOut = async (fake: FakeCall<Statechart, LaidOutChart>) => {
+    const chart = await fake.called();
+    await act(async () => fake.resolve(await layoutStatechart(chart)));
   };
   return {
     states: {
@@ -273,16 +274,15 @@ function pathParams(f: Fakes, user: ReturnType<typeof userEvent.setup>) {
         await user.click(stateButton(svg, (event as unknown as { id: string }).id)!);
       },
       'state.clear': async () => { await user.click(screen.getByRole('button', { name: 'Clear selection' })); },
-      'xstate.done.actor.layoutChart': async () => answer(f.layout, async (p) => p.resolve(await layoutStatechart(p.input))),
-      'xstate.error.actor.layoutChart': async () => answer(f.layout, (p) => p.reject(new Error('ELK gave up'))),
+      'xstate.done.actor.layoutChart': () => layOut(f.layout),
+      'xstate.error.actor.layoutChart': ({ event }: { event: { type: string } }) => f.layout.answer({ ...event, error: new Error('ELK gave up') }),
       'inspect.enable': async () => { await user.click(inspectSwitch()); },
       'inspect.disable': async () => { await user.click(inspectSwitch()); },
-      'xstate.done.actor.startInspection': async () => answer(f.start, (p) => p.resolve()),
-      'xstate.error.actor.startInspection': async () => answer(f.start, (p) => p.reject(new Error('no inspector'))),
-      'xstate.done.actor.stopInspection': async () => answer(f.stop, (p) => p.resolve()),
+      'xstate.done.actor.startInspection': ({ event }: { event: { type: string } }) => f.start.answer(event),
+      'xstate.error.actor.startInspection': ({ event }: { event: { type: string } }) => f.start.answer({ ...event, error: new Error('no inspector') }),
+      'xstate.done.actor.stopInspection': ({ event }: { event: { type: string } }) => f.stop.answer(event),
       'stately.open': async () => { await user.click(screen.getByRole('button', { name: 'Open in Stately' })); },
-      'xstate.done.actor.connectStately': async ({ event }: { event: { type: string } }) =>
-        answer(f.stately, (p) => p.resolve((event as unknown as { output: StatelyOutcome }).output)),
+      'xstate.done.actor.connectStately': ({ event }: { event: { type: string } }) => f.stately.answer(event),
     },
   };
 }
@@ -290,49 +290,49 @@ function pathParams(f: Fakes, user: ReturnType<typeof userEvent.setup>) {
 /** the machine a state.select event belongs to */
 const registryIdOf = (event: { type: string }) => MACHINES.find((m) => statechartOf(m.machine).nodes.some((n) => n.id === (event as { id?: string }).id))!.id;
 
-async function run(machine: typeof workflowsMachine, path: { test(params: never): Promise<unknown> }) {
-  const f = fakes();
-  const user = userEvent.setup();
-  const provided = machine.provide({
-    actors: { layoutChart: f.layout.logic, startInspection: f.start.logic, stopInspection: f.stop.logic, connectStately: f.stately.logic },
-    guards: { isInspectionWanted: () => false, isInspectionUnavailable: () => false },
-  });
-  render(<MantineProvider><WorkflowsPage machine={provided} machines={MACHINES} /></MantineProvider>);
-  await path.test(pathParams(f, user) as never);
-}
+/** the screen on the two small machines, its actors fakes the path answers, inspection built in and off */
+const view: ModelView<typeof workflowsMachine, { f: Fakes; user: ReturnType<typeof userEvent.setup> }> = {
+  render(machine) {
+    const f = fakes();
+    const user = userEvent.setup();
+    const provided = machine.provide({
+      actors: { layoutChart: f.layout.logic, startInspection: f.start.logic, stopInspection: f.stop.logic, connectStately: f.stately.logic },
+      guards: { isInspectionWanted: () => false, isInspectionUnavailable: () => false },
+    });
+    render(<MantineProvider><WorkflowsPage machine={provided} machines={MACHINES} /></MantineProvider>);
+    return { f, user };
+  },
+  params: ({ f, user }) => pathParams(f, user),
+};
 
 /** a short name for a path: where it ends, and the events on the way */
 const nameOf = (p: { state: unknown; steps: { event: { type: string } }[] }) =>
   `${serializeState(p.state as Snapshot)}: ${p.steps.map((s) => { const { type, ...rest } = s.event; return Object.keys(rest).length ? `${type} ${JSON.stringify(rest)}` : type; }).join(' → ')}`;
 
-const diagramModel = modelOf(workflowsMachine, diagramEvents);
-const diagramPaths = diagramModel.getShortestPaths();
-const inspectionModel = modelOf(workflowsMachine, () => inspectionEvents());
-const inspectionPaths = inspectionModel.getShortestPaths();
+const diagramPaths = modelWith(diagramEvents).getShortestPaths();
+const inspectionPaths = modelWith(() => inspectionEvents()).getShortestPaths();
 
 describe('workflows machine: the diagram (shortest paths on the screen)', () => {
   it('reaches laying out, ready with and without a selected state for both machines, and failed', () => {
-    const reached = new Set(diagramPaths.flatMap((p) => [...p.steps.map((x) => x.state as Snapshot), p.state as Snapshot])
-      .map((s) => JSON.stringify([s.value.diagram, s.context.selectedId, s.context.selectedState !== null])));
+    const reached = reachedStates(diagramPaths, (s) => JSON.stringify([s.value.diagram, s.context.selectedId, s.context.selectedState !== null]));
     for (const id of [FIRST.id, SECOND.id]) {
       for (const expected of [['layingOut', id, false], ['ready', id, false], ['ready', id, true], ['failed', id, false]]) {
         expect(reached.has(JSON.stringify(expected)), JSON.stringify(expected)).toBe(true);
       }
     }
   });
-  it.each(diagramPaths.map((p) => [nameOf(p), p] as const))('%s', async (_d, path) => run(workflowsMachine, path));
+  it.each(named(diagramPaths, nameOf))('%s', async (_d, path) => runPath(path, workflowsMachine, view));
 });
 
 describe('workflows machine: the inspection switch (shortest paths on the screen)', () => {
   it('reaches off, starting, on (local, connecting, Stately), stopping, and each Stately outcome', () => {
-    const reached = new Set(inspectionPaths.flatMap((p) => [...p.steps.map((x) => x.state as Snapshot), p.state as Snapshot])
-      .map((s) => JSON.stringify([s.value.inspection, s.context.stately])));
+    const reached = reachedStates(inspectionPaths, (s) => JSON.stringify([s.value.inspection, s.context.stately]));
     for (const expected of [
       ['off', null], ['starting', null], [{ on: 'local' }, null], [{ on: 'connecting' }, null], [{ on: 'stately' }, 'connected'],
       [{ on: 'local' }, 'unreachable'], [{ on: 'local' }, 'blocked'], ['stopping', null],
     ]) expect(reached.has(JSON.stringify(expected)), JSON.stringify(expected)).toBe(true);
   });
-  it.each(inspectionPaths.map((p) => [nameOf(p), p] as const))('%s', async (_d, path) => run(workflowsMachine, path));
+  it.each(named(inspectionPaths, nameOf))('%s', async (_d, path) => runPath(path, workflowsMachine, view));
 });
 
 describe('workflows machine: download and the suite can fail', () => {
@@ -351,8 +351,7 @@ describe('workflows machine: download and the suite can fail', () => {
   });
 
   it('finds a machine whose state-selection guard is broken on purpose', async () => {
-    const broken = workflowsMachine.provide({ guards: { isStateOfChart: () => false } });
-    const toSelected = diagramPaths.find((p) => (p.state as Snapshot).context.selectedState !== null)!;
-    await expect(run(broken, toSelected)).rejects.toThrow();
+    const toSelected = diagramPaths.filter((p) => p.state.context.selectedState !== null);
+    await expectBrokenGuardToFail(workflowsMachine, 'isStateOfChart', { paths: toSelected, view, every: true });
   });
 });

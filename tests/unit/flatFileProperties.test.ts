@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FlatFileError, parseTabular } from '../../server/connectors/flatFile/tabular.ts';
 import { SAMPLE_ROWS, UPLOAD_OUTCOMES } from '../../src/domain/upload.ts';
 import { workbook } from '../support/flatFiles.ts';
@@ -58,10 +58,9 @@ describe('the parser never fails with anything but its own errors', () => {
     ), { numRuns: 400 });
   });
 
+  // A damaged .xls can send SheetJS into an endless loop (tests/support/flatFiles.ts keeps one this
+  // property found); its worker is then stopped after 5 s of CPU time, hence the longer timeout.
   it('on damaged workbooks: a real .xlsx or .xls with bytes overwritten', async () => {
-    // SheetJS reports unknown BIFF records of a damaged .xls on the console; the answer is what counts
-    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    onTestFinished(() => quiet.mockRestore());
     const books = [workbook([['Name', 'Gift'], ['Ann', 1], ['Bob', 2]], 'xlsx', { sharedStrings: true }), workbook([['Name', 'Gift'], ['Ann', 1]], 'biff8')];
     await fc.assert(fc.asyncProperty(
       fc.constantFrom(0, 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 20 }),
@@ -71,7 +70,7 @@ describe('the parser never fails with anything but its own errors', () => {
         await outcome(book, which === 0 ? 'a.xlsx' : 'a.xls');
       },
     ), { numRuns: 200 });
-  });
+  }, 120_000);
 });
 
 describe('well-formed tables read back exactly', () => {

@@ -4,15 +4,23 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkImports } from '../../scripts/lint-imports.ts';
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'imports-'));
-const write = (file: string, text: string) => {
-  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-  fs.writeFileSync(path.join(root, file), text);
-};
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const roots: string[] = [];
+afterAll(() => { for (const r of roots) fs.rmSync(r, { recursive: true, force: true }); });
+
+/** a scratch repository: `write` puts a source file in it */
+function scratch() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'imports-'));
+  roots.push(root);
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  };
+  return { root, write };
+}
 
 describe('import direction lint', () => {
   it('accepts the allowed direction and flags each forbidden edge', async () => {
+    const { root, write } = scratch();
     write('src/domain/a.ts', "import * as v from 'valibot'; export const a = v;");
     write('src/services/s.ts', "import { a } from '../domain/a.ts'; export const s = a;");
     write('src/machines/m.ts', "import { s } from '../services/s.ts'; export const m = s;");
@@ -30,5 +38,63 @@ describe('import direction lint', () => {
     expect(problems).toContain('[views-go-through-machines]');
     expect(problems).toContain('[machines-below-views]');
     expect(problems).toContain('[server-shares-only-domain]');
+  });
+
+  it('lets src/ui import only src/domain and libraries that neither fetch nor run machines', async () => {
+    const { root, write } = scratch();
+    write('src/domain/fields.ts', "import * as v from 'valibot'; export const fields = v;");
+    write('src/ui/Badge.tsx', "import { Text } from '@mantine/core'; export const Badge = () => <Text>on</Text>;");
+    write('src/ui/Fields.tsx', "import { Badge } from './Badge.tsx'; import { fields } from '../domain/fields.ts'; export const Fields = () => <Badge>{String(fields)}</Badge>;");
+    write('src/views/Page.tsx', "import { Fields } from '../ui/Fields.tsx'; export const Page = () => <Fields />;");
+    expect(await checkImports(root)).toEqual([]);
+
+    write('src/machines/m.ts', "export const m = 1;");
+    write('src/services/s.ts', "export const s = 1;");
+    write('src/devtools/graph.ts', "export const graph = 1;");
+    write('src/ui/bad/FromViews.tsx', "import { Page } from '../../views/Page.tsx'; export const B = Page;");
+    write('src/ui/bad/FromMachines.tsx', "import { m } from '../../machines/m.ts'; export const B = m;");
+    write('src/ui/bad/FromServices.tsx', "import { s } from '../../services/s.ts'; export const B = s;");
+    write('src/ui/bad/FromDevtools.tsx', "import { graph } from '../../devtools/graph.ts'; export const B = graph;");
+    write('src/ui/bad/RunsMachine.tsx', "import { useActorRef } from '@xstate/react'; import { createActor } from 'xstate'; export const B = [useActorRef, createActor];");
+    write('src/ui/bad/Fetches.tsx', "import ky from 'ky'; export const B = ky;");
+    write('src/ui/bad/UsesNode.tsx', "import fs from 'node:fs'; export const B = fs;");
+    const problems = (await checkImports(root)).filter((p) => p.includes('[ui-is-presentational]'));
+    const from = (file: string) => problems.filter((p) => p.startsWith(`src/ui/bad/${file}.tsx -> `)).map((p) => p.split(': [')[0]);
+    expect(from('FromViews')).toEqual(['src/ui/bad/FromViews.tsx -> src/views/Page.tsx']);
+    expect(from('FromMachines')).toEqual(['src/ui/bad/FromMachines.tsx -> src/machines/m.ts']);
+    expect(from('FromServices')).toEqual(['src/ui/bad/FromServices.tsx -> src/services/s.ts']);
+    expect(from('FromDevtools')).toEqual(['src/ui/bad/FromDevtools.tsx -> src/devtools/graph.ts']);
+    expect(from('RunsMachine')).toEqual(['src/ui/bad/RunsMachine.tsx -> node_modules/@xstate/react/', 'src/ui/bad/RunsMachine.tsx -> node_modules/xstate/']);
+    expect(from('Fetches')).toEqual(['src/ui/bad/Fetches.tsx -> node_modules/ky/']);
+    expect(from('UsesNode')).toEqual(['src/ui/bad/UsesNode.tsx -> node:fs']);
+    expect(problems).toHaveLength(8);
+  });
+
+  it('keeps the app out of src/devtools but for the lazy routes and the live-inspection import', async () => {
+    const { root, write } = scratch();
+    write('src/devtools/inspection.ts', "export const inspect = () => undefined;");
+    write('src/devtools/graph.ts', "export const graph = 1;");
+    write('src/devtools/views/Viewer.tsx', "import { graph } from '../graph.ts'; export const Viewer = () => <svg>{graph}</svg>;");
+    write('src/devtools/machines/viewer.ts', "import { graph } from '../graph.ts'; export const viewer = graph;");
+    write('src/views/shell/App.tsx', "export const load = () => import('../../devtools/views/Viewer.tsx');");
+    write('src/services/inspection.ts', "export const load = () => import('../devtools/inspection.ts');");
+    expect(await checkImports(root)).toEqual([]);
+
+    // a static import from the shell, a dynamic one from anywhere else, and the wrong devtools module
+    write('src/views/shell/Static.tsx', "import { Viewer } from '../../devtools/views/Viewer.tsx'; export const S = Viewer;");
+    write('src/machines/m.ts', "export const load = () => import('../devtools/graph.ts');");
+    write('src/services/other.ts', "import { inspect } from '../devtools/inspection.ts'; export const o = inspect;");
+    write('src/main.tsx', "export const load = () => import('./devtools/graph.ts');");
+    write('src/devtools/machines/bad.ts', "import { Viewer } from '../views/Viewer.tsx'; export const b = Viewer;");
+    const problems = await checkImports(root);
+    const flagged = (from: string) => problems.filter((p) => p.startsWith(`${from} -> `));
+    expect(flagged('src/views/shell/Static.tsx').join('\n')).toContain('src/devtools/views/Viewer.tsx: [app-not-devtools]');
+    expect(flagged('src/machines/m.ts').join('\n')).toContain('src/devtools/graph.ts (dynamic import): [app-not-devtools]');
+    expect(flagged('src/services/other.ts').join('\n')).toContain('src/devtools/inspection.ts: [app-not-devtools]');
+    expect(flagged('src/main.tsx').join('\n')).toContain('src/devtools/graph.ts (dynamic import): [app-not-devtools]');
+    expect(flagged('src/devtools/machines/bad.ts').join('\n')).toContain('[machines-below-views]');
+    // the two allowed edges stay allowed
+    expect(flagged('src/views/shell/App.tsx')).toEqual([]);
+    expect(flagged('src/services/inspection.ts')).toEqual([]);
   });
 });

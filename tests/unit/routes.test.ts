@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideRoute, FORMULA_SCREENS, safeSavedPath, type Session } from '../../src/domain/routes.ts';
+import { decideRoute, safeSavedPath, type Session } from '../../src/domain/routes.ts';
+import { FORMULA_SCREENS } from '../../src/domain/screens.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 
 const guest: Session = { authenticated: false };

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMachine, not, setup } from 'xstate';
-import { edgeLabel, eventName, formatDelay } from '../../src/domain/statechart.ts';
-import { definitionJson, guardName, pathsOf, sizeOf, statechartOf } from '../../src/machines/graph.ts';
-import { isMachine, machinesOf } from '../../src/machines/machineList.ts';
-import { elkGraphOf, layoutStatechart } from '../../src/services/layout.ts';
+import { edgeLabel, eventName, formatDelay } from '../../src/devtools/statechart.ts';
+import { definitionJson, guardName, pathsOf, sizeOf, statechartOf } from '../../src/devtools/graph.ts';
+import { isMachine, machinesOf } from '../../src/devtools/machineList.ts';
+import { elkGraphOf, layoutStatechart } from '../../src/devtools/layout.ts';
 
 const sample = setup({
   types: { events: {} as { type: 'go' } | { type: 'stop' } | { type: 'tick' } },
@@ -107,11 +107,12 @@ describe('definitionJson', () => {
 });
 
 describe('machinesOf', () => {
-  it('keeps exported machines, once each, and skips helpers and the registry', () => {
+  it('keeps exported machines, once each, and skips helpers and declaration files', () => {
+    // the registry's keys are paths from src/devtools: the file name is what is kept
     const entries = machinesOf({
-      './b.ts': { sampleMachine: sample, again: sample, helper: () => 1 },
-      './helper.ts': { formatDelay },
-      './registry.ts': { other: createMachine({ id: 'zzz' }) },
+      '../machines/b.ts': { sampleMachine: sample, again: sample, helper: () => 1 },
+      '../machines/helper.ts': { formatDelay },
+      '../machines/types.d.ts': { other: createMachine({ id: 'zzz' }) },
     });
     expect(entries.map((e) => [e.id, e.file, e.exportName])).toEqual([['sample', 'b.ts', 'sampleMachine']]);
     expect(isMachine({ config: {}, root: {}, transition: () => {} })).toBe(true);

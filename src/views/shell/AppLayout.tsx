@@ -1,37 +1,30 @@
 /** The Mantine app shell: navigation by the user's policies, tenant switcher, user menu. */
 import type { ReactNode } from 'react';
 import { NavLink as RouterNavLink } from 'react-router';
-import { useActorRef, useSelector } from '@xstate/react';
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Select, Text, Title, UnstyledButton } from '@mantine/core';
+import { useSelector } from '@xstate/react';
+import { AppShell, Avatar, Burger, Divider, Group, Menu, NavLink, Select, Text, Title, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { IconDatabase, IconFlag, IconSitemap, IconHistory, IconInbox, IconLogout, IconPlugConnected, IconUsers, IconFunction } from '@tabler/icons-react';
-import { can, type Resource } from '../../domain/roles.ts';
-import { ROUTES } from '../../domain/routes.ts';
-import { flagsMachine } from '../../machines/flags.ts';
-import { FlagsActorContext, useAppActors } from './actors.tsx';
+import {
+  IconDatabase, IconFlag, IconSitemap, IconHistory, IconInbox, IconLogout, IconPlugConnected, IconUsers, IconFunction,
+} from '@tabler/icons-react';
+import { can } from '../../domain/roles.ts';
+import { navigation, type NavIcon } from '../../domain/screens.ts';
+import { useAppActors } from './actors.tsx';
 
-const NAV: { label: string; to: string; resource: Resource; icon: typeof IconInbox }[] = [
-  { label: 'Data Queue', to: ROUTES.dataQueue, resource: 'formula', icon: IconInbox },
-  { label: 'Formulas', to: ROUTES.integrationsFormulas, resource: 'formula', icon: IconFunction },
-  { label: 'Connections', to: ROUTES.connections, resource: 'datasource', icon: IconPlugConnected },
-  { label: 'Activity History', to: ROUTES.activityHistory, resource: 'history', icon: IconHistory },
-  { label: 'User Management', to: ROUTES.userManagement, resource: 'usermanagement', icon: IconUsers },
-  { label: 'Feature Flags', to: ROUTES.featureFlags, resource: 'flags', icon: IconFlag },
-  { label: 'Workflows', to: ROUTES.workflows, resource: 'workflows', icon: IconSitemap },
-];
+const ICONS: Record<NavIcon, typeof IconInbox> = {
+  inbox: IconInbox, formula: IconFunction, plug: IconPlugConnected, history: IconHistory, users: IconUsers, flag: IconFlag, sitemap: IconSitemap,
+};
+const NAV = navigation();
 
 export function AppLayout({ children }: { children: ReactNode }) {
   const { auth } = useAppActors();
   const user = useSelector(auth, (s) => s.context.user);
   const switching = useSelector(auth, (s) => s.matches({ authenticated: 'switchingTenant' }));
   const [opened, { toggle }] = useDisclosure();
-  // one flag client per signed-in tenant: a tenant switch remounts the shell and fetches anew
-  const flags = useActorRef(flagsMachine, { input: {} });
   const policies = user?.policies ?? {};
   const tenants = user?.tenants ?? [];
 
   return (
-    <FlagsActorContext.Provider value={flags}>
     <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
@@ -71,12 +64,17 @@ export function AppLayout({ children }: { children: ReactNode }) {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main navigation">
-        {NAV.filter((item) => can(policies, item.resource, 'view')).map((item) => (
-          <NavLink key={item.to} component={RouterNavLink} to={item.to} label={item.label} leftSection={<item.icon size={18} />} />
-        ))}
+        {NAV.filter((item) => can(policies, item.resource, item.action)).map((item, i, shown) => {
+          const Icon = ICONS[item.entry.icon];
+          // developer tools sit apart from daily work
+          const apart = item.entry.group === 'developer' && i > 0 && shown[i - 1]!.entry.group !== 'developer';
+          return [
+            apart ? <Divider key={`${item.id}-divider`} my="xs" label="Developer" labelPosition="left" /> : null,
+            <NavLink key={item.id} component={RouterNavLink} to={item.path} label={item.entry.label} leftSection={<Icon size={18} />} />,
+          ];
+        })}
       </AppShell.Navbar>
       <AppShell.Main>{children}</AppShell.Main>
     </AppShell>
-    </FlagsActorContext.Provider>
   );
 }

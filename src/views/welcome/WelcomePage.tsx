@@ -3,16 +3,11 @@ import { Link } from 'react-router';
 import { useSelector } from '@xstate/react';
 import { Anchor, Button, Card, List, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconCircleDashed } from '@tabler/icons-react';
-import { can, type Resource } from '../../domain/roles.ts';
-import { ROUTES } from '../../domain/routes.ts';
+import { can } from '../../domain/roles.ts';
+import { onboardingTasks, ROUTES } from '../../domain/screens.ts';
 import { useAppActors } from '../shell/actors.tsx';
 
-const TASKS: { label: string; detail: string; to: string; resource: Resource }[] = [
-  { label: 'Connect a data source', detail: 'Add the systems your records come from and go to.', to: ROUTES.connections, resource: 'datasource' },
-  { label: 'Create your first formula', detail: 'Pull, map, match and route records between two systems.', to: ROUTES.integrationsFormulas, resource: 'formula' },
-  { label: 'Review records in the Data Queue', detail: 'Check new records and matches before they are sent.', to: ROUTES.dataQueue, resource: 'records' },
-  { label: 'Invite your team', detail: 'Add users and give them roles.', to: ROUTES.userManagement, resource: 'usermanagement' },
-];
+const TASKS = onboardingTasks();
 
 export function WelcomePage() {
   const { auth } = useAppActors();
@@ -27,7 +22,7 @@ export function WelcomePage() {
         <List spacing="md" icon={<ThemeIcon variant="light" radius="xl" size={24}><IconCircleDashed size={16} /></ThemeIcon>} aria-label="Onboarding tasks">
           {tasks.map((t) => (
             <List.Item key={t.label}>
-              <Anchor component={Link} to={t.to}>{t.label}</Anchor>
+              <Anchor component={Link} to={t.path}>{t.label}</Anchor>
               <Text size="sm" c="dimmed">{t.detail}</Text>
             </List.Item>
           ))}

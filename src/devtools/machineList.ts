@@ -1,7 +1,7 @@
 /**
  * What counts as a machine, in one place (issue 7): the registry (through Vite's
- * import.meta.glob) and `npm run paths` (through Node's import()) both hand their module map to
- * `machinesOf`. A helper module: it exports no machine.
+ * import.meta.glob) and `npm run paths` (through Node's import()) both hand their module map of
+ * src/machines to `machinesOf`.
  */
 import { StateMachine, type AnyStateMachine } from 'xstate';
 
@@ -22,10 +22,10 @@ export function isMachine(value: unknown): value is AnyStateMachine {
   return !!v && typeof v === 'object' && typeof v.config === 'object' && typeof v.root === 'object' && typeof v.transition === 'function';
 }
 
-/** Module files of src/machines that may hold machines (the registry itself is not one: it imports them all). */
+/** Module files of src/machines that may hold machines. */
 export function isMachineModuleFile(file: string): boolean {
   const name = file.replace(/^.*\//, '');
-  return /\.ts$/.test(name) && !name.endsWith('.d.ts') && name !== 'registry.ts';
+  return /\.ts$/.test(name) && !name.endsWith('.d.ts');
 }
 
 /**

@@ -10,7 +10,7 @@ import ELK, { type ElkExtendedEdge, type ElkNode } from 'elkjs/lib/elk.bundled.j
 import {
   INITIAL_MARKER_RADIUS as INITIAL_R, TEXT, detailLines, textWidth,
   type Box, type InitialMarker, type LaidOutChart, type LaidOutEdge, type LaidOutNode, type Statechart, type StatechartNode,
-} from '../domain/statechart.ts';
+} from './statechart.ts';
 
 const initialId = (parentId: string) => `${parentId}::initial`;
 

@@ -6,7 +6,7 @@
  * or Space, to select it. Presentational: it is told what to draw and what is selected.
  */
 import type { KeyboardEvent } from 'react';
-import { TEXT, detailLines, type LaidOutChart, type LaidOutNode } from '../../domain/statechart.ts';
+import { TEXT, detailLines, type LaidOutChart, type LaidOutNode } from '../statechart.ts';
 
 export interface StatechartDiagramProps {
   layout: LaidOutChart;

@@ -1,6 +1,6 @@
 /**
  * The only module that names Stately's inspect package (@statelyai/inspect).
- * src/services/inspection.ts imports it dynamically, and only in builds where live inspection is
+ * src/devtools/inspection.ts imports it dynamically, and only in builds where live inspection is
  * built in (not in a production build unless VITE_INSPECT=1), so neither this module nor the
  * package reaches the production bundle otherwise.
  */

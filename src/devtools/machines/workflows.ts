@@ -9,16 +9,16 @@
  * visualiser once asked and reached).
  */
 import { assign, fromPromise, setup } from 'xstate';
-import type { LaidOutChart, Statechart } from '../domain/statechart.ts';
+import type { LaidOutChart, Statechart } from '../statechart.ts';
 import {
   downloadText, inspectionBuiltIn, inspectionWanted, openStatelyInspector, setInspection, type StatelyOutcome,
-} from '../services/inspection.ts';
-import { layoutStatechart } from '../services/layout.ts';
-import { definitionJson, delaysOf, pathsOf, statechartOf, type MachinePaths } from './graph.ts';
-import type { MachineEntry } from './machineList.ts';
+} from '../inspection.ts';
+import { layoutStatechart } from '../layout.ts';
+import { definitionJson, delaysOf, pathsOf, statechartOf, type MachinePaths } from '../graph.ts';
+import type { MachineEntry } from '../machineList.ts';
 
 export interface WorkflowsInput {
-  /** the machines to show: the registry (src/machines/registry.ts) */
+  /** the machines to show: the registry (src/devtools/registry.ts) */
   machines: MachineEntry[];
   /** the machine shown first (the first one by id otherwise) */
   selectedId?: string | null;

@@ -1,8 +1,8 @@
 /**
  * A statechart as the Workflows viewer draws it (issue 7): state nodes with their nesting
  * (compound and parallel states, the initial child) and transitions labelled with their event,
- * guard and delay. Pure data: src/machines/graph.ts reads it from an xstate machine,
- * src/services/layout.ts lays it out, src/views/workflows draws it.
+ * guard and delay. Pure data: ./graph.ts reads it from an xstate machine, ./layout.ts lays it
+ * out, ./views/StatechartDiagram.tsx draws it.
  */
 
 export type StateKind = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
@@ -54,7 +54,7 @@ export interface Statechart {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A laid-out statechart (src/services/layout.ts lays it out; the view draws it), absolute coordinates.
+// A laid-out statechart (./layout.ts lays it out; the view draws it), absolute coordinates.
 
 export interface Box { x: number; y: number; width: number; height: number }
 

@@ -1,11 +1,11 @@
 /**
  * The local inspector page, /workflows/inspector (issue 7): where live inspection reports when
- * Stately's visualiser cannot be reached. It listens to the app's tabs (src/services/inspection.ts,
+ * Stately's visualiser cannot be reached. It listens to the app's tabs (src/devtools/inspection.ts,
  * a BroadcastChannel of this origin), keeps the actors it has heard of with their current state,
  * and the last events. Pausing keeps the list as it is; clearing empties it.
  */
 import { assign, fromCallback, setup, type AnyEventObject } from 'xstate';
-import { listenToInspection, type InspectionRecord } from '../services/inspection.ts';
+import { listenToInspection, type InspectionRecord } from '../inspection.ts';
 
 /** events kept on the page */
 export const RECEIVER_KEPT_EVENTS = 300;

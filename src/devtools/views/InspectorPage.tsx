@@ -6,7 +6,7 @@
  */
 import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
-import { inspectorReceiverMachine } from '../../machines/inspectorReceiver.ts';
+import { inspectorReceiverMachine } from '../machines/inspectorReceiver.ts';
 
 export interface InspectorPageProps {
   /** the machine to run; tests provide one whose listener is a fake */

@@ -1,9 +1,8 @@
 /**
- * What the Workflows viewer and `npm run paths` read from a machine (issue 7). A helper module:
- * it exports no machine, so the registry passes over it.
+ * What the Workflows viewer and `npm run paths` read from a machine (issue 7).
  *
  * - `statechartOf(machine)`: the state nodes (nesting, parallel regions, initial children) and the
- *   transitions (event, guard name, delay, target) as plain data (src/domain/statechart.ts).
+ *   transitions (event, guard name, delay, target) as plain data (./statechart.ts).
  * - `pathsOf(machine)`: the shortest and simple paths @xstate/graph generates, as the model-based
  *   tests use them (`createTestModel(...).getShortestPaths()` / `.getSimplePaths()`, which drop paths
  *   that are the start of a longer one). Simple paths grow exponentially with the graph, so they
@@ -21,7 +20,7 @@ import {
 } from 'xstate';
 import {
   edgeLabel, type StateKind, type Statechart, type StatechartEdge, type StatechartNode, type TransitionKind,
-} from '../domain/statechart.ts';
+} from './statechart.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The statechart

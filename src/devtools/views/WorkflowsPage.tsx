@@ -2,7 +2,7 @@
  * The Workflows screen (issue 7): every machine of the registry, the selected one drawn as a
  * statechart, the outgoing events of the selected state, the paths @xstate/graph generates, the
  * definition as JSON for Stately Studio, and the "Inspect live" switch. A thin renderer of the
- * workflows machine (src/machines/workflows.ts). Available in non-production builds, and to
+ * workflows machine (src/devtools/machines/workflows.ts). Available in non-production builds, and to
  * Administrators in production (the route decides).
  */
 import { useActorRef, useSelector } from '@xstate/react';
@@ -10,11 +10,11 @@ import {
   Alert, Anchor, Badge, Button, Group, List, NavLink, Paper, ScrollArea, Stack, Switch, Tabs, Text, Title,
 } from '@mantine/core';
 import { IconDownload, IconExternalLink } from '@tabler/icons-react';
-import { ancestry, eventName, outgoing, type Statechart } from '../../domain/statechart.ts';
-import { sizeOf, type PathStep, type PathSummary } from '../../machines/graph.ts';
-import type { MachineEntry } from '../../machines/machineList.ts';
-import { registry } from '../../machines/registry.ts';
-import { workflowsMachine } from '../../machines/workflows.ts';
+import { ancestry, eventName, outgoing, type Statechart } from '../statechart.ts';
+import { sizeOf, type PathStep, type PathSummary } from '../graph.ts';
+import type { MachineEntry } from '../machineList.ts';
+import { registry } from '../registry.ts';
+import { workflowsMachine } from '../machines/workflows.ts';
 import { StatechartDiagram } from './StatechartDiagram.tsx';
 
 export const INSPECTOR_PATH = '/workflows/inspector';
