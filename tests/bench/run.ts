@@ -1,10 +1,17 @@
 /**
  * `npm run bench`: speed and memory figures, printed, never asserted.
  * - flat-file parsing: a 15MB CSV (the upload limit) streamed through parseTabular
+ * - workbooks: what reading in a worker thread adds to a small file, and how long each Excel bomb
+ *   of tests/unit/flatFileBombs.test.ts takes to be refused
  * - flag evaluation: custom-routing per formula, as the wizard asks it
  */
 import { Readable } from 'node:stream';
+import { readXls, readXlsx } from '../../server/connectors/flatFile/excel.ts';
+import { SampleCollector } from '../../server/connectors/flatFile/sample.ts';
 import { parseTabular } from '../../server/connectors/flatFile/tabular.ts';
+import {
+  lyingSizeBomb, sharedStringsBomb, sheetBomb, workbook, xlsThatSheetJsNeverFinishes, xlsWithLoopingChain, xlsWithOversizedStream,
+} from '../support/flatFiles.ts';
 import { createFlagEvaluator, CUSTOM_ROUTING_FLAG, formulaRequest, formulaRuleFlag, parseFlagSnapshot, toSnapshotFlag } from '../../src/domain/flags.ts';
 
 const MB = 1024 * 1024;
@@ -37,6 +44,43 @@ async function benchCsv() {
   console.log(`flat file: ${mb.toFixed(1)} MB CSV, ${result.rowCount ?? '?'} rows in ${ms.toFixed(0)} ms = ${(mb / (ms / 1000)).toFixed(1)} MB/s; RSS grew ${((peak - rssBefore) / MB).toFixed(1)} MB (${(peak / MB).toFixed(0)} MB peak)`);
 }
 
+async function benchWorkbooks() {
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const time = async (f: () => unknown) => { const t = performance.now(); await f(); return performance.now() - t; };
+  const rows: unknown[][] = [['Name', 'Email', 'Amount', 'Given on']];
+  for (let i = 1; i <= 50; i++) rows.push([`Ann ${i}`, `ann${i}@example.org`, i * 1.5, new Date(Date.UTC(2026, 0, i % 28 + 1))]);
+  const first = workbook(rows, 'xlsx');
+  const cold = await time(() => parseTabular(first, { fileName: 'first.xlsx' }));
+  console.log(`workbook: the first read of a process, which starts the worker thread: ${cold.toFixed(0)} ms`);
+  for (const [label, bookType, fileName] of [['xlsx', 'xlsx', 'gifts.xlsx'], ['xls', 'biff8', 'gifts.xls']] as const) {
+    const book = workbook(rows, bookType, { sharedStrings: true });
+    const direct = () => (bookType === 'xlsx' ? readXlsx(book, new SampleCollector()) : readXls(book, new SampleCollector()));
+    const viaWorker = () => parseTabular(book, { fileName });
+    const n = 50;
+    const inThread: number[] = [];
+    const inWorker: number[] = [];
+    for (let i = 0; i < n; i++) { inThread.push(await time(direct)); inWorker.push(await time(viaWorker)); }
+    const [a, b] = [median(inThread), median(inWorker)];
+    console.log(`workbook: small ${label} (${(book.length / 1024).toFixed(1)} KB, 50 rows): ${a.toFixed(1)} ms read in the calling thread, ${b.toFixed(1)} ms through the worker (median of ${n}), so ${(b - a).toFixed(1)} ms added`);
+  }
+  const bombs: [string, Buffer, string][] = [
+    ['shared strings 100 MB', sharedStringsBomb(100), 'x.xlsx'],
+    ['sheet 300 MB', sheetBomb(300), 'x.xlsx'],
+    ['sheet declaring 64 KB, inflating to 300 MB', lyingSizeBomb(300), 'x.xlsx'],
+    ['.xls declaring a 2 GB stream', xlsWithOversizedStream(), 'x.xls'],
+    ['.xls with a looping sector chain', xlsWithLoopingChain(), 'x.xls'],
+    ['.xls SheetJS does not finish (stopped by the 5 s CPU budget)', xlsThatSheetJsNeverFinishes(), 'x.xls'],
+  ];
+  for (const [name, bytes, fileName] of bombs) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const outcome = await parseTabular(bytes, { fileName }).then(() => 'accepted', (err: { outcome?: string }) => err.outcome ?? 'error');
+    const ms = performance.now() - started;
+    const { user, system } = process.cpuUsage(cpu);
+    console.log(`workbook bomb: ${name} (${Math.ceil(bytes.length / 1024)} KB): ${outcome} in ${ms.toFixed(0)} ms (${((user + system) / 1000).toFixed(0)} ms CPU, all threads)`);
+  }
+}
+
 function benchFlags() {
   const ids = Array.from({ length: 50 }, (_, i) => `formula-${i}`);
   const snapshot = parseFlagSnapshot({
@@ -53,4 +97,5 @@ function benchFlags() {
 }
 
 await benchCsv();
+await benchWorkbooks();
 benchFlags();

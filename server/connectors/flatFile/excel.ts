@@ -10,7 +10,11 @@
  * `@e965/xlsx` (a verbatim npm republish of SheetJS's own release). The `xlsx` package on npm is
  * 0.18.5, which has published advisories (prototype pollution CVE-2023-30533, ReDoS
  * CVE-2024-22363) fixed only in releases SheetJS publishes outside npm. It is asked for a
- * bounded number of rows (`sheetRows`). See README "File upload".
+ * bounded number of rows (`sheetRows`).
+ *
+ * Both run in a worker thread (workbookWorker.ts, started by workbookReader.ts) under the limits
+ * of limits.ts: declared and inflated sizes, the compound file's directory, CPU time and memory.
+ * See README "File upload".
  */
 import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
@@ -18,14 +22,16 @@ import yauzl from 'yauzl';
 import * as XLSX from '@e965/xlsx';
 import { SAMPLE_ROWS } from '../../../src/domain/upload.ts';
 import { FlatFileError } from './errors.ts';
+import { checkCompoundFile, checkZipEntries, InflateMeter, threadCpuMs, WORKBOOK_LIMITS, type WorkbookLimits } from './limits.ts';
 import { MAX_COLUMNS, type SampleCollector } from './sample.ts';
 
-/** Inflated sheet XML read for counting rows; past this the row count is reported as unknown. */
-const MAX_SHEET_XML_BYTES = 256 * 1024 * 1024;
 /** Leading rows read from a .xls sheet: the header, the sample and blank rows before them. */
 const XLS_ROWS = 1000;
 /** Rows kept raw until shared strings are resolved: the header, the sample and a margin. */
 const KEEP_ROWS = SAMPLE_ROWS + 1;
+/** Excel's own limit on the characters of a cell; longer text (never written by Excel) is cut there. */
+const MAX_CELL_CHARS = 32_767;
+const clip = (text: string) => (text.length > MAX_CELL_CHARS ? text.slice(0, MAX_CELL_CHARS) : text);
 
 const unreadable = (what: string) => new FlatFileError('wrong-structure', `The workbook could not be read: ${what}.`);
 const notWorkbook = (detail = 'The file is a ZIP archive, not an Excel workbook.') => new FlatFileError('unsupported-type', detail);
@@ -72,17 +78,21 @@ export function columnIndex(ref: string): number {
 interface Zip {
   file: yauzl.ZipFile;
   entries: Map<string, yauzl.Entry>;
+  meter: InflateMeter;
 }
 
-async function openZip(buffer: Buffer): Promise<Zip> {
+async function openZip(buffer: Buffer, limits: WorkbookLimits): Promise<Zip> {
+  // entry sizes are checked by InflateMeter as the parts stream, so a lie is refused as a bomb
   const file = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-    yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, decodeStrings: true },
+    yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: false, strictFileNames: false, decodeStrings: true },
       (err, zf) => (err || !zf ? reject(err ?? new Error('no zip')) : resolve(zf)));
   }).catch(() => { throw notWorkbook('The file looks like a ZIP archive but cannot be opened.'); });
   const entries = new Map<string, yauzl.Entry>();
+  const all: yauzl.Entry[] = [];
   await new Promise<void>((resolve, reject) => {
     file.on('entry', (e: yauzl.Entry) => {
-      if (entries.size > 10_000) { reject(notWorkbook()); return; }
+      if (all.length > 10_000) { reject(notWorkbook()); return; }
+      all.push(e);
       entries.set(e.fileName.replace(/^\/+/, '').toLowerCase(), e);
       file.readEntry();
     });
@@ -90,7 +100,13 @@ async function openZip(buffer: Buffer): Promise<Zip> {
     file.on('error', () => reject(notWorkbook('The file looks like a ZIP archive but cannot be opened.')));
     file.readEntry();
   });
-  return { file, entries };
+  try {
+    checkZipEntries(all, limits);
+  } catch (err) {
+    file.close();
+    throw err;
+  }
+  return { file, entries, meter: new InflateMeter(limits) };
 }
 
 function openEntry(zip: Zip, entry: yauzl.Entry): Promise<Readable> {
@@ -106,12 +122,13 @@ type Handlers = {
 };
 
 /**
- * Streams one part of the package through saxes. `handlers` may call `stop()` to end early.
- * Answers whether the whole part was read.
+ * Streams one part of the package through saxes. `handlers` may call `stop()` to end early, and
+ * `enough()`, asked after each inflated chunk, may end it too. Answers whether the whole part was read.
  */
-async function readPart(zip: Zip, name: string, make: (stop: () => void) => Handlers, limit = Infinity): Promise<boolean> {
+async function readPart(zip: Zip, name: string, make: (stop: () => void) => Handlers, enough?: () => boolean): Promise<boolean> {
   const entry = zip.entries.get(name.toLowerCase());
   if (!entry) return false;
+  const count = zip.meter.part(name, entry.uncompressedSize);
   const stream = await openEntry(zip, entry);
   let stopped = false;
   const parser = new SaxesParser({ xmlns: true, position: false });
@@ -126,10 +143,13 @@ async function readPart(zip: Zip, name: string, make: (stop: () => void) => Hand
   let seen = 0;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      count(chunk.length);
       seen += chunk.length;
       parser.write(decoder.decode(chunk, { stream: true }));
-      if (stopped || seen > limit) { stream.destroy(); return false; }
+      if (stopped || enough?.()) { stream.destroy(); return false; }
     }
+    // fewer bytes than declared: a damaged part
+    if (seen !== entry.uncompressedSize) throw unreadable(`${name} is not valid`);
     parser.write(decoder.decode());
     parser.close();
     return true;
@@ -141,7 +161,13 @@ async function readPart(zip: Zip, name: string, make: (stop: () => void) => Hand
 }
 
 const attr = (tag: SaxesTagNS, local: string): string | undefined => {
-  for (const a of Object.values(tag.attributes)) if (a.local === local) return a.value;
+  // unprefixed attributes (nearly all) are keyed by their local name; looked up without allocating
+  const plain = tag.attributes[local];
+  if (plain !== undefined && plain.local === local) return plain.value;
+  for (const key in tag.attributes) {
+    const a = tag.attributes[key]!;
+    if (a.local === local) return a.value;
+  }
   return undefined;
 };
 
@@ -175,8 +201,9 @@ function resolvePath(baseDir: string, target: string): string {
 
 type RawCell = string | { shared: number };
 
-export async function readXlsx(buffer: Buffer, collector: SampleCollector): Promise<{ complete: boolean }> {
-  const zip = await openZip(buffer);
+export async function readXlsx(buffer: Buffer, collector: SampleCollector, limits: WorkbookLimits = WORKBOOK_LIMITS): Promise<{ complete: boolean }> {
+  const started = threadCpuMs();
+  const zip = await openZip(buffer, limits);
   try {
     // the package's main document
     const root = await relationships(zip, '_rels/.rels', '');
@@ -248,7 +275,7 @@ export async function readXlsx(buffer: Buffer, collector: SampleCollector): Prom
           case 't': if (inInline && phonetic === 0) collecting = 't'; break;
         }
       },
-      text(t) { if (collecting) value += t; },
+      text(t) { if (collecting && value.length < MAX_CELL_CHARS) value = clip(value + t); },
       close(tag) {
         switch (tag.local) {
           case 'v': case 't': collecting = null; break;
@@ -279,7 +306,7 @@ export async function readXlsx(buffer: Buffer, collector: SampleCollector): Prom
           case 'sheetData': sheetDataEnded = true; stop(); break;
         }
       },
-    }), MAX_SHEET_XML_BYTES).then((done) => done || sheetDataEnded);
+    }), () => kept.length >= KEEP_ROWS && threadCpuMs() - started > limits.countCpuMs).then((done) => done || sheetDataEnded);
 
     // shared strings, only those the kept rows use
     const shared = await readSharedStrings(zip, rels.byType.get('sharedStrings'), neededShared);
@@ -347,7 +374,7 @@ async function readSharedStrings(zip: Zip, path: string | undefined, needed: Set
       if (tag.local === 'rPh') phonetic++;
       if (tag.local === 't' && phonetic === 0) inT = true;
     },
-    text(t) { if (inT) text += t; },
+    text(t) { if (inT && text.length < MAX_CELL_CHARS) text = clip(text + t); },
     close(tag) {
       if (tag.local === 't') inT = false;
       if (tag.local === 'rPh') phonetic--;
@@ -363,6 +390,7 @@ async function readSharedStrings(zip: Zip, path: string | undefined, needed: Set
 // ---------------------------------------------------------------- .xls
 
 export function readXls(buffer: Buffer, collector: SampleCollector): { complete: boolean } {
+  checkCompoundFile(buffer);
   let cfb: unknown;
   try {
     cfb = XLSX.CFB.read(buffer, { type: 'buffer' });

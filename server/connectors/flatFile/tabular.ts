@@ -5,7 +5,8 @@
  * The real type comes from the content (detect.ts); the file name only has to end in .csv,
  * .xlsx or .xls. CSV is decoded and parsed as a stream: memory holds one chunk, the header and
  * the sample. Excel files are random-access containers, so their bytes are gathered first (at
- * most `maxBytes`); the .xlsx sheet itself is then streamed (excel.ts).
+ * most `maxBytes`); they are then read in a worker thread under size, CPU-time and memory limits
+ * (workbookReader.ts, limits.ts), the .xlsx sheet itself streamed (excel.ts).
  *
  * Every refusal is a FlatFileError naming its upload outcome; nothing else is thrown for any
  * input (tests/unit/flatFileProperties.test.ts).
@@ -15,8 +16,8 @@ import { hasAcceptedExtension, MAX_UPLOAD_BYTES, type FileKind } from '../../../
 import { CsvTokenizer, detectDelimiter, type Delimiter } from './csv.ts';
 import { detectKind, SNIFF_BYTES, type TextEncoding } from './detect.ts';
 import { FlatFileError } from './errors.ts';
-import { readXls, readXlsx } from './excel.ts';
 import { MAX_COLUMNS, SampleCollector } from './sample.ts';
+import { readWorkbook } from './workbookReader.ts';
 
 export { FlatFileError } from './errors.ts';
 
@@ -61,10 +62,8 @@ export async function parseTabular(input: TabularInput, opts: ParseOptions): Pro
       case 'xlsx':
       case 'xls': {
         const whole = Buffer.concat([head, ...(await reader.rest())]);
-        const collector = new SampleCollector();
-        const { complete } = detected.kind === 'xlsx' ? await readXlsx(whole, collector) : readXls(whole, collector);
-        const { headers, sampleRows, rowCount } = collector.finish();
-        return { kind: detected.kind, headers, sampleRows, rowCount: complete ? rowCount : null, size: reader.size };
+        const { headers, sampleRows, rowCount } = await readWorkbook(detected.kind, whole);
+        return { kind: detected.kind, headers, sampleRows, rowCount, size: reader.size };
       }
     }
   } finally {
