@@ -8,6 +8,7 @@ import type * as v from 'valibot';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import { forTenant } from '../db/tenancy.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import {
   parsePayload, PermanentJobError, type AnyJobDefinition, type EnqueueOptions, type JobContext, type JobDefinition,
@@ -153,8 +154,8 @@ async function runOne(boss: PgBoss, definition: AnyJobDefinition, job: JobWithMe
     job: definition.name, jobId: job.id, correlationId: payload.correlationId,
     ...(payload.tenantId ? { tenantId: payload.tenantId } : {}), retry: job.retryCount,
   });
-  const ctx: JobContext = {
-    db: deps.db,
+  const ctx = {
+    ...(payload.tenantId ? { tenant: forTenant(deps.db, payload.tenantId) } : { db: deps.db }),
     secrets: deps.secrets,
     config: deps.config,
     log,
@@ -164,7 +165,7 @@ async function runOne(boss: PgBoss, definition: AnyJobDefinition, job: JobWithMe
     },
     progress: (progress) => recordProgress(boss, definition.name, job, progress),
     enqueue: deps.enqueue,
-  };
+  } as JobContext<typeof payload>;
   try {
     const output = await definition.handler(payload, ctx);
     return { id: job.id, status: 'completed', ...(output ? { output } : {}) };

@@ -12,6 +12,7 @@ import * as v from 'valibot';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import type { TenantScope } from '../db/tenancy.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import { MAX_RETRY_ATTEMPTS } from '../../src/domain/formula/constants.ts';
 import type { JobProgress } from './retryStatus.ts';
@@ -92,7 +93,13 @@ export interface JobDeps {
   config: Config;
 }
 
-export interface JobContext extends JobDeps {
+/**
+ * What a handler is given. Tenant work reaches rows only through its tenant's scope (DESIGN.md
+ * section 4a); only system work (no tenantId) gets the database itself.
+ */
+export type JobContext<P = unknown> = JobBaseContext & (P extends { tenantId: string } ? { tenant: TenantScope } : { db: Db });
+
+export interface JobBaseContext extends Omit<JobDeps, 'db'> {
   /** carries job, jobId, correlationId and (for tenant work) tenantId on every line */
   log: Logger;
   job: {
@@ -124,7 +131,7 @@ export interface JobDefinition<S extends PayloadSchema = PayloadSchema> {
   singletonKey?: (payload: v.InferOutput<S>) => string;
   worker?: WorkerSettings;
   /** resolves with what is stored as the job's output; throws to fail (and retry) the run */
-  handler: (payload: v.InferOutput<S>, ctx: JobContext) => Promise<object | void>;
+  handler: (payload: v.InferOutput<S>, ctx: JobContext<v.InferOutput<S>>) => Promise<object | void>;
 }
 
 // the registry holds definitions of every payload type; each handler is only called with its own

@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,11 +78,12 @@ const probe = defineJob({
   retry: { limit: 0, delaySeconds: 0, backoff: false },
   worker: { pollingIntervalSeconds: 0.5 },
   async handler(payload, ctx) {
-    const { rows } = await ctx.db.execute<{ db: string }>(sql`select current_database() as db`);
+    // tenant work sees its tenant's scope (on the test database), never the database itself
+    const formulas = (await ctx.tenant.formulas.list()).length;
     ctx.log.info({ step: 'probe' }, 'probe ran');
     await ctx.progress({ done: 3, total: 10, message: 'reading supporters' });
     await new Promise<void>((resolve) => { releaseProbe = resolve; });
-    return { database: rows[0]!.db, keyVersion: ctx.secrets.keyVersion, port: ctx.config.port, tenantId: payload.tenantId };
+    return { scopedTo: ctx.tenant.tenantId, formulas, hasDatabase: 'db' in ctx, keyVersion: ctx.secrets.keyVersion, port: ctx.config.port, tenantId: payload.tenantId };
   },
 });
 
@@ -155,7 +155,7 @@ describe('enqueue', () => {
 });
 
 describe('the worker', () => {
-  it('runs a job with the injected database, key box and config, a logger carrying its correlationId, and reports its progress', async () => {
+  it('runs a job with the tenant scope, the key box and config, a logger carrying its correlationId, and reports its progress', async () => {
     const id = (await jobs.enqueue(probe, { tenantId, correlationId: 'req-probe' }))!;
     const running = await until('the probe to report progress', async () => {
       const s = await jobs.runStatus(probe, id);
@@ -167,7 +167,7 @@ describe('the worker', () => {
       const [job] = await jobs.boss.findJobs(probe.name, { id });
       return job?.state === 'completed' ? job : undefined;
     });
-    expect(done.output).toEqual({ database: new URL(testDb.url).pathname.slice(1), keyVersion: createSecretBox(secretKey).keyVersion, port: config.port, tenantId });
+    expect(done.output).toEqual({ scopedTo: tenantId, formulas: 0, hasDatabase: false, keyVersion: createSecretBox(secretKey).keyVersion, port: config.port, tenantId });
     expect(await jobs.runStatus(probe, id)).toMatchObject({ status: 'finished' });
     expect(logLines).toContainEqual(expect.objectContaining({ msg: 'probe ran', job: 'test-probe', jobId: id, correlationId: 'req-probe', tenantId }));
   });
