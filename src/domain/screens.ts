@@ -217,3 +217,30 @@ export function onboardingTasks(): (OnboardingTask & { path: string })[] {
     return screen.onboarding ? [{ ...screen.onboarding, path: screen.path }] : [];
   }).sort((a, b) => a.step - b.step);
 }
+
+/**
+ * Dialogs that open from the query on any screen (SPEC.md section 2): the Formula Wizard opens
+ * when the query holds wizardFormulaId and wizardStep. Changing only the query never remounts the
+ * screen below (src/views/shell/Root.tsx decides access by path).
+ */
+export interface DialogDef {
+  /** the query parameters that open it, all required */
+  query: readonly string[];
+  title: string;
+  access: { resource: Resource; action: Action };
+}
+
+export const DIALOGS = {
+  formulaWizard: { query: ['wizardFormulaId', 'wizardStep'], title: 'Formula Wizard', access: { resource: 'formula', action: 'view' } },
+} as const satisfies Record<string, DialogDef>;
+export type DialogId = keyof typeof DIALOGS;
+
+/** The dialog the query opens, with its parameters; null when it opens none. */
+export function findDialog(search: string): { id: DialogId; params: Record<string, string> } | null {
+  const query = new URLSearchParams(search);
+  for (const id of Object.keys(DIALOGS) as DialogId[]) {
+    const def: DialogDef = DIALOGS[id];
+    if (def.query.every((k) => (query.get(k) ?? '') !== '')) return { id, params: Object.fromEntries(def.query.map((k) => [k, query.get(k)!])) };
+  }
+  return null;
+}

@@ -117,3 +117,14 @@ describe('route access, row by row of SPEC.md section 2', () => {
     expect(path).toBe('/auth-error/role');
   });
 });
+
+describe('query-driven dialogs', () => {
+  it('opens the Formula Wizard only when the query holds both wizardFormulaId and wizardStep', async () => {
+    const { findDialog } = await import('../../src/domain/screens.ts');
+    expect(findDialog('?wizardFormulaId=f-1&wizardStep=mapping')).toEqual({ id: 'formulaWizard', params: { wizardFormulaId: 'f-1', wizardStep: 'mapping' } });
+    expect(findDialog('?wizardFormulaId=f-1')).toBeNull();
+    expect(findDialog('?wizardStep=mapping')).toBeNull();
+    expect(findDialog('?wizardFormulaId=&wizardStep=mapping')).toBeNull();
+    expect(findDialog('')).toBeNull();
+  });
+});
