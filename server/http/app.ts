@@ -14,6 +14,8 @@ import { canonicalHost } from './canonicalHost.ts';
 import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
 import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
 import { integrationsRouter } from './integrations.ts';
+import { formulasRouter } from './formulas.ts';
+import { createSecretBox, loadSecretKey } from '../connectors/secrets.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { SERVICES } from '../../src/domain/api/services.ts';
@@ -102,8 +104,11 @@ export function createApp(deps: AppDeps) {
 
   // gateway routers, one per service
   app.route('/internal/v1/evaluation/snapshot', flagSnapshotRouter(database.db, verifier));
+  // one key box for every service that opens connector credentials
+  const secrets = createSecretBox(loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }));
   app.route('/web-api/v1/flags', flagAdminRouter(database.db, verifier));
-  app.route('/integrations/v1', integrationsRouter(database.db, verifier, { config, log }));
+  app.route('/web-api/v1/formulas', formulasRouter(database.db, verifier, { config, secrets }));
+  app.route('/integrations/v1', integrationsRouter(database.db, verifier, { config, log, secrets }));
   app.route('/account-management/v1', accountManagementRouter(database.db, verifier));
   app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, { config, log }));
 

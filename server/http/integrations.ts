@@ -11,6 +11,7 @@ import { createSecretBox, loadSecretKey, type SecretBox } from '../connectors/se
 import type { Db } from '../db/database.ts';
 import { connectionsService } from '../services/connections.ts';
 import { isUuid, type TokenVerifier } from './auth.ts';
+import type { AppEnv } from './env.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
@@ -26,7 +27,7 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
   const connections = connectionsService({ box, config: opts.config });
   const { app, on } = contractRouter(db, verifier);
   const api = integrationsService.endpoints;
-  const actor = (c: { var: { caller: { userId: string; policies: import('../../src/domain/roles.ts').Policies }; log: Logger } }) =>
+  const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'log'> }) =>
     ({ userId: c.var.caller.userId, policies: c.var.caller.policies, log: c.var.log });
   /** another tenant's data source, or a malformed id, is as unknown as a missing one */
   const idOf = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such data source.'));

@@ -36,6 +36,8 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'invalid-report-id': 422,
   'report-date-filter': 422,
   'report-missing-access': 422,
+  'formula-wipe-unconfirmed': 409,
+  'formula-incomplete': 422,
   // a part's failures are the server's: its own rules answer bad-request or not-found
   ...(Object.fromEntries(FORMULA_PART_NAMES.flatMap((p) => PART_OPERATIONS.map((op) => [partProblemTitle(p, op), 500]))) as Record<PartProblemTitle, number>),
 };

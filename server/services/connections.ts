@@ -43,7 +43,7 @@ function scrub(text: string, system: SystemId, settings: Record<string, string>)
 const invalid = (err: SettingsInvalid) => new DomainError('bad-request', err.message, { errors: err.errors }, 'validation-failed');
 
 /** A connector's failure as the problem the browser shows; anything unexpected is logged and reported as unknown. */
-function connectorFailure(err: unknown, system: string, log: Logger, formulaId?: string): DomainError {
+export function connectorFailure(err: unknown, system: string, log: Logger, formulaId?: string): DomainError {
   if (err instanceof DomainError) return err;
   if (err instanceof SettingsInvalid) return invalid(err);
   if (err instanceof ConnectionProblem) {

@@ -51,7 +51,10 @@ export const PROBLEM_TITLES = {
   'invalid-report-id': 'Invalid Report ID',
   'report-date-filter': 'Add Date Filter',
   'report-missing-access': 'Missing Access',
-  // formulas: get, upsert and delete failures of each part, derived from the part list
+  // formulas
+  'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
+  'formula-incomplete': 'The formula is not complete yet.',
+  // get, upsert and delete failures of each part, derived from the part list
   ...PART_PROBLEM_MESSAGES,
 } as const;
 export type ProblemTitle = keyof typeof PROBLEM_TITLES;

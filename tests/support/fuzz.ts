@@ -177,7 +177,10 @@ export async function accepts(schema: v.GenericSchema, value: unknown, parsed = 
 export async function validSample(schema: v.GenericSchema, full = false, depth = 0): Promise<unknown> {
   const s = asSchema(schema);
   if (depth > 6) return undefined;
+  // a schema whose rules are more than its shape says gives its own examples (v.examples)
+  const examples = (v.getExamples(schema as never) ?? []) as unknown[];
   const candidates = async (): Promise<unknown[]> => {
+    if (examples.length) return examples;
     switch (s.type) {
       case 'optional': case 'exact_optional': case 'nullish': {
         const inner = await validSample(asSchema(s.wrapped), full, depth + 1);

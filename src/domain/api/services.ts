@@ -3,6 +3,7 @@ import { accountManagementService } from './accountManagement.ts';
 import type { Service } from './contract.ts';
 import { flagAdminService, flagSnapshotService } from './flags.ts';
 import { flatFileService } from './flatFile.ts';
+import { formulasService } from './formulas.ts';
 import { integrationsService } from './integrations.ts';
 
-export const SERVICES: Service[] = [accountManagementService, integrationsService, flatFileService, flagSnapshotService, flagAdminService];
+export const SERVICES: Service[] = [accountManagementService, integrationsService, formulasService, flatFileService, flagSnapshotService, flagAdminService];

@@ -61,6 +61,7 @@ export const MappingSchema = v.pipe(
     selectedFields: v.optional(v.pipe(v.array(FieldName), v.maxLength(2000))),
   }),
   v.check((m) => m.fields.some((f) => f.kind !== 'ignored'), PART_MESSAGES.nothingMapped),
+  v.examples([{ fields: [{ destination: 'email', kind: 'source' as const, source: 'Email' }] }]),
 );
 export type Mapping = v.InferOutput<typeof MappingSchema>;
 
@@ -165,6 +166,7 @@ export const MatchingSchema = v.pipe(
     autoPick: v.optional(v.pipe(v.array(AutoPickConditionSchema), v.maxLength(20)), []),
   }),
   v.check((m) => !m.advanced || m.scenarios.length >= ADVANCED_MATCHING_MIN_SCENARIOS, PART_MESSAGES.advancedNeedsTwo),
+  v.examples([{ scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] }]),
 );
 export type Matching = v.InferOutput<typeof MatchingSchema>;
 

@@ -1,0 +1,42 @@
+/**
+ * Formulas of the web API (/web-api/v1/formulas): each endpoint is described in
+ * src/domain/api/formulas.ts (the part endpoints derived from the part list); the rules are in
+ * server/services/formulas.ts.
+ */
+import { formulasService as formulasContract } from '../../src/domain/api/formulas.ts';
+import { FORMULA_PART_NAMES } from '../../src/domain/formula/parts.ts';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../connectors/secrets.ts';
+import type { Db } from '../db/database.ts';
+import { formulasService, type FormulaActor } from '../services/formulas.ts';
+import { isUuid, type TokenVerifier } from './auth.ts';
+import type { AppEnv } from './env.ts';
+import { fail } from './problem.ts';
+import { contractRouter } from './routes.ts';
+
+export function formulasRouter(db: Db, verifier: TokenVerifier, opts: { config: Config; secrets: SecretBox }) {
+  const formulas = formulasService({ box: opts.secrets, config: opts.config });
+  const { app, on } = contractRouter(db, verifier);
+  const api = formulasContract.endpoints;
+  const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'correlationId' | 'log'> }): FormulaActor => ({
+    userId: c.var.caller.userId, name: c.var.caller.fullName, correlationId: c.var.correlationId, log: c.var.log,
+  });
+  /** a malformed id is as unknown as another tenant's formula */
+  const idOf = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such formula.'));
+
+  on(api.list, async (c) => ({ formulas: await formulas.list(c.var.tenant) }));
+  on(api.create, async (c, { body }) => formulas.create(c.var.tenant, actor(c), body));
+  on(api.get, async (c, { params }) => formulas.get(c.var.tenant, idOf(params.id)));
+  on(api.update, async (c, { params, body }) => formulas.update(c.var.tenant, actor(c), idOf(params.id), body));
+  on(api.remove, async (c, { params }) => formulas.remove(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.activate, async (c, { params }) => formulas.activate(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.sample, async (c, { params }) => formulas.sample(c.var.tenant, actor(c), idOf(params.id)));
+
+  for (const part of FORMULA_PART_NAMES) {
+    on(api[`get:${part}`], async (c, { params }) => formulas.getPart(c.var.tenant, idOf(params.id), part));
+    on(api[`put:${part}`], async (c, { params, body }) => formulas.putPart(c.var.tenant, actor(c), idOf(params.id), part, body));
+    on(api[`delete:${part}`], async (c, { params }) => formulas.deletePart(c.var.tenant, actor(c), idOf(params.id), part));
+  }
+
+  return app;
+}

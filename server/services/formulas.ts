@@ -1,0 +1,245 @@
+/**
+ * Formulas (SPEC.md sections 2 to 5): drafts made by the wizard, their source and destination,
+ * and their parts, each saved on its own. Every save is one transaction: a failed save changes
+ * nothing. Changing a top-level object wipes the parts that name its fields (after the browser's
+ * confirmation); editing a live formula marks it 'needs reprocess'.
+ */
+import type { Logger } from 'pino';
+import type * as v from 'valibot';
+import type { FormulaViewOut } from '../../src/domain/api/formulas.ts';
+import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
+import { validateSettings } from '../../src/domain/connectors/fields.ts';
+import { hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import { formulaDisplayName, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
+import { FORMULA_PARTS, type FormulaPartName } from '../../src/domain/formula/parts.ts';
+import type { Config } from '../config.ts';
+import { connectionSettings } from '../connectors/dataSources.ts';
+import { connectorOf } from '../connectors/registry.ts';
+import type { SecretBox } from '../connectors/secrets.ts';
+import type { DataSourceRow } from '../db/repositories/dataSources.ts';
+import type { FormulaChanges, FormulaRow } from '../db/repositories/formulas.ts';
+import type { TenantScope } from '../db/tenancy.ts';
+import { connectorFailure } from './connections.ts';
+import { recordEvent } from './events.ts';
+
+export interface FormulaActor {
+  userId: string;
+  name: string;
+  correlationId: string;
+  log: Logger;
+}
+
+/** The parts that name the fields of the source or destination object: a new object makes them meaningless. */
+export const OBJECT_BOUND_PARTS: FormulaPartName[] = ['mapping', 'transform', 'validation', 'summary-fields', 'matching', 'routing'];
+/** SAMPLE_ROWS of SPEC.md section 9: the preview shows as many rows as an upload keeps */
+const SAMPLE_SIZE = 20;
+
+const notFound = () => new DomainError('not-found', 'No such formula.');
+
+export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'> }) {
+  async function load(tenant: TenantScope, id: string, forUpdate = false): Promise<FormulaRow> {
+    const row = forUpdate ? await tenant.formulas.getForUpdate(id) : await tenant.formulas.get(id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async function viewOf(tenant: TenantScope, row: FormulaRow, sources?: Map<string, DataSourceRow>): Promise<FormulaViewOut> {
+    const sourceRow = async (id: string | null) => (id ? sources?.get(id) ?? await tenant.dataSources.get(id) : undefined);
+    const end = async (id: string | null, object: string | null, settings: Record<string, string>, role: 'source' | 'destination') => {
+      const ds = await sourceRow(id);
+      if (!ds || !object) return null;
+      const system = ds.system as SystemId;
+      return { dataSourceId: ds.id, object, settings, system, displayName: ds.displayName, hasAdditionalSettings: hasAdditionalSettings(connectorFor(system), role) };
+    };
+    const parts = await tenant.parts.list(row.id);
+    return {
+      id: row.id, name: row.name, isDraft: row.isDraft, usesFileUpload: row.usesFileUpload,
+      sourceDataSource: await end(row.sourceDataSourceId, row.sourceObject, row.sourceSettings, 'source'),
+      firstDestinationDataSource: await end(row.destinationDataSourceId, row.destinationObject, row.destinationSettings, 'destination'),
+      sampleUploadId: row.sampleUploadId, status: row.status, jobStatus: row.jobStatus, needsReprocess: row.needsReprocess,
+      parts: parts.map((p) => p.part), createdOn: row.createdOn.toISOString(), modifiedOn: row.modifiedOn.toISOString(),
+    };
+  }
+
+  /** A source or destination as given: the tenant's data source, in a role its system has, with settings its schema accepts. */
+  async function checkEnd(tenant: TenantScope, end: FormulaEnd, role: 'source' | 'destination'): Promise<DataSourceRow> {
+    const ds = await tenant.dataSources.get(end.dataSourceId);
+    if (!ds) throw new DomainError('bad-request', `No such data source for the ${role}.`, { errors: { [role]: 'Choose a data source' } }, 'validation-failed');
+    const def = connectorFor(ds.system as SystemId);
+    if (!def.roles[role]) {
+      throw new DomainError('bad-request', `${def.name} cannot be a formula's ${role}.`, { errors: { [role]: `${def.name} cannot be a ${role}` } }, 'validation-failed');
+    }
+    const schema = def.additionalSettings[role];
+    if (schema) {
+      const result = validateSettings(schema, end.settings);
+      if (!result.success) {
+        throw new DomainError('bad-request', Object.values(result.errors).join(' '), { errors: prefixed(`${role}.settings`, result.errors) }, 'validation-failed');
+      }
+    } else if (Object.keys(end.settings).length) {
+      throw new DomainError('bad-request', `${def.name} has no additional settings as a ${role}.`, {}, 'validation-failed');
+    }
+    return ds;
+  }
+
+  const prefixed = (prefix: string, errors: Record<string, string>) =>
+    Object.fromEntries(Object.entries(errors).map(([k, m]) => [`${prefix}.${k}`, m]));
+
+  /** A part saved on a live formula leaves its records to be reprocessed; a draft has none. */
+  const touch = async (tenant: TenantScope, row: FormulaRow, actor: FormulaActor) =>
+    tenant.formulas.update(row.id, { modifiedBy: actor.userId, ...(row.isDraft ? {} : { needsReprocess: true }) });
+
+  return {
+    async list(tenant: TenantScope): Promise<FormulaViewOut[]> {
+      const [rows, sources] = await Promise.all([tenant.formulas.list(), tenant.dataSources.list()]);
+      const byId = new Map<string, DataSourceRow>();
+      for (const s of sources) byId.set(s.id, { id: s.id, system: s.system, displayName: s.displayName } as DataSourceRow);
+      return Promise.all(rows.map((r) => viewOf(tenant, r, byId)));
+    },
+
+    get: async (tenant: TenantScope, id: string) => viewOf(tenant, await load(tenant, id)),
+
+    async create(tenant: TenantScope, actor: FormulaActor, body: CreateFormula): Promise<FormulaViewOut> {
+      return tenant.transaction(async (tx) => {
+        const row = await tx.formulas.create({
+          name: body.name, usesFileUpload: body.usesFileUpload, isDraft: true, status: 'inactive', createdBy: actor.userId, modifiedBy: actor.userId,
+        });
+        await recordEvent(tx, { actor, type: 'formula.created', description: `Created the formula ${formulaDisplayName(row)}`, correlationId: actor.correlationId, formulaId: row.id });
+        return viewOf(tx, row);
+      });
+    },
+
+    async update(tenant: TenantScope, actor: FormulaActor, id: string, body: UpdateFormula): Promise<FormulaViewOut> {
+      return tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        const changes: FormulaChanges = { modifiedBy: actor.userId };
+        if (body.name !== undefined) changes.name = body.name;
+        if (body.usesFileUpload !== undefined) changes.usesFileUpload = body.usesFileUpload;
+        let objectChanged = false;
+        for (const role of ['source', 'destination'] as const) {
+          const end = role === 'source' ? body.source : body.destination;
+          if (end === undefined) continue;
+          const [idKey, objectKey, settingsKey] = role === 'source'
+            ? (['sourceDataSourceId', 'sourceObject', 'sourceSettings'] as const)
+            : (['destinationDataSourceId', 'destinationObject', 'destinationSettings'] as const);
+          if (end === null) {
+            objectChanged ||= row[objectKey] !== null;
+            Object.assign(changes, { [idKey]: null, [objectKey]: null, [settingsKey]: {} });
+            continue;
+          }
+          const ds = await checkEnd(tx, end, role);
+          objectChanged ||= row[objectKey] !== null && (row[idKey] !== ds.id || row[objectKey] !== end.object);
+          Object.assign(changes, { [idKey]: ds.id, [objectKey]: end.object, [settingsKey]: end.settings });
+          // a file-upload formula takes its records from uploads (SPEC.md section 3, usesFileUpload)
+          if (role === 'source') changes.usesFileUpload = ds.system === 'file-upload';
+        }
+        if (body.sampleUploadId !== undefined) {
+          if (body.sampleUploadId !== null && !(await tx.uploads.get(body.sampleUploadId))) {
+            throw new DomainError('bad-request', 'No such upload.', { errors: { sampleUploadId: 'Upload a file first' } }, 'validation-failed');
+          }
+          changes.sampleUploadId = body.sampleUploadId;
+        }
+        if (objectChanged) {
+          const bound = (await tx.parts.list(row.id)).map((p) => p.part).filter((p) => OBJECT_BOUND_PARTS.includes(p));
+          if (bound.length && !body.confirmWipe) throw new DomainError('formula-wipe-unconfirmed', undefined, { wipes: bound });
+          await tx.parts.remove(row.id, bound);
+        }
+        if (!row.isDraft) changes.needsReprocess = true;
+        const updated = (await tx.formulas.update(row.id, changes))!;
+        await recordEvent(tx, {
+          actor, type: 'formula.updated', description: `Edited the formula ${formulaDisplayName(updated)}`, correlationId: actor.correlationId, formulaId: row.id,
+          details: { fields: Object.keys(body).filter((k) => k !== 'confirmWipe'), wiped: objectChanged },
+        });
+        return viewOf(tx, updated);
+      });
+    },
+
+    async remove(tenant: TenantScope, actor: FormulaActor, id: string): Promise<void> {
+      await tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        await tx.formulas.remove(row.id);
+        await recordEvent(tx, { actor, type: 'formula.deleted', description: `Deleted the formula ${formulaDisplayName(row)}`, correlationId: actor.correlationId, formulaId: row.id });
+      });
+    },
+
+    async getPart<P extends FormulaPartName>(tenant: TenantScope, id: string, part: P) {
+      await load(tenant, id);
+      const row = await tenant.parts.get(id, part);
+      if (!row) throw new DomainError('not-found', `The formula has no ${FORMULA_PARTS[part].label} yet.`);
+      return { part, body: row.body as v.InferOutput<(typeof FORMULA_PARTS)[P]['schema']>, modifiedOn: row.modifiedOn.toISOString() };
+    },
+
+    async putPart(tenant: TenantScope, actor: FormulaActor, id: string, part: FormulaPartName, body: unknown) {
+      return tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        if (part === 'schedule' && row.usesFileUpload) {
+          throw new DomainError('bad-request', 'A file-upload formula runs for each uploaded file; it has no schedule.', {}, 'validation-failed');
+        }
+        const saved = await tx.parts.upsert(row.id, part, body, actor.userId);
+        await touch(tx, row, actor);
+        await recordEvent(tx, {
+          actor, type: 'formula.part.saved', description: `Saved ${FORMULA_PARTS[part].label} of ${formulaDisplayName(row)}`,
+          correlationId: actor.correlationId, formulaId: row.id, details: { part },
+        });
+        return { part, body: saved.body, modifiedOn: saved.modifiedOn.toISOString() };
+      });
+    },
+
+    async deletePart(tenant: TenantScope, actor: FormulaActor, id: string, part: FormulaPartName): Promise<void> {
+      await tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        if (!(await tx.parts.remove(row.id, [part]))) throw new DomainError('not-found', `The formula has no ${FORMULA_PARTS[part].label}.`);
+        await touch(tx, row, actor);
+        await recordEvent(tx, {
+          actor, type: 'formula.part.deleted', description: `Removed ${FORMULA_PARTS[part].label} of ${formulaDisplayName(row)}`,
+          correlationId: actor.correlationId, formulaId: row.id, details: { part },
+        });
+      });
+    },
+
+    /** The processing step: a complete draft becomes a formula that runs. */
+    async activate(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
+      return tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        const parts = new Set((await tx.parts.list(row.id)).map((p) => p.part));
+        const missing = [
+          ...(row.name ? [] : ['name']),
+          ...(row.sourceDataSourceId && row.sourceObject ? [] : ['source']),
+          ...(row.destinationDataSourceId && row.destinationObject ? [] : ['destination']),
+          ...(['mapping', 'matching', 'routing'] as const).filter((p) => !parts.has(p)),
+          ...(row.usesFileUpload || parts.has('schedule') ? [] : ['schedule']),
+        ];
+        if (missing.length) throw new DomainError('formula-incomplete', `Complete these first: ${missing.join(', ')}.`, { missing });
+        const updated = (await tx.formulas.update(row.id, { isDraft: false, status: 'active', modifiedBy: actor.userId }))!;
+        await recordEvent(tx, { actor, type: 'formula.activated', description: `Activated the formula ${formulaDisplayName(updated)}`, correlationId: actor.correlationId, formulaId: row.id });
+        return viewOf(tx, updated);
+      });
+    },
+
+    /** Up to 20 rows of the source, read as the engine reads them, for the mapping preview. */
+    async sample(tenant: TenantScope, actor: FormulaActor, id: string): Promise<{ fields: string[]; rows: Record<string, unknown>[] }> {
+      const row = await load(tenant, id);
+      if (row.usesFileUpload && row.sampleUploadId) {
+        const upload = await tenant.uploads.get(row.sampleUploadId);
+        if (upload) {
+          return { fields: upload.headers, rows: upload.sampleRows.map((cells) => Object.fromEntries(upload.headers.map((h, i) => [h, cells[i] ?? '']))) };
+        }
+      }
+      if (!row.sourceDataSourceId || !row.sourceObject) return { fields: [], rows: [] };
+      const ds = await tenant.dataSources.get(row.sourceDataSourceId);
+      if (!ds) return { fields: [], rows: [] };
+      const ctx = { tenant, settings: connectionSettings(deps.box, ds), dataSourceId: ds.id, dataDir: deps.config.dataDir, network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts } };
+      const rows: Record<string, unknown>[] = [];
+      try {
+        for await (const batch of connectorOf(ds.system as SystemId).pull(ctx, row.sourceObject, null, { batchSize: SAMPLE_SIZE })) {
+          rows.push(...batch.records.map((r) => r.fields));
+          if (rows.length >= SAMPLE_SIZE) break;
+        }
+      } catch (err) {
+        throw connectorFailure(err, ds.system, actor.log);
+      }
+      const sample = rows.slice(0, SAMPLE_SIZE);
+      return { fields: [...new Set(sample.flatMap((r) => Object.keys(r)))], rows: sample };
+    },
+  };
+}

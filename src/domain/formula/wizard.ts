@@ -1,0 +1,60 @@
+/**
+ * The Formula Wizard's steps (SPEC.md section 2): eleven in order, four of them conditional. The
+ * wizard machine's guards and the dialog's stepper read this one function.
+ */
+
+export const WIZARD_STEPS = [
+  'data-sources', 'formula-types', 'additional-settings-source', 'additional-settings-destination', 'mapping', 'matching',
+  'routing', 'custom-routing', 'scheduling', 'review', 'processing',
+] as const;
+export type WizardStep = (typeof WIZARD_STEPS)[number];
+
+export const WIZARD_STEP_TITLES: Record<WizardStep, string> = {
+  'data-sources': 'Data sources',
+  'formula-types': 'Formula type',
+  'additional-settings-source': 'Source settings',
+  'additional-settings-destination': 'Destination settings',
+  'mapping': 'Mapping',
+  'matching': 'Matching',
+  'routing': 'Routing',
+  'custom-routing': 'Custom routing',
+  'scheduling': 'Scheduling',
+  'review': 'Review',
+  'processing': 'Processing',
+};
+
+/** What decides which steps a formula has. */
+export interface WizardConditions {
+  /** the source system has additional settings as a source */
+  sourceHasSettings: boolean;
+  /** the destination system has additional settings as a destination */
+  destinationHasSettings: boolean;
+  /** the custom-routing flag is on for this formula */
+  customRouting: boolean;
+  usesFileUpload: boolean;
+  isDraft: boolean;
+}
+
+export function wizardSteps(c: WizardConditions): WizardStep[] {
+  return WIZARD_STEPS.filter((step) => {
+    switch (step) {
+      case 'additional-settings-source': return c.sourceHasSettings;
+      case 'additional-settings-destination': return c.destinationHasSettings;
+      case 'routing': return !c.customRouting;
+      case 'custom-routing': return c.customRouting;
+      case 'scheduling': return !c.usesFileUpload;
+      case 'processing': return c.isDraft;
+      default: return true;
+    }
+  });
+}
+
+export const isWizardStep = (s: unknown): s is WizardStep => typeof s === 'string' && (WIZARD_STEPS as readonly string[]).includes(s);
+
+/** The step after (or before) this one for these conditions; null past either end. */
+export function nextStep(c: WizardConditions, from: WizardStep, direction: 1 | -1 = 1): WizardStep | null {
+  const steps = wizardSteps(c);
+  const i = steps.indexOf(from);
+  if (i < 0) return steps[0] ?? null;
+  return steps[i + direction] ?? null;
+}

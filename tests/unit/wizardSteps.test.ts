@@ -1,0 +1,49 @@
+/** The wizard's step sequence (SPEC.md section 2) for every one of the 32 combinations of its five conditions. */
+import { describe, expect, it } from 'vitest';
+import { nextStep, wizardSteps, WIZARD_STEPS, type WizardConditions } from '../../src/domain/formula/wizard.ts';
+
+const KEYS = ['sourceHasSettings', 'destinationHasSettings', 'customRouting', 'usesFileUpload', 'isDraft'] as const;
+const combinations: WizardConditions[] = Array.from({ length: 32 }, (_, n) =>
+  Object.fromEntries(KEYS.map((k, i) => [k, Boolean(n & (1 << i))])) as unknown as WizardConditions);
+
+/** SPEC.md's list, read literally: each step with its condition. */
+function expected(c: WizardConditions): string[] {
+  return [
+    'data-sources',
+    'formula-types',
+    ...(c.sourceHasSettings ? ['additional-settings-source'] : []),
+    ...(c.destinationHasSettings ? ['additional-settings-destination'] : []),
+    'mapping',
+    'matching',
+    ...(c.customRouting ? ['custom-routing'] : ['routing']),
+    ...(c.usesFileUpload ? [] : ['scheduling']),
+    'review',
+    ...(c.isDraft ? ['processing'] : []),
+  ];
+}
+
+describe('the wizard steps', () => {
+  it('has 32 distinct combinations', () => {
+    expect(new Set(combinations.map((c) => JSON.stringify(c))).size).toBe(32);
+  });
+
+  it.each(combinations.map((c) => [KEYS.filter((k) => c[k]).join(', ') || 'none', c] as const))('with %s', (_name, c) => {
+    const steps = wizardSteps(c);
+    expect(steps).toEqual(expected(c));
+    // in SPEC's order, never both routing steps
+    expect(steps).toEqual(WIZARD_STEPS.filter((s) => steps.includes(s)));
+    expect(steps.includes('routing') !== steps.includes('custom-routing')).toBe(true);
+    // walking forward from the first step visits every step once, and back again
+    const walked = [steps[0]!];
+    for (let s = nextStep(c, steps[0]!); s; s = nextStep(c, s)) walked.push(s);
+    expect(walked).toEqual(steps);
+    expect(nextStep(c, steps.at(-1)!)).toBeNull();
+    expect(nextStep(c, steps[0]!, -1)).toBeNull();
+    expect(nextStep(c, steps[1]!, -1)).toBe(steps[0]);
+  });
+
+  it('goes to the first step from a step the formula does not have', () => {
+    const c = combinations[0]!;
+    expect(nextStep(c, 'additional-settings-source')).toBe('data-sources');
+  });
+});
