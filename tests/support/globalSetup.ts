@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
 import { createLogger } from '../../server/log.ts';
 
 declare module 'vitest' {
@@ -17,11 +17,11 @@ export async function setup(project: TestProject) {
   let url = process.env.DATABASE_URL;
   if (!url) {
     try {
-      embedded = await startEmbeddedPostgres(path.resolve(`.data/test-${project.name}`), 54339, createLogger('warn'));
+      // any free port, so test runs from several clones on one machine never meet
+      embedded = await startEmbeddedPostgres(path.resolve(`.data/test-${project.name}`), await freePort(), createLogger('warn'));
     } catch (err) {
-      // vitest would report this and still exit 0
-      console.error(`The ${project.name} tests need PostgreSQL: ${err instanceof Error ? err.message : err}`);
-      process.exit(1);
+      // thrown, vitest stops the run with this message and still tears down what other projects started
+      throw new Error(`The ${project.name} tests need PostgreSQL: ${err instanceof Error ? err.message : err}`);
     }
     url = embedded.url;
   }
