@@ -29,6 +29,14 @@ const jobs = await startJobs({
   databaseUrl: config.databaseUrl, db: database.db, log, config, secrets: createSecretBox(key), work: true, definitions: JOBS,
 });
 log.info({ queues: JOBS.map((j) => j.name) }, 'worker ready');
-const stop = async () => { await jobs.stop(); await database.close(); process.exit(0); };
+// Ctrl-C reaches the worker twice through npm (the terminal's and the forwarded one): stop once
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await jobs.stop();
+  await database.close();
+  process.exit(0);
+};
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
