@@ -8,6 +8,11 @@ const SFTP_AUTH = [
   { value: 'ssh-key', label: 'SSH key' },
 ];
 
+const SFTP_AFTER_READ = [
+  { value: 'leave', label: 'Leave it in the folder' },
+  { value: 'move', label: 'Move it to another folder' },
+];
+
 export const sftp: ConnectorDefinition = {
   system: 'sftp',
   name: 'Secure FTP',
@@ -28,7 +33,20 @@ export const sftp: ConnectorDefinition = {
       description: 'Optional: when set, Tributary connects only to a server presenting this key.',
     }),
   }),
-  additionalSettings: {},
+  additionalSettings: {
+    // which files a formula reads is its object (a file, or a pattern such as donations-*.csv);
+    // these say what becomes of a file once its rows are read
+    source: settingsSchema({
+      afterRead: choice('After a file is read', SFTP_AFTER_READ, {
+        required: false, description: 'Files already read are never read again unless they change.',
+      }),
+      processedFolder: text('Move processed files to', {
+        when: { field: 'afterRead', is: ['move'] }, placeholder: '/processed',
+        pattern: { regex: /^\/[^\\]*$/, message: 'Enter an absolute folder path, starting with /.' },
+        description: 'A folder on the same server; it must exist and the user must be able to write to it.',
+      }),
+    }),
+  },
   objects: [],
   authentication: 'SSH: password or public key authentication; files .csv, .xlsx and .xls in the folder.',
   docs: 'https://datatracker.ietf.org/doc/html/draft-ietf-secsh-filexfer-02',
@@ -82,7 +100,22 @@ export const http: ConnectorDefinition = {
     sinceParam: text('Watermark parameter', { required: false, pattern: name, placeholder: 'updated_since', description: 'Query parameter that asks for records changed since the last pull.' }),
     watermarkField: text('Watermark field', { required: false, pattern: name, placeholder: 'updated_at', description: 'Record field holding when the record last changed.' }),
   }),
-  additionalSettings: {},
+  additionalSettings: {
+    // the watermark parameter and field belong to the connection (they describe its API); what a
+    // formula chooses is where its first pull starts and which of the records it wants
+    source: settingsSchema({
+      changedAfter: text('Only records changed after', {
+        required: false, placeholder: '2026-01-31',
+        pattern: { regex: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, message: 'Enter a date as YYYY-MM-DD.' },
+        description: 'The first pull asks only for records changed after this date (sent as the connection\'s watermark parameter); later pulls continue from the last record read. Empty: every record.',
+      }),
+      query: text('Extra query parameters', {
+        required: false, placeholder: 'status=paid&campaign=spring',
+        pattern: { regex: /^[A-Za-z0-9_.[\]-]+=[^&=\s]*(&[A-Za-z0-9_.[\]-]+=[^&=\s]*)*$/, message: 'Write name=value pairs joined by &, without spaces.' },
+        description: 'Added to every request of this formula, for example to ask for one kind of record.',
+      }),
+    }),
+  },
   objects: [{ name: 'records', label: 'Records' }],
   authentication: 'None, HTTP Basic, a bearer token or an API key header, over HTTPS.',
   docs: 'https://www.rfc-editor.org/rfc/rfc9110#name-authentication',
@@ -121,13 +154,33 @@ export const flatFile: ConnectorDefinition = {
   support: 'full',
 };
 
+const SANDBOX_ON_MATCH = [
+  { value: 'overwrite', label: 'Overwrite existing values' },
+  { value: 'fill-blanks', label: 'Fill blank fields only' },
+];
+const SANDBOX_BLANKS = [
+  { value: 'keep', label: 'Keep the existing value' },
+  { value: 'clear', label: 'Clear the existing value' },
+];
+
 export const sandboxCrm: ConnectorDefinition = {
   system: 'sandbox-crm',
   name: 'Sandbox CRM',
   vendor: 'Tributary',
   roles: { source: true, destination: true },
   settings: settingsSchema({}),
-  additionalSettings: {},
+  additionalSettings: {
+    // optional with defaults, so a destination saved before these are chosen writes as a CRM usually does
+    destination: settingsSchema({
+      onMatch: choice('When a record matches', SANDBOX_ON_MATCH, {
+        required: false, description: 'What a record sent to an existing constituent or gift does to the values already there.',
+      }),
+      blankValues: choice('Blank incoming values', SANDBOX_BLANKS, {
+        required: false, when: { field: 'onMatch', is: ['overwrite'] },
+        description: 'Whether an empty value in the record clears the value already there.',
+      }),
+    }),
+  },
   objects: [
     { name: 'constituents', label: 'Constituents' },
     { name: 'gifts', label: 'Gifts' },

@@ -63,6 +63,15 @@ export const ROUTE_TARGETS = { ready: 'Ready', 'needs-attention': 'Needs Attenti
 export type RouteTarget = keyof typeof ROUTE_TARGETS;
 export const ROUTE_TARGET_NAMES = Object.keys(ROUTE_TARGETS) as RouteTarget[];
 
+/** Where the default triage sends a record with a single (or auto-picked) match (SPEC.md section 4). */
+export const SINGLE_MATCH_ROUTES = {
+  ready: 'Add to Ready',
+  'ready-if-exact': 'Add to Ready if the selected fields match exactly',
+  'needs-attention': 'Review in Needs Attention',
+} as const;
+export type SingleMatchRoute = keyof typeof SINGLE_MATCH_ROUTES;
+export const SINGLE_MATCH_ROUTE_NAMES = Object.keys(SINGLE_MATCH_ROUTES) as SingleMatchRoute[];
+
 /** A custom routing rule omits the records it matches, or routes them to a target. */
 export const ROUTING_ACTIONS = ['omit', 'route'] as const;
 export type RoutingAction = (typeof ROUTING_ACTIONS)[number];
@@ -81,6 +90,12 @@ export const FIELD_SELECTION_REQUIRED_ABOVE = 200;
 export const MAX_SEARCH_SCENARIOS = 10;
 /** Advanced Matching Settings need at least this many scenarios. */
 export const ADVANCED_MATCHING_MIN_SCENARIOS = 2;
+/** Criteria (source field matches destination field) of one search scenario. */
+export const MAX_SCENARIO_CRITERIA = 10;
+export const MAX_AUTO_PICK_CONDITIONS = 20;
+/** Custom routing rules of a formula, and conditions of one rule. */
+export const MAX_ROUTING_RULES = 50;
+export const MAX_RULE_CONDITIONS = 20;
 export const QUERY_SEARCH_MIN_LENGTH = 3;
 export const MAX_TABS = 5;
 export const MAX_TAB_NAME_LENGTH = 40;

@@ -1,0 +1,177 @@
+/**
+ * The Formula Wizard (SPEC.md section 2): it loads the formula, owns which step is open, and moves
+ * between the steps that this formula has (src/domain/formula/wizard.ts decides them from the
+ * source's and destination's additional settings, the custom-routing flag, file upload and draft).
+ * Each step's screen saves its own part and says so (`step.saved`); leaving a step or the wizard
+ * with unsaved changes asks first.
+ */
+import { and, assign, fromPromise, setup } from 'xstate';
+import { isWizardStep, nextStep, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
+import { formulas, type FormulaView } from '../services/formulas.ts';
+
+export interface WizardInput {
+  formulaId: string;
+  /** the step the address names; the first step when it is not one this formula has */
+  step: string | null;
+  /** whether the custom-routing flag is on for this formula (SPEC.md section 1) */
+  customRouting: boolean;
+}
+
+export interface WizardContext {
+  formulaId: string;
+  requestedStep: string | null;
+  formula: FormulaView | null;
+  customRouting: boolean;
+  step: WizardStep;
+  /** the open step has changes that are not saved */
+  dirty: boolean;
+  /** where to go once leaving a step with unsaved changes is confirmed: a step, or out of the wizard */
+  pending: WizardStep | 'close' | null;
+  error: string | null;
+}
+
+export type WizardEvent =
+  | { type: 'step.next' }
+  | { type: 'step.back' }
+  | { type: 'step.goto'; step: string }
+  | { type: 'step.dirty'; dirty: boolean }
+  | { type: 'step.saved'; formula?: FormulaView }
+  | { type: 'formula.changed'; formula: FormulaView }
+  | { type: 'flags.changed'; customRouting: boolean }
+  | { type: 'wizard.close' }
+  | { type: 'leave.confirm' }
+  | { type: 'leave.cancel' }
+  | { type: 'retry' };
+
+export function conditionsOf(formula: FormulaView | null, customRouting: boolean): WizardConditions {
+  return {
+    sourceHasSettings: formula?.sourceDataSource?.hasAdditionalSettings ?? false,
+    destinationHasSettings: formula?.firstDestinationDataSource?.hasAdditionalSettings ?? false,
+    customRouting,
+    usesFileUpload: formula?.usesFileUpload ?? false,
+    isDraft: formula?.isDraft ?? true,
+  };
+}
+
+export const stepsOf = (context: Pick<WizardContext, 'formula' | 'customRouting'>) => wizardSteps(conditionsOf(context.formula, context.customRouting));
+
+/** The requested step when this formula has it; else the nearest one after it in SPEC's order, else the first. */
+export function resolveStep(context: Pick<WizardContext, 'formula' | 'customRouting'>, requested: string | null): WizardStep {
+  const steps = stepsOf(context);
+  if (isWizardStep(requested)) {
+    if (steps.includes(requested)) return requested;
+    const order = ['data-sources', 'formula-types', 'additional-settings-source', 'additional-settings-destination', 'mapping', 'matching', 'routing', 'custom-routing', 'scheduling', 'review', 'processing'];
+    const after = steps.find((s) => order.indexOf(s) > order.indexOf(requested));
+    if (after) return after;
+  }
+  return steps[0]!;
+}
+
+const neighbour = (context: WizardContext, direction: 1 | -1) => nextStep(conditionsOf(context.formula, context.customRouting), context.step, direction);
+
+export const wizardMachine = setup({
+  types: {
+    context: {} as WizardContext,
+    input: {} as WizardInput,
+    events: {} as WizardEvent,
+  },
+  actors: {
+    loadFormula: fromPromise<FormulaView, { formulaId: string }>(({ input }) => formulas.get(input.formulaId, { silent: true })),
+  },
+  guards: {
+    hasNext: ({ context }) => neighbour(context, 1) !== null,
+    hasPrevious: ({ context }) => neighbour(context, -1) !== null,
+    isDirty: ({ context }) => context.dirty,
+    /** a step this formula has, other than the open one */
+    isOtherStep: ({ context, event }) => event.type === 'step.goto' && isWizardStep(event.step) && event.step !== context.step && stepsOf(context).includes(event.step),
+    isLeavingWizard: ({ context }) => context.pending === 'close',
+  },
+  actions: {
+    goNext: assign({ step: ({ context }) => neighbour(context, 1) ?? context.step, dirty: false }),
+    goBack: assign({ step: ({ context }) => neighbour(context, -1) ?? context.step, dirty: false }),
+    goTo: assign({ step: ({ context, event }) => (event.type === 'step.goto' && isWizardStep(event.step) ? event.step : context.step), dirty: false }),
+    goPending: assign({ step: ({ context }) => (context.pending && context.pending !== 'close' ? context.pending : context.step), dirty: false, pending: null }),
+    markDirty: assign({ dirty: ({ event }) => event.type === 'step.dirty' && event.dirty }),
+    keepSaved: assign({
+      formula: ({ context, event }) => (event.type === 'step.saved' && event.formula ? event.formula : context.formula),
+      dirty: false,
+    }),
+    keepFormula: assign({
+      formula: ({ context, event }) => (event.type === 'formula.changed' ? event.formula : context.formula),
+      // the open step stays where it is while the formula still has it
+      step: ({ context, event }) => (event.type === 'formula.changed' ? resolveStep({ ...context, formula: event.formula }, context.step) : context.step),
+    }),
+    keepFlags: assign({
+      customRouting: ({ context, event }) => (event.type === 'flags.changed' ? event.customRouting : context.customRouting),
+      step: ({ context, event }) => (event.type === 'flags.changed' ? resolveStep({ ...context, customRouting: event.customRouting }, context.step) : context.step),
+    }),
+    pendStep: assign({ pending: ({ context, event }) => (event.type === 'step.goto' && isWizardStep(event.step) ? event.step : event.type === 'step.back' ? neighbour(context, -1) : null) }),
+    pendClose: assign({ pending: 'close' as const }),
+    forgetPending: assign({ pending: null }),
+  },
+}).createMachine({
+  id: 'wizard',
+  initial: 'loading',
+  context: ({ input }) => ({
+    formulaId: input.formulaId, requestedStep: input.step, formula: null, customRouting: input.customRouting,
+    step: 'data-sources', dirty: false, pending: null, error: null,
+  }),
+  on: {
+    'flags.changed': { actions: 'keepFlags' },
+  },
+  states: {
+    loading: {
+      invoke: {
+        id: 'loadFormula',
+        src: 'loadFormula',
+        input: ({ context }) => ({ formulaId: context.formulaId }),
+        onDone: {
+          target: 'open',
+          actions: assign({
+            formula: ({ event }) => event.output,
+            step: ({ context, event }) => resolveStep({ formula: event.output, customRouting: context.customRouting }, context.requestedStep),
+            error: null,
+          }),
+        },
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => ((event.error as { status?: number }).status === 404 ? 'This formula does not exist, or belongs to another tenant.' : 'The formula could not be loaded.') }) },
+      },
+    },
+    failed: {
+      on: { retry: 'loading', 'wizard.close': 'closed' },
+    },
+    open: {
+      on: {
+        'step.next': { guard: 'hasNext', actions: 'goNext' },
+        'step.back': [
+          { guard: and(['hasPrevious', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
+          { guard: 'hasPrevious', actions: 'goBack' },
+        ],
+        'step.goto': [
+          { guard: and(['isOtherStep', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
+          { guard: 'isOtherStep', actions: 'goTo' },
+        ],
+        'step.dirty': { actions: 'markDirty' },
+        'step.saved': [
+          { guard: 'hasNext', actions: ['keepSaved', 'goNext'] },
+          { actions: 'keepSaved' },
+        ],
+        'formula.changed': { actions: 'keepFormula' },
+        'wizard.close': [
+          { guard: 'isDirty', target: 'confirmingLeave', actions: 'pendClose' },
+          { target: 'closed' },
+        ],
+      },
+    },
+    /** 'You have unsaved changes': leave them, or stay */
+    confirmingLeave: {
+      on: {
+        'leave.confirm': [
+          { guard: 'isLeavingWizard', target: 'closed' },
+          { target: 'open', actions: 'goPending' },
+        ],
+        'leave.cancel': { target: 'open', actions: 'forgetPending' },
+      },
+    },
+    closed: { type: 'final' },
+  },
+});

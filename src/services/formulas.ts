@@ -1,0 +1,34 @@
+/** The formulas of the web API (/web-api/v1/formulas), typed by their contracts (src/domain/api/formulas.ts). */
+import type * as v from 'valibot';
+import { formulasService, type FormulaViewSchema, type SampleSchema } from '../domain/api/formulas.ts';
+import type { CreateFormula, UpdateFormula } from '../domain/formula/formula.ts';
+import type { FormulaPartBody, FormulaPartName } from '../domain/formula/parts.ts';
+import { serviceClient, type RequestOptions } from './gateway.ts';
+
+export type FormulaView = v.InferOutput<typeof FormulaViewSchema>;
+export type FormulaSample = v.InferOutput<typeof SampleSchema>;
+
+const client = serviceClient(formulasService);
+
+export const formulas = {
+  list: async (o?: RequestOptions): Promise<FormulaView[]> => (await client.call('list', {}, o)).formulas,
+  get: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('get', { params: { id } }, o),
+  create: (body: Partial<CreateFormula>, o?: RequestOptions): Promise<FormulaView> => client.call('create', { body }, o),
+  update: (id: string, body: Partial<UpdateFormula>, o?: RequestOptions): Promise<FormulaView> => client.call('update', { params: { id }, body }, o),
+  remove: (id: string, o?: RequestOptions) => client.call('remove', { params: { id } }, o),
+  activate: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('activate', { params: { id } }, o),
+  sample: (id: string, o?: RequestOptions): Promise<FormulaSample> => client.call('sample', { params: { id } }, o),
+  /** a part's body, or null when the formula has none yet */
+  async getPart<P extends FormulaPartName>(id: string, part: P, o?: RequestOptions): Promise<FormulaPartBody[P] | null> {
+    try {
+      return (await client.call(`get:${part}` as 'get:mapping', { params: { id } }, { silent: true, ...o }) as { body: FormulaPartBody[P] }).body;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw err;
+    }
+  },
+  putPart: async <P extends FormulaPartName>(id: string, part: P, body: FormulaPartBody[P], o?: RequestOptions): Promise<FormulaPartBody[P]> =>
+    (await client.call(`put:${part}` as 'put:mapping', { params: { id }, body: body as never }, o) as { body: FormulaPartBody[P] }).body,
+  deletePart: (id: string, part: FormulaPartName, o?: RequestOptions) => client.call(`delete:${part}` as 'delete:mapping', { params: { id } }, o),
+};
+export type Formulas = typeof formulas;

@@ -1,0 +1,158 @@
+/**
+ * The Formula Wizard's dialog (SPEC.md section 2): open while the query holds wizardFormulaId and
+ * wizardStep, over whatever screen is below (the shell stays mounted). The address follows the
+ * step, so back, forward and reload resume at it; the wizard machine decides where a step may go
+ * and asks before unsaved changes are left.
+ */
+import { useEffect, useMemo, type ComponentType } from 'react';
+import { useLocation, useNavigate } from 'react-router';
+import { useActorRef, useSelector } from '@xstate/react';
+import { Alert, Button, Group, Modal, Skeleton, Stack, Stepper, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { findDialog } from '../../domain/screens.ts';
+import { formulaDisplayName } from '../../domain/formula/formula.ts';
+import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
+import { can } from '../../domain/roles.ts';
+import { isCustomRoutingOn } from '../../machines/flags.ts';
+import { stepsOf, wizardMachine } from '../../machines/wizard.ts';
+import { useAppActors, useFlagsActor } from '../shell/actors.tsx';
+import { REAL_WIZARD_SERVICES, WizardServicesContext, type StepProps, type WizardServices } from './step.tsx';
+import { STEP_SCREENS } from './stepScreens.tsx';
+
+const WIZARD_QUERY = ['wizardFormulaId', 'wizardStep'] as const;
+
+/** The query of the current address with the wizard's parameters set (or removed, for null). */
+export function wizardSearch(search: string, formulaId: string | null, step: string | null): string {
+  const query = new URLSearchParams(search);
+  for (const k of WIZARD_QUERY) query.delete(k);
+  if (formulaId && step) { query.set('wizardFormulaId', formulaId); query.set('wizardStep', step); }
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+export interface WizardHostProps {
+  /** tests hand in their own step screens and services */
+  screens?: Record<WizardStep, ComponentType<StepProps>>;
+  services?: WizardServices;
+  logic?: typeof wizardMachine;
+}
+
+/** Renders the wizard when the query opens it. */
+export function WizardHost(props: WizardHostProps) {
+  const location = useLocation();
+  const dialog = findDialog(location.search);
+  if (dialog?.id !== 'formulaWizard') return null;
+  // a wizard for another formula is another wizard
+  return <WizardDialog key={dialog.params.wizardFormulaId} formulaId={dialog.params.wizardFormulaId!} step={dialog.params.wizardStep!} {...props} />;
+}
+
+function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, services = REAL_WIZARD_SERVICES, logic = wizardMachine }: WizardHostProps & { formulaId: string; step: string }) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const { auth } = useAppActors();
+  const policies = useSelector(auth, (s) => s.context.user?.policies ?? {});
+  const flags = useFlagsActor();
+  const customRouting = useSelector(flags, (s) => isCustomRoutingOn(s, formulaId));
+  const wizard = useActorRef(logic, { input: { formulaId, step: urlStep, customRouting } });
+  const state = useSelector(wizard, (s) => s);
+  const small = useMediaQuery('(max-width: 48em)');
+  const { formula, step, error } = state.context;
+  const steps = useMemo(() => stepsOf(state.context), [state.context]);
+
+  useEffect(() => { wizard.send({ type: 'flags.changed', customRouting }); }, [wizard, customRouting]);
+
+  // the address follows the step (a new history entry per step, so back and forward walk them)
+  const open = state.matches('open') || state.matches('confirmingLeave');
+  useEffect(() => {
+    if (open && urlStep !== step) navigate({ pathname: location.pathname, search: wizardSearch(location.search, formulaId, step) });
+    // only the machine's step drives this; the address's own changes come in below
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open, step]);
+  // back and forward in the browser move the wizard (it may first ask about unsaved changes)
+  useEffect(() => {
+    if (open && urlStep !== step) wizard.send({ type: 'step.goto', step: urlStep });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [urlStep]);
+  useEffect(() => {
+    if (state.status === 'done') navigate({ pathname: location.pathname, search: wizardSearch(location.search, null, null) });
+  }, [state.status, navigate, location.pathname, location.search]);
+  // leaving the page (reload, another site) with unsaved changes asks first
+  useEffect(() => {
+    if (!state.context.dirty) return undefined;
+    const ask = (e: BeforeUnloadEvent) => { e.preventDefault(); };
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, [state.context.dirty]);
+
+  // closed: the address loses the wizard in the effect above; nothing stays on screen meanwhile
+  if (state.status === 'done') return null;
+  const Screen = screens[step];
+  const title = formula ? `Formula Wizard: ${formulaDisplayName(formula)}` : 'Formula Wizard';
+
+  return (
+    <WizardServicesContext.Provider value={services}>
+      <Modal
+        opened
+        onClose={() => wizard.send({ type: 'wizard.close' })}
+        title={title}
+        size="90rem"
+        fullScreen={small}
+        closeButtonProps={{ 'aria-label': 'Close the wizard' }}
+        data-testid="formula-wizard"
+      >
+        {state.matches('loading') && <Stack aria-label="Loading the formula"><Skeleton h={28} /><Skeleton h={200} /></Stack>}
+        {state.matches('failed') && (
+          <Alert color="red" role="alert" title="The formula could not be opened">
+            <Text size="sm">{error}</Text>
+            <Group mt="sm">
+              <Button size="xs" onClick={() => wizard.send({ type: 'retry' })}>Try again</Button>
+              <Button size="xs" variant="default" onClick={() => wizard.send({ type: 'wizard.close' })}>Close</Button>
+            </Group>
+          </Alert>
+        )}
+        {formula && open && (
+          <Group align="flex-start" wrap={small ? 'wrap' : 'nowrap'} gap="xl">
+            <Stepper
+              active={steps.indexOf(step)}
+              orientation={small ? 'horizontal' : 'vertical'}
+              size="sm"
+              onStepClick={(i) => wizard.send({ type: 'step.goto', step: steps[i]! })}
+              aria-label="Wizard steps"
+              miw={small ? undefined : 220}
+              styles={small ? { steps: { overflowX: 'auto' } } : undefined}
+            >
+              {steps.map((s) => <Stepper.Step key={s} label={WIZARD_STEP_TITLES[s]} aria-current={s === step ? 'step' : undefined} />)}
+            </Stepper>
+            <Stack style={{ flex: 1, minWidth: 0 }} data-step={step}>
+              <Text component="h3" fw={600} size="lg">{WIZARD_STEP_TITLES[step]}</Text>
+              <Screen
+                key={step}
+                step={step}
+                formula={formula}
+                customRouting={state.context.customRouting}
+                canEdit={can(policies, 'formula', 'edit')}
+                onDirtyChange={(dirty) => wizard.send({ type: 'step.dirty', dirty })}
+                onSaved={(updated) => wizard.send({ type: 'step.saved', formula: updated })}
+                onFormulaChange={(updated) => wizard.send({ type: 'formula.changed', formula: updated })}
+                onBack={steps.indexOf(step) > 0 ? () => wizard.send({ type: 'step.back' }) : undefined}
+                onGoTo={(to) => wizard.send({ type: 'step.goto', step: to })}
+              />
+            </Stack>
+          </Group>
+        )}
+      </Modal>
+      <Modal
+        opened={state.matches('confirmingLeave')}
+        onClose={() => wizard.send({ type: 'leave.cancel' })}
+        title="Unsaved changes"
+        data-testid="wizard-unsaved"
+      >
+        <Text>{WIZARD_STEP_TITLES[step]} has changes that are not saved. Leave them?</Text>
+        <Group justify="flex-end" mt="md">
+          <Button variant="default" onClick={() => wizard.send({ type: 'leave.cancel' })}>Stay</Button>
+          <Button color="red" onClick={() => wizard.send({ type: 'leave.confirm' })}>Leave without saving</Button>
+        </Group>
+      </Modal>
+    </WizardServicesContext.Provider>
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * What every wizard step screen gets and uses: the formula, a way to say it has unsaved changes,
+ * a way to say it saved, and the shared Back / Save and continue actions with SPEC's messages
+ * ('{step} has been saved', 'An error occured while saving {step}').
+ */
+import { createContext, useCallback, useContext, useState, type ReactNode } from 'react';
+import { Button, Group } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
+import { REAL_WIZARD_SERVICES, type WizardServices } from '../../machines/wizardServices.ts';
+import type { FormulaView } from '../../services/formulas.ts';
+
+export type { WizardServices };
+export { REAL_WIZARD_SERVICES };
+
+/** The services the steps call (src/machines/wizardServices.ts); tests hand in fakes. */
+export const WizardServicesContext = createContext<WizardServices>(REAL_WIZARD_SERVICES);
+export const useWizardServices = () => useContext(WizardServicesContext);
+
+export interface StepProps {
+  step: WizardStep;
+  formula: FormulaView;
+  /** the custom-routing flag for this formula */
+  customRouting: boolean;
+  /** the step's form differs from what is saved */
+  onDirtyChange(dirty: boolean): void;
+  /** the step saved; the wizard moves on (with the formula as the server now has it, when it changed) */
+  onSaved(formula?: FormulaView): void;
+  /** the formula changed on the server without finishing the step (for example after a confirmation) */
+  onFormulaChange(formula: FormulaView): void;
+  onBack?: () => void;
+  /** go to another step (the review links back to each step) */
+  onGoTo(step: WizardStep): void;
+  /** the user may edit formulas; without it every step is read-only */
+  canEdit: boolean;
+}
+
+export const savedMessage = (step: WizardStep) => `${WIZARD_STEP_TITLES[step]} has been saved`;
+/** SPEC.md section 8 spells it 'occured' */
+export const saveFailedMessage = (step: WizardStep) => `An error occured while saving ${WIZARD_STEP_TITLES[step]}`;
+
+/**
+ * Runs a step's save: says '{step} has been saved' and moves on, or 'An error occured while saving
+ * {step}' and stays. `save` answers the formula when the save changed it.
+ */
+export function useStepSave(props: Pick<StepProps, 'step' | 'onSaved'>) {
+  const [saving, setSaving] = useState(false);
+  const run = useCallback(async (save: () => Promise<FormulaView | void>): Promise<boolean> => {
+    setSaving(true);
+    try {
+      const formula = await save();
+      notifications.show({ color: 'green', message: savedMessage(props.step) });
+      props.onSaved(formula ?? undefined);
+      return true;
+    } catch (err) {
+      const detail = (err as { problem?: { detail?: string } }).problem?.detail;
+      notifications.show({ color: 'red', title: saveFailedMessage(props.step), message: detail ?? 'Try again.' });
+      return false;
+    } finally {
+      setSaving(false);
+    }
+  }, [props]);
+  return { saving, run };
+}
+
+/** Back, and the step's main action (Save and continue by default). */
+export function StepActions({ onBack, onSave, saving, disabled, label = 'Save and continue', extra }: {
+  onBack?: () => void;
+  onSave: () => void;
+  saving: boolean;
+  disabled?: boolean;
+  label?: string;
+  extra?: ReactNode;
+}) {
+  return (
+    <Group justify="space-between" mt="lg">
+      {onBack ? <Button variant="default" onClick={onBack} disabled={saving}>Back</Button> : <span />}
+      <Group>
+        {extra}
+        <Button onClick={onSave} loading={saving} disabled={disabled}>{label}</Button>
+      </Group>
+    </Group>
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * The custom-routing step (when the custom-routing flag is on for the formula): rules applied in
+ * order, the first whose conditions all hold deciding; each omits the records or routes them to
+ * Ready or Needs Attention. A condition reads the record's matching data, transformed data or raw
+ * source with the operators of SPEC.md section 9. Saves the routing part (kind custom) and the
+ * autosend part.
+ */
+import { useMemo, useState } from 'react';
+import { Button, Divider, Radio, Stack, Text } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import { MAX_ROUTING_RULES, ROUTE_TARGET_NAMES, ROUTE_TARGETS, type RouteTarget, type SourceType } from '../../../domain/formula/constants.ts';
+import { AutosendSchema, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting } from '../../../domain/formula/parts.ts';
+import { MATCHING_FIELD_NAMES, MATCHING_FIELDS } from '../../../domain/formula/routingFields.ts';
+import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import {
+  fieldOptions, LoadFailed, loadFormulaFields, moved, ReadOnlyNote, removed, replaced, sameBody, SaveRefused, StepLoadError, StepSkeleton,
+  under, useDirtyReport, useStepLoad, verdict, type FieldOption, type FormulaFields,
+} from './matching/stepForm.tsx';
+import { blankRule, customRoutingBodies, customRoutingForm, type CustomRoutingForm } from './routing/customRoutingForm.ts';
+import { ReadyRecords } from './routing/ReadyRecords.tsx';
+import { RuleCard } from './routing/RuleCard.tsx';
+
+/** Until a formula has rules, every record stops for review. */
+export const DEFAULT_CUSTOM_ROUTING: CustomRouting = { kind: 'custom', rules: [], otherwise: 'needs-attention' };
+
+const MATCHING_OPTIONS: FieldOption[] = MATCHING_FIELD_NAMES.map((name) => ({ value: name, label: MATCHING_FIELDS[name].label }));
+
+interface Loaded { fields: FormulaFields; routing: CustomRouting; autosend: boolean }
+
+export function CustomRoutingStep(props: StepProps) {
+  const services = useWizardServices();
+  const { formula } = props;
+  const failed = PART_PROBLEM_MESSAGES['routing-get-failed'];
+  const load = useStepLoad<Loaded>(async () => {
+    const [routing, autosend, fields] = await Promise.all([
+      services.formulas.getPart(formula.id, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
+      services.formulas.getPart(formula.id, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
+      loadFormulaFields(services, formula),
+    ]);
+    // a triage saved while the flag was off does not carry over to rules
+    return { fields, routing: routing?.kind === 'custom' ? routing : DEFAULT_CUSTOM_ROUTING, autosend: autosend?.enabled ?? false };
+  }, failed);
+
+  if (load.error) return <LoadFailed message={load.error} onRetry={load.retry} onBack={props.onBack} />;
+  if (!load.data) return <StepSkeleton label="Loading the routing rules" />;
+  return <RulesEditor {...props} loaded={load.data} />;
+}
+
+function RulesEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
+  const services = useWizardServices();
+  const { formula, canEdit } = props;
+  const disabled = !canEdit;
+  const [form, setForm] = useState<CustomRoutingForm>(() => customRoutingForm(loaded.routing, loaded.autosend));
+  const [saved, setSaved] = useState(() => customRoutingBodies(form));
+  const [submitted, setSubmitted] = useState(false);
+  // saved choices stay offered even when the system no longer lists them
+  const [fields] = useState<Record<SourceType, FieldOption[]>>(() => {
+    const savedFields = (type: SourceType) => form.rules.flatMap((r) => r.conditions.filter((c) => c.sourceType === type).map((c) => c.field));
+    return {
+      matching: MATCHING_OPTIONS,
+      transformed: fieldOptions(loaded.fields.destination, savedFields('transformed')),
+      raw: fieldOptions(loaded.fields.source, savedFields('raw')),
+    };
+  });
+  const { saving, run } = useStepSave(props);
+
+  const bodies = useMemo(() => customRoutingBodies(form), [form]);
+  const check = useMemo(() => verdict(RoutingSchema, bodies.routing), [bodies]);
+  const autosendCheck = useMemo(() => verdict(AutosendSchema, bodies.autosend), [bodies]);
+  const at = submitted ? check.at : {};
+  useDirtyReport(!sameBody(bodies, saved), props.onDirtyChange);
+
+  const set = (patch: Partial<CustomRoutingForm>) => setForm((f) => ({ ...f, ...patch }));
+  const save = () => {
+    setSubmitted(true);
+    if (!check.ok || !autosendCheck.ok) return;
+    const [routing, autosend] = [check.output, autosendCheck.output];
+    void run(async () => {
+      await services.formulas.putPart(formula.id, 'routing', routing);
+      await services.formulas.putPart(formula.id, 'autosend', autosend);
+      setSaved(bodies);
+    });
+  };
+
+  const destination = formula.firstDestinationDataSource?.displayName ?? 'the destination';
+  return (
+    <Stack gap="md" data-testid="custom-routing-step">
+      <Text size="sm">
+        Rules apply in order: the first rule whose conditions all hold decides what happens to a record. A condition reads the record&apos;s
+        matching data (what the search found), its transformed data (destination fields) or its raw source.
+      </Text>
+      {disabled && <ReadOnlyNote />}
+
+      <Stack gap="sm" role="list" aria-label="Routing rules">
+        {form.rules.map((r, i) => (
+          <div role="listitem" key={r.key}>
+            <RuleCard
+              rule={r} index={i} count={form.rules.length} fields={fields} errors={under(at, `rules.${i}`)} disabled={disabled}
+              onChange={(rule) => set({ rules: replaced(form.rules, i, rule) })}
+              onMove={(from, to) => set({ rules: moved(form.rules, from, to) })}
+              onRemove={(index) => set({ rules: removed(form.rules, index) })}
+            />
+          </div>
+        ))}
+      </Stack>
+      {form.rules.length === 0 && <Text size="sm">No rules yet: every record goes to {ROUTE_TARGETS[form.otherwise]}.</Text>}
+      {at.rules && <Text size="sm" c="red">{at.rules}</Text>}
+      {!disabled && (
+        <Button
+          variant="light" leftSection={<IconPlus size={16} aria-hidden />} style={{ alignSelf: 'flex-start' }}
+          disabled={form.rules.length >= MAX_ROUTING_RULES} onClick={() => set({ rules: [...form.rules, blankRule()] })}
+        >
+          Add rule
+        </Button>
+      )}
+
+      <Radio.Group label="Records no rule applies to" value={form.otherwise} error={at.otherwise} onChange={(value) => set({ otherwise: value as RouteTarget })}>
+        <Stack gap="xs" mt={6}>
+          {ROUTE_TARGET_NAMES.map((t) => <Radio key={t} value={t} label={`Route to ${ROUTE_TARGETS[t]}`} disabled={disabled} />)}
+        </Stack>
+      </Radio.Group>
+
+      <Divider />
+      <ReadyRecords autosend={form.autosend} destination={destination} disabled={disabled} onChange={(autosend) => set({ autosend })} />
+
+      {submitted && <SaveRefused step={props.step} messages={[...check.messages, ...autosendCheck.messages]} />}
+      {canEdit
+        ? <StepActions onBack={props.onBack} onSave={save} saving={saving} />
+        : <StepActions onBack={props.onBack} onSave={() => props.onSaved()} saving={false} label="Next" />}
+    </Stack>
+  );
+}

@@ -1,0 +1,229 @@
+/**
+ * Step 2, formula type: what the formula reads and writes. The source's object (for a file-upload
+ * source, the uploaded file its sample comes from; for a folder, a file or a name pattern; for
+ * Salesforce, optionally a report, checked before it is kept) and the destination's object.
+ * Changing either on a formula with mapping, matching or routing asks first (SPEC.md section 4).
+ */
+import { useRef, useState } from 'react';
+import { Alert, Button, Checkbox, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
+import {
+  ADD_DATE_FILTER, INVALID_REPORT_ID, isSalesforceReportId, MISSING_ACCESS, SALESFORCE_REPORT_PROBLEMS,
+} from '../../../domain/connectionErrors.ts';
+import type { SettingsValues } from '../../../domain/connectors/fields.ts';
+import type { ObjectInfo, SystemId } from '../../../domain/connectors/types.ts';
+import type { UpdateFormula } from '../../../domain/formula/formula.ts';
+import { SAMPLE_ROWS } from '../../../domain/upload.ts';
+import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
+import { ObjectPicker } from './ObjectPicker.tsx';
+import {
+  announceSaved, problemOf, systemLabel, UploadSampleButton, uploadAsObject, useFormulaUpdate, useReportDirty, withObject,
+} from './shared.tsx';
+
+/** Systems whose objects are the files of a folder; a name pattern picks several. */
+const FOLDER_SYSTEMS: SystemId[] = ['sftp', 'flat-file'];
+/** the choice of a pattern: no listed object has this name, since files end in .csv, .xlsx or .xls */
+const PATTERN = '__pattern__';
+/** a file name with * for any characters; no folders */
+const FILE_PATTERN = /^[^/\\\u0000-\u001f]{1,200}$/;
+export const PATTERN_MESSAGE = 'Enter a file name, with * for any characters (for example donations-*.csv).';
+
+const REPORT_MESSAGES: Record<string, string> = {
+  [SALESFORCE_REPORT_PROBLEMS.invalid]: INVALID_REPORT_ID,
+  [SALESFORCE_REPORT_PROBLEMS.dateFilter]: ADD_DATE_FILTER,
+  [SALESFORCE_REPORT_PROBLEMS.access]: MISSING_ACCESS,
+};
+const REPORT_HINTS: Record<string, string> = {
+  [INVALID_REPORT_ID]: 'No report has this id. Copy it from the report\'s address (it starts with 00O).',
+  [ADD_DATE_FILTER]: 'Give the report a standard date filter in Salesforce, then check it again.',
+  [MISSING_ACCESS]: 'The connected Salesforce user cannot read this report. Share it, or connect as a user who can.',
+};
+
+type ReportCheck =
+  | { status: 'idle' }
+  | { status: 'checking'; id: string }
+  | { status: 'valid'; id: string; name: string; dateFilterColumn: string }
+  | { status: 'invalid'; id: string; message: string };
+
+export function FormulaTypeStep(props: StepProps) {
+  const { formula, canEdit, onDirtyChange, onBack, onGoTo } = props;
+  const { integrations } = useWizardServices();
+  const update = useFormulaUpdate(props);
+  const source = formula.sourceDataSource;
+  const destination = formula.firstDestinationDataSource;
+  const folder = !!source && FOLDER_SYSTEMS.includes(source.system);
+  const salesforce = source?.system === 'salesforce';
+  const fileUpload = source?.system === 'file-upload';
+
+  const [sourceObject, setSourceObject] = useState(source?.object ?? '');
+  // a saved pattern shows as a pattern (a single file name is one of the listed objects)
+  const [patternMode, setPatternMode] = useState(folder && !!source?.object && source.object !== '*' && source.object.includes('*'));
+  const [pattern, setPattern] = useState(patternMode ? source?.object ?? '' : '');
+  const [destinationObject, setDestinationObject] = useState(destination?.object ?? '');
+  const [uploads, setUploads] = useState<ObjectInfo[]>([]);
+  const savedReport = source?.settings.reportId ?? '';
+  const [useReport, setUseReport] = useState(salesforce && !!savedReport);
+  const [reportId, setReportId] = useState(savedReport);
+  const [report, setReport] = useState<ReportCheck>(savedReport ? { status: 'valid', id: savedReport, name: '', dateFilterColumn: '' } : { status: 'idle' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  // the check in flight: leaving the field and pressing Check report ask once
+  const inFlight = useRef<{ id: string; answer: Promise<boolean> } | null>(null);
+
+  const chosenSource = patternMode ? pattern.trim() : sourceObject;
+  const chosenReport = useReport ? reportId.trim() : '';
+  const dirty = !!source && !!destination && (chosenSource !== source.object || destinationObject !== destination.object || chosenReport !== savedReport);
+  useReportDirty(dirty, onDirtyChange);
+
+  if (!source || !destination) {
+    return (
+      <Alert color="yellow" role="status" title="Choose the data sources first">
+        <Text size="sm">The formula needs a source and a destination before their objects can be chosen.</Text>
+        <Button size="xs" mt="sm" onClick={() => onGoTo('data-sources')}>Go to Data sources</Button>
+      </Alert>
+    );
+  }
+
+  /** Checks the report id: locally for its form, then with Salesforce. Answers whether it may be kept. */
+  function checkReport(id: string): Promise<boolean> {
+    if (report.status === 'valid' && report.id === id) return Promise.resolve(true);
+    if (!isSalesforceReportId(id)) {
+      setReport({ status: 'invalid', id, message: INVALID_REPORT_ID });
+      return Promise.resolve(false);
+    }
+    if (inFlight.current?.id === id) return inFlight.current.answer;
+    setReport({ status: 'checking', id });
+    const answer = integrations.checkSalesforceReport(source!.dataSourceId, id, { silent: true }).then(
+      (found) => {
+        setReport({ status: 'valid', id, name: found.name, dateFilterColumn: found.dateFilterColumn });
+        return true;
+      },
+      (err: unknown) => {
+        const p = problemOf(err);
+        setReport({ status: 'invalid', id, message: (p.title && REPORT_MESSAGES[p.title]) || p.detail || 'The report could not be checked.' });
+        return false;
+      },
+    ).finally(() => { if (inFlight.current?.id === id) inFlight.current = null; });
+    inFlight.current = { id, answer };
+    return answer;
+  }
+
+  async function save() {
+    const found: Record<string, string> = {};
+    if (patternMode && !FILE_PATTERN.test(pattern.trim())) found.pattern = PATTERN_MESSAGE;
+    else if (!chosenSource) found.source = fileUpload ? 'Choose or upload a file' : 'Choose an object';
+    if (!destinationObject) found.destination = 'Choose an object';
+    setErrors(found);
+    if (Object.keys(found).length) return;
+    if (chosenReport && !(await checkReport(chosenReport))) return;
+
+    const body: Partial<UpdateFormula> = {};
+    if (chosenSource !== source!.object || chosenReport !== savedReport) {
+      let settings: SettingsValues = withObject(source!.system, 'source', { ...source!.settings }, chosenSource);
+      if (salesforce) {
+        const { reportId: _dropped, ...rest } = settings;
+        settings = chosenReport ? { ...rest, reportId: chosenReport } : rest;
+      }
+      body.source = { dataSourceId: source!.dataSourceId, object: chosenSource, settings };
+      if (fileUpload) body.sampleUploadId = chosenSource;
+    }
+    if (destinationObject !== destination!.object) {
+      body.destination = {
+        dataSourceId: destination!.dataSourceId, object: destinationObject,
+        settings: withObject(destination!.system, 'destination', { ...destination!.settings }, destinationObject),
+      };
+    }
+    // nothing changed: the step is done as it is
+    if (!body.source && !body.destination) return announceSaved(props);
+    await update.send(body);
+  }
+
+  const reportError = report.status === 'invalid' && report.id === reportId.trim() ? report.message : undefined;
+  const shown = { ...update.fieldErrors, ...errors };
+
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate aria-label="Formula type">
+      <Stack>
+        <Fieldset legend={`Source: ${source.displayName} (${systemLabel(source.system)})`}>
+          <Stack>
+            <ObjectPicker
+              label={fileUpload ? 'Sample file' : 'Source object'}
+              description={fileUpload
+                ? `Mapping reads the headers and first ${SAMPLE_ROWS} rows of this upload; later files of this formula must have the same headers.`
+                : folder ? 'One file, every file, or the files whose names match a pattern; files already read are read again only when they change.' : undefined}
+              dataSourceId={source.dataSourceId} displayName={source.displayName} system={source.system} canEdit={canEdit}
+              value={patternMode ? PATTERN : sourceObject}
+              onChange={(value) => {
+                setPatternMode(value === PATTERN);
+                if (value !== PATTERN) setSourceObject(value);
+                setErrors((e) => ({ ...e, source: '', pattern: '' }));
+              }}
+              error={shown.source || undefined}
+              added={uploads}
+              extra={folder ? [{ value: PATTERN, label: 'Files whose names match a pattern…' }] : []}
+            >
+              {patternMode && (
+                <TextInput
+                  label="File name pattern" required value={pattern} placeholder="donations-*.csv" disabled={!canEdit}
+                  description="* stands for any characters; only .csv, .xlsx and .xls files are read."
+                  onChange={(e) => setPattern(e.currentTarget.value)} error={shown.pattern || undefined}
+                />
+              )}
+              {fileUpload && (
+                <UploadSampleButton
+                  disabled={!canEdit}
+                  onUploaded={(u) => { setUploads((list) => [uploadAsObject(u), ...list]); setSourceObject(u.id); setErrors((e) => ({ ...e, source: '' })); }}
+                />
+              )}
+            </ObjectPicker>
+            {salesforce && (
+              <Stack gap="xs">
+                <Checkbox
+                  label="Read the rows of a report" checked={useReport} disabled={!canEdit}
+                  description="The report needs a standard date filter; each pull reads the rows changed since the last one."
+                  onChange={(e) => setUseReport(e.currentTarget.checked)}
+                />
+                {useReport && (
+                  <Group align="flex-start" gap="xs" wrap="wrap">
+                    <TextInput
+                      label="Report ID" required value={reportId} placeholder="00O5g00000AbCdE" disabled={!canEdit}
+                      onChange={(e) => setReportId(e.currentTarget.value)}
+                      onBlur={() => { if (reportId.trim()) void checkReport(reportId.trim()); }}
+                      error={reportError}
+                      description={reportError ? REPORT_HINTS[reportError] : 'The id in the report\'s address in Salesforce.'}
+                      style={{ flex: 1, minWidth: 200 }}
+                    />
+                    <Button
+                      variant="default" mt={24} disabled={!canEdit || !reportId.trim()}
+                      loading={report.status === 'checking'} onClick={() => void checkReport(reportId.trim())}
+                    >
+                      Check report
+                    </Button>
+                  </Group>
+                )}
+                {useReport && report.status === 'valid' && report.id === reportId.trim() && report.name && (
+                  <Text size="sm" role="status" c="green">
+                    {report.name}: rows are read by {report.dateFilterColumn}.
+                  </Text>
+                )}
+              </Stack>
+            )}
+          </Stack>
+        </Fieldset>
+        <Fieldset legend={`Destination: ${destination.displayName} (${systemLabel(destination.system)})`}>
+          <ObjectPicker
+            label="Destination object" dataSourceId={destination.dataSourceId} displayName={destination.displayName}
+            system={destination.system} canEdit={canEdit} value={destinationObject}
+            onChange={(value) => { setDestinationObject(value); setErrors((e) => ({ ...e, destination: '' })); }}
+            error={shown.destination || undefined}
+          />
+        </Fieldset>
+        <StepActions
+          onBack={onBack}
+          onSave={() => { if (canEdit) void save(); else props.onSaved(); }}
+          saving={update.saving || report.status === 'checking'}
+          label={canEdit ? 'Save and continue' : 'Next'}
+        />
+      </Stack>
+      {update.dialog}
+    </form>
+  );
+}

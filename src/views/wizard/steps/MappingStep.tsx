@@ -1,0 +1,338 @@
+/**
+ * The wizard's mapping step (SPEC.md sections 2, 5 and 8): every destination field the field
+ * picker shows is ignored, mapped from a source field or given a defined value, with its
+ * transforms, its validation rules and whether the buckets show it for each record; a live
+ * preview runs the sample rows through the engine's own transform functions.
+ *
+ * Saving puts the four parts it edits: mapping, transform, validation and summary-fields. Empty
+ * transforms, rules or summary fields are saved as empty lists (never deleted), so what is saved
+ * always says what the step showed.
+ */
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  Alert, Badge, Button, Checkbox, Group, List, NativeSelect, Stack, Table, Text, TextInput, Title,
+} from '@mantine/core';
+import { IconAlertTriangle, IconChecklist, IconFilter, IconLock, IconWand } from '@tabler/icons-react';
+import type { FieldInfo } from '../../../domain/api/integrations.ts';
+import { FIELD_SELECTION_REQUIRED_ABOVE } from '../../../domain/formula/constants.ts';
+import { mappedValue, transformRecord, type FieldValue } from '../../../domain/formula/transforms.ts';
+import { TableSkeleton } from '../../../ui/Skeletons.tsx';
+import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import { FieldPicker } from './mapping/FieldPicker.tsx';
+import { MappingPreview, PREVIEW_ROWS } from './mapping/MappingPreview.tsx';
+import {
+  checkField, checkForm, droppedFields, initialForm, normalSelection, previewParts, shownFields, snapshot,
+  type FieldDraft, type MappingForm, type MappingKind, type RuleDraft, type StepDraft,
+} from './mapping/mappingForm.ts';
+import { RulesEditor } from './mapping/RulesEditor.tsx';
+import { TransformEditor } from './mapping/TransformEditor.tsx';
+import { LOAD_MESSAGES, useMappingData, type MappingData, type SampleState } from './mapping/useMappingData.ts';
+import { useReportDirty } from './shared.tsx';
+
+export const NO_EDIT_PERMISSION = 'You do not have editing permission';
+export const MAPPING_ERRORS_TITLE = 'Mapping Errors';
+
+const KIND_OPTIONS: { value: MappingKind; label: string }[] = [
+  { value: 'ignored', label: 'Ignore' },
+  { value: 'source', label: 'From source field' },
+  { value: 'defined', label: 'Defined value' },
+];
+const TABLE_COLUMNS = ['Destination field', 'Filled', 'Source field or value', 'Transforms', 'Validation', 'Show in buckets'];
+const silent = { silent: true } as const;
+const IGNORED: FieldDraft = { kind: 'ignored', source: '', value: '' };
+
+export function MappingStep(props: StepProps) {
+  const { ends, state, sample, retry, retrySample } = useMappingData(props.formula);
+
+  if (!ends) {
+    return (
+      <Stack>
+        <Alert color="yellow" icon={<IconAlertTriangle aria-hidden />} title="Choose the source and destination first">
+          <Stack gap="xs" align="flex-start">
+            <Text size="sm">The mapping reads the fields of the formula's source and destination.</Text>
+            <Button size="xs" variant="light" onClick={() => props.onGoTo('data-sources')}>Go to Data sources</Button>
+          </Stack>
+        </Alert>
+        <StepActions onBack={props.onBack} onSave={() => {}} saving={false} disabled />
+      </Stack>
+    );
+  }
+  if (state.status === 'loading') return <TableSkeleton columns={TABLE_COLUMNS} rows={4} caption="Loading the mapping…" />;
+  if (state.status === 'failed') {
+    return (
+      <Stack>
+        <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title={LOAD_MESSAGES.title}>
+          <Stack gap="xs" align="flex-start">
+            {state.messages.map((m) => <Text key={m} size="sm">{m}</Text>)}
+            <Button size="xs" variant="light" onClick={retry}>Try again</Button>
+          </Stack>
+        </Alert>
+        <StepActions onBack={props.onBack} onSave={() => {}} saving={false} disabled />
+      </Stack>
+    );
+  }
+  return <MappingEditor step={props} data={state.data} sample={sample} onRetrySample={retrySample} />;
+}
+
+type Editing = { destination: string; editor: 'transforms' | 'rules' } | null;
+
+function MappingEditor({ step: props, data, sample, onRetrySample }: { step: StepProps; data: MappingData; sample: SampleState; onRetrySample(): void }) {
+  const { formulas } = useWizardServices();
+  const [form, setForm] = useState<MappingForm>(() => initialForm(data.destination, data.saved));
+  const [baseline, setBaseline] = useState(() => snapshot(form));
+  const [attempted, setAttempted] = useState(false);
+  const [editing, setEditing] = useState<Editing>(null);
+  const [pickerOpen, setPickerOpen] = useState(false);
+  const errorsRef = useRef<HTMLDivElement>(null);
+  const { saving, run } = useStepSave(props);
+  const disabled = !props.canEdit || saving;
+
+  const current = snapshot(form);
+  useReportDirty(current !== baseline, props.onDirtyChange);
+
+  const labels = useMemo(() => new Map(data.destination.map((f) => [f.name, f.label])), [data.destination]);
+  const checked = useMemo(() => checkForm(form, data.destination, (n) => labels.get(n) ?? n), [form, data.destination, labels]);
+  const shown = useMemo(() => shownFields(data.destination, form.selected), [data.destination, form.selected]);
+  const dropped = useMemo(() => droppedFields(data.destination, data.saved), [data.destination, data.saved]);
+  const firstRow = sample.status === 'ready' ? sample.sample.rows[0] ?? null : null;
+  const showErrors = attempted && checked.problems.length > 0;
+
+  // the errors take the focus when a save is first tried, not again as each one is fixed
+  useEffect(() => {
+    if (attempted) errorsRef.current?.focus();
+  }, [attempted]);
+
+  // stable, so a row re-renders only when its own field changes (a picker may show hundreds)
+  const setField = useCallback((name: string, change: Partial<FieldDraft>) =>
+    setForm((f) => ({ ...f, fields: { ...f.fields, [name]: { ...(f.fields[name] ?? IGNORED), ...change } } })), []);
+  const setSummary = useCallback((name: string, on: boolean) =>
+    setForm((f) => ({ ...f, summary: on ? [...f.summary.filter((x) => x !== name), name] : f.summary.filter((x) => x !== name) })), []);
+  const edit = useCallback((destination: string, editor: 'transforms' | 'rules') => setEditing({ destination, editor }), []);
+  const setSteps = (name: string, steps: StepDraft[]) => setForm((f) => ({ ...f, steps: { ...f.steps, [name]: steps } }));
+  const setRules = (name: string, rules: RuleDraft[]) => setForm((f) => ({ ...f, rules: { ...f.rules, [name]: rules } }));
+  const setSelection = (names: Set<string>) => setForm((f) => ({ ...f, selected: normalSelection(data.destination, names) }));
+
+  const save = () => {
+    setAttempted(true);
+    const bodies = checked.bodies;
+    if (!bodies) {
+      errorsRef.current?.focus();
+      return;
+    }
+    void run(async () => {
+      const id = props.formula.id;
+      await formulas.putPart(id, 'mapping', bodies.mapping, silent);
+      await formulas.putPart(id, 'transform', bodies.transform, silent);
+      await formulas.putPart(id, 'validation', bodies.validation, silent);
+      await formulas.putPart(id, 'summary-fields', bodies.summary, silent);
+      setBaseline(current);
+      props.onDirtyChange(false);
+      // the formula as the server now has it (its parts; a live one now needs reprocessing)
+      try {
+        return await formulas.get(id, silent);
+      } catch {
+        return undefined;
+      }
+    });
+  };
+
+  const editingField = editing ? data.destination.find((f) => f.name === editing.destination) : undefined;
+  const editingDraft = editingField ? form.fields[editingField.name] : undefined;
+  const startValue: FieldValue = editingField && editingDraft && firstRow && editingDraft.kind !== 'ignored'
+    ? mappedValue(fieldMapping(editingField.name, editingDraft), firstRow)
+    : null;
+  const sampleValue = (() => {
+    if (!editingField || !firstRow) return undefined;
+    const parts = previewParts(form, [editingField]);
+    if (parts.incomplete[editingField.name]) return undefined;
+    const r = transformRecord(parts.mapping, parts.transform, firstRow);
+    const error = r.errors[editingField.name];
+    return error !== undefined ? { error } : { value: r.values[editingField.name] ?? null };
+  })();
+
+  const requiredUnmapped = shown.filter((f) => f.required && (form.fields[f.name]?.kind ?? 'ignored') === 'ignored');
+  const d = props.formula.firstDestinationDataSource!;
+  const s = props.formula.sourceDataSource;
+
+  return (
+    <Stack gap="md">
+      {!props.canEdit && (
+        <Alert color="gray" icon={<IconLock aria-hidden />} title={NO_EDIT_PERMISSION}>
+          <Text size="sm">You can look at the mapping; a role that edits formulas can change it.</Text>
+        </Alert>
+      )}
+      <Text size="sm">
+        How each field of {d.displayName} ({d.object}) is filled from {props.formula.usesFileUpload ? 'the uploaded file' : `${s?.displayName} (${s?.object})`}:
+        ignored, mapped from a source field, or given a defined value, then transformed and checked.
+      </Text>
+
+      {showErrors && (
+        <Alert ref={errorsRef} tabIndex={-1} role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title={MAPPING_ERRORS_TITLE} data-testid="mapping-errors">
+          <List size="sm">{checked.problems.map((p, i) => <List.Item key={i}>{p}</List.Item>)}</List>
+        </Alert>
+      )}
+      {dropped.length > 0 && (
+        <Alert color="yellow" icon={<IconAlertTriangle aria-hidden />}>
+          The destination no longer has {dropped.join(', ')}: {dropped.length === 1 ? 'its mapping is' : 'their mappings are'} left out when you save.
+        </Alert>
+      )}
+
+      <Group justify="space-between" align="flex-end">
+        <Title order={3} size="h4">Destination fields</Title>
+        {data.destination.length <= FIELD_SELECTION_REQUIRED_ABOVE && (
+          <Button size="xs" variant="default" leftSection={<IconFilter size={14} aria-hidden />} aria-expanded={pickerOpen || checked.selectionProblem !== null}
+            onClick={() => setPickerOpen((o) => !o)}>
+            Choose fields ({shown.length} of {data.destination.length})
+          </Button>
+        )}
+      </Group>
+      {(pickerOpen || checked.selectionProblem !== null || data.destination.length > FIELD_SELECTION_REQUIRED_ABOVE) && (
+        <FieldPicker fields={data.destination} selected={form.selected} onChange={setSelection} error={checked.selectionProblem} disabled={disabled} />
+      )}
+      {requiredUnmapped.length > 0 && (
+        <Text size="sm" c="yellow.9">Required by the destination and not mapped yet: {requiredUnmapped.map((f) => f.label).join(', ')}.</Text>
+      )}
+
+      {shown.length > 0 && (
+        // a narrow screen scrolls the table in its container, not the page
+        <Table.ScrollContainer minWidth={760} type="native">
+          <Table aria-label="Destination fields" verticalSpacing="xs" withTableBorder>
+            <Table.Thead>
+              <Table.Tr>
+                {TABLE_COLUMNS.map((c) => <Table.Th key={c} scope="col">{c}</Table.Th>)}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {shown.map((f) => (
+                <FieldRow
+                  key={f.name}
+                  field={f}
+                  draft={form.fields[f.name] ?? IGNORED}
+                  sourceFields={data.source}
+                  steps={form.steps[f.name]?.length ?? 0}
+                  rules={form.rules[f.name]?.length ?? 0}
+                  summary={form.summary.includes(f.name)}
+                  attempted={attempted}
+                  disabled={disabled}
+                  onChange={setField}
+                  onSummary={setSummary}
+                  onEdit={edit}
+                />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+
+      <Title order={3} size="h4">Preview</Title>
+      <Text size="sm" c="dimmed">The first {PREVIEW_ROWS} sample rows as the destination would receive them.</Text>
+      <MappingPreview form={form} shown={shown} sample={sample} onRetry={onRetrySample} />
+
+      {editingField && editing?.editor === 'transforms' && (
+        <TransformEditor
+          opened
+          onClose={() => setEditing(null)}
+          label={editingField.label}
+          steps={form.steps[editingField.name] ?? []}
+          onChange={(steps) => setSteps(editingField.name, steps)}
+          sourceFields={data.source}
+          source={editingDraft?.kind === 'source' ? editingDraft.source : ''}
+          sampleRow={firstRow}
+          startValue={startValue}
+          disabled={disabled}
+        />
+      )}
+      {editingField && editing?.editor === 'rules' && (
+        <RulesEditor
+          opened
+          onClose={() => setEditing(null)}
+          destination={editingField.name}
+          label={editingField.label}
+          rules={form.rules[editingField.name] ?? []}
+          onChange={(rules) => setRules(editingField.name, rules)}
+          sampleValue={sampleValue}
+          disabled={disabled}
+        />
+      )}
+
+      {props.canEdit
+        ? <StepActions onBack={props.onBack} onSave={save} saving={saving} />
+        : <StepActions onBack={props.onBack} onSave={() => props.onSaved()} saving={false} label="Continue" />}
+    </Stack>
+  );
+}
+
+/** A draft as the mapping the engine reads (for the editors' sample line). */
+const fieldMapping = (destination: string, d: FieldDraft) =>
+  d.kind === 'source' ? { destination, kind: 'source' as const, source: d.source }
+    : d.kind === 'defined' ? { destination, kind: 'defined' as const, value: d.value }
+      : { destination, kind: 'ignored' as const };
+
+const FieldRow = memo(function FieldRow({ field, draft, sourceFields, steps, rules, summary, attempted, disabled, onChange, onSummary, onEdit }: {
+  field: FieldInfo;
+  draft: FieldDraft;
+  sourceFields: MappingData['source'];
+  steps: number;
+  rules: number;
+  summary: boolean;
+  attempted: boolean;
+  disabled: boolean;
+  onChange(name: string, change: Partial<FieldDraft>): void;
+  onSummary(name: string, on: boolean): void;
+  onEdit(name: string, editor: 'transforms' | 'rules'): void;
+}) {
+  const { errors } = checkField(field.name, draft);
+  const error = Object.values(errors)[0];
+  // a defined value is checked as it is typed; an empty choice only once a save was tried
+  const shownError = draft.kind === 'defined' && draft.value !== '' ? error : attempted ? error : undefined;
+  const ignored = draft.kind === 'ignored';
+  const known = sourceFields.some((s) => s.name === draft.source);
+  const sourceOptions = [
+    { value: '', label: 'Choose a field' },
+    ...sourceFields.map((s) => ({ value: s.name, label: s.label === s.name ? s.label : `${s.label} (${s.name})` })),
+    ...(draft.source && !known ? [{ value: draft.source, label: `${draft.source} (not in the source)` }] : []),
+  ];
+
+  return (
+    <Table.Tr data-testid={`mapping-row-${field.name}`}>
+      <Table.Th scope="row" fw={500}>
+        <Text size="sm" fw={500}>{field.label}</Text>
+        <Group gap={4}>
+          <Text size="xs" c="dimmed">{field.name}</Text>
+          {field.required && <Badge size="xs" variant="light" color="orange">Required</Badge>}
+        </Group>
+      </Table.Th>
+      <Table.Td>
+        <NativeSelect aria-label={`How ${field.label} is filled`} data={KIND_OPTIONS} value={draft.kind} disabled={disabled}
+          onChange={(e) => onChange(field.name, { kind: e.currentTarget.value as MappingKind })} size="xs" />
+      </Table.Td>
+      <Table.Td>
+        {draft.kind === 'source' && (
+          <NativeSelect aria-label={`Source field for ${field.label}`} data={sourceOptions} value={draft.source} disabled={disabled}
+            error={shownError} onChange={(e) => onChange(field.name, { source: e.currentTarget.value })} size="xs" />
+        )}
+        {draft.kind === 'defined' && (
+          <TextInput aria-label={`Defined value for ${field.label}`} value={draft.value} disabled={disabled} error={shownError} size="xs"
+            description="Digits, periods and hyphens" inputMode="decimal" onChange={(e) => onChange(field.name, { value: e.currentTarget.value })} />
+        )}
+        {ignored && <Text size="xs" c="dimmed">Not sent</Text>}
+      </Table.Td>
+      <Table.Td>
+        <Button size="xs" variant="light" leftSection={<IconWand size={14} aria-hidden />} disabled={ignored} onClick={() => onEdit(field.name, 'transforms')}
+          aria-label={`Transforms of ${field.label}${steps ? ` (${steps})` : ''}`}>
+          Transforms{steps ? ` (${steps})` : ''}
+        </Button>
+      </Table.Td>
+      <Table.Td>
+        <Button size="xs" variant="light" leftSection={<IconChecklist size={14} aria-hidden />} disabled={ignored} onClick={() => onEdit(field.name, 'rules')}
+          aria-label={`Validation rules of ${field.label}${rules ? ` (${rules})` : ''}`}>
+          Rules{rules ? ` (${rules})` : ''}
+        </Button>
+      </Table.Td>
+      <Table.Td>
+        <Checkbox aria-label={`Show ${field.label} in buckets`} checked={summary && !ignored} disabled={disabled || ignored}
+          onChange={(e) => onSummary(field.name, e.currentTarget.checked)} />
+      </Table.Td>
+    </Table.Tr>
+  );
+});

@@ -1,0 +1,44 @@
+/**
+ * Step 10, review: every part of the formula summarised, each with a link back to its step, and
+ * a printable copy at /{formulaId}/print-formula-review opened in a new tab.
+ */
+import { Alert, Anchor, Button, Group, Skeleton, Stack, Text } from '@mantine/core';
+import { IconPrinter } from '@tabler/icons-react';
+import { FormulaSummary, useSummaryData } from '../FormulaSummary.tsx';
+import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
+import { useReportDirty } from './shared.tsx';
+
+export const printPath = (formulaId: string) => `/${encodeURIComponent(formulaId)}/print-formula-review`;
+
+export function ReviewStep(props: StepProps) {
+  const { formula, customRouting, onGoTo, onBack, onDirtyChange } = props;
+  const services = useWizardServices();
+  const { parts, objectLabels, error, reload } = useSummaryData(formula, services);
+  // nothing is edited here
+  useReportDirty(false, onDirtyChange);
+
+  return (
+    <Stack>
+      <Group justify="space-between" wrap="wrap">
+        <Text size="sm">Check the formula before it {formula.isDraft ? 'is activated' : 'runs again'}. Edit takes you back to that step.</Text>
+        <Anchor href={printPath(formula.id)} target="_blank" rel="noopener" size="sm">
+          <Group gap={4} component="span" wrap="nowrap"><IconPrinter size={16} aria-hidden />Print the review</Group>
+        </Anchor>
+      </Group>
+      {error && (
+        <Alert color="red" role="alert" title="The review could not be read">
+          <Text size="sm">{error}</Text>
+          <Button size="xs" mt="sm" onClick={reload}>Try again</Button>
+        </Alert>
+      )}
+      {!parts && !error && <Stack aria-label="Loading the review"><Skeleton h={24} /><Skeleton h={160} /></Stack>}
+      {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} customRouting={customRouting} onGoTo={onGoTo} />}
+      {formula.isDraft ? (
+        <StepActions onBack={onBack} onSave={() => props.onSaved()} saving={false} label="Continue" />
+      ) : (
+        // an active formula ends here: every change was saved by its own step
+        onBack && <Group mt="lg"><Button variant="default" onClick={onBack}>Back</Button></Group>
+      )}
+    </Stack>
+  );
+}

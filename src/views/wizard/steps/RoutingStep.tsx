@@ -1,0 +1,159 @@
+/**
+ * The routing step: Omatic's triage, where each record goes once it is matched (SPEC.md section 4).
+ * An unmatched record goes to Ready or Needs Attention; a single match to Ready, to Ready when the
+ * chosen fields match exactly, or to review; among multiple matches, candidates below a score are
+ * discarded; capitalization may or may not count as a data difference; and Ready records are held
+ * for review or sent automatically. Saves the routing part (kind default) and the autosend part.
+ */
+import { useMemo, useState } from 'react';
+import { Divider, MultiSelect, NumberInput, Radio, Stack, Text } from '@mantine/core';
+import {
+  MAX_CONFIDENCE_SCORE, ROUTE_TARGET_NAMES, ROUTE_TARGETS, SINGLE_MATCH_ROUTE_NAMES, SINGLE_MATCH_ROUTES, type RouteTarget, type SingleMatchRoute,
+} from '../../../domain/formula/constants.ts';
+import { AutosendSchema, PART_PROBLEM_MESSAGES, RoutingSchema, type DefaultRouting } from '../../../domain/formula/parts.ts';
+import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import {
+  fieldOptions, LoadFailed, loadFormulaFields, ReadOnlyNote, sameBody, SaveRefused, SectionIntro, StepLoadError, StepSkeleton,
+  useDirtyReport, useStepLoad, verdict, type FormulaFields,
+} from './matching/stepForm.tsx';
+import { ReadyRecords } from './routing/ReadyRecords.tsx';
+
+/** Until a formula has its triage, everything stops for review. */
+export const DEFAULT_TRIAGE: DefaultRouting = {
+  kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: null, capitalizationIsDifference: false,
+};
+
+interface TriageForm {
+  unmatched: RouteTarget;
+  singleMatch: SingleMatchRoute;
+  exactFields: string[];
+  discardBelow: number | '';
+  capitalizationIsDifference: boolean;
+  autosend: boolean;
+}
+
+interface Loaded { fields: FormulaFields; routing: DefaultRouting; autosend: boolean }
+
+/** The two bodies the form saves; the exact-match fields only count for 'ready-if-exact'. */
+function triageBodies(f: TriageForm) {
+  return {
+    routing: {
+      kind: 'default' as const, unmatched: f.unmatched, singleMatch: f.singleMatch,
+      exactFields: f.singleMatch === 'ready-if-exact' ? f.exactFields : [],
+      discardBelow: f.discardBelow === '' ? null : f.discardBelow,
+      capitalizationIsDifference: f.capitalizationIsDifference,
+    },
+    autosend: { enabled: f.autosend },
+  };
+}
+
+export function RoutingStep(props: StepProps) {
+  const services = useWizardServices();
+  const { formula } = props;
+  const failed = PART_PROBLEM_MESSAGES['routing-get-failed'];
+  const load = useStepLoad<Loaded>(async () => {
+    const [routing, autosend, fields] = await Promise.all([
+      services.formulas.getPart(formula.id, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
+      services.formulas.getPart(formula.id, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
+      loadFormulaFields(services, formula, { source: false }),
+    ]);
+    // rules saved while the custom-routing flag was on do not carry over to the triage
+    return { fields, routing: routing?.kind === 'default' ? routing : DEFAULT_TRIAGE, autosend: autosend?.enabled ?? false };
+  }, failed);
+
+  if (load.error) return <LoadFailed message={load.error} onRetry={load.retry} onBack={props.onBack} />;
+  if (!load.data) return <StepSkeleton label="Loading the routing" />;
+  return <TriageEditor {...props} loaded={load.data} />;
+}
+
+function TriageEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
+  const services = useWizardServices();
+  const { formula, canEdit } = props;
+  const disabled = !canEdit;
+  const [form, setForm] = useState<TriageForm>(() => ({
+    unmatched: loaded.routing.unmatched, singleMatch: loaded.routing.singleMatch, exactFields: loaded.routing.exactFields,
+    discardBelow: loaded.routing.discardBelow ?? '', capitalizationIsDifference: loaded.routing.capitalizationIsDifference, autosend: loaded.autosend,
+  }));
+  const [saved, setSaved] = useState(() => triageBodies(form));
+  const [submitted, setSubmitted] = useState(false);
+  const [options] = useState(() => fieldOptions(loaded.fields.destination, form.exactFields));
+  const { saving, run } = useStepSave(props);
+
+  const bodies = useMemo(() => triageBodies(form), [form]);
+  const check = useMemo(() => verdict(RoutingSchema, bodies.routing), [bodies]);
+  const autosendCheck = useMemo(() => verdict(AutosendSchema, bodies.autosend), [bodies]);
+  const at = submitted ? check.at : {};
+  useDirtyReport(!sameBody(bodies, saved), props.onDirtyChange);
+
+  const set = (patch: Partial<TriageForm>) => setForm((f) => ({ ...f, ...patch }));
+  const save = () => {
+    setSubmitted(true);
+    if (!check.ok || !autosendCheck.ok) return;
+    const [routing, autosend] = [check.output, autosendCheck.output];
+    void run(async () => {
+      await services.formulas.putPart(formula.id, 'routing', routing);
+      await services.formulas.putPart(formula.id, 'autosend', autosend);
+      setSaved(bodies);
+    });
+  };
+
+  const destination = formula.firstDestinationDataSource?.displayName ?? 'the destination';
+  return (
+    <Stack gap="md" data-testid="routing-step">
+      <Text size="sm">Choose where each record goes once it is matched: to Ready, or to Needs Attention for review.</Text>
+      {disabled && <ReadOnlyNote />}
+
+      <Radio.Group label="Records with no match" value={form.unmatched} onChange={(value) => set({ unmatched: value as RouteTarget })}>
+        <Stack gap="xs" mt={6}>
+          {ROUTE_TARGET_NAMES.map((t) => (
+            <Radio key={t} value={t} disabled={disabled} label={t === 'ready' ? `Add to ${ROUTE_TARGETS[t]} as new records` : `Review in ${ROUTE_TARGETS[t]}`} />
+          ))}
+        </Stack>
+      </Radio.Group>
+
+      <Divider />
+      <SectionIntro title="Single match">A record with one match, or with one picked by Auto Pick.</SectionIntro>
+      <Radio.Group label="Records with a single match" value={form.singleMatch} onChange={(value) => set({ singleMatch: value as SingleMatchRoute })}>
+        <Stack gap="xs" mt={6}>
+          {SINGLE_MATCH_ROUTE_NAMES.map((r) => <Radio key={r} value={r} label={SINGLE_MATCH_ROUTES[r]} disabled={disabled} />)}
+        </Stack>
+      </Radio.Group>
+      {form.singleMatch === 'ready-if-exact' && (
+        <MultiSelect
+          label="Fields that must match exactly" description="A single match whose fields all equal the incoming record's goes to Ready; any other goes to review."
+          placeholder={form.exactFields.length ? undefined : 'Choose fields'} data={options} value={form.exactFields} searchable
+          error={at.exactFields} disabled={disabled} onChange={(exactFields) => set({ exactFields })}
+        />
+      )}
+
+      <Divider />
+      <SectionIntro title="Multiple matches">Records with several matches go to Needs Attention, where you choose the right one.</SectionIntro>
+      <NumberInput
+        label="Discard candidates scoring below"
+        description={`A confidence score from 0 to ${MAX_CONFIDENCE_SCORE}; leave empty to keep every candidate. A record whose best candidate scores below it still shows, with that candidate.`}
+        min={0} max={MAX_CONFIDENCE_SCORE} allowDecimal={false} value={form.discardBelow} error={at.discardBelow} disabled={disabled}
+        onChange={(value) => set({ discardBelow: value === '' ? '' : Number(value) })}
+      />
+
+      <Divider />
+      <SectionIntro title="Data differences">For matched records only.</SectionIntro>
+      <Radio.Group
+        label="Capitalization counts as a data difference" value={form.capitalizationIsDifference ? 'yes' : 'no'}
+        onChange={(value) => set({ capitalizationIsDifference: value === 'yes' })}
+      >
+        <Stack gap="xs" mt={6}>
+          <Radio value="yes" label="Yes" description="A record that differs only in capitalization stops for review." disabled={disabled} />
+          <Radio value="no" label="No" description="A difference only in capitalization does not hold a record back." disabled={disabled} />
+        </Stack>
+      </Radio.Group>
+
+      <Divider />
+      <ReadyRecords autosend={form.autosend} destination={destination} disabled={disabled} onChange={(autosend) => set({ autosend })} />
+
+      {submitted && <SaveRefused step={props.step} messages={[...check.messages, ...autosendCheck.messages]} />}
+      {canEdit
+        ? <StepActions onBack={props.onBack} onSave={save} saving={saving} />
+        : <StepActions onBack={props.onBack} onSave={() => props.onSaved()} saving={false} label="Next" />}
+    </Stack>
+  );
+}

@@ -1,0 +1,190 @@
+/**
+ * What the setup steps share: the problem a failed call carries, the formula's update with the
+ * confirmation a wiping change needs (SPEC.md section 4), links into the app, the sample upload,
+ * and reporting unsaved changes to the wizard.
+ */
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Link, useInRouterContext } from 'react-router';
+import { Anchor, Button, Group, List, Loader, Modal, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconUpload } from '@tabler/icons-react';
+import { connectorFor } from '../../../domain/connectors/catalogue.ts';
+import { formFields, type SettingsValues } from '../../../domain/connectors/fields.ts';
+import type { SystemId } from '../../../domain/connectors/types.ts';
+import { PROBLEM_TITLES } from '../../../domain/errors.ts';
+import type { UpdateFormula } from '../../../domain/formula/formula.ts';
+import { FORMULA_PARTS, type FormulaPartName } from '../../../domain/formula/parts.ts';
+import type { UploadSummary } from '../../../domain/upload.ts';
+import type { FormulaView } from '../../../services/formulas.ts';
+import { saveFailedMessage, savedMessage, useWizardServices, type StepProps } from '../step.tsx';
+
+export type Role = 'source' | 'destination';
+export const ROLES: Role[] = ['source', 'destination'];
+
+/** What a refused call says: the problem's title and detail, and its extension members. */
+export interface CallProblem {
+  status: number;
+  title?: string;
+  detail?: string;
+  /** messages by field ('name', 'source', 'source.settings.<key>') */
+  errors?: Record<string, string>;
+  /** formula-wipe-unconfirmed: the parts the change would remove */
+  wipes?: string[];
+  /** formula-incomplete: what is still missing */
+  missing?: string[];
+}
+
+export function problemOf(err: unknown): CallProblem {
+  const e = (err ?? {}) as { status?: number; problem?: Record<string, unknown> };
+  const p = e.problem ?? {};
+  const list = (x: unknown) => (Array.isArray(x) ? x.map(String) : undefined);
+  return {
+    status: typeof e.status === 'number' ? e.status : 0,
+    title: typeof p.title === 'string' ? p.title : undefined,
+    detail: typeof p.detail === 'string' ? p.detail : undefined,
+    errors: p.errors && typeof p.errors === 'object' ? p.errors as Record<string, string> : undefined,
+    wipes: list(p.wipes),
+    missing: list(p.missing),
+  };
+}
+
+/** The end of a formula in a role. */
+export const endOf = (formula: FormulaView, role: Role) => (role === 'source' ? formula.sourceDataSource : formula.firstDestinationDataSource);
+
+export const systemLabel = (system: SystemId) => connectorFor(system).name;
+
+/**
+ * The settings an end starts with in a role: each field's default, and the object where the
+ * system's settings name it too (Salesforce's "Top-level object" is the end's object).
+ */
+export function baseSettings(system: SystemId, role: Role, object: string): SettingsValues {
+  const schema = connectorFor(system).additionalSettings[role];
+  if (!schema) return {};
+  const out: SettingsValues = {};
+  for (const f of formFields(schema)) {
+    if (f.key === 'object') out.object = object;
+    else if (f.defaultValue) out[f.key] = f.defaultValue;
+  }
+  return out;
+}
+
+/** Keeps a settings' `object` field equal to the end's object, where the system has one. */
+export function withObject(system: SystemId, role: Role, settings: SettingsValues, object: string): SettingsValues {
+  const schema = connectorFor(system).additionalSettings[role];
+  if (!schema || !formFields(schema).some((f) => f.key === 'object')) return settings;
+  return { ...settings, object };
+}
+
+/** Tells the wizard whether the step has unsaved changes, whenever that changes. */
+export function useReportDirty(dirty: boolean, onDirtyChange: (dirty: boolean) => void) {
+  const report = useRef(onDirtyChange);
+  report.current = onDirtyChange;
+  useEffect(() => { report.current(dirty); }, [dirty]);
+}
+
+/** Says the step saved (SPEC.md section 8's words) and moves the wizard on. */
+export function announceSaved(props: Pick<StepProps, 'step' | 'onSaved'>, formula?: FormulaView) {
+  notifications.show({ color: 'green', message: savedMessage(props.step) });
+  props.onSaved(formula);
+}
+
+export function announceSaveFailed(step: StepProps['step'], err: unknown) {
+  const p = problemOf(err);
+  notifications.show({ color: 'red', title: saveFailedMessage(step), message: p.detail ?? 'Try again.' });
+}
+
+const partLabel = (part: string) => (part in FORMULA_PARTS ? FORMULA_PARTS[part as FormulaPartName].label : part);
+
+/**
+ * Saves the formula's name, ends and sample. A change of data source or object that would remove
+ * parts is refused by the server until confirmed: the step then asks, naming the parts, and only
+ * a confirmation sends it again with confirmWipe. Cancelling changes nothing.
+ */
+export function useFormulaUpdate(props: Pick<StepProps, 'step' | 'formula' | 'onSaved'>) {
+  const { formulas } = useWizardServices();
+  const [saving, setSaving] = useState(false);
+  const [pending, setPending] = useState<{ body: Partial<UpdateFormula>; wipes: string[] } | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const latest = useRef(props);
+  latest.current = props;
+
+  const send = useCallback(async (body: Partial<UpdateFormula>) => {
+    const { step, formula } = latest.current;
+    setSaving(true);
+    setFieldErrors({});
+    try {
+      const updated = await formulas.update(formula.id, body, { silent: true });
+      announceSaved(latest.current, updated);
+    } catch (err) {
+      const p = problemOf(err);
+      if (p.title === 'formula-wipe-unconfirmed' && !body.confirmWipe) {
+        setPending({ body, wipes: p.wipes ?? [] });
+      } else {
+        if (p.errors) setFieldErrors(p.errors);
+        announceSaveFailed(step, err);
+      }
+    } finally {
+      setSaving(false);
+    }
+  }, [formulas]);
+
+  const confirm = () => {
+    if (!pending) return;
+    setPending(null);
+    void send({ ...pending.body, confirmWipe: true });
+  };
+
+  const dialog = (
+    <Modal
+      opened={pending !== null}
+      onClose={() => setPending(null)}
+      title={PROBLEM_TITLES['formula-wipe-unconfirmed'].replace(' Confirm to go on.', '')}
+      data-testid="wipe-confirmation"
+    >
+      <Text size="sm">This change removes these parts of the formula; everything else stays:</Text>
+      <List size="sm" my="sm" aria-label="Parts that will be removed">
+        {(pending?.wipes ?? []).map((w) => <List.Item key={w}>{partLabel(w)}</List.Item>)}
+      </List>
+      <Text size="sm">They have to be set up again for the new object.</Text>
+      <Group justify="flex-end" mt="md">
+        <Button variant="default" onClick={() => setPending(null)}>Cancel</Button>
+        <Button color="red" onClick={confirm}>Change and remove them</Button>
+      </Group>
+    </Modal>
+  );
+
+  return { saving, send, dialog, fieldErrors };
+}
+
+/** A link to a screen of the app: through the router when there is one (tests render steps without). */
+export function AppLink({ to, children }: { to: string; children: ReactNode }) {
+  const inRouter = useInRouterContext();
+  return inRouter ? <Anchor component={Link} to={to}>{children}</Anchor> : <Anchor href={to}>{children}</Anchor>;
+}
+
+// the upload screen (and its dropzone) loads only when a file is to be uploaded
+const UploadPage = lazy(() => import('../../upload/UploadPage.tsx').then((m) => ({ default: m.UploadPage })));
+
+/** "Upload a new file": the upload screen in a dialog; the file uploaded is handed back. */
+export function UploadSampleButton({ onUploaded, disabled }: { onUploaded(summary: UploadSummary): void; disabled?: boolean }) {
+  const [open, setOpen] = useState(false);
+  const done = useRef(onUploaded);
+  done.current = onUploaded;
+  const uploaded = useCallback((summary: UploadSummary) => {
+    setOpen(false);
+    done.current(summary);
+  }, []);
+  return (
+    <>
+      <Button variant="default" leftSection={<IconUpload size={16} aria-hidden />} onClick={() => setOpen(true)} disabled={disabled}>
+        Upload a new file
+      </Button>
+      <Modal opened={open} onClose={() => setOpen(false)} title="Upload a sample file" size="lg">
+        {open && <Suspense fallback={<Loader size="sm" aria-label="Loading the upload" />}><UploadPage onUploaded={uploaded} /></Suspense>}
+      </Modal>
+    </>
+  );
+}
+
+/** An upload as the file-upload data source lists it (its objects are the uploads). */
+export const uploadAsObject = (u: UploadSummary) => ({ name: u.id, label: `${u.fileName} (${u.createdOn.slice(0, 10)})` });
