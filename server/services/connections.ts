@@ -208,6 +208,9 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     /** The kept list; only an editor's call reads it from the system when none is kept yet. */
     async objects(tenant: TenantScope, actor: Actor, id: string) {
       const row = await load(tenant, id);
+      // a file-upload data source's objects are the tenant's own uploads: nothing outside is called,
+      // so anyone who may view it reads them afresh (a kept list would miss the latest upload)
+      if (row.system === 'file-upload') return readObjects(tenant, actor, row);
       if (row.objects && row.objectsRefreshedOn) return { objects: row.objects, refreshedOn: row.objectsRefreshedOn.toISOString() };
       if (!can(actor.policies, 'datasource', 'edit')) {
         throw new DomainError('forbidden', 'The objects of this data source have not been read from the system yet. Someone who may edit data sources can read them.');

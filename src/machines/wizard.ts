@@ -6,7 +6,7 @@
  * with unsaved changes asks first.
  */
 import { and, assign, fromPromise, setup } from 'xstate';
-import { isWizardStep, nextStep, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
+import { isWizardStep, nextStep, WIZARD_STEPS, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
 
 export interface WizardInput {
@@ -55,14 +55,17 @@ export function conditionsOf(formula: FormulaView | null, customRouting: boolean
 
 export const stepsOf = (context: Pick<WizardContext, 'formula' | 'customRouting'>) => wizardSteps(conditionsOf(context.formula, context.customRouting));
 
-/** The requested step when this formula has it; else the nearest one after it in SPEC's order, else the first. */
+/**
+ * The requested step when this formula has it; else the nearest one after it in SPEC's order,
+ * else (a step past the formula's last, such as processing once it is active) its last step;
+ * the first step when nothing is requested.
+ */
 export function resolveStep(context: Pick<WizardContext, 'formula' | 'customRouting'>, requested: string | null): WizardStep {
   const steps = stepsOf(context);
   if (isWizardStep(requested)) {
     if (steps.includes(requested)) return requested;
-    const order = ['data-sources', 'formula-types', 'additional-settings-source', 'additional-settings-destination', 'mapping', 'matching', 'routing', 'custom-routing', 'scheduling', 'review', 'processing'];
-    const after = steps.find((s) => order.indexOf(s) > order.indexOf(requested));
-    if (after) return after;
+    const after = steps.find((s) => WIZARD_STEPS.indexOf(s) > WIZARD_STEPS.indexOf(requested));
+    return after ?? steps.at(-1)!;
   }
   return steps[0]!;
 }
@@ -96,6 +99,8 @@ export const wizardMachine = setup({
       formula: ({ context, event }) => (event.type === 'step.saved' && event.formula ? event.formula : context.formula),
       dirty: false,
     }),
+    // a save can take the open step away (activating a draft ends its processing step)
+    keepOpenStep: assign({ step: ({ context }) => resolveStep(context, context.step) }),
     keepFormula: assign({
       formula: ({ context, event }) => (event.type === 'formula.changed' ? event.formula : context.formula),
       // the open step stays where it is while the formula still has it
@@ -153,7 +158,7 @@ export const wizardMachine = setup({
         'step.dirty': { actions: 'markDirty' },
         'step.saved': [
           { guard: 'hasNext', actions: ['keepSaved', 'goNext'] },
-          { actions: 'keepSaved' },
+          { actions: ['keepSaved', 'keepOpenStep'] },
         ],
         'formula.changed': { actions: 'keepFormula' },
         'wizard.close': [

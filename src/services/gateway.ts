@@ -102,12 +102,13 @@ type ArgsOf<E> = E extends Endpoint<infer B, infer _R, infer P>
  * endpoint's method to its path and answers its contract's response type (src/domain/api).
  */
 export function serviceClient<S extends Service>(service: S, opts: { authenticated?: boolean } = {}) {
-  const http = gatewayClient(service.basePath, opts);
+  // the whole path, not a prefix: an endpoint at '/' is the base path itself, with no trailing slash
+  const http = gatewayClient('', opts);
   return {
     call<K extends keyof S['endpoints'] & string>(name: K, args: ArgsOf<S['endpoints'][K]>, options?: RequestOptions): Promise<ResponseOf<S['endpoints'][K]>> {
       const e = service.endpoints[name]!;
       const a = args as { params?: Record<string, string>; body?: unknown; query?: Record<string, string> };
-      const path = fillPath(e.path, a.params ?? {}).replace(/^\//, '');
+      const path = `${service.basePath}${e.path === '/' ? '' : fillPath(e.path, a.params ?? {})}`;
       return request(async () => {
         const res = await http(path, { method: e.method, json: a.body, searchParams: a.query });
         return (e.response === null || res.status === 204 ? undefined : await res.json()) as ResponseOf<S['endpoints'][K]>;

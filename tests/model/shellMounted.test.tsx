@@ -104,7 +104,12 @@ function renderApp(routeAccessLogic = routeAccessMachine) {
         waiting: async () => { await screen.findByLabelText('Loading'); },
         allowed: async (s: Snap) => {
           await waitFor(() => expect(router.state.location.pathname + router.state.location.search).toBe(s.context.pathname + s.context.search));
-          const now = await screen.findByRole('banner');
+          // the shell's header (the wizard, which these queries open, has a header of its own)
+          const now = await waitFor(() => {
+            const shell = screen.getAllByRole('banner').find((el) => el.closest('[role="dialog"]') === null);
+            expect(shell).toBeDefined();
+            return shell!;
+          });
           header ??= now;
           // the very element of the first page: the shell was never unmounted
           expect(now).toBe(header);

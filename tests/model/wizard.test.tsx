@@ -64,14 +64,14 @@ const FAKE_SCREENS = Object.fromEntries(WIZARD_STEPS.map((s) => [s, FakeStep])) 
 
 const authLogic = setup({}).createMachine({ context: { user: { policies: policiesFor(['Formula Producer']) } } });
 
-function renderWizard(c: Combination, logic: typeof wizardMachine) {
+function renderWizard(c: Combination, logic: typeof wizardMachine, screens = FAKE_SCREENS, startAt: WizardStep = 'data-sources') {
   const flags = createActor(flagsMachine.provide({
     actors: { fetchSnapshot: fromPromise<SnapshotResult, SnapshotRequest>(async () => ({ status: 'fetched', snapshot: snapshotFor(c.customRouting), etag: '"1"' })) },
   }), { input: {} }).start();
   const auth = createActor(authLogic).start();
   const machine = logic.provide({ actors: { loadFormula: fromPromise(async () => formulaFor(c)) } });
-  const router = createMemoryRouter([{ path: '*', element: <WizardHost screens={FAKE_SCREENS} logic={machine} /> }], {
-    initialEntries: [`/integrations-formulas?wizardFormulaId=${FORMULA_ID}&wizardStep=data-sources`],
+  const router = createMemoryRouter([{ path: '*', element: <WizardHost screens={screens} logic={machine} /> }], {
+    initialEntries: [`/integrations-formulas?wizardFormulaId=${FORMULA_ID}&wizardStep=${startAt}`],
   });
   render(
     <MantineProvider>
@@ -190,5 +190,25 @@ describe('unsaved changes, going back and closing (shortest paths)', () => {
       cleanup();
     }
     expect(failures).toBe(asking.length);
+  });
+});
+
+describe('a save that ends the open step', () => {
+  it('opens the review once activation ends the draft and, with it, the processing step', async () => {
+    const c = COMBINATIONS[8 + 16]!; // file upload, draft
+    /** the processing step answers the formula as activation leaves it */
+    function Activate(props: StepProps) {
+      return <button type="button" onClick={() => props.onSaved({ ...props.formula, isDraft: false, status: 'active' })}>Activate the formula</button>;
+    }
+    const app = renderWizard(c, wizardMachine, { ...FAKE_SCREENS, processing: Activate }, 'processing');
+    try {
+      fireEvent.click(await screen.findByRole('button', { name: 'Activate the formula' }));
+      const dialog = screen.getByTestId('formula-wizard');
+      await waitFor(() => expect(within(dialog).getByRole('heading', { level: 3 }).textContent).toBe('Review'));
+      expect(new URLSearchParams(app.router.state.location.search).get('wizardStep')).toBe('review');
+      expect(within(within(dialog).getByLabelText('Wizard steps')).queryByText('Processing')).toBeNull();
+    } finally {
+      app.stop();
+    }
   });
 });

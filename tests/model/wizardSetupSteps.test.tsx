@@ -1,7 +1,7 @@
 /**
  * The Formula Wizard's setup steps on their own, with fake services (WizardServicesContext):
  * data sources (name, source and destination, only systems in their role, settings a system
- * cannot start without, 'Go to Connections'), formula type (a changed object asks before wiping
+ * cannot start without, 'Go to Connections', an upload when the uploads cannot be listed), formula type (a changed object asks before wiping
  * and only confirmWipe saves; a folder's name pattern; an upload as the sample; the Salesforce
  * report id's three errors), additional settings rendered from the catalogue's schemas, refusing
  * invalid values (Salesforce's top-level object changes the object), scheduling (time, weekly
@@ -24,7 +24,7 @@ import { ApiError } from '../../src/services/gateway.ts';
 import { PrintFormulaReviewPage } from '../../src/views/wizard/PrintFormulaReview.tsx';
 import { WizardServicesContext, type StepProps, type WizardServices } from '../../src/views/wizard/step.tsx';
 import { AdditionalSettingsStep } from '../../src/views/wizard/steps/AdditionalSettingsStep.tsx';
-import { DataSourcesStep, NO_SOURCE_MESSAGE } from '../../src/views/wizard/steps/DataSourcesStep.tsx';
+import { DataSourcesStep, NO_SOURCE_MESSAGE, UPLOADS_UNREADABLE_MESSAGE } from '../../src/views/wizard/steps/DataSourcesStep.tsx';
 import { FormulaTypeStep } from '../../src/views/wizard/steps/FormulaTypeStep.tsx';
 import { ProcessingStep } from '../../src/views/wizard/steps/ProcessingStep.tsx';
 import { ReviewStep } from '../../src/views/wizard/steps/ReviewStep.tsx';
@@ -176,6 +176,18 @@ describe('data sources', () => {
     renderStep(DataSourcesStep, 'data-sources', formulaOf({ sourceDataSource: null, firstDestinationDataSource: null }), services);
     expect(await screen.findByText(NO_SOURCE_MESSAGE)).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Go to Connections' }).getAttribute('href')).toBe('/connections');
+  });
+
+  it('offers an upload when the uploads cannot be listed, so the formula can still get its sample', async () => {
+    const { services, fakes } = fakeServices();
+    fakes.objects.mockImplementation(async () => { throw problem(403, 'forbidden'); });
+    const { user } = renderStep(DataSourcesStep, 'data-sources', formulaOf({ sourceDataSource: null }), services);
+    await waitFor(() => expect(select(/^Source/).options.length).toBeGreaterThan(1));
+    await user.selectOptions(select(/^Source/), UPLOADS.id);
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    expect(await screen.findByText(UPLOADS_UNREADABLE_MESSAGE)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Upload a new file' })).toBeTruthy();
+    expect(fakes.update.calls).toHaveLength(0);
   });
 
   it('asks for the settings a system cannot start without before it is saved in its role', async () => {

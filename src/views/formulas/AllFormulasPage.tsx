@@ -10,16 +10,23 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Anchor, Badge, Button, Card, Group, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
+import { connectorFor } from '../../domain/connectors/catalogue.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { can } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import type { FormulaView } from '../../services/formulas.ts';
 import { useAppActors } from '../shell/actors.tsx';
-import { wizardSearch } from '../wizard/WizardDialog.tsx';
+import { wizardSearch } from '../wizard/wizardSearch.ts';
 
 const statusOf = (f: FormulaView) => (f.isDraft ? 'Draft' : f.status.charAt(0).toUpperCase() + f.status.slice(1));
-const endOf = (end: FormulaView['sourceDataSource']) => (end ? `${end.displayName} (${end.object})` : 'Not chosen yet');
+/** An end in words, its object by its label; a file-upload formula reads every file uploaded for it, so its sample's id is no name for it. */
+function endOf(end: FormulaView['sourceDataSource']): string {
+  if (!end) return 'Not chosen yet';
+  const object = end.system === 'file-upload' ? 'uploaded files'
+    : connectorFor(end.system).objects.find((o) => o.name === end.object)?.label ?? (end.object === '*' ? 'all files' : end.object);
+  return `${end.displayName} (${object})`;
+}
 
 export function FormulaList({ title, logic = formulaListMachine }: { title: string; logic?: typeof formulaListMachine }) {
   const { auth } = useAppActors();
@@ -66,7 +73,7 @@ export function FormulaList({ title, logic = formulaListMachine }: { title: stri
       {ready && state.context.error && <Alert color="red" role="alert">{state.context.error}</Alert>}
       {ready && !hasSource && (
         <Card withBorder>
-          <Text>A formula reads from a data source. {can(policies, 'datasource', 'view') ? 'Add one first.' : 'Someone who manages connections adds one first.'}</Text>
+          <Text>A formula reads from a data source. {can(policies, 'datasource', 'create') ? 'Add one first.' : 'A colleague who manages connections adds one first.'}</Text>
           {can(policies, 'datasource', 'view') && <Button component={Link} to={ROUTES.connections} mt="sm" w="fit-content">Go to Connections</Button>}
         </Card>
       )}

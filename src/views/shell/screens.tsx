@@ -1,23 +1,42 @@
 /**
  * The element of every screen of src/domain/screens.ts. The table is typed by the screen ids, so a
  * screen added to the domain table without an element here does not compile.
+ *
+ * Only the landing page is in the first bundle: every other screen, and every devtool, is loaded
+ * when its route is first opened (the size budgets of tests/unit/bundleBudgets.test.ts hold
+ * this), with a light skeleton meanwhile.
  */
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import type { RouteObject } from 'react-router';
 import { SCREEN_IDS, SCREENS, type ScreenDef, type ScreenId } from '../../domain/screens.ts';
+import { PageSkeleton } from '../../ui/PageSkeleton.tsx';
 import { LandingPage } from '../landing/LandingPage.tsx';
-import { WelcomePage } from '../welcome/WelcomePage.tsx';
-import { NotFoundPage } from '../errors/NotFoundPage.tsx';
-import { AuthErrorPage } from '../errors/AuthErrorPage.tsx';
-import { ScreenPlaceholder } from '../../ui/ScreenPlaceholder.tsx';
-import { FormulaScreen } from '../placeholders/ScreenPlaceholder.tsx';
-import { FieldShowcasePage } from '../showcase/FieldShowcasePage.tsx';
-import { UploadPage } from '../upload/UploadPage.tsx';
-import { FeatureFlagsRoute } from '../flags/FeatureFlagsRoute.tsx';
 
-// the statechart viewer carries a graph-layout library: loaded only when opened
-const WorkflowsPage = lazy(() => import('../../devtools/views/WorkflowsPage.tsx').then((m) => ({ default: m.WorkflowsPage })));
-const InspectorPage = lazy(() => import('../../devtools/views/InspectorPage.tsx').then((m) => ({ default: m.InspectorPage })));
+/**
+ * A screen's component, loaded on first render and shown behind the page skeleton until then.
+ * `load` names the module's export, so the module stays a plain named-export module.
+ */
+export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+  const Loaded = lazy(async () => ({ default: await load() }));
+  function LazyScreen(props: P) {
+    return <Suspense fallback={<PageSkeleton />}><Loaded {...props} /></Suspense>;
+  }
+  return LazyScreen;
+}
+
+const WelcomePage = lazyScreen(() => import('../welcome/WelcomePage.tsx').then((m) => m.WelcomePage));
+const NotFoundPage = lazyScreen(() => import('../errors/NotFoundPage.tsx').then((m) => m.NotFoundPage));
+const AuthErrorPage = lazyScreen(() => import('../errors/AuthErrorPage.tsx').then((m) => m.AuthErrorPage));
+const ScreenPlaceholder = lazyScreen(() => import('../../ui/ScreenPlaceholder.tsx').then((m) => m.ScreenPlaceholder));
+const FormulaScreen = lazyScreen(() => import('../placeholders/ScreenPlaceholder.tsx').then((m) => m.FormulaScreen));
+const FormulaList = lazyScreen(() => import('../formulas/AllFormulasPage.tsx').then((m) => m.FormulaList));
+const PrintFormulaReviewPage = lazyScreen(() => import('../wizard/PrintFormulaReview.tsx').then((m) => m.PrintFormulaReviewPage));
+const FieldShowcasePage = lazyScreen(() => import('../showcase/FieldShowcasePage.tsx').then((m) => m.FieldShowcasePage));
+const UploadPage = lazyScreen(() => import('../upload/UploadPage.tsx').then((m) => m.UploadPage));
+const FeatureFlagsRoute = lazyScreen(() => import('../flags/FeatureFlagsRoute.tsx').then((m) => m.FeatureFlagsRoute));
+// the statechart viewer carries a graph-layout library (ELK, 1.5 MB)
+const WorkflowsPage = lazyScreen(() => import('../../devtools/views/WorkflowsPage.tsx').then((m) => m.WorkflowsPage));
+const InspectorPage = lazyScreen(() => import('../../devtools/views/InspectorPage.tsx').then((m) => m.InspectorPage));
 
 /** Screens the composition root builds (they need services wired in main.tsx). */
 export type ProvidedScreens = Partial<Record<'connections', ReactNode>>;
@@ -28,15 +47,16 @@ export function screenElements(provided: ProvidedScreens = {}): Record<ScreenId,
   return {
     landing: <LandingPage />,
     welcome: <WelcomePage />,
-    dataQueue: <ScreenPlaceholder title="Data Queue" text="No formulas yet. Create a formula to start moving records." />,
-    integrationsFormulas: <ScreenPlaceholder title="All Formulas" text="No formulas yet." />,
+    // the Data Queue's tabs and live cards come with the Data Queue itself; its formulas are listed meanwhile
+    dataQueue: <FormulaList title="Data Queue" />,
+    integrationsFormulas: <FormulaList title="All Formulas" />,
     connections: provided.connections ?? <ScreenPlaceholder title="Connections" text="No data sources yet." />,
     activityHistory: <ScreenPlaceholder title="Activity History" text="No activity yet." />,
     formulaActivityHistory: <ScreenPlaceholder title="Activity History" text="No activity for this formula yet." />,
     userManagement: <ScreenPlaceholder title="User Management" text="Users of this tenant appear here." />,
     featureFlags: <FeatureFlagsRoute />,
-    workflows: <Suspense fallback={null}><WorkflowsPage /></Suspense>,
-    workflowsInspector: <Suspense fallback={null}><InspectorPage /></Suspense>,
+    workflows: <WorkflowsPage />,
+    workflowsInspector: <InspectorPage />,
     fileUpload: <UploadPage />,
     readyRecords: formula('readyRecords'),
     needsAttention: formula('needsAttention'),
@@ -48,7 +68,7 @@ export function screenElements(provided: ProvidedScreens = {}): Record<ScreenId,
     newRecords: formula('newRecords'),
     validationExceptions: formula('validationExceptions'),
     relatedRecords: formula('relatedRecords'),
-    printFormulaReview: formula('printFormulaReview'),
+    printFormulaReview: <PrintFormulaReviewPage />,
     notFound: <NotFoundPage />,
     authErrorSubdomain: <AuthErrorPage kind="subdomain" />,
     authErrorRole: <AuthErrorPage kind="role" />,

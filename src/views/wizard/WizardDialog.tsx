@@ -4,7 +4,7 @@
  * step, so back, forward and reload resume at it; the wizard machine decides where a step may go
  * and asks before unsaved changes are left.
  */
-import { useEffect, useMemo, type ComponentType } from 'react';
+import { useEffect, useMemo, useRef, type ComponentType } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Button, Group, Modal, Skeleton, Stack, Stepper, Text } from '@mantine/core';
@@ -17,18 +17,8 @@ import { isCustomRoutingOn } from '../../machines/flags.ts';
 import { stepsOf, wizardMachine } from '../../machines/wizard.ts';
 import { useAppActors, useFlagsActor } from '../shell/actors.tsx';
 import { REAL_WIZARD_SERVICES, WizardServicesContext, type StepProps, type WizardServices } from './step.tsx';
+import { wizardSearch } from './wizardSearch.ts';
 import { STEP_SCREENS } from './stepScreens.tsx';
-
-const WIZARD_QUERY = ['wizardFormulaId', 'wizardStep'] as const;
-
-/** The query of the current address with the wizard's parameters set (or removed, for null). */
-export function wizardSearch(search: string, formulaId: string | null, step: string | null): string {
-  const query = new URLSearchParams(search);
-  for (const k of WIZARD_QUERY) query.delete(k);
-  if (formulaId && step) { query.set('wizardFormulaId', formulaId); query.set('wizardStep', step); }
-  const text = query.toString();
-  return text ? `?${text}` : '';
-}
 
 export interface WizardHostProps {
   /** tests hand in their own step screens and services */
@@ -58,21 +48,26 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
   const small = useMediaQuery('(max-width: 48em)');
   const { formula, step, error } = state.context;
   const steps = useMemo(() => stepsOf(state.context), [state.context]);
+  const stepper = useRef<HTMLDivElement>(null);
 
   useEffect(() => { wizard.send({ type: 'flags.changed', customRouting }); }, [wizard, customRouting]);
 
-  // the address follows the step (a new history entry per step, so back and forward walk them)
-  const open = state.matches('open') || state.matches('confirmingLeave');
+  // the address follows the step (a new history entry per step, so back and forward walk them);
+  // while unsaved changes are asked about it waits, and Stay after Back brings it back to the step
+  const asking = state.matches('confirmingLeave');
+  const open = state.matches('open') || asking;
   useEffect(() => {
-    if (open && urlStep !== step) navigate({ pathname: location.pathname, search: wizardSearch(location.search, formulaId, step) });
+    if (open && !asking && urlStep !== step) navigate({ pathname: location.pathname, search: wizardSearch(location.search, formulaId, step) });
     // only the machine's step drives this; the address's own changes come in below
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [open, step]);
-  // back and forward in the browser move the wizard (it may first ask about unsaved changes)
+  }, [open, asking, step]);
+  // back and forward in the browser move the wizard (it may first ask about unsaved changes).
+  // Keyed by the location itself, not the step it names: the router renders in transitions, so a
+  // Back pressed just after a save can land on the step the last render already showed
   useEffect(() => {
     if (open && urlStep !== step) wizard.send({ type: 'step.goto', step: urlStep });
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [urlStep]);
+  }, [location]);
   useEffect(() => {
     if (state.status === 'done') navigate({ pathname: location.pathname, search: wizardSearch(location.search, null, null) });
   }, [state.status, navigate, location.pathname, location.search]);
@@ -83,6 +78,12 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
     window.addEventListener('beforeunload', ask);
     return () => window.removeEventListener('beforeunload', ask);
   }, [state.context.dirty]);
+
+  // on a phone the steps scroll sideways in one row: the open one is kept in sight
+  useEffect(() => {
+    if (!small) return;
+    stepper.current?.querySelector('[aria-current="step"]')?.scrollIntoView?.({ block: 'nearest', inline: 'center' });
+  }, [small, step, open]);
 
   // closed: the address loses the wizard in the effect above; nothing stays on screen meanwhile
   if (state.status === 'done') return null;
@@ -111,19 +112,27 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
           </Alert>
         )}
         {formula && open && (
-          <Group align="flex-start" wrap={small ? 'wrap' : 'nowrap'} gap="xl">
+          <Group align="flex-start" wrap={small ? 'wrap' : 'nowrap'} gap={small ? 'xs' : 'xl'}>
             <Stepper
+              ref={stepper}
               active={steps.indexOf(step)}
               orientation={small ? 'horizontal' : 'vertical'}
               size="sm"
               onStepClick={(i) => wizard.send({ type: 'step.goto', step: steps[i]! })}
               aria-label="Wizard steps"
               miw={small ? undefined : 220}
-              styles={small ? { steps: { overflowX: 'auto' } } : undefined}
+              w={small ? '100%' : undefined}
+              styles={small ? {
+                steps: { flexWrap: 'nowrap', overflowX: 'auto', paddingBottom: 'var(--mantine-spacing-xs)' },
+                step: { flexShrink: 0 },
+                separator: { flexShrink: 0, minWidth: 24 },
+              } : undefined}
             >
               {steps.map((s) => <Stepper.Step key={s} label={WIZARD_STEP_TITLES[s]} aria-current={s === step ? 'step' : undefined} />)}
             </Stepper>
             <Stack style={{ flex: 1, minWidth: 0 }} data-step={step}>
+              {/* the phone's row of steps shows only a few of them */}
+              {small && <Text size="xs" c="dimmed">Step {steps.indexOf(step) + 1} of {steps.length}</Text>}
               <Text component="h3" fw={600} size="lg">{WIZARD_STEP_TITLES[step]}</Text>
               <Screen
                 key={step}

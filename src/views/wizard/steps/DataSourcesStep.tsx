@@ -22,6 +22,7 @@ import {
 const ROLE_LABEL: Record<Role, string> = { source: 'Source', destination: 'Destination' };
 export const NO_SOURCE_MESSAGE = 'No data source can be a source yet. Add one in Connections first.';
 export const NO_UPLOAD_MESSAGE = 'No file has been uploaded yet. Upload a CSV or Excel file to use as the sample.';
+export const UPLOADS_UNREADABLE_MESSAGE = 'The uploaded files could not be listed. Upload the file to use as the sample here.';
 
 export function DataSourcesStep(props: StepProps) {
   const { formula, canEdit, onDirtyChange, onBack } = props;
@@ -81,7 +82,9 @@ export function DataSourcesStep(props: StepProps) {
       if (!first) setErrors((e) => ({ ...e, [role]: ds.system === 'file-upload' ? NO_UPLOAD_MESSAGE : `${ds.displayName} lists no objects yet.` }));
       return first;
     } catch (err) {
-      setErrors((e) => ({ ...e, [role]: `The objects of ${ds.displayName} could not be read: ${problemOf(err).detail ?? 'try again.'}` }));
+      // without the list of uploads, a file uploaded here still gives the formula its sample
+      const message = ds.system === 'file-upload' ? UPLOADS_UNREADABLE_MESSAGE : `The objects of ${ds.displayName} could not be read: ${problemOf(err).detail ?? 'try again.'}`;
+      setErrors((e) => ({ ...e, [role]: message }));
       return null;
     }
   }
@@ -124,7 +127,7 @@ export function DataSourcesStep(props: StepProps) {
 
   const shown = { ...update.fieldErrors, ...errors };
   const sourceDs = byId(chosen.source);
-  const noUpload = sourceDs?.system === 'file-upload' && shown.source === NO_UPLOAD_MESSAGE;
+  const noUpload = sourceDs?.system === 'file-upload' && (shown.source === NO_UPLOAD_MESSAGE || shown.source === UPLOADS_UNREADABLE_MESSAGE);
 
   if (loadError) {
     return (

@@ -1,0 +1,302 @@
+/**
+ * The Formula Wizard end to end in Chromium, as the Formula Producer: a CSV uploaded on
+ * /files/upload becomes the sample of a formula into the Sandbox CRM, built through every step
+ * the formula has (data sources, formula type, destination settings, mapping with a transform,
+ * matching, routing, review with its printout, processing), then listed as Active. On the way:
+ * the browser's back button, a reload, and closing with unsaved changes.
+ *
+ * Only the file-upload data source is made through the API (a Formula Producer may not add one);
+ * everything else goes through the screens.
+ */
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { call, sessionFor } from '../support/api.ts';
+import { launchChromium } from '../support/browser.ts';
+import { signInThroughApp } from '../support/appSession.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const PRODUCER = 'formula.producer@demo.tributary.test';
+const NAME = 'Spring supporters';
+const FILE = 'spring-supporters.csv';
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+/** how long a change may take to show: a save, its notification, the next step's data */
+const SOON = { timeout: 15_000 };
+
+/** 25 supporters with a phone and a zip (csvText's rows have four columns); last names in lower case, so title case visibly changes them */
+function supportersCsv(): string {
+  const lines = ['First name,Last name,Email,Phone,Zip'];
+  for (let i = 1; i <= 25; i++) lines.push(`Ann${i},smith${i},ann${i}@example.org,555-010${i % 10},0210${i % 10}`);
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+const clamavSocket = inject('clamavSocket');
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer({ staticRoot: path.resolve('dist'), env: clamavSocket ? { CLAMAV_SOCKET: clamavSocket } : {} });
+  browser = await launchChromium();
+  const db = new pg.Client({ connectionString: server.databaseUrl });
+  await db.connect();
+  // the producer has signed in before: no welcome page
+  await db.query('update users set login_count = 5 where email = $1', [PRODUCER]);
+  await db.end();
+
+  // the file-upload data source the formula reads from, added as a Connection Manager would
+  const admin = await sessionFor(server.url, 'administrator@demo.tributary.test');
+  const me = await (await call(server.url, `/account-management/v1/User/organization/${admin.orgId}/user`, { headers: admin.headers })).json() as { activeTenantId: string };
+  const created = await call(server.url, '/integrations/v1/data-sources', {
+    method: 'POST', headers: { ...admin.headers, tenantId: me.activeTenantId },
+    body: { system: 'file-upload', displayName: 'Uploads', settings: {} },
+  });
+  expect(created.status).toBe(201);
+
+  context = await browser.newContext({ viewport: DESKTOP });
+  context.setDefaultTimeout(20_000);
+  page = await context.newPage();
+});
+// what the screen showed when a step could not be done
+afterEach(async (test) => {
+  if (test.task.result?.state === 'fail') await page?.screenshot({ path: '/tmp/wizard-failure.png' }).catch(() => undefined);
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+// ------------------------------------------------------------------ what the person sees
+
+const wizard = () => page.getByRole('dialog', { name: /^Formula Wizard/ });
+const openStep = () => wizard().locator('[data-step]').getAttribute('data-step');
+const addressStep = () => new URL(page.url()).searchParams.get('wizardStep');
+const stepperLabels = () => wizard().locator('.mantine-Stepper-stepLabel').allTextContents();
+const button = (name: string) => wizard().getByRole('button', { name, exact: true });
+
+async function shot(name: string) {
+  await page.screenshot({ path: `/tmp/wizard-${name}.png`, fullPage: false });
+}
+
+/** The step is open on screen and named by the address. */
+async function expectAt(step: string) {
+  await expect.poll(openStep, SOON).toBe(step);
+  await expect.poll(addressStep, SOON).toBe(step);
+}
+
+/** What the screen says went wrong: field errors, alerts and notifications (a failed save names its reason). */
+async function problemsShown(): Promise<string> {
+  const texts = await page.locator('.mantine-InputWrapper-error, [role="alert"]').allTextContents();
+  return texts.filter((t) => !/has been saved/.test(t)).join(' | ');
+}
+
+/** Saves the open step: its notification shows and the wizard moves on, in the address too. */
+async function saveAndExpect(title: string, next: string, label = 'Save and continue') {
+  await button(label).click();
+  const saved = page.getByText(`${title} has been saved`).first();
+  await expect.poll(async () => ((await saved.isVisible()) ? 'saved' : (await problemsShown()) || 'not yet'), SOON).toBe('saved');
+  await expectAt(next);
+}
+
+describe('the Formula Wizard in Chromium', () => {
+  it('builds a formula from an uploaded CSV into the Sandbox CRM, step by step, and activates it', async () => {
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+
+    await signInThroughApp(page, server.url, PRODUCER);
+    await page.getByRole('button', { name: /User menu/ }).first().waitFor();
+
+    // ---- the upload
+    await page.goto(`${server.url}/files/upload`);
+    await page.getByRole('heading', { name: 'Upload a file' }).waitFor();
+    await page.locator('[data-testid="upload-dropzone"] input[type="file"]')
+      .setInputFiles({ name: FILE, mimeType: 'text/csv', buffer: Buffer.from(supportersCsv()) });
+    const outcome = page.locator('[role="alert"][data-outcome]');
+    await expect.poll(() => outcome.getAttribute('data-outcome'), SOON).toBe('success');
+    expect(await outcome.textContent()).toContain('25 rows');
+    expect(await page.getByRole('table', { name: 'Sample rows' }).getByRole('columnheader').allTextContents())
+      .toEqual(['First name', 'Last name', 'Email', 'Phone', 'Zip']);
+
+    // ---- All Formulas: Create a formula opens the wizard on a new draft
+    await page.goto(`${server.url}/integrations-formulas`);
+    await page.getByRole('heading', { name: 'All Formulas', level: 1 }).waitFor();
+    const create = page.getByRole('button', { name: 'Create a formula' });
+    await create.or(page.getByRole('alert')).first().waitFor();
+    expect(await problemsShown()).toBe('');
+    await create.click();
+    await wizard().waitFor();
+    await page.waitForURL(/[?&]wizardFormulaId=[^&]+&wizardStep=data-sources/);
+    const formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
+    await expectAt('data-sources');
+
+    // ---- 1. data sources
+    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(NAME);
+    await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: 'Uploads (File upload)' });
+    await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: 'Sandbox CRM (Sandbox CRM)' });
+    await shot('1-data-sources');
+    await saveAndExpect('Data sources', 'formula-types');
+    await expect.poll(() => wizard().getByRole('heading', { name: `Formula Wizard: ${NAME}` }).isVisible(), SOON).toBe(true);
+    // a file-upload formula runs for each file: it has no schedule
+    expect(await stepperLabels()).toEqual([
+      'Data sources', 'Formula type', 'Destination settings', 'Mapping', 'Matching', 'Routing', 'Review', 'Processing',
+    ]);
+
+    // ---- 2. formula type: the uploaded file is the sample; constituents are written
+    const sampleFile = wizard().getByRole('combobox', { name: /^Sample file/ });
+    await expect.poll(() => sampleFile.isEnabled(), SOON).toBe(true);
+    const uploaded = sampleFile.locator('option', { hasText: FILE });
+    await uploaded.waitFor({ state: 'attached' });
+    await sampleFile.selectOption((await uploaded.getAttribute('value'))!);
+    const destinationObject = wizard().getByRole('combobox', { name: /^Destination object/ });
+    await expect.poll(() => destinationObject.isEnabled(), SOON).toBe(true);
+    await destinationObject.selectOption({ label: 'Constituents' });
+    expect(await sampleFile.locator('option:checked').textContent()).toContain(FILE);
+    await saveAndExpect('Formula type', 'additional-settings-destination');
+
+    // ---- 3. the Sandbox CRM's settings as a destination
+    await wizard().getByLabel('When a record matches', { exact: true }).click();
+    await page.getByRole('option', { name: 'Fill blank fields only', exact: true }).click();
+    await shot('3-destination-settings');
+    await saveAndExpect('Destination settings', 'mapping');
+
+    // ---- 4. mapping: three fields from the file, last name title-cased
+    const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
+    await fieldsTable.waitFor();
+    for (const [destination, source] of [['First name', 'First name'], ['Last name', 'Last name'], ['E-mail', 'Email']] as const) {
+      await fieldsTable.getByRole('combobox', { name: `How ${destination} is filled` }).selectOption('source');
+      await fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` }).selectOption(source);
+    }
+    const preview = wizard().getByRole('table', { name: 'Preview' });
+    const lastNames = () => preview.locator('td[data-field="lastName"]').allTextContents();
+    await expect.poll(lastNames, SOON).toEqual(['smith1', 'smith2', 'smith3', 'smith4', 'smith5']);
+    expect(await preview.locator('td[data-field="email"]').first().textContent()).toBe('ann1@example.org');
+
+    await fieldsTable.getByRole('button', { name: 'Transforms of Last name' }).click();
+    const transforms = page.getByRole('dialog', { name: 'Transforms of Last name' });
+    await transforms.getByRole('button', { name: 'Change case' }).click();
+    await transforms.getByRole('combobox', { name: 'Case' }).selectOption({ label: 'Title Case' });
+    await expect.poll(() => transforms.getByTestId('transform-sample').textContent(), SOON).toContain('“smith1” → “Smith1”');
+    await transforms.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => fieldsTable.getByRole('button', { name: 'Transforms of Last name (1)' }).isVisible(), SOON).toBe(true);
+    await expect.poll(lastNames, SOON).toEqual(['Smith1', 'Smith2', 'Smith3', 'Smith4', 'Smith5']);
+    await shot('4-mapping');
+    await page.setViewportSize(PHONE);
+    await shot('4-mapping-phone');
+    await page.setViewportSize(DESKTOP);
+    await saveAndExpect('Mapping', 'matching');
+
+    // ---- 5. matching: the recommended scenarios are there to check, then saved
+    await wizard().getByTestId('recommended-note').waitFor();
+    const scenarioNames = await wizard().getByTestId('scenario').getByRole('textbox', { name: 'Scenario name' }).evaluateAll(
+      (inputs) => inputs.map((i) => (i as HTMLInputElement).value),
+    );
+    expect(scenarioNames).toContain('E-mail');
+    expect(scenarioNames).toContain('Last name and postal code');
+    await saveAndExpect('Matching', 'routing');
+
+    // ---- back returns to the previous step; forward and reload come back to this one
+    await page.goBack();
+    await expectAt('matching');
+    await page.goForward();
+    await expectAt('routing');
+    await page.reload();
+    await wizard().waitFor();
+    await expectAt('routing');
+    expect(new URL(page.url()).searchParams.get('wizardFormulaId')).toBe(formulaId);
+
+    // ---- closing with unsaved changes asks first; Stay keeps them
+    const unmatched = wizard().getByRole('radiogroup', { name: 'Records with no match' });
+    await unmatched.getByRole('radio', { name: 'Add to Ready as new records' }).check();
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    const unsaved = page.getByRole('dialog', { name: 'Unsaved changes' });
+    await unsaved.waitFor();
+    expect(await unsaved.getByRole('button', { name: 'Leave without saving' }).isVisible()).toBe(true);
+    await shot('6-unsaved');
+    await unsaved.getByRole('button', { name: 'Stay' }).click();
+    await expect.poll(() => unsaved.isVisible(), SOON).toBe(false);
+    expect(await unmatched.getByRole('radio', { name: 'Add to Ready as new records' }).isChecked()).toBe(true);
+    await expectAt('routing');
+    // so does Back; staying puts the step back in the address
+    await page.goBack();
+    await unsaved.waitFor();
+    await unsaved.getByRole('button', { name: 'Stay' }).click();
+    await expectAt('routing');
+    expect(await unmatched.getByRole('radio', { name: 'Add to Ready as new records' }).isChecked()).toBe(true);
+
+    // ---- 6. routing: the defaults
+    await unmatched.getByRole('radio', { name: 'Review in Needs Attention' }).check();
+    await saveAndExpect('Routing', 'review');
+
+    // ---- 7. review: every part in words, and its printout
+    const summary = wizard().getByTestId('formula-summary');
+    await summary.waitFor();
+    const section = (id: string) => summary.locator(`[data-summary="${id}"]`);
+    await expect.poll(() => section('name').textContent(), SOON).toContain(`${NAME} (draft)`);
+    expect(await section('source').textContent()).toContain('Uploads (File upload)');
+    await expect.poll(() => section('source').textContent(), SOON).toContain(FILE);
+    expect(await section('destination').textContent()).toContain('Sandbox CRM (Sandbox CRM)');
+    expect(await section('destination').textContent()).toContain('Constituents');
+    expect(await section('destination-settings').textContent()).toContain('When a record matches: Fill blank fields only');
+    expect(await section('mapping').textContent()).toContain('3 fields mapped');
+    expect(await section('transform').textContent()).toContain('lastName: change to title case');
+    expect(await section('matching').textContent()).toContain('E-mail (primary): Email matches email');
+    expect(await section('routing').textContent()).toContain('Unmatched records: review in Needs Attention');
+    expect(await section('autosend').textContent()).toContain('Ready records are held for review');
+    expect(await section('schedule').textContent()).toContain('Runs each time a file is uploaded for it');
+    await shot('7-review');
+    await page.setViewportSize(PHONE);
+    await shot('7-review-phone');
+    await page.setViewportSize(DESKTOP);
+
+    const [print] = await Promise.all([
+      context.waitForEvent('page'),
+      wizard().getByRole('link', { name: 'Print the review' }).click(),
+    ]);
+    await print.waitForLoadState();
+    expect(new URL(print.url()).pathname).toBe(`/${formulaId}/print-formula-review`);
+    await print.getByRole('heading', { name: `Formula review: ${NAME}` }).waitFor();
+    const printed = print.getByTestId('formula-print');
+    await expect.poll(() => printed.getByTestId('formula-summary').isVisible(), SOON).toBe(true);
+    expect(await printed.textContent()).toContain('3 fields mapped');
+    expect(await printed.textContent()).toContain('When a record matches: Fill blank fields only');
+    await expect.poll(() => print.getByRole('button', { name: 'Print' }).isEnabled(), SOON).toBe(true);
+    // nothing to edit on paper
+    expect(await printed.getByRole('button', { name: /^Edit / }).count()).toBe(0);
+    await print.screenshot({ path: '/tmp/wizard-8-print.png', fullPage: true });
+    await print.close();
+
+    await button('Continue').click();
+    await expectAt('processing');
+
+    // ---- 8. processing: activating ends the draft, and with it this step: the review of the live formula shows
+    await shot('9-processing');
+    await saveAndExpect('Processing', 'review', 'Activate the formula');
+    expect(await stepperLabels()).toEqual(['Data sources', 'Formula type', 'Destination settings', 'Mapping', 'Matching', 'Routing', 'Review']);
+    await expect.poll(() => section('name').textContent(), SOON).toMatch(new RegExp(`${NAME}$`));
+    await shot('9-activated');
+
+    // ---- leaving an edit without saving keeps the formula as it was
+    await wizard().getByRole('button', { name: 'Edit Formula name' }).click();
+    await expectAt('data-sources');
+    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill('Renamed, never saved');
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    await unsaved.getByRole('button', { name: 'Leave without saving' }).click();
+    await expect.poll(() => wizard().count(), SOON).toBe(0);
+    expect(new URL(page.url()).searchParams.has('wizardFormulaId')).toBe(false);
+
+    // ---- the formula is listed as Active, no longer a draft
+    const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: NAME });
+    await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+    expect(await row.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining([
+      NAME, 'Uploads (uploaded files)', 'Sandbox CRM (Constituents)',
+    ]));
+    expect(await page.getByText('Renamed, never saved').count()).toBe(0);
+    await shot('10-all-formulas');
+
+    expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+  });
+});
