@@ -2,10 +2,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Auth0Provider } from '@auth0/auth0-react';
+// Mantine's styles: the base ones are linked first in the page, each component's come with its code (vite.config.ts)
 import { MantineProvider } from '@mantine/core';
 import { Notifications, notifications } from '@mantine/notifications';
-import '@mantine/core/styles.css';
-import '@mantine/notifications/styles.css';
 import { globalErrorMessage, NOTIFICATION_TIMEOUT_MS } from './domain/errors.ts';
 import { subdomainFromHost } from './domain/identity.ts';
 import { accountManagement } from './services/accountManagement.ts';
@@ -13,8 +12,11 @@ import { loadAppConfig } from './services/appConfig.ts';
 import { auth0Adapter, auth0ProviderOptions } from './services/auth.ts';
 import { onApiError } from './services/gateway.ts';
 import { appInspector } from './services/inspection.ts';
+import { cssVariablesResolver, theme } from './ui/theme.ts';
 import { App } from './views/shell/App.tsx';
-import { ConnectionsPage } from './views/connections/ConnectionsPage.tsx';
+import { lazyScreen } from './views/shell/screens.tsx';
+
+const ConnectionsPage = lazyScreen(() => import('./views/connections/ConnectionsPage.tsx').then((m) => m.ConnectionsPage));
 
 async function boot() {
   const config = await loadAppConfig();
@@ -33,7 +35,7 @@ async function boot() {
 
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
-      <MantineProvider>
+      <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
         <Notifications autoClose={NOTIFICATION_TIMEOUT_MS} />
         <Auth0Provider {...auth0ProviderOptions(config)}>
           <App

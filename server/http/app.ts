@@ -1,10 +1,7 @@
 /** The Hono app: one router per gateway service, security headers, problem+json errors, the built app. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { except } from 'hono/combine';
-import { serveStatic } from '@hono/node-server/serve-static';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -21,6 +18,7 @@ import type { AppEnv } from './env.ts';
 import { SERVICES } from '../../src/domain/api/services.ts';
 import { apiDocsPage, openApiDocument } from './openapi.ts';
 import { installErrorHandling, problemResponse } from './problem.ts';
+import { staticApp } from './static.ts';
 
 /** Gateway base paths (DESIGN.md section 4); anything under them that no router answers is a 404 problem. */
 export const API_PREFIXES = [
@@ -112,21 +110,8 @@ export function createApp(deps: AppDeps) {
   app.route('/account-management/v1', accountManagementRouter(database.db, verifier));
   app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, { config, log }));
 
-  if (deps.staticRoot) {
-    const root = deps.staticRoot;
-    // source maps stay on the server (for our own debugging); the public never gets them
-    app.get('*', async (c, next) => (!isApiPath(c.req.path) && /\.map$/i.test(c.req.path) ? problemResponse('not-found') : next()));
-    app.use('/assets/*', serveStatic({ root: path.relative(process.cwd(), root) }));
-    app.get('*', async (c, next) => {
-      if (isApiPath(c.req.path)) return next();
-      const file = path.join(root, path.normalize(c.req.path).replace(/^([/\\])+/, ''));
-      if (file.startsWith(root) && c.req.path !== '/' && fs.existsSync(file) && fs.statSync(file).isFile()) {
-        return serveStatic({ root: path.relative(process.cwd(), root) })(c, next);
-      }
-      // client-side routes all get the app's page
-      return c.html(fs.readFileSync(path.join(root, 'index.html'), 'utf8'));
-    });
-  }
+  // the built app: precompressed, cached by content hash, revalidated by ETag (server/http/static.ts)
+  if (deps.staticRoot) app.get('*', staticApp(deps.staticRoot, isApiPath));
 
   app.notFound(() => problemResponse('not-found'));
   return app;

@@ -30,7 +30,7 @@ export interface ScreenAccess {
 }
 
 /** Icons are named here and drawn by the view (src/domain has no React). */
-export type NavIcon = 'inbox' | 'formula' | 'plug' | 'history' | 'users' | 'flag' | 'sitemap';
+export type NavIcon = 'inbox' | 'formula' | 'plug' | 'history' | 'users' | 'flag' | 'sitemap' | 'upload' | 'eye';
 
 export interface NavEntry {
   label: string;
@@ -136,11 +136,13 @@ export const SCREENS = {
   workflowsInspector: {
     path: '/workflows/inspector', title: 'Live inspector', layout: 'shell',
     access: { needs: view('workflows', P.authErrorRole), openOutsideProduction: true },
+    nav: { label: 'Live inspector', icon: 'eye', group: 'developer' },
   },
   /** uploading a file starts a file-upload formula */
   fileUpload: {
     path: '/files/upload', title: 'Upload a file', layout: 'shell',
     access: { needs: { resource: 'formula', action: 'create', otherwise: P.integrationsFormulas } },
+    nav: { label: 'Upload a file', icon: 'upload', group: 'daily' },
   },
   readyRecords: formulaScreen('ready-records', 'Ready records'),
   needsAttention: formulaScreen('needs-attention', 'Needs Attention'),

@@ -4,7 +4,12 @@
  * - workbooks: what reading in a worker thread adds to a small file, and how long each Excel bomb
  *   of tests/unit/flatFileBombs.test.ts takes to be refused
  * - flag evaluation: custom-routing per formula, as the wizard asks it
+ * - delivery: a production build's chunks (raw, gzip, brotli), the size budgets, and Core Web
+ *   Vitals in Chromium on the throttled profile (the tests that hold them: tests/unit/bundleBudgets.test.ts,
+ *   tests/e2e/webVitals.test.ts)
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { readXls, readXlsx } from '../../server/connectors/flatFile/excel.ts';
 import { SampleCollector } from '../../server/connectors/flatFile/sample.ts';
@@ -13,6 +18,16 @@ import {
   lyingSizeBomb, sharedStringsBomb, sheetBomb, workbook, xlsThatSheetJsNeverFinishes, xlsWithLoopingChain, xlsWithOversizedStream,
 } from '../support/flatFiles.ts';
 import { createFlagEvaluator, CUSTOM_ROUTING_FLAG, formulaRequest, formulaRuleFlag, parseFlagSnapshot, toSnapshotFlag } from '../../src/domain/flags.ts';
+import { loadConfig } from '../../server/config.ts';
+import { freePort } from '../../server/db/embedded.ts';
+import { createLogger } from '../../server/log.ts';
+import { startServer } from '../../server/main.ts';
+import { chromiumPath, launchChromium } from '../support/browser.ts';
+import {
+  allAssets, BUDGET_ENCODING, BUDGETS, buildInto, chunkNotes, chunkSources, fileSizes, KB, landingRoute, lazyModule, readManifest, sizeTable, sum,
+  type Sizes,
+} from '../support/bundleSize.ts';
+import { bestOf, formatVitals, landingVitals, PROFILE, signedInVitals, type Measured } from '../support/webVitals.ts';
 
 const MB = 1024 * 1024;
 
@@ -96,6 +111,76 @@ function benchFlags() {
   console.log(`flags: ${n} custom-routing evaluations in ${ms.toFixed(0)} ms = ${Math.round(n / (ms / 1000)).toLocaleString('en')} per second (${on} on)`);
 }
 
+const kb = (n: number) => `${(n / KB).toFixed(1)} KB`;
+const budgetLine = (label: string, s: Sizes, budget: number) =>
+  `delivery: ${label}: ${kb(s.raw)} raw, ${kb(s.gzip)} gzip, ${kb(s.brotli)} brotli; budget ${kb(budget)} ${BUDGET_ENCODING}: ${s[BUDGET_ENCODING] <= budget ? 'within' : `OVER by ${kb(s[BUDGET_ENCODING] - budget)}`}`;
+
+async function benchDelivery() {
+  const dist = await buildInto();
+  try {
+    const manifest = readManifest(dist);
+    const notes = chunkNotes(dist, manifest);
+    const { js, css } = allAssets(dist);
+    console.log('delivery: every chunk of a production build (KB = 1024 bytes; gzip level 9 and brotli quality 11, the files the server sends)');
+    console.log(sizeTable(dist, [...js, ...css].map((file) => ({ file, note: notes.get(file) }))));
+
+    const landing = landingRoute(dist, manifest);
+    console.log(budgetLine('landing route JavaScript', sum(landing.js.map((f) => fileSizes(dist, f))), BUDGETS.landingJs));
+    console.log(budgetLine('all CSS', sum(css.map((f) => fileSizes(dist, f))), BUDGETS.css));
+    console.log(`delivery: landing route CSS (render-blocking): ${kb(sum(landing.css.map((f) => fileSizes(dist, f))).brotli)} brotli in ${landing.css.length} files`);
+    const by = new Map<string, number>();
+    for (const f of landing.js) for (const [k, v] of chunkSources(dist, f)) by.set(k, (by.get(k) ?? 0) + v);
+    console.log(`delivery: the landing route's JavaScript by package or folder (minified): ${[...by].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([k, v]) => `${k} ${kb(v)}`).join(', ')}`);
+    const lazy = Object.entries(manifest).filter(([, c]) => c.isDynamicEntry && c.src).map(([src]) => {
+      const added = lazyModule(dist, manifest, src);
+      return { src, js: sum(added.js.map((f) => fileSizes(dist, f))), css: sum(added.css.map((f) => fileSizes(dist, f))) };
+    }).sort((a, b) => b.js.brotli - a.js.brotli);
+    console.log('delivery: what each lazily loaded module adds to the landing route (brotli, JavaScript + CSS):');
+    for (const l of lazy) console.log(`  ${l.src.padEnd(52)} ${kb(l.js.brotli).padStart(10)} + ${kb(l.css.brotli)}`);
+
+    await benchInBrowser(dist);
+  } finally {
+    fs.rmSync(dist, { recursive: true, force: true });
+  }
+}
+
+/** The same build served as `npm start` serves it, over an embedded PostgreSQL of the bench's own (.data/bench). */
+async function benchInBrowser(dist: string) {
+  if (!fs.existsSync(chromiumPath())) {
+    console.log(`delivery: web vitals not measured: no Chromium at ${chromiumPath()}`);
+    return;
+  }
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATA_DIR: path.resolve('.data/bench'),
+    EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'silent',
+  });
+  const running = await startServer(config, createLogger('silent'), { staticRoot: dist, work: false });
+  const browser = await launchChromium();
+  try {
+    const email = 'administrator@demo.tributary.test';
+    // a returning user, so the Data Queue is where signing in lands
+    await running.database.pool.query('update users set login_count = greatest(login_count, 5) where email = $1', [email]);
+    const profile = `${PROFILE.downloadMbps} Mbit/s, ${PROFILE.latencyMs} ms, cache off`;
+    const report = (label: string, { best, runs }: { best: Measured; runs: unknown[] }) => {
+      console.log(`delivery: web vitals, ${label} (${profile}; best of ${runs.length}): ${formatVitals(best.vitals)}`);
+      const scripts = [...new Set(best.assets.filter((a) => a.path.endsWith('.js')).map((a) => a.path))];
+      const encodings = [...new Set(best.assets.map((a) => a.encoding ?? 'none'))].join(', ');
+      return { scripts, encodings };
+    };
+    const landing = report('landing page', await bestOf(() => landingVitals(browser, running.url)));
+    console.log(budgetLine(`landing route JavaScript as Chromium loaded it (${landing.scripts.length} files, sent as ${landing.encodings})`,
+      sum(landing.scripts.map((f) => fileSizes(dist, f))), BUDGETS.landingJs));
+    const queue = report('Data Queue, signed in', await bestOf(() => signedInVitals(browser, running.url, email)));
+    console.log(budgetLine(`Data Queue JavaScript including what it loads (${queue.scripts.length} files, sent as ${queue.encodings})`,
+      sum(queue.scripts.map((f) => fileSizes(dist, f))), BUDGETS.dataQueueJs));
+  } finally {
+    await browser.close();
+    await running.stop();
+  }
+}
+
 await benchCsv();
 await benchWorkbooks();
 benchFlags();
+await benchDelivery();

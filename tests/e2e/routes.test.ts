@@ -84,6 +84,13 @@ describe('where every route lands, for each demo user', () => {
         const landed = await settledPath(page, to);
         if (landed !== to) trail.push(`storage: ${await page.evaluate(() => `${Object.keys(localStorage).join(', ')} | cookies: ${document.cookie}`)}`);
         expect(landed, `${email}: ${from}\n${trail.join('\n')}`).toBe(to);
+        if (to === '/auth-error/role') {
+          // a signed-in user refused one screen stays in the shell, signed in, and is told which screen
+          await page.getByTestId('screen-refused').waitFor();
+          expect(await page.getByRole('heading', { level: 1 }).textContent(), `${email}: ${from}`).toMatch(/^You cannot open /);
+          expect(await page.getByRole('navigation', { name: 'Main navigation' }).isVisible()).toBe(true);
+          expect(await page.getByRole('button', { name: 'Go back to login' }).count()).toBe(0);
+        }
       }
       await page.goto(`${server.url}/no/such/page?x=1`);
       await page.waitForURL(/\/not-found\?path=/);

@@ -173,7 +173,7 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
       'authenticated.loadingUser': loading,
       'authenticated.switchingTenant': loading,
       'authenticated.ready': async () => {
-        const menu = await screen.findByRole('button', { name: 'User menu' });
+        const menu = await screen.findByRole('button', { name: /user menu/i });
         expect(menu.textContent).toContain('Ada Administrator');
       },
       'authenticated.unreachable': async () => {
@@ -198,7 +198,7 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
       logout: async () => {
         const goBack = screen.queryByRole('button', { name: 'Go back to login' });
         if (goBack) { await app.user.click(goBack); return; }
-        await app.user.click(screen.getByRole('button', { name: 'User menu' }));
+        await app.user.click(screen.getByRole('button', { name: /user menu/i }));
         await app.user.click(await screen.findByRole('menuitem', { name: 'Log out' }));
       },
       'tenant.switch': async () => {

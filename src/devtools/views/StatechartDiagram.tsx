@@ -78,12 +78,14 @@ export function StatechartDiagram({ layout, machineId, selectedState, onSelectSt
             key={n.node.id}
             role="button"
             tabIndex={0}
-            aria-label={`State ${n.node.key}${kind ? ` (${kind})` : ''}`}
+            // every word the state shows, in its order, so the name holds the visible label (WCAG 2.5.3);
+            // each text ends in a space, so its words do not run into the next text's
+            aria-label={[`State ${n.node.key}`, kind, ...lines].filter(Boolean).join(' ')}
             aria-pressed={selected}
             data-state-id={n.node.id}
             onClick={(e) => { e.stopPropagation(); onSelectState(n.node.id); }}
             onKeyDown={onKey(n.node.id)}
-            style={{ cursor: 'pointer', outline: 'none' }}
+            style={{ cursor: 'pointer' }}
           >
             <rect
               x={n.x} y={n.y} width={n.width} height={n.height} rx={root ? 4 : 8}
@@ -95,14 +97,14 @@ export function StatechartDiagram({ layout, machineId, selectedState, onSelectSt
             {n.node.kind === 'final' && (
               <rect x={n.x + 3} y={n.y + 3} width={n.width - 6} height={n.height - 6} rx={6} fill="none" stroke={COLORS.stroke} />
             )}
-            <text x={n.x + TEXT.padding} y={n.y + 17} fill={COLORS.text} fontWeight={600}>{n.node.key}</text>
+            <text x={n.x + TEXT.padding} y={n.y + 17} fill={COLORS.text} fontWeight={600}>{n.node.key}{' '}</text>
             {kind && (
               <text x={n.x + n.width - TEXT.padding} y={n.y + 17} fill={COLORS.muted} textAnchor="end" fontSize={10}>
-                {kind === 'parallel' ? '∥ parallel' : kind}
+                {kind === 'parallel' ? '∥ parallel' : kind}{' '}
               </text>
             )}
             {lines.map((line, i) => (
-              <text key={i} x={n.x + TEXT.padding} y={n.y + TEXT.headerHeight + 10 + i * TEXT.lineHeight} fill={COLORS.muted} fontSize={11}>{line}</text>
+              <text key={i} x={n.x + TEXT.padding} y={n.y + TEXT.headerHeight + 10 + i * TEXT.lineHeight} fill={COLORS.muted} fontSize={11}>{line}{' '}</text>
             ))}
           </g>
         );

@@ -7,7 +7,7 @@
  */
 import { useActorRef, useSelector } from '@xstate/react';
 import {
-  Alert, Anchor, Badge, Button, Group, List, NavLink, Paper, ScrollArea, Stack, Switch, Tabs, Text, Title,
+  Alert, Anchor, Badge, Button, Flex, Group, List, NavLink, Paper, ScrollArea, Stack, Switch, Tabs, Text, Title,
 } from '@mantine/core';
 import { IconDownload, IconExternalLink } from '@tabler/icons-react';
 import { ancestry, eventName, outgoing, type Statechart } from '../statechart.ts';
@@ -35,7 +35,8 @@ export function stepText(step: PathStep, delays: Record<string, number | null>):
 function PathList({ paths, delays, label }: { paths: PathSummary[]; delays: Record<string, number | null>; label: string }) {
   if (!paths.length) return <Text c="dimmed">No paths.</Text>;
   return (
-    <List type="ordered" size="sm" spacing={4} aria-label={label}>
+    // long state and event names break anywhere rather than widen a phone's page
+    <List type="ordered" size="sm" spacing={4} aria-label={label} style={{ overflowWrap: 'anywhere' }}>
       {paths.map((p, i) => (
         <List.Item key={i}>
           <Text span fw={600}>{p.target}</Text>
@@ -112,7 +113,8 @@ export function WorkflowsPage({ machines = registry, machine = workflowsMachine,
 
       {state.matches({ diagram: 'empty' }) && <Alert color="gray">No machines are registered.</Alert>}
 
-      <Group align="flex-start" wrap="nowrap" gap="lg">
+      {/* side by side where there is room; on a phone the list of machines comes first */}
+      <Flex direction={{ base: 'column', sm: 'row' }} align={{ base: 'stretch', sm: 'flex-start' }} gap="lg">
         <Paper withBorder p={4} miw={220} component="nav" aria-label="Machines">
           {machines.map((m) => (
             <NavLink
@@ -219,7 +221,7 @@ export function WorkflowsPage({ machines = registry, machine = workflowsMachine,
             )}
           </Group>
         </Stack>
-      </Group>
+      </Flex>
     </Stack>
   );
 }

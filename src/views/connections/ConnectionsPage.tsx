@@ -8,7 +8,7 @@ import { useContext } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import {
-  ActionIcon, Alert, Anchor, Badge, Button, Center, Grid, Group, Loader, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
+  ActionIcon, Alert, Anchor, Badge, Button, Grid, Group, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
 } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconDatabaseOff, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { systemName } from '../../domain/connectors/catalogue.ts';
@@ -18,6 +18,8 @@ import { connectionsMachine } from '../../machines/connections.ts';
 import { connectionTestMachine } from '../../machines/connectionTest.ts';
 import { objectPickerMachine } from '../../machines/objectPicker.ts';
 import { ActorsContext, type AppActors } from '../shell/actors.tsx';
+import { TableSkeleton } from '../../ui/Skeletons.tsx';
+import { useReturnFocus } from '../../ui/useReturnFocus.ts';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ConnectionTestControl } from './ConnectionTestControl.tsx';
 import { ObjectPicker } from './ObjectPicker.tsx';
@@ -37,6 +39,8 @@ export interface ConnectionsPageProps {
 
 const DEFAULT_MACHINES: ConnectionMachines = { connections: connectionsMachine, connectionTest: connectionTestMachine, objectPicker: objectPickerMachine };
 const NO_POLICIES: Policies = {};
+
+const TABLE_COLUMNS = ['Display name', 'System', 'Last modified'];
 
 const dateTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -63,6 +67,7 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
   const mayDelete = can(effective, 'datasource', 'delete');
   const selected = dataSources.find((d) => d.id === selectedId) ?? null;
   const loading = state.matches('loading');
+  useReturnFocus(formActor !== undefined);
 
   return (
     <Stack maw={1200} data-testid="connections-page" data-state={typeof state.value === 'string' ? state.value : JSON.stringify(state.value)}>
@@ -96,9 +101,7 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
         )}
       </Group>
 
-      {loading && dataSources.length === 0 && (
-        <Center mih={160}><Group gap="xs"><Loader size="sm" /><Text>Loading data sources…</Text></Group></Center>
-      )}
+      {loading && dataSources.length === 0 && <TableSkeleton columns={TABLE_COLUMNS} caption="Loading data sources…" />}
 
       {state.matches('loadFailed') && (
         <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title="The data sources could not be loaded">
@@ -114,7 +117,11 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
           <Stack align="center" gap="xs">
             <IconDatabaseOff size={40} stroke={1.5} aria-hidden />
             <Text fw={600}>No data sources yet</Text>
-            <Text size="sm" c="dimmed">Add the systems your formulas will read from and send to.</Text>
+            <Text size="sm" c="dimmed" ta="center">
+              {mayCreate
+                ? 'Add the systems your formulas will read from and send to.'
+                : 'A colleague whose role may manage connections adds the systems your formulas read from and send to.'}
+            </Text>
             {mayCreate && <Button variant="light" onClick={() => actor.send({ type: 'source.add' })}>Add your first data source</Button>}
           </Stack>
         </Paper>
@@ -123,54 +130,56 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
       {dataSources.length > 0 && (
         <Grid>
           <Grid.Col span={{ base: 12, md: selected ? 7 : 12 }}>
-            <Table highlightOnHover withTableBorder aria-label="Data Sources" aria-busy={loading}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Display name</Table.Th>
-                  <Table.Th>System</Table.Th>
-                  <Table.Th>Last modified</Table.Th>
-                  <Table.Th><VisuallyHidden>Actions</VisuallyHidden></Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {dataSources.map((d) => {
-                  const isSelected = d.id === selectedId;
-                  return (
-                    <Table.Tr key={d.id} aria-selected={isSelected} bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined} data-testid={`data-source-${d.id}`}>
-                      <Table.Td>
-                        <Anchor component="button" type="button" fw={isSelected ? 700 : 500} onClick={() => actor.send({ type: 'source.select', id: d.id })}>
-                          {d.displayName}
-                        </Anchor>
-                        {d.usedByCount > 0 && <Badge ml="xs" size="sm" variant="light">in use</Badge>}
-                      </Table.Td>
-                      <Table.Td>{systemName(d.system)}</Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{dateTime(d.modifiedOn)}</Text>
-                        {d.modifiedBy && <Text size="xs" c="dimmed">by {d.modifiedBy}</Text>}
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={4} justify="flex-end" wrap="nowrap">
-                          {mayEdit && (
-                            <Tooltip label="Edit">
-                              <ActionIcon variant="subtle" aria-label={`Edit ${d.displayName}`} onClick={() => actor.send({ type: 'source.edit', id: d.id })} disabled={!state.matches('ready')}>
-                                <IconPencil size={18} aria-hidden />
-                              </ActionIcon>
-                            </Tooltip>
-                          )}
-                          {mayDelete && (
-                            <Tooltip label="Delete">
-                              <ActionIcon variant="subtle" color="red" aria-label={`Delete ${d.displayName}`} onClick={() => actor.send({ type: 'source.delete', id: d.id })} disabled={!state.matches('ready')}>
-                                <IconTrash size={18} aria-hidden />
-                              </ActionIcon>
-                            </Tooltip>
-                          )}
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>
-                  );
-                })}
-              </Table.Tbody>
-            </Table>
+            {/* a narrow screen scrolls the table, not the page; positioned, so the visually hidden
+                header stays inside it */}
+            <Table.ScrollContainer minWidth={560} type="native" pos="relative">
+              <Table highlightOnHover withTableBorder aria-label="Data Sources" aria-busy={loading}>
+                <Table.Thead>
+                  <Table.Tr>
+                    {TABLE_COLUMNS.map((c) => <Table.Th key={c}>{c}</Table.Th>)}
+                    <Table.Th><VisuallyHidden>Actions</VisuallyHidden></Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {dataSources.map((d) => {
+                    const isSelected = d.id === selectedId;
+                    return (
+                      <Table.Tr key={d.id} aria-selected={isSelected} bg={isSelected ? 'var(--mantine-primary-color-light)' : undefined} data-testid={`data-source-${d.id}`}>
+                        <Table.Td>
+                          <Anchor component="button" type="button" fw={isSelected ? 700 : 500} onClick={() => actor.send({ type: 'source.select', id: d.id })}>
+                            {d.displayName}
+                          </Anchor>
+                          {d.usedByCount > 0 && <Badge ml="xs" size="sm" variant="light">in use</Badge>}
+                        </Table.Td>
+                        <Table.Td>{systemName(d.system)}</Table.Td>
+                        <Table.Td>
+                          <Text size="sm">{dateTime(d.modifiedOn)}</Text>
+                          {d.modifiedBy && <Text size="xs" c="dimmed">by {d.modifiedBy}</Text>}
+                        </Table.Td>
+                        <Table.Td>
+                          <Group gap={4} justify="flex-end" wrap="nowrap">
+                            {mayEdit && (
+                              <Tooltip label="Edit">
+                                <ActionIcon variant="subtle" aria-label={`Edit ${d.displayName}`} onClick={() => actor.send({ type: 'source.edit', id: d.id })} disabled={!state.matches('ready')}>
+                                  <IconPencil size={18} aria-hidden />
+                                </ActionIcon>
+                              </Tooltip>
+                            )}
+                            {mayDelete && (
+                              <Tooltip label="Delete">
+                                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${d.displayName}`} onClick={() => actor.send({ type: 'source.delete', id: d.id })} disabled={!state.matches('ready')}>
+                                  <IconTrash size={18} aria-hidden />
+                                </ActionIcon>
+                              </Tooltip>
+                            )}
+                          </Group>
+                        </Table.Td>
+                      </Table.Tr>
+                    );
+                  })}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
           </Grid.Col>
           {selected && (
             <Grid.Col span={{ base: 12, md: 5 }}>

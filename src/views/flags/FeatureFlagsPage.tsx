@@ -6,12 +6,15 @@
  */
 import { useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Badge, Button, Code, Group, Loader, Stack, Switch, Table, TagsInput, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Stack, Switch, Table, TagsInput, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { formulaRuleIds, type StoredFlag } from '../../domain/flags.ts';
 import { flagAdminMachine } from '../../machines/flagAdmin.ts';
 import type { FlagsActor } from '../../machines/flags.ts';
+import { TableSkeleton } from '../../ui/Skeletons.tsx';
 import { FlagClientStatus } from './FlagClientStatus.tsx';
+
+const COLUMNS = ['Flag', 'Type', 'Enabled', 'Rules'];
 
 export interface FeatureFlagsPageProps {
   /** the app's flag client (one flagsMachine actor for the whole app) */
@@ -25,16 +28,16 @@ export function FeatureFlagsPage({ flags, machine = flagAdminMachine }: FeatureF
   const { flags: list, busyKey, error, notice } = state.context;
 
   return (
-    <Stack gap="lg" p="md">
-      <Title order={2}>Feature Flags</Title>
+    <Stack gap="lg" maw={1200}>
+      <Title order={1}>Feature Flags</Title>
       <FlagClientStatus flags={flags} />
 
       <Stack gap="sm">
         <Group justify="space-between">
-          <Title order={3}>Flags of this tenant</Title>
+          <Title order={2} size="h3">Flags of this tenant</Title>
           <Button variant="subtle" size="xs" onClick={() => admin.send({ type: 'flags.reload' })} disabled={state.matches('loading')}>Reload</Button>
         </Group>
-        {state.matches('loading') && <Group gap="xs"><Loader size="xs" /><Text size="sm">Loading the flags…</Text></Group>}
+        {state.matches('loading') && <TableSkeleton columns={COLUMNS} caption="Loading the flags…" />}
         {error && (
           <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />}
             title={state.matches('loadFailed') ? 'The flags could not be loaded' : 'The flags could not be changed'}>
@@ -48,29 +51,27 @@ export function FeatureFlagsPage({ flags, machine = flagAdminMachine }: FeatureF
           </Alert>
         )}
         {!state.matches('loading') && !state.matches('loadFailed') && (
-          <Table aria-label="Feature flags" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Flag</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Enabled</Table.Th>
-                <Table.Th>Rules</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.length === 0 && (
-                <Table.Tr><Table.Td colSpan={4}><Text size="sm" c="dimmed">This tenant has no flags.</Text></Table.Td></Table.Tr>
-              )}
-              {list.map((flag) => (
-                <FlagRow
-                  // a saved change starts the row afresh, so its draft shows what was stored
-                  key={`${flag.key}@${flag.updatedOn}`} flag={flag} busy={busyKey === flag.key} locked={busyKey !== null}
-                  onSwitch={(enabled) => admin.send({ type: 'flag.switch', key: flag.key, enabled })}
-                  onSaveFormulas={(formulaIds) => admin.send({ type: 'flag.formulas.save', key: flag.key, formulaIds })}
-                />
-              ))}
-            </Table.Tbody>
-          </Table>
+          // a narrow screen scrolls the table, not the page
+          <Table.ScrollContainer minWidth={860} type="native">
+            <Table aria-label="Feature flags" striped>
+              <Table.Thead>
+                <Table.Tr>{COLUMNS.map((c) => <Table.Th key={c}>{c}</Table.Th>)}</Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.length === 0 && (
+                  <Table.Tr><Table.Td colSpan={4}><Text size="sm" c="dimmed">This tenant has no flags.</Text></Table.Td></Table.Tr>
+                )}
+                {list.map((flag) => (
+                  <FlagRow
+                    // a saved change starts the row afresh, so its draft shows what was stored
+                    key={`${flag.key}@${flag.updatedOn}`} flag={flag} busy={busyKey === flag.key} locked={busyKey !== null}
+                    onSwitch={(enabled) => admin.send({ type: 'flag.switch', key: flag.key, enabled })}
+                    onSaveFormulas={(formulaIds) => admin.send({ type: 'flag.formulas.save', key: flag.key, formulaIds })}
+                  />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         )}
       </Stack>
     </Stack>

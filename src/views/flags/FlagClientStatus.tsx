@@ -25,7 +25,7 @@ export function FlagClientStatus({ flags }: { flags: FlagsActor }) {
     <Card withBorder aria-label="Flag client" data-testid="flag-client" data-state={JSON.stringify(state.value)}>
       <Stack gap="sm">
         <Group justify="space-between">
-          <Title order={3}>This browser&apos;s flags</Title>
+          <Title order={2} size="h3">This browser&apos;s flags</Title>
           <Button
             variant="light" size="xs" leftSection={<IconRefresh size={14} aria-hidden />}
             loading={busy} disabled={busy} onClick={() => flags.send({ type: 'flags.refresh' })}
@@ -59,7 +59,7 @@ export function FlagClientStatus({ flags }: { flags: FlagsActor }) {
         <Group align="end" gap="sm">
           <TextInput
             label="Check custom-routing for a formula" placeholder="Formula id" value={formulaId}
-            onChange={(e) => setFormulaId(e.currentTarget.value)} w={360}
+            onChange={(e) => setFormulaId(e.currentTarget.value)} w={{ base: '100%', xs: 360 }}
           />
           {check && (
             <Badge data-testid="custom-routing-answer" color={on ? 'green' : 'gray'} size="lg" variant="light">

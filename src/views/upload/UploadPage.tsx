@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Button, Group, Progress, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Box, Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { Dropzone, type FileRejection, type FileWithPath } from '@mantine/dropzone';
 import '@mantine/dropzone/styles.css';
 import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, IconX } from '@tabler/icons-react';
@@ -15,6 +15,7 @@ import {
   type UploadSummary,
 } from '../../domain/upload.ts';
 import { outcomeOf, uploadMachine } from '../../machines/upload.ts';
+import { TableSkeleton } from '../../ui/Skeletons.tsx';
 
 /** What the file picker offers (the machine still checks every file, whatever the picker let through). */
 const ACCEPT: Record<string, string[]> = {
@@ -91,6 +92,8 @@ export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPagePr
           <Button variant="default" w="fit-content" onClick={() => actor.send({ type: 'upload.cancel' })}>Cancel</Button>
         </Stack>
       )}
+      {/* every byte is sent: the server scans and reads the file before its summary arrives */}
+      {uploading && percent >= 100 && <TableSkeleton columns={['Column 1', 'Column 2', 'Column 3']} caption="Checking and reading the file…" />}
 
       {outcome === 'success' && summary && (
         <>
@@ -101,7 +104,8 @@ export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPagePr
           {summary.scanStatus === 'not-scanned' && (
             <Alert role="status" color="yellow" icon={<IconAlertTriangle />} data-testid="not-scanned">{NOT_SCANNED_MESSAGE}</Alert>
           )}
-          <ScrollArea>
+          {/* a wide file scrolls inside its box; the box takes focus so a keyboard can scroll it */}
+          <Box style={{ overflowX: 'auto' }} tabIndex={0} role="region" aria-label="Sample rows, scrolling sideways">
             <Table striped withTableBorder aria-label="Sample rows">
               <Table.Thead>
                 <Table.Tr>{summary.headers.map((h) => <Table.Th key={h}>{h}</Table.Th>)}</Table.Tr>
@@ -112,7 +116,7 @@ export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPagePr
                 ))}
               </Table.Tbody>
             </Table>
-          </ScrollArea>
+          </Box>
         </>
       )}
 
