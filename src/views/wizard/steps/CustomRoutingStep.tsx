@@ -5,16 +5,17 @@
  * source with the operators of SPEC.md section 9. Saves the routing part (kind custom) and the
  * autosend part.
  */
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Button, Divider, Radio, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { MAX_ROUTING_RULES, ROUTE_TARGET_NAMES, ROUTE_TARGETS, type RouteTarget, type SourceType } from '../../../domain/formula/constants.ts';
-import { AutosendSchema, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting } from '../../../domain/formula/parts.ts';
+import { PART_PROBLEM_MESSAGES, type CustomRouting } from '../../../domain/formula/parts.ts';
 import { MATCHING_FIELD_NAMES, MATCHING_FIELDS } from '../../../domain/formula/routingFields.ts';
-import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import { useRoutingSave } from './routing/useRoutingSave.ts';
+import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
 import {
-  fieldOptions, LoadFailed, loadFormulaFields, moved, ReadOnlyNote, removed, replaced, sameBody, SaveRefused, StepLoadError, StepSkeleton,
-  under, useDirtyReport, useStepLoad, verdict, type FieldOption, type FormulaFields,
+  fieldOptions, LoadFailed, loadFormulaFields, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepLoadError, StepSkeleton,
+  under, useStepLoad, type FieldOption, type FormulaFields,
 } from './matching/stepForm.tsx';
 import { blankRule, customRoutingBodies, customRoutingForm, type CustomRoutingForm } from './routing/customRoutingForm.ts';
 import { ReadyRecords } from './routing/ReadyRecords.tsx';
@@ -47,12 +48,9 @@ export function CustomRoutingStep(props: StepProps) {
 }
 
 function RulesEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
-  const services = useWizardServices();
   const { formula, canEdit } = props;
   const disabled = !canEdit;
   const [form, setForm] = useState<CustomRoutingForm>(() => customRoutingForm(loaded.routing, loaded.autosend));
-  const [saved, setSaved] = useState(() => customRoutingBodies(form));
-  const [submitted, setSubmitted] = useState(false);
   // saved choices stay offered even when the system no longer lists them
   const [fields] = useState<Record<SourceType, FieldOption[]>>(() => {
     const savedFields = (type: SourceType) => form.rules.flatMap((r) => r.conditions.filter((c) => c.sourceType === type).map((c) => c.field));
@@ -62,25 +60,9 @@ function RulesEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
       raw: fieldOptions(loaded.fields.source, savedFields('raw')),
     };
   });
-  const { saving, run } = useStepSave(props);
-
-  const bodies = useMemo(() => customRoutingBodies(form), [form]);
-  const check = useMemo(() => verdict(RoutingSchema, bodies.routing), [bodies]);
-  const autosendCheck = useMemo(() => verdict(AutosendSchema, bodies.autosend), [bodies]);
-  const at = submitted ? check.at : {};
-  useDirtyReport(!sameBody(bodies, saved), props.onDirtyChange);
+  const { check, autosendCheck, at, submitted, saving, save } = useRoutingSave(props, form, customRoutingBodies);
 
   const set = (patch: Partial<CustomRoutingForm>) => setForm((f) => ({ ...f, ...patch }));
-  const save = () => {
-    setSubmitted(true);
-    if (!check.ok || !autosendCheck.ok) return;
-    const [routing, autosend] = [check.output, autosendCheck.output];
-    void run(async () => {
-      await services.formulas.putPart(formula.id, 'routing', routing);
-      await services.formulas.putPart(formula.id, 'autosend', autosend);
-      setSaved(bodies);
-    });
-  };
 
   const destination = formula.firstDestinationDataSource?.displayName ?? 'the destination';
   return (

@@ -10,13 +10,14 @@ import { IconPlus } from '@tabler/icons-react';
 import { ADVANCED_MATCHING_MIN_SCENARIOS, MAX_SEARCH_SCENARIOS } from '../../../domain/formula/constants.ts';
 import { MatchingSchema, PART_MESSAGES, PART_PROBLEM_MESSAGES, type Matching } from '../../../domain/formula/parts.ts';
 import { recommendedMatching } from '../../../domain/formula/recommendedScenarios.ts';
+import { useReportDirty } from './shared.tsx';
 import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
 import { AutoPickConditions } from './matching/AutoPickConditions.tsx';
 import { blankScenario, matchingBody, matchingForm, type MatchingForm } from './matching/matchingForm.ts';
 import { ScenarioCard } from './matching/ScenarioCard.tsx';
 import {
   fieldOptions, LoadFailed, loadFormulaFields, moved, ReadOnlyNote, removed, replaced, sameBody, SaveRefused, StepLoadError,
-  StepSkeleton, under, useDirtyReport, useStepLoad, verdict, type FormulaFields,
+  StepSkeleton, under, useStepLoad, verdict, type FormulaFields,
 } from './matching/stepForm.tsx';
 
 /** SPEC.md section 4's rule, said where the tiers are chosen. */
@@ -56,7 +57,7 @@ function MatchingEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
   const body = useMemo(() => matchingBody(form), [form]);
   const check = useMemo(() => verdict(MatchingSchema, body), [body]);
   const at = submitted ? check.at : {};
-  useDirtyReport(!sameBody(body, saved), props.onDirtyChange);
+  useReportDirty(!sameBody(body, saved), props.onDirtyChange);
 
   // saved choices stay offered even when the system no longer lists them
   const [options] = useState(() => {

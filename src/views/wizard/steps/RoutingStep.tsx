@@ -5,16 +5,17 @@
  * discarded; capitalization may or may not count as a data difference; and Ready records are held
  * for review or sent automatically. Saves the routing part (kind default) and the autosend part.
  */
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Divider, MultiSelect, NumberInput, Radio, Stack, Text } from '@mantine/core';
 import {
   MAX_CONFIDENCE_SCORE, ROUTE_TARGET_NAMES, ROUTE_TARGETS, SINGLE_MATCH_ROUTE_NAMES, SINGLE_MATCH_ROUTES, type RouteTarget, type SingleMatchRoute,
 } from '../../../domain/formula/constants.ts';
-import { AutosendSchema, PART_PROBLEM_MESSAGES, RoutingSchema, type DefaultRouting } from '../../../domain/formula/parts.ts';
-import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import { PART_PROBLEM_MESSAGES, type DefaultRouting } from '../../../domain/formula/parts.ts';
+import { useRoutingSave } from './routing/useRoutingSave.ts';
+import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
 import {
-  fieldOptions, LoadFailed, loadFormulaFields, ReadOnlyNote, sameBody, SaveRefused, SectionIntro, StepLoadError, StepSkeleton,
-  useDirtyReport, useStepLoad, verdict, type FormulaFields,
+  fieldOptions, LoadFailed, loadFormulaFields, ReadOnlyNote, SaveRefused, SectionIntro, StepLoadError, StepSkeleton,
+  useStepLoad, type FormulaFields,
 } from './matching/stepForm.tsx';
 import { ReadyRecords } from './routing/ReadyRecords.tsx';
 
@@ -67,35 +68,16 @@ export function RoutingStep(props: StepProps) {
 }
 
 function TriageEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
-  const services = useWizardServices();
   const { formula, canEdit } = props;
   const disabled = !canEdit;
   const [form, setForm] = useState<TriageForm>(() => ({
     unmatched: loaded.routing.unmatched, singleMatch: loaded.routing.singleMatch, exactFields: loaded.routing.exactFields,
     discardBelow: loaded.routing.discardBelow ?? '', capitalizationIsDifference: loaded.routing.capitalizationIsDifference, autosend: loaded.autosend,
   }));
-  const [saved, setSaved] = useState(() => triageBodies(form));
-  const [submitted, setSubmitted] = useState(false);
   const [options] = useState(() => fieldOptions(loaded.fields.destination, form.exactFields));
-  const { saving, run } = useStepSave(props);
-
-  const bodies = useMemo(() => triageBodies(form), [form]);
-  const check = useMemo(() => verdict(RoutingSchema, bodies.routing), [bodies]);
-  const autosendCheck = useMemo(() => verdict(AutosendSchema, bodies.autosend), [bodies]);
-  const at = submitted ? check.at : {};
-  useDirtyReport(!sameBody(bodies, saved), props.onDirtyChange);
+  const { check, autosendCheck, at, submitted, saving, save } = useRoutingSave(props, form, triageBodies);
 
   const set = (patch: Partial<TriageForm>) => setForm((f) => ({ ...f, ...patch }));
-  const save = () => {
-    setSubmitted(true);
-    if (!check.ok || !autosendCheck.ok) return;
-    const [routing, autosend] = [check.output, autosendCheck.output];
-    void run(async () => {
-      await services.formulas.putPart(formula.id, 'routing', routing);
-      await services.formulas.putPart(formula.id, 'autosend', autosend);
-      setSaved(bodies);
-    });
-  };
 
   const destination = formula.firstDestinationDataSource?.displayName ?? 'the destination';
   return (

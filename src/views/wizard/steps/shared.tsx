@@ -79,7 +79,13 @@ export function withObject(system: SystemId, role: Role, settings: SettingsValue
 export function useReportDirty(dirty: boolean, onDirtyChange: (dirty: boolean) => void) {
   const report = useRef(onDirtyChange);
   report.current = onDirtyChange;
-  useEffect(() => { report.current(dirty); }, [dirty]);
+  // a step opens clean: only a change is news to the wizard
+  const reported = useRef(false);
+  useEffect(() => {
+    if (reported.current === dirty) return;
+    reported.current = dirty;
+    report.current(dirty);
+  }, [dirty]);
 }
 
 /** Says the step saved (SPEC.md section 8's words) and moves the wizard on. */

@@ -66,16 +66,6 @@ export function useStepLoad<T>(load: () => Promise<T>, failed: string) {
   return { ...state, retry };
 }
 
-/** Says when the step's unsaved state changes (not on every render: the wizard's handler is new each time). */
-export function useDirtyReport(dirty: boolean, onDirtyChange: StepProps['onDirtyChange']) {
-  const reported = useRef(false);
-  useEffect(() => {
-    if (reported.current === dirty) return;
-    reported.current = dirty;
-    onDirtyChange(dirty);
-  }, [dirty, onDirtyChange]);
-}
-
 export const sameBody = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
