@@ -9,7 +9,7 @@ import { useState } from 'react';
 import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import {
   CONNECTION_FIELD_MESSAGE, defaultValues, fieldApplies, formFields, INVALID_PORT_MESSAGE, INVALID_URL_MESSAGE, KEY_FIELD_MESSAGE,
@@ -18,9 +18,6 @@ import {
 import { SAVED_SECRET_PLACEHOLDER, SettingsFields, type SettingsFieldsProps } from '../../src/ui/SettingsFields.tsx';
 
 // jsdom has no document.fonts, which Mantine's autosizing textarea (the SSH key) listens to
-beforeAll(() => {
-  (document as { fonts?: unknown }).fonts ??= { addEventListener() {}, removeEventListener() {} };
-});
 afterEach(() => cleanup());
 
 const SFTP = connectorFor('sftp').settings;

@@ -10,7 +10,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { Notifications, notifications } from '@mantine/notifications';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FieldInfo } from '../../src/domain/api/integrations.ts';
 import type { DataSourceListItem, SystemId } from '../../src/domain/connectors/types.ts';
 import type { FormulaPartBody, FormulaPartName } from '../../src/domain/formula/parts.ts';
@@ -21,9 +21,6 @@ import { MappingStep } from '../../src/views/wizard/steps/MappingStep.tsx';
 import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 
-beforeAll(() => {
-  (document as { fonts?: unknown }).fonts ??= { addEventListener() {}, removeEventListener() {} };
-});
 afterEach(() => {
   cleanup();
   notifications.clean();

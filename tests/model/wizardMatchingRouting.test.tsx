@@ -23,7 +23,6 @@ import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 
 beforeAll(() => {
   // jsdom has no document.fonts, which Mantine's autosizing inputs listen to
-  (document as { fonts?: unknown }).fonts ??= { addEventListener() {}, removeEventListener() {} };
 });
 afterEach(() => cleanup());
 

@@ -14,7 +14,7 @@ import { MantineProvider } from '@mantine/core';
 import { Notifications, notifications } from '@mantine/notifications';
 import type { ComponentType } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONNECTION_FIELD_MESSAGE } from '../../src/domain/connectors/fields.ts';
 import type { DataSourceListItem, ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts';
 import { FORMULA_PART_NAMES, PART_MESSAGES, type FormulaPartName } from '../../src/domain/formula/parts.ts';
@@ -32,9 +32,6 @@ import { browserTimeZone, RUN_ONCE_NOTE, SchedulingStep } from '../../src/views/
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 
-beforeAll(() => {
-  (document as { fonts?: unknown }).fonts ??= { addEventListener() {}, removeEventListener() {} };
-});
 afterEach(() => {
   cleanup();
   notifications.clean();

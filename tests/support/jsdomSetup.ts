@@ -5,3 +5,5 @@ window.matchMedia ??= ((query: string) => ({
 })) as typeof window.matchMedia;
 globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
 Element.prototype.scrollIntoView ??= () => {};
+// Mantine's autosizing textarea waits on the document's fonts, which jsdom lacks
+(document as { fonts?: unknown }).fonts ??= { addEventListener() {}, removeEventListener() {} };
