@@ -68,6 +68,24 @@ function mantineBaseStylesFirst(): Plugin {
   };
 }
 
+/**
+ * Mantine's ScrollArea (inside every Table) takes one helper from Floating UI, useMergeRefs, and
+ * with it the whole positioning library, about 13 KB (brotli), onto every screen with a table. Its
+ * import is answered by src/ui/mergeRefs.ts, the same merged callback ref from Mantine's own hooks.
+ * Should ScrollArea ask Floating UI for more, the build fails on the missing export.
+ */
+function scrollAreaWithoutFloatingUi(): Plugin {
+  const helper = path.join(import.meta.dirname, 'src', 'ui', 'mergeRefs.ts');
+  const scrollArea = /[\\/]@mantine[\\/]core[\\/]esm[\\/]components[\\/]ScrollArea[\\/]/;
+  return {
+    name: 'tributary:scroll-area-without-floating-ui',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      return source === '@floating-ui/react' && importer && scrollArea.test(importer) ? helper : null;
+    },
+  };
+}
+
 const TEXT_ASSET = /\.(js|mjs|css|html|svg|json|txt|xml|webmanifest)$/i;
 /** below this, compression saves less than the headers it costs */
 const MIN_COMPRESS_BYTES = 1024;
@@ -105,12 +123,28 @@ function precompress(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), mantineBaseStylesFirst(), mantineStylesPerComponent(), precompress()],
+  plugins: [react(), mantineBaseStylesFirst(), mantineStylesPerComponent(), scrollAreaWithoutFloatingUi(), precompress()],
   build: {
     outDir: 'dist',
     sourcemap: 'hidden',
     // the manifest says which chunks each entry and lazy screen loads: the size budgets read it (tests/support/bundleSize.ts)
     manifest: true,
     chunkSizeWarningLimit: 2000,
+    rolldownOptions: {
+      output: {
+        /*
+         * Fewer, larger chunks where they always load together: brotli compresses one file of many
+         * modules far better than many small files. Everything the page loads first is one chunk;
+         * everything every signed-in screen loads (the shell and the flag client, with their
+         * dependencies) is another, whichever screen shares them. The rest splits by screen.
+         */
+        codeSplitting: {
+          groups: [
+            { name: 'index', tags: ['$initial'], priority: 2 },
+            { name: 'signed-in', test: /[\\/]src[\\/](views[\\/]shell[\\/]AppLayout\.tsx|machines[\\/]flags\.ts)$/, priority: 1 },
+          ],
+        },
+      },
+    },
   },
 });

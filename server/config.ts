@@ -34,8 +34,33 @@ export interface Config {
    * metadata addresses stay refused.
    */
   connectorAllowPrivateHosts: boolean;
+  /**
+   * RUN_SLICE_MS: how long one job works a formula's run before it queues the rest behind other
+   * waiting runs (fair sharing of workers between tenants); unset: the engine's default (60 s)
+   */
+  runSliceMs: number | null;
+  /** how soon pg-boss notices a dead worker and tries again; unset parts keep pg-boss's and the job definitions' own */
+  jobTimings: JobTimings;
   /** how the embedded provider slows down password guessing (server/identity/throttle.ts) */
   signInThrottle: SignInThrottleSettings;
+  /** INTERNAL_EMAIL_DOMAIN: e-mail domain of internal staff, marked in user management; null: nobody is */
+  internalEmailDomain: string | null;
+}
+
+/**
+ * How quickly jobs move on: a dead worker's run taken up again, a run's continuation started.
+ * Tests that kill workers shorten them to seconds.
+ */
+export interface JobTimings {
+  /**
+   * JOBS_SUPERVISE_SECONDS: pg-boss's supervise, monitor and queue cache intervals (default 10; pg-boss's
+   * own is 60): how soon a dead worker's job is failed, and a formula's next job may start after the last one ended
+   */
+  superviseSeconds: number | null;
+  /** JOBS_HEARTBEAT_SECONDS: replaces the heartbeat of every definition that has one (pg-boss's minimum is 10) */
+  heartbeatSeconds: number | null;
+  /** JOBS_RETRY_DELAY_SECONDS: replaces every definition's wait before its first retry */
+  retryDelaySeconds: number | null;
 }
 
 export interface SignInThrottleSettings {
@@ -78,7 +103,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(hasHostName ? [`${publicOrigin.protocol}//demo.${publicOrigin.host}`] : []),
     ...extra,
   ])];
+  const internalEmailDomain = (env.INTERNAL_EMAIL_DOMAIN ?? '').trim().toLowerCase().replace(/^@/, '') || null;
+  if (internalEmailDomain && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(internalEmailDomain)) {
+    throw new Error(`INTERNAL_EMAIL_DOMAIN must be a domain such as example.org, got "${env.INTERNAL_EMAIL_DOMAIN}"`);
+  }
   return {
+    internalEmailDomain,
     port,
     host: env.HOST ?? '0.0.0.0',
     publicUrl,
@@ -94,6 +124,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultSubdomain,
     clamav: clamavAddressFromEnv(env),
     connectorAllowPrivateHosts: env.CONNECTOR_ALLOW_PRIVATE_HOSTS === 'true',
+    runSliceMs: env.RUN_SLICE_MS ? positiveInteger(env, 'RUN_SLICE_MS', 60_000) : null,
+    jobTimings: {
+      // 10 s, not pg-boss's 60: a run's continuation waits for this before a worker may take it
+      superviseSeconds: positiveInteger(env, 'JOBS_SUPERVISE_SECONDS', 10),
+      heartbeatSeconds: env.JOBS_HEARTBEAT_SECONDS ? heartbeatSeconds(env.JOBS_HEARTBEAT_SECONDS) : null,
+      retryDelaySeconds: env.JOBS_RETRY_DELAY_SECONDS ? positiveInteger(env, 'JOBS_RETRY_DELAY_SECONDS', 60) : null,
+    },
     signInThrottle: {
       freeFailures: positiveInteger(env, 'SIGNIN_FREE_FAILURES', 5),
       ipFreeFailures: positiveInteger(env, 'SIGNIN_IP_FREE_FAILURES', 50),
@@ -109,6 +146,12 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1, got "${raw}"`);
+  return value;
+}
+
+function heartbeatSeconds(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 10) throw new Error(`JOBS_HEARTBEAT_SECONDS must be a whole number of at least 10 (pg-boss's minimum), got "${raw}"`);
   return value;
 }
 

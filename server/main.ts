@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { demoOrganizationExists, seedDemo } from './db/seed.ts';
+import { backfillSandboxKeys } from './connectors/sandboxCrm/seed.ts';
 import { createIdentity, type Identity } from './identity/provider.ts';
 import { createApp, API_PREFIXES } from './http/app.ts';
 import type { TokenVerifier } from './http/auth.ts';
@@ -53,6 +54,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
         + 'Delete it, or set SEED_DEMO=true if this is meant to be a demo deployment.');
     }
     const seeded = config.seedDemo ? await seedDemo(database.db) : false;
+    await backfillSandboxKeys(database.db, log);
 
     // npm start may make the key (embedded default); npm run worker only ever reads it
     const secrets = createSecretBox(loadSecretKey(config));

@@ -1,22 +1,35 @@
 /** Providers and composition: services are built here and handed to the machines through the views. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Auth0Provider } from '@auth0/auth0-react';
 // Mantine's styles: the base ones are linked first in the page, each component's come with its code (vite.config.ts)
 import { MantineProvider } from '@mantine/core';
-import { Notifications, notifications } from '@mantine/notifications';
+import { notifications } from '@mantine/notifications';
 import { globalErrorMessage, NOTIFICATION_TIMEOUT_MS } from './domain/errors.ts';
 import { subdomainFromHost } from './domain/identity.ts';
 import { accountManagement } from './services/accountManagement.ts';
 import { loadAppConfig } from './services/appConfig.ts';
-import { auth0Adapter, auth0ProviderOptions } from './services/auth.ts';
+import { auth0Adapter, auth0ProviderOptions, sessionMayExist } from './services/auth.ts';
 import { onApiError } from './services/gateway.ts';
 import { appInspector } from './services/inspection.ts';
+import { NotificationsWhenShown } from './ui/NotificationsWhenShown.tsx';
 import { cssVariablesResolver, theme } from './ui/theme.ts';
-import { App } from './views/shell/App.tsx';
+import { App, preloadSignedIn } from './views/shell/App.tsx';
+import { AuthSdkHost, loadAuthSdk } from './views/shell/authSdk.tsx';
 import { lazyScreen } from './views/shell/screens.tsx';
 
 const ConnectionsPage = lazyScreen(() => import('./views/connections/ConnectionsPage.tsx').then((m) => m.ConnectionsPage));
+
+// read before anything else: where a session may exist the SDK, and the shell it will most likely
+// open, load alongside the configuration
+const sdkAtOnce = sessionMayExist({
+  search: window.location.search,
+  cookie: () => document.cookie,
+  storageKeys: () => Object.keys(window.localStorage),
+});
+if (sdkAtOnce) {
+  loadAuthSdk().catch(() => { /* tried again, and told, by AuthSdkHost */ });
+  preloadSignedIn();
+}
 
 async function boot() {
   const config = await loadAppConfig();
@@ -36,15 +49,15 @@ async function boot() {
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
-        <Notifications autoClose={NOTIFICATION_TIMEOUT_MS} />
-        <Auth0Provider {...auth0ProviderOptions(config)}>
+        <NotificationsWhenShown autoClose={NOTIFICATION_TIMEOUT_MS} />
+        <AuthSdkHost options={auth0ProviderOptions(config)} sessionMayExist={sdkAtOnce}>
           <App
             production={import.meta.env.PROD}
             screens={{ connections: <ConnectionsPage /> }}
             inspect={appInspector()}
             authInput={(current) => ({ auth: auth0Adapter(current, config.auth.clientId), accounts: accountManagement, subdomain })}
           />
-        </Auth0Provider>
+        </AuthSdkHost>
       </MantineProvider>
     </StrictMode>,
   );

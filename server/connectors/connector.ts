@@ -52,6 +52,10 @@ export interface PullBatch {
 export interface PullOptions {
   /** records per batch */
   batchSize?: number;
+  /** the formula's additional settings for its source (SFTP afterRead, HTTP changedAfter and query, Salesforce reportId) */
+  settings?: Record<string, string>;
+  /** run once: only the records changed from `from` up to, not including, `to`; the watermark is neither read nor moved */
+  window?: { from: Date; to: Date };
 }
 
 export type SearchOperator = 'equals' | 'contains' | 'starts-with';
@@ -86,16 +90,34 @@ export interface Connector {
   describeFields(ctx: ConnectorContext, object: string): Promise<FieldInfo[]>;
   /** records changed since the watermark (all of them when it is null), oldest first, in batches */
   pull(ctx: ConnectorContext, object: string, since: Watermark | null, options?: PullOptions): AsyncIterable<PullBatch>;
+  /**
+   * Called once the engine has stored every record up to `watermark`: what the formula's settings
+   * say becomes of what was read (SFTP moves or deletes its files). Never called by a dry run.
+   */
+  acknowledge?(ctx: ConnectorContext, object: string, watermark: Watermark, options?: PullOptions): Promise<void>;
   search(ctx: ConnectorContext, object: string, query: SearchQuery): Promise<SourceRecord[]>;
+  /**
+   * Many searches at once, one answer per query in the same order: the engine searches a whole
+   * batch of records by one scenario. Systems without it are searched query by query.
+   */
+  searchMany?(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]>;
   upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
 }
 
 /** A connection problem, with one of SPEC.md section 8's codes. */
 export class ConnectionProblem extends Error {
   override readonly name = 'ConnectionProblem';
+  /** trying again later may succeed (a timeout, a server error, a rate limit): the engine retries */
+  transient = false;
   constructor(readonly code: ConnectionErrorCode, detail: string, readonly cause_?: unknown) {
     super(detail);
   }
+}
+
+/** A failure that may pass: no answer in time, a server error, a rate limit, a dropped connection. */
+export function transientProblem(problem: ConnectionProblem): ConnectionProblem {
+  problem.transient = true;
+  return problem;
 }
 
 /** Something this connector does not do (a search on a source-only system). */

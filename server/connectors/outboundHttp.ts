@@ -10,7 +10,7 @@ import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { withoutForbiddenHeaders } from '../../src/domain/connectors/headers.ts';
-import { ConnectionProblem, processingError, refused } from './connector.ts';
+import { ConnectionProblem, processingError, refused, transientProblem } from './connector.ts';
 import { pinnedLookup, resolveHost, type NetworkPolicy } from './network.ts';
 
 export const VENDOR_TIMEOUT_MS = 10_000;
@@ -42,12 +42,14 @@ export const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) 
 /** A reason for the user: the error's code at most, since messages may carry what the remote sent. */
 function failure(err: unknown, o: OutboundRequest, url: URL, timeout: AbortSignal): unknown {
   if (err instanceof ConnectionProblem) return err;
-  if (timeout.aborted) return refused(`${o.name} did not answer within ${(o.timeoutMs ?? VENDOR_TIMEOUT_MS) / 1000} seconds.`);
+  if (timeout.aborted) return transientProblem(refused(`${o.name} did not answer within ${(o.timeoutMs ?? VENDOR_TIMEOUT_MS) / 1000} seconds.`));
   if (o.signal?.aborted) return o.signal.reason ?? err;
   const code = (err as { code?: unknown }).code;
   const where = o.name === url.host ? '' : ` (${url.host})`;
-  if (code === 'ECONNREFUSED') return refused(`${o.name} refused the connection${where}.`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return refused(`The address of ${o.name} could not be found${where}.`);
+  if (code === 'ECONNREFUSED') return transientProblem(refused(`${o.name} refused the connection${where}.`));
+  if (code === 'EAI_AGAIN') return transientProblem(refused(`The address of ${o.name} could not be found${where}.`));
+  if (code === 'ENOTFOUND') return refused(`The address of ${o.name} could not be found${where}.`);
+  if (code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE') return transientProblem(refused(`${o.name} dropped the connection${where}.`));
   if (typeof code === 'string' && /CERT|SSL|TLS/.test(code)) return refused(`${o.name}'s certificate is not trusted (${code}).`);
   if (typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)) return refused(`${o.name} could not be reached (${code}).`);
   return refused(`${o.name} could not be reached.`);

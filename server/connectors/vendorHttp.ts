@@ -6,7 +6,7 @@
  * host, the vendor's own included, is resolved, checked and connected to as network.ts says.
  */
 import type { SystemId } from '../../src/domain/connectors/types.ts';
-import { ConnectionProblem, processingError, refused } from './connector.ts';
+import { ConnectionProblem, processingError, refused, transientProblem } from './connector.ts';
 import { PUBLIC_ONLY, type NetworkPolicy } from './network.ts';
 import { outboundRequest, VENDOR_TIMEOUT_MS } from './outboundHttp.ts';
 
@@ -74,8 +74,9 @@ export async function expectOk(name: string, res: VendorResponse, what = 'the cr
   const text = await res.text();
   if (res.status === 401 || res.status === 403) throw refused(`${name} refused ${what} (HTTP ${res.status}).`);
   if (res.status >= 300 && res.status < 400) throw refused(`${name} redirected the request elsewhere (HTTP ${res.status}); check the URL.`);
+  if (res.status === 429 || res.status === 408) throw transientProblem(processingError(`${name} asked Tributary to slow down (HTTP ${res.status}). Try again later.`));
   if (res.status >= 400 && res.status < 500) throw refused(`${name} did not accept ${what} (HTTP ${res.status}).`);
-  if (res.status >= 500) throw processingError(`${name} answered with a server error (HTTP ${res.status}). Try again later.`);
+  if (res.status >= 500) throw transientProblem(processingError(`${name} answered with a server error (HTTP ${res.status}). Try again later.`));
   if (res.status < 200) throw processingError(`${name} answered with HTTP ${res.status}.`);
   return text;
 }

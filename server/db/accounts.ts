@@ -1,7 +1,8 @@
 /** Reads and writes of organisations, tenants, users and memberships. */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, ilike, inArray, ne, or, sql } from 'drizzle-orm';
 import { isAccessExpired, policiesFor, effectiveRoles, ROLE_POLICIES, type Policies, type Role } from '../../src/domain/roles.ts';
 import type { Db } from './database.ts';
+import type { Executor } from './tenancy.ts';
 import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 
 export async function organizationBySubdomain(db: Db, subdomain: string) {
@@ -89,16 +90,55 @@ export async function countUsers(db: Db): Promise<number> {
   return r?.n ?? 0;
 }
 
-export async function usersOfTenant(db: Db, tenantId: string) {
+/** A page of one tenant's members by full name; `q` matches name or e-mail, any case. */
+export async function usersOfTenant(db: Db, tenantId: string, page: { q?: string; offset: number; limit: number }) {
+  const like = page.q ? `%${page.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : undefined;
+  const where = and(eq(memberships.tenantId, tenantId), like ? or(ilike(users.fullName, like), ilike(users.email, like)) : undefined);
+  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(memberships).innerJoin(users, eq(users.id, memberships.userId)).where(where);
   const rows = await db.select({ user: users, roles: memberships.roles, expires: memberships.accessExpiresOn })
     .from(memberships).innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.tenantId, tenantId)).orderBy(asc(users.fullName));
-  return rows.map(({ user, roles, expires }) => ({
-    auth0Id: user.auth0Id,
-    fullName: user.fullName,
-    email: user.email,
-    roles: effectiveRoles(roles),
-    accessExpiresOn: expires?.toISOString() ?? null,
-    active: user.deactivatedOn === null,
-  }));
+    .where(where).orderBy(asc(users.fullName), asc(users.id)).offset(page.offset).limit(page.limit);
+  return { total: count?.n ?? 0, rows };
+}
+
+export type UserRow = typeof users.$inferSelect;
+
+/** Every membership of these users, expired ones included (user management shows and edits them). */
+export async function membershipsOf(db: Executor, userIds: string[]) {
+  if (userIds.length === 0) return [];
+  return db.select({ userId: memberships.userId, tenantId: tenants.id, name: tenants.name, roles: memberships.roles, expires: memberships.accessExpiresOn })
+    .from(memberships).innerJoin(tenants, eq(tenants.id, memberships.tenantId))
+    .where(inArray(memberships.userId, userIds)).orderBy(asc(tenants.name));
+}
+
+export async function emailTaken(db: Executor, email: string, exceptUserId?: string): Promise<boolean> {
+  const rows = await db.select({ id: users.id }).from(users)
+    .where(and(sql`lower(${users.email}) = lower(${email})`, exceptUserId ? ne(users.id, exceptUserId) : undefined)).limit(1);
+  return rows.length > 0;
+}
+
+export async function insertUser(db: Executor, u: { organizationId: string; auth0Id: string; email: string; fullName: string }): Promise<UserRow> {
+  const [row] = await db.insert(users).values(u).returning();
+  return row!;
+}
+
+export async function updateUserRow(db: Executor, userId: string, set: Partial<Pick<UserRow, 'email' | 'fullName' | 'deactivatedOn'>>): Promise<void> {
+  await db.update(users).set(set).where(eq(users.id, userId));
+}
+
+export async function deleteUserRow(db: Executor, userId: string): Promise<void> {
+  await db.delete(users).where(eq(users.id, userId));
+}
+
+/** Replaces a user's memberships in these tenants with the given ones (tenants not named stay as they are). */
+export async function replaceMemberships(
+  db: Executor, userId: string, inTenants: string[], next: { tenantId: string; roles: string[]; accessExpiresOn: Date | null }[],
+): Promise<void> {
+  await removeMemberships(db, userId, inTenants);
+  if (next.length) await db.insert(memberships).values(next.map((m) => ({ userId, ...m })));
+}
+
+export async function removeMemberships(db: Executor, userId: string, inTenants: string[]): Promise<void> {
+  if (inTenants.length === 0) return;
+  await db.delete(memberships).where(and(eq(memberships.userId, userId), inArray(memberships.tenantId, inTenants)));
 }

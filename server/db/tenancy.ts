@@ -17,6 +17,7 @@ import { eventsRepository } from './repositories/events.ts';
 import { flagsRepository } from './repositories/flags.ts';
 import { formulasRepository, partsRepository } from './repositories/formulas.ts';
 import { recordsRepository } from './repositories/records.ts';
+import { runsRepository } from './repositories/runs.ts';
 import { sandboxCrmRepository } from './repositories/sandboxCrm.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
 
@@ -31,6 +32,7 @@ export interface TenantScope {
   readonly formulas: ReturnType<typeof formulasRepository>;
   readonly parts: ReturnType<typeof partsRepository>;
   readonly records: ReturnType<typeof recordsRepository>;
+  readonly runs: ReturnType<typeof runsRepository>;
   readonly events: ReturnType<typeof eventsRepository>;
   /** the Sandbox CRM, a destination system kept in this database */
   readonly sandboxCrm: ReturnType<typeof sandboxCrmRepository>;
@@ -48,6 +50,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     formulas: formulasRepository(db, tenantId),
     parts: partsRepository(db, tenantId),
     records: recordsRepository(db, tenantId),
+    runs: runsRepository(db, tenantId),
     events: eventsRepository(db, tenantId),
     sandboxCrm: sandboxCrmRepository(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),

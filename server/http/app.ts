@@ -8,10 +8,15 @@ import type { Database } from '../db/database.ts';
 import type { Jobs } from '../jobs/boss.ts';
 import { accountManagementRouter } from './accountManagement.ts';
 import { canonicalHost } from './canonicalHost.ts';
+import { eventsReporterRouter } from './eventsReporter.ts';
 import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
 import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
-import { integrationsRouter } from './integrations.ts';
+import { integrationsRouter, SANDBOX_IMPORT_PATH } from './integrations.ts';
 import { formulasRouter } from './formulas.ts';
+import { formulaStatusStreamRouter } from './formulaStatusStream.ts';
+import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
+import { formulaRun } from '../jobs/formulaRun.ts';
+import { formulaRunsService } from '../services/formulaRuns.ts';
 import { createSecretBox, loadSecretKey } from '../connectors/secrets.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
@@ -62,8 +67,8 @@ export function createApp(deps: AppDeps) {
 
   app.use('*', canonicalHost(config, isApiPath));
 
-  // uploads stream under the flat file service's own 15MB limit
-  app.use('*', except(UPLOAD_PATH, bodyLimit({
+  // uploads and imports stream under their own 15MB limit
+  app.use('*', except([UPLOAD_PATH, SANDBOX_IMPORT_PATH], bodyLimit({
     maxSize: 1024 * 1024,
     onError: () => {
       // the rest of the body stays unread: close the connection so a client never reuses it
@@ -88,8 +93,8 @@ export function createApp(deps: AppDeps) {
   });
 
   // the API's contracts, generated from src/domain/api; public like any API description
-  const apiDocument = JSON.stringify(openApiDocument(SERVICES, config.publicUrl));
-  const apiPage = apiDocsPage(SERVICES);
+  const apiDocument = JSON.stringify(openApiDocument(SERVICES, config.publicUrl, [formulaStatusStream]));
+  const apiPage = apiDocsPage(SERVICES, [formulaStatusStream]);
   app.get('/openapi.json', (c) => c.body(apiDocument, 200, { 'content-type': 'application/json; charset=utf-8' }));
   app.get('/api-docs', (c) => c.html(apiPage));
 
@@ -105,10 +110,22 @@ export function createApp(deps: AppDeps) {
   // one key box for every service that opens connector credentials
   const secrets = createSecretBox(loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }));
   app.route('/web-api/v1/flags', flagAdminRouter(database.db, verifier));
-  app.route('/web-api/v1/formulas', formulasRouter(database.db, verifier, { config, secrets }));
+  // one service starts runs for every router: the run API, and files uploaded to a formula
+  const runs = formulaRunsService({
+    secrets, config, runs: { queue: (p) => jobs.enqueue(formulaRun, p), status: (id) => jobs.runStatus(formulaRun, id) },
+  });
+  // before the formulas router, whose /:id would take its name for an id
+  app.route(formulaStatusStream.path, formulaStatusStreamRouter(database.db, verifier, { config, secrets, jobs, log }));
+  app.route('/web-api/v1/formulas', formulasRouter(database.db, verifier, { config, secrets, runs }));
   app.route('/integrations/v1', integrationsRouter(database.db, verifier, { config, log, secrets }));
-  app.route('/account-management/v1', accountManagementRouter(database.db, verifier));
-  app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, { config, log }));
+  app.route('/account-management/v1', accountManagementRouter(database.db, verifier, config));
+  app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, {
+    config, log,
+    onFormulaFile: async (tenant, formulaId, uploadId, correlationId) => {
+      await runs.queueFile(tenant, { actor: 'system', correlationId, log }, formulaId, uploadId);
+    },
+  }));
+  app.route('/events-reporter/v1', eventsReporterRouter(database.db, verifier));
 
   // the built app: precompressed, cached by content hash, revalidated by ETag (server/http/static.ts)
   if (deps.staticRoot) app.get('*', staticApp(deps.staticRoot, isApiPath));

@@ -4,7 +4,7 @@
  * every identity header is checked against the token and the user's memberships.
  */
 import type { MiddlewareHandler } from 'hono';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
 import type { Db } from '../db/database.ts';
@@ -53,9 +53,10 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
     if (userId !== payload.sub) fail('forbidden', 'Header userId does not match the signed-in user.');
     if (tokenClient && clientId !== tokenClient) fail('forbidden', 'Header clientId does not match the token.');
 
-    const [user] = await db.select().from(users)
-      .where(and(eq(users.auth0Id, payload.sub!), isNull(users.deactivatedOn))).limit(1);
+    // read on every request, never cached: deactivation, roles and expiry hold from the next request on every process
+    const [user] = await db.select().from(users).where(eq(users.auth0Id, payload.sub!)).limit(1);
     if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
+    if (user.deactivatedOn) return fail('forbidden', 'Your account has been deactivated. Please contact your administrator.', {}, 'account-deactivated');
     if (user.organizationId !== orgId) fail('forbidden', 'Header orgId is not your organisation.');
     if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail('forbidden', 'Header userEmail does not match the signed-in user.');
 
@@ -63,7 +64,10 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
     if (tenantId) {
       const [m] = await db.select().from(memberships)
         .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, tenantId))).limit(1);
-      if (!m || isAccessExpired(m.accessExpiresOn)) return fail('no-tenant-access');
+      if (!m) return fail('no-tenant-access');
+      if (isAccessExpired(m.accessExpiresOn)) {
+        return fail('no-tenant-access', `Your temporary access to this tenant ended on ${m.accessExpiresOn!.toISOString().slice(0, 10)}. Please contact your administrator.`, {}, 'access-expired');
+      }
       roles = m.roles;
     }
     const caller: Caller = {

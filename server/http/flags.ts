@@ -45,9 +45,8 @@ export function flagSnapshotRouter(db: Db, verifier: TokenVerifier) {
   const api = flagSnapshotService.endpoints;
 
   // flags belong to a tenant: any member of it may read them
-  on(api.snapshot, async (c, { params }) => {
+  on(api.snapshot, async (c, { params, query: { reference } }) => {
     const namespace = checkKey(params.namespace, 'A namespace key');
-    const reference = c.req.query('reference');
     if (reference !== undefined && reference.length > MAX_REFERENCE_LENGTH) fail('bad-request', 'A reference can be 256 characters at most.');
     const body = JSON.stringify(await c.var.tenant.flags.snapshot(namespace));
     const etag = etagOf(body);
@@ -65,36 +64,36 @@ export function flagAdminRouter(db: Db, verifier: TokenVerifier) {
   const api = flagAdminService.endpoints;
   const namespaceOf = (query: string | undefined) => (query === undefined ? DEFAULT_FLAG_NAMESPACE : checkKey(query, 'A namespace key'));
 
-  on(api.list, async (c) => {
-    const namespace = namespaceOf(c.req.query('namespace'));
+  on(api.list, async (c, { query }) => {
+    const namespace = namespaceOf(query.namespace);
     return { namespace, flags: await c.var.tenant.flags.list(namespace) };
   });
 
-  on(api.get, async (c, { params }) => {
-    const flag = await c.var.tenant.flags.get(namespaceOf(c.req.query('namespace')), checkKey(params.key, 'A flag key'));
+  on(api.get, async (c, { params, query }) => {
+    const flag = await c.var.tenant.flags.get(namespaceOf(query.namespace), checkKey(params.key, 'A flag key'));
     return flag ?? fail('not-found', 'No such flag.');
   });
 
   /** Creates or replaces a flag with a whole definition. */
-  on(api.put, async (c, { params, body }) => {
+  on(api.put, async (c, { params, query, body }) => {
     const key = checkKey(params.key, 'A flag key');
-    const { flag, created } = await c.var.tenant.flags.put(namespaceOf(c.req.query('namespace')), key, body);
+    const { flag, created } = await c.var.tenant.flags.put(namespaceOf(query.namespace), key, body);
     c.var.log.info({ flag: key, created, enabled: flag.enabled }, 'flag saved');
     return created ? c.json(flag, 201) : flag;
   });
 
   /** Turns a flag's enabled switch (for a boolean flag: its default value). */
-  on(api.setEnabled, async (c, { params, body }) => {
+  on(api.setEnabled, async (c, { params, query, body }) => {
     const key = checkKey(params.key, 'A flag key');
-    const flag = await c.var.tenant.flags.setEnabled(namespaceOf(c.req.query('namespace')), key, body.enabled);
+    const flag = await c.var.tenant.flags.setEnabled(namespaceOf(query.namespace), key, body.enabled);
     if (!flag) return fail('not-found', 'No such flag.');
     c.var.log.info({ flag: key, enabled: flag.enabled }, 'flag switched');
     return flag;
   });
 
-  on(api.remove, async (c, { params }) => {
+  on(api.remove, async (c, { params, query }) => {
     const key = checkKey(params.key, 'A flag key');
-    if (!(await c.var.tenant.flags.remove(namespaceOf(c.req.query('namespace')), key))) return fail('not-found', 'No such flag.');
+    if (!(await c.var.tenant.flags.remove(namespaceOf(query.namespace), key))) return fail('not-found', 'No such flag.');
   });
 
   return app;

@@ -9,28 +9,45 @@ import type { Config } from '../config.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import type { Db } from '../db/database.ts';
 import { formulasService, type FormulaActor } from '../services/formulas.ts';
+import type { FormulaRunsService, RunActor } from '../services/formulaRuns.ts';
 import { isUuid, type TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
-export function formulasRouter(db: Db, verifier: TokenVerifier, opts: { config: Config; secrets: SecretBox }) {
-  const formulas = formulasService({ box: opts.secrets, config: opts.config });
+export function formulasRouter(db: Db, verifier: TokenVerifier, opts: { config: Config; secrets: SecretBox; runs: FormulaRunsService }) {
+  const { runs } = opts;
+  const formulas = formulasService({ box: opts.secrets, config: opts.config, runs });
   const { app, on } = contractRouter(db, verifier);
   const api = formulasContract.endpoints;
   const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'correlationId' | 'log'> }): FormulaActor => ({
     userId: c.var.caller.userId, name: c.var.caller.fullName, correlationId: c.var.correlationId, log: c.var.log,
   });
+  const runActor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'correlationId' | 'log'> }): RunActor => ({
+    actor: { userId: c.var.caller.userId, name: c.var.caller.fullName }, correlationId: c.var.correlationId, log: c.var.log,
+  });
   /** a malformed id is as unknown as another tenant's formula */
   const idOf = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such formula.'));
 
   on(api.list, async (c) => ({ formulas: await formulas.list(c.var.tenant) }));
+  // before /:id, which would take 'statuses' for an id
+  on(api.statuses, async (c) => ({ statuses: await runs.statuses(c.var.tenant) }));
   on(api.create, async (c, { body }) => formulas.create(c.var.tenant, actor(c), body));
   on(api.get, async (c, { params }) => formulas.get(c.var.tenant, idOf(params.id)));
   on(api.update, async (c, { params, body }) => formulas.update(c.var.tenant, actor(c), idOf(params.id), body));
   on(api.remove, async (c, { params }) => formulas.remove(c.var.tenant, actor(c), idOf(params.id)));
   on(api.activate, async (c, { params }) => formulas.activate(c.var.tenant, actor(c), idOf(params.id)));
   on(api.sample, async (c, { params }) => formulas.sample(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.deactivate, async (c, { params }) => runs.deactivate(c.var.tenant, runActor(c), idOf(params.id)));
+  on(api.pause, async (c, { params }) => runs.pause(c.var.tenant, runActor(c), idOf(params.id)));
+  on(api.resume, async (c, { params }) => runs.resume(c.var.tenant, runActor(c), idOf(params.id)));
+  on(api.clear, async (c, { params }) => runs.clear(c.var.tenant, runActor(c), idOf(params.id)));
+  on(api.run, async (c, { params, body }) => runs.run(c.var.tenant, runActor(c), idOf(params.id), body.runOnce));
+  on(api.dryRun, async (c, { params, body }) => runs.dryRun(c.var.tenant, runActor(c), idOf(params.id), body.limit));
+  on(api.reprocess, async (c, { params }) => runs.reprocess(c.var.tenant, runActor(c), idOf(params.id)));
+  on(api.dismissError, async (c, { params, body }) => runs.dismissError(c.var.tenant, runActor(c), idOf(params.id), body.retry));
+  on(api.status, async (c, { params }) => runs.status(c.var.tenant, idOf(params.id)));
+  on(api.runs, async (c, { params }) => ({ runs: await runs.runs(c.var.tenant, idOf(params.id)) }));
 
   for (const part of FORMULA_PART_NAMES) {
     on(api[`get:${part}`], async (c, { params }) => formulas.getPart(c.var.tenant, idOf(params.id), part));

@@ -4,22 +4,32 @@
  * server/services/connections.ts. Secrets never leave the server: not in answers, not in logs,
  * not in error details.
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { integrationsService } from '../../src/domain/api/integrations.ts';
+import { extensionOf } from '../../src/domain/upload.ts';
 import type { Config } from '../config.ts';
 import { createSecretBox, loadSecretKey, type SecretBox } from '../connectors/secrets.ts';
 import type { Db } from '../db/database.ts';
+import { localFileStore, type FileStore } from '../db/fileStore.ts';
 import { connectionsService } from '../services/connections.ts';
+import { sandboxImportService } from '../services/sandboxImport.ts';
 import { isUuid, type TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
+import { receiveFile } from './multipartFile.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
+
+/** The import's path; it streams its file under the 15MB limit, not the app's 1MB JSON limit (server/http/app.ts). */
+export const SANDBOX_IMPORT_PATH = `${integrationsService.basePath}${integrationsService.endpoints.importSandboxConstituents.path}`;
 
 export interface IntegrationsOptions {
   config: Pick<Config, 'secretKey' | 'dataDir' | 'connectorAllowPrivateHosts'>;
   log?: Logger;
   /** tests may hand in their own box */
   secrets?: SecretBox;
+  /** where an imported file waits while it is read; default a folder under DATA_DIR */
+  store?: FileStore;
 }
 
 export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: IntegrationsOptions) {
@@ -27,8 +37,9 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
   const connections = connectionsService({ box, config: opts.config });
   const { app, on } = contractRouter(db, verifier);
   const api = integrationsService.endpoints;
-  const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'log'> }) =>
-    ({ userId: c.var.caller.userId, policies: c.var.caller.policies, log: c.var.log });
+  const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'log' | 'correlationId'> }) => ({
+    userId: c.var.caller.userId, name: c.var.caller.fullName, policies: c.var.caller.policies, log: c.var.log, correlationId: c.var.correlationId,
+  });
   /** another tenant's data source, or a malformed id, is as unknown as a missing one */
   const idOf = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such data source.'));
 
@@ -38,15 +49,30 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
   on(api.testSettings, async (c, { body }) => connections.testSettings(c.var.tenant, actor(c), body));
   on(api.get, async (c, { params }) => connections.get(c.var.tenant, actor(c), idOf(params.id)));
   on(api.update, async (c, { params, body }) => connections.update(c.var.tenant, actor(c), idOf(params.id), body));
-  on(api.remove, async (c, { params }) => connections.remove(c.var.tenant, idOf(params.id)));
-  on(api.testSaved, async (c, { params }) => {
-    const formulaId = c.req.query('formulaId');
+  on(api.remove, async (c, { params }) => connections.remove(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.testSaved, async (c, { params, query: { formulaId } }) => {
     if (formulaId !== undefined && !isUuid(formulaId)) return fail('bad-request', 'formulaId must be a formula id.');
     return connections.testSaved(c.var.tenant, actor(c), idOf(params.id), formulaId);
   });
   on(api.objects, async (c, { params }) => connections.objects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.refreshObjects, async (c, { params }) => connections.refreshObjects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.fields, async (c, { params }) => connections.fields(c.var.tenant, actor(c), idOf(params.id), params.object));
+  const store = opts.store ?? localFileStore(path.join(opts.config.dataDir, 'files'));
+  const imports = sandboxImportService({ store });
+  // the file is read before the data source is looked up, as uploads are: a refusal of the body comes first
+  on(api.importSandboxConstituents, async (c, { params }) => {
+    const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.import`;
+    const received = await receiveFile(c, store, key, {
+      accepts: (name) => extensionOf(name) === '.csv',
+      acceptsWhat: 'Only .csv files can be imported; save a workbook as CSV first.',
+    });
+    if (received instanceof Response) return received;
+    try {
+      return await imports.importFile(c.var.tenant, idOf(params.id), key);
+    } finally {
+      await store.remove(key).catch((err: unknown) => c.var.log.warn({ err }, 'could not remove an imported file'));
+    }
+  });
   on(api.salesforceReport, async (c, { params }) => connections.salesforceReport(c.var.tenant, actor(c), idOf(params.id), params.reportId));
 
   return app;

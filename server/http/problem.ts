@@ -21,6 +21,10 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'unsupported-media-type': 415,
   'method-not-allowed': 405,
   'server-error': 500,
+  'user-not-created': 409,
+  'user-not-updated': 409,
+  'user-not-deleted': 409,
+  'password-not-reset': 409,
   'file-type-not-accepted': 415,
   'file-too-large': 413,
   'file-name-too-long': 422,
@@ -36,8 +40,10 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'invalid-report-id': 422,
   'report-date-filter': 422,
   'report-missing-access': 422,
+  'import-rows-refused': 422,
   'formula-wipe-unconfirmed': 409,
   'formula-incomplete': 422,
+  'formula-busy': 409,
   // a part's failures are the server's: its own rules answer bad-request or not-found
   ...(Object.fromEntries(FORMULA_PART_NAMES.flatMap((p) => PART_OPERATIONS.map((op) => [partProblemTitle(p, op), 500]))) as Record<PartProblemTitle, number>),
 };

@@ -1,23 +1,24 @@
 /**
  * Routes from contracts (src/domain/api): a router registers each endpoint of its service with
- * `on(endpoint, handler)`, which puts the endpoint's access rule and body validation in front of
- * the handler and answers the handler's value as the endpoint's JSON. Outside production every
+ * `on(endpoint, handler)`, which puts the endpoint's access rule and query and body validation in
+ * front of the handler and answers the handler's value as the endpoint's JSON. Outside production every
  * answer is also checked against the endpoint's response schema, so a router that drifts from its
  * contract fails its tests.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import * as v from 'valibot';
-import type { Endpoint, ParamsOf, ResponseOf } from '../../src/domain/api/contract.ts';
+import type { Endpoint, ParamsOf, ParsedQueryOf, ResponseOf } from '../../src/domain/api/contract.ts';
 import type { Db } from '../db/database.ts';
 import { authenticate, requirePolicy, requireTenant, type TokenVerifier } from './auth.ts';
 import type { AppEnv, TenantEnv } from './env.ts';
-import { jsonBody } from './validation.ts';
+import { jsonBody, queryParams } from './validation.ts';
 
 type EnvOf<E extends Endpoint> = E['access'] extends 'public' | 'signed-in' ? AppEnv : AppEnv & TenantEnv;
 
 export interface Input<E extends Endpoint> {
   params: E extends Endpoint<v.GenericSchema | undefined, v.GenericSchema | null, infer P> ? Record<ParamsOf<P>, string> : never;
   body: E extends Endpoint<infer B, v.GenericSchema | null, string> ? (B extends v.GenericSchema ? v.InferOutput<B> : undefined) : never;
+  query: ParsedQueryOf<E>;
 }
 
 export type ContractHandler<E extends Endpoint> =
@@ -34,12 +35,14 @@ export function contractRouter(db: Db, verifier: TokenVerifier) {
     if (e.access !== 'public') guards.push(signedIn as MiddlewareHandler);
     if (e.access === 'tenant') guards.push(requireTenant() as MiddlewareHandler);
     else if (typeof e.access === 'object') guards.push(requirePolicy(e.access.resource, e.access.action) as MiddlewareHandler);
+    if (e.query) guards.push(queryParams(e.query) as unknown as MiddlewareHandler);
     if (e.body) guards.push(jsonBody(e.body) as unknown as MiddlewareHandler);
 
     app.on([e.method.toUpperCase()], [e.path], ...guards, async (c: Context<AppEnv>) => {
       const input = {
         params: c.req.param() as Input<E>['params'],
         body: (e.body ? c.req.valid('json' as never) : undefined) as Input<E>['body'],
+        query: (e.query ? c.req.valid('query' as never) : undefined) as Input<E>['query'],
       };
       const out = await handler(c as unknown as Context<EnvOf<E>>, input);
       if (out instanceof Response) return out;

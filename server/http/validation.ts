@@ -1,4 +1,4 @@
-/** Request bodies are checked with the same valibot schemas the browser uses; failures never echo input. */
+/** Request bodies and queries are checked with the same valibot schemas the browser uses; failures never echo input. */
 import { vValidator } from '@hono/valibot-validator';
 import type { GenericSchema } from 'valibot';
 import { problemResponse } from './problem.ts';
@@ -22,17 +22,26 @@ export const jsonBody = <S extends GenericSchema>(schema: S) => {
     // the media type Hono's validator parses as JSON, and only that: any other body would be checked as {}
     const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
     if (!/^application\/([\w.-]+\+)?json$/i.test(mediaType)) return problemResponse('unsupported-media-type');
-    if (!result.success) {
-      // valibot's default messages end by quoting the input ("Received ..."); never echo it
-      const messages = result.issues.map((i) => i.message.replace(/\s*\(?received\b.*$/i, '').trim() || 'A value is not valid.');
-      return problemResponse('bad-request', [...new Set(messages)].join(' '), {}, 'validation-failed');
-    }
-    // PostgreSQL cannot store U+0000 in text: refuse it here for every body, not as a 500 later
-    if (holdsNul(result.output)) return problemResponse('bad-request', 'Text cannot contain the NUL character.', {}, 'validation-failed');
+    return refusal(result);
   });
   bodySchemas.set(middleware, schema);
   return middleware;
 };
+
+/** A query checked against its endpoint's schema (src/domain/api/contract.ts QuerySchema): 400 naming what is wrong. */
+export const queryParams = <S extends GenericSchema>(schema: S) => vValidator('query', schema, (result) => refusal(result));
+
+/** The 400 of a failed check, or undefined to go on. */
+function refusal(result: { success: boolean; issues?: readonly { message: string }[]; output: unknown }): Response | undefined {
+  if (!result.success) {
+    // valibot's default messages end by quoting the input ("Received ..."); never echo it
+    const messages = (result.issues ?? []).map((i) => i.message.replace(/\s*\(?received\b.*$/i, '').trim() || 'A value is not valid.');
+    return problemResponse('bad-request', [...new Set(messages)].join(' '), {}, 'validation-failed');
+  }
+  // PostgreSQL cannot store U+0000 in text: refuse it here for every request, not as a 500 later
+  if (holdsNul(result.output)) return problemResponse('bad-request', 'Text cannot contain the NUL character.', {}, 'validation-failed');
+  return undefined;
+}
 
 function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');

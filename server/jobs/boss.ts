@@ -6,7 +6,7 @@
 import { PgBoss, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type * as v from 'valibot';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config, JobTimings } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { forTenant } from '../db/tenancy.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
@@ -52,7 +52,12 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
   }
   const deps: JobDeps = { db: opts.db, secrets: opts.secrets, config: opts.config };
 
-  const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: SCHEMA, max: 4, application_name: 'tributary-jobs' });
+  const timings = opts.config.jobTimings;
+  // a monitor pass fails a dead worker's job and lists the singleton keys still active, which workers
+  // read from their queue cache: all three at the shorter interval
+  const seconds = timings.superviseSeconds;
+  const supervise = seconds ? { superviseIntervalSeconds: seconds, monitorIntervalSeconds: seconds, queueCacheIntervalSeconds: seconds } : {};
+  const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: SCHEMA, max: 4, application_name: 'tributary-jobs', ...supervise });
   boss.on('error', (err) => opts.log.error({ err }, 'job queue error'));
   await boss.start();
 
@@ -87,7 +92,7 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
   };
 
   try {
-    for (const definition of definitions) await createQueue(boss, definition);
+    for (const definition of definitions) await createQueue(boss, withTimings(definition, timings));
     for (const definition of definitions) {
       if (!definition.schedule) continue;
       const { cron, tz, payload } = definition.schedule;
@@ -103,6 +108,16 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
   return jobs;
 }
 
+/** The definition with configured job timings in place of its own (a queue's settings are copied into each job sent to it). */
+function withTimings(definition: AnyJobDefinition, timings: JobTimings): AnyJobDefinition {
+  const { heartbeatSeconds, retryDelaySeconds } = timings;
+  return {
+    ...definition,
+    queue: { ...definition.queue, ...(heartbeatSeconds && definition.queue.heartbeatSeconds !== undefined ? { heartbeatSeconds } : {}) },
+    retry: { ...definition.retry, ...(retryDelaySeconds && definition.retry.limit > 0 ? { delaySeconds: retryDelaySeconds } : {}) },
+  };
+}
+
 async function createQueue(boss: PgBoss, definition: AnyJobDefinition): Promise<void> {
   const { queue, retry } = definition;
   const settings = {
@@ -111,6 +126,7 @@ async function createQueue(boss: PgBoss, definition: AnyJobDefinition): Promise<
     retryBackoff: retry.backoff,
     ...(queue.expireInSeconds !== undefined ? { expireInSeconds: queue.expireInSeconds } : {}),
     ...(queue.deleteAfterSeconds !== undefined ? { deleteAfterSeconds: queue.deleteAfterSeconds } : {}),
+    ...(queue.heartbeatSeconds !== undefined ? { heartbeatSeconds: queue.heartbeatSeconds } : {}),
   };
   // pg-boss caps only backed-off waits, and refuses a cap without backoff
   const retryDelayMax = retry.backoff ? retry.maxDelaySeconds ?? null : null;

@@ -53,6 +53,11 @@ export interface QueueSettings {
   expireInSeconds?: number;
   /** how long a finished or failed job's row is kept (pg-boss default: 7 days) */
   deleteAfterSeconds?: number;
+  /**
+   * workers prove they are alive this often (pg-boss refreshes it while the handler runs); a job
+   * whose worker died (kill -9) is failed and retried after this long instead of at its expiry
+   */
+  heartbeatSeconds?: number;
 }
 
 export interface RetrySettings {

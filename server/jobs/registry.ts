@@ -3,6 +3,8 @@
  * (startJobs in boss.ts). A new job is a definition file in this folder plus a line here.
  */
 import type { AnyJobDefinition } from './definition.ts';
+import { formulaRun } from './formulaRun.ts';
+import { formulaScheduler } from './formulaScheduler.ts';
 import { identityCleanup } from './identityCleanup.ts';
 
-export const JOBS: readonly AnyJobDefinition[] = [identityCleanup];
+export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler];

@@ -1,6 +1,7 @@
 /**
- * The one mapping from pg-boss's job metadata to the job statuses of SPEC.md section 4, and the
- * retrying line users read: "retrying, attempt n of 10, next try in m minutes".
+ * The one mapping from pg-boss's job metadata to the job statuses of SPEC.md section 4. The
+ * retrying line users read ("retrying, attempt n of 10, next try in m minutes") is
+ * src/domain/formula/retryCountdown.ts, re-exported here.
  *
  * How pg-boss 12 counts: `retryCount` is 0 on the first run and goes up by one each time a job is
  * claimed again after a failed run; a failed run goes back to state `retry` (with `startAfter` set to
@@ -9,10 +10,13 @@
  * (`USER_RETRY` in definition.ts: `retryLimit` = MAX_RETRY_ATTEMPTS, 10): the first run, then up
  * to 10 retries, shown as attempts 1 to 10.
  *
- * Pure (pg-boss appears as a type only), so the browser can take the same shape and text.
+ * Pure: pg-boss appears as a type only.
  */
 import type { JobWithMetadata } from 'pg-boss';
 import type { JobStatus } from '../../src/domain/formula/statuses.ts';
+
+// the words are the browser's too: one copy, in src/domain
+export { describeRetrying, minutesUntil } from '../../src/domain/formula/retryCountdown.ts';
 
 /** What a run has done so far; a running job's status carries the latest report. */
 export interface JobProgress {
@@ -78,16 +82,4 @@ export function jobRunStatus(job: JobRecord, now: Date = new Date()): JobRunStat
     case 'cancelled':
       return { status: 'paused' };
   }
-}
-
-/** Whole minutes until the next try, rounded up (a countdown never shows 0 while time remains). */
-export function minutesUntil(at: string, now: Date): number {
-  return Math.max(0, Math.ceil((new Date(at).getTime() - now.getTime()) / 60_000));
-}
-
-/** "retrying, attempt 2 of 10, next try in 3 minutes" */
-export function describeRetrying(status: RetryingStatus, now: Date): string {
-  const minutes = minutesUntil(status.nextTryAt, now);
-  const when = minutes === 0 ? 'next try now' : `next try in ${minutes} minute${minutes === 1 ? '' : 's'}`;
-  return `retrying, attempt ${status.attempt} of ${status.of}, ${when}`;
 }

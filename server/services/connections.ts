@@ -23,12 +23,20 @@ import { connectorOf } from '../connectors/registry.ts';
 import { checkSalesforceReport } from '../connectors/salesforce/connector.ts';
 import { SecretKeyError, type SecretBox } from '../connectors/secrets.ts';
 import type { TenantScope } from '../db/tenancy.ts';
+import { recordEvent } from './events.ts';
 
 export interface Actor {
   userId: string;
+  /** for the activity history */
+  name: string;
   policies: Policies;
   log: Logger;
+  correlationId: string;
 }
+
+/** A connection change in the activity history: who changed which data source (never its settings' values). */
+const connectionEvent = (tenant: TenantScope, actor: Actor, type: string, description: string, details: Record<string, unknown>) =>
+  recordEvent(tenant, { actor: { userId: actor.userId, name: actor.name }, type, description, details, correlationId: actor.correlationId });
 
 /** Removes every secret value of these settings from a text. */
 function scrub(text: string, system: SystemId, settings: Record<string, string>): string {
@@ -129,6 +137,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
           id, system: body.system, displayName: body.displayName, settings,
           ...sealColumns(box, tenant.tenantId, id, secrets), createdBy: actor.userId, modifiedBy: actor.userId,
         });
+        await connectionEvent(tenant, actor, 'datasource.created', `Added the data source ${row.displayName}`, { dataSourceId: row.id, system: row.system });
         return await viewOf(tenant, box, row);
       } catch (err) {
         throw isUniqueViolation(err) ? nameTaken(body.displayName) : err;
@@ -156,6 +165,10 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
           modifiedBy: actor.userId,
           modifiedOn: new Date(),
         });
+        await connectionEvent(tenant, actor, 'datasource.updated', `Edited the data source ${updated!.displayName}`, {
+          dataSourceId: row.id, system, ...(body.displayName !== undefined && body.displayName !== row.displayName ? { renamedFrom: row.displayName } : {}),
+          settingsChanged: body.settings !== undefined,
+        });
         return await viewOf(tenant, box, updated!);
       } catch (err) {
         throw isUniqueViolation(err) ? nameTaken(body.displayName) : err;
@@ -163,7 +176,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     },
 
     /** Deleting a data source a formula uses is refused (SPEC.md section 5), naming the formulas. */
-    async remove(tenant: TenantScope, id: string): Promise<void> {
+    async remove(tenant: TenantScope, actor: Actor, id: string): Promise<void> {
       const row = await load(tenant, id);
       const refuse = (usedBy: { id: string; name: string }[]) => new DomainError('datasource-in-use',
         `"${row.displayName}" is used by ${usedBy.length === 1 ? 'the formula' : 'the formulas'} ${usedBy.map((f) => `"${f.name}"`).join(', ')}. Remove it from ${usedBy.length === 1 ? 'that formula' : 'those formulas'} first.`,
@@ -172,6 +185,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
       if (usedBy.length) throw refuse(usedBy);
       try {
         await tenant.dataSources.remove(row.id);
+        await connectionEvent(tenant, actor, 'datasource.deleted', `Deleted the data source ${row.displayName}`, { dataSourceId: row.id, system: row.system });
       } catch (err) {
         // a formula took it up in the meantime: the foreign key refuses
         if (isForeignKeyViolation(err)) throw refuse(await formulasUsing(tenant, row.id));

@@ -1,9 +1,11 @@
 /**
  * The one writer of activity events (SPEC.md section 3, activity history): what happened, who did
  * it (a user, or the system), a description a person reads, details and the correlationId that ties
- * it to the request or job that did it.
+ * it to the request or job that did it. And their reading for the events reporter, a page at a time.
  */
-import type { EventRow } from '../db/repositories/events.ts';
+import type { ActivityEventOut, EventsQuery } from '../../src/domain/api/eventsReporter.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import type { EventPosition, EventRow } from '../db/repositories/events.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 
 export type EventActor = { userId: string; name: string } | 'system';
@@ -30,4 +32,47 @@ export async function recordEvent(tenant: TenantScope, event: ActivityEvent): Pr
     formulaId: event.formulaId ?? null,
     recordId: event.recordId ?? null,
   });
+}
+
+export function eventView(row: EventRow): ActivityEventOut {
+  return {
+    id: row.id, at: row.at.toISOString(), actor: { userId: row.actorUserId, name: row.actorName },
+    type: row.type, description: row.description, details: row.details, correlationId: row.correlationId,
+    formulaId: row.formulaId, recordId: row.recordId,
+  };
+}
+
+/** The cursor is opaque to callers: base64url of the last row's exact time and id. */
+export const encodeCursor = (p: EventPosition) => Buffer.from(`${p.at}|${p.id}`).toString('base64url');
+
+const POSITION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12})$/;
+const badCursor = () => new DomainError('bad-request', 'The cursor is not valid.', {}, 'validation-failed');
+
+export function decodeCursor(cursor: string): EventPosition {
+  const m = POSITION.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  // a well-formed time PostgreSQL would still refuse (month 13) must not reach it
+  if (!m || Number.isNaN(Date.parse(m[1]!)) || new Date(m[1]!).toISOString().slice(0, 10) !== m[1]!.slice(0, 10)) throw badCursor();
+  return { at: m[1]!, id: m[2]! };
+}
+
+/** One page of the activity history, newest first, and the cursor of the next (null after the last). */
+export async function eventsPage(tenant: TenantScope, query: EventsQuery): Promise<{ events: ActivityEventOut[]; nextCursor: string | null }> {
+  const rows = await tenant.events.page({
+    from: query.from, to: query.to, formulaId: query.formulaId, types: query.type,
+    actor: query.actor === undefined ? undefined : query.actor === 'system' ? 'system' : { userId: query.actor },
+    text: query.q, limit: query.limit + 1, after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return { events: page.map(eventView), nextCursor: rows.length > query.limit && last ? encodeCursor({ at: last.position, id: last.id }) : null };
+}
+
+export async function eventTypes(tenant: TenantScope): Promise<{ types: string[] }> {
+  return { types: await tenant.events.types() };
+}
+
+export async function eventById(tenant: TenantScope, id: string): Promise<ActivityEventOut> {
+  const row = await tenant.events.get(id);
+  if (!row) throw new DomainError('not-found', 'No such event.');
+  return eventView(row);
 }

@@ -13,6 +13,7 @@ import { hasAdditionalSettings, type SystemId } from '../../src/domain/connector
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
 import { FORMULA_PARTS, type FormulaPartName } from '../../src/domain/formula/parts.ts';
+import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
 import type { Config } from '../config.ts';
 import { connectionSettings } from '../connectors/dataSources.ts';
 import { connectorOf } from '../connectors/registry.ts';
@@ -22,6 +23,7 @@ import type { FormulaChanges, FormulaRow } from '../db/repositories/formulas.ts'
 import type { TenantScope } from '../db/tenancy.ts';
 import { connectorFailure } from './connections.ts';
 import { recordEvent } from './events.ts';
+import type { FormulaRunsService } from './formulaRuns.ts';
 
 export interface FormulaActor {
   userId: string;
@@ -37,7 +39,7 @@ const SAMPLE_SIZE = 20;
 
 const notFound = () => new DomainError('not-found', 'No such formula.');
 
-export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'> }) {
+export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles'> }) {
   async function load(tenant: TenantScope, id: string, forUpdate = false): Promise<FormulaRow> {
     const row = forUpdate ? await tenant.formulas.getForUpdate(id) : await tenant.formulas.get(id);
     if (!row) throw notFound();
@@ -57,7 +59,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       id: row.id, name: row.name, isDraft: row.isDraft, usesFileUpload: row.usesFileUpload,
       sourceDataSource: await end(row.sourceDataSourceId, row.sourceObject, row.sourceSettings, 'source'),
       firstDestinationDataSource: await end(row.destinationDataSourceId, row.destinationObject, row.destinationSettings, 'destination'),
-      sampleUploadId: row.sampleUploadId, status: row.status, jobStatus: row.jobStatus, needsReprocess: row.needsReprocess,
+      sampleUploadId: row.sampleUploadId, status: formulaListStatus(row), jobStatus: row.jobStatus, needsReprocess: row.needsReprocess,
       parts: parts.map((p) => p.part), createdOn: row.createdOn.toISOString(), modifiedOn: row.modifiedOn.toISOString(),
     };
   }
@@ -102,7 +104,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async create(tenant: TenantScope, actor: FormulaActor, body: CreateFormula): Promise<FormulaViewOut> {
       return tenant.transaction(async (tx) => {
         const row = await tx.formulas.create({
-          name: body.name, usesFileUpload: body.usesFileUpload, isDraft: true, status: 'inactive', createdBy: actor.userId, modifiedBy: actor.userId,
+          name: body.name, usesFileUpload: body.usesFileUpload, isDraft: true, createdBy: actor.userId, modifiedBy: actor.userId,
         });
         await recordEvent(tx, { actor, type: 'formula.created', description: `Created the formula ${formulaDisplayName(row)}`, correlationId: actor.correlationId, formulaId: row.id });
         return viewOf(tx, row);
@@ -199,7 +201,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
 
     /** The processing step: a complete draft becomes a formula that runs. */
     async activate(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
-      return tenant.transaction(async (tx) => {
+      const view = await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
         const parts = new Set((await tx.parts.list(row.id)).map((p) => p.part));
         const missing = [
@@ -210,10 +212,15 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
           ...(row.usesFileUpload || parts.has('schedule') ? [] : ['schedule']),
         ];
         if (missing.length) throw new DomainError('formula-incomplete', `Complete these first: ${missing.join(', ')}.`, { missing });
-        const updated = (await tx.formulas.update(row.id, { isDraft: false, status: 'active', modifiedBy: actor.userId }))!;
+        const updated = (await tx.formulas.update(row.id, { isDraft: false, modifiedBy: actor.userId }))!;
+        // live from now: its schedule starts (a file-upload formula waits for files)
+        await deps.runs.activateSchedule(tx, row.id);
         await recordEvent(tx, { actor, type: 'formula.activated', description: `Activated the formula ${formulaDisplayName(updated)}`, correlationId: actor.correlationId, formulaId: row.id });
-        return viewOf(tx, updated);
+        return viewOf(tx, (await tx.formulas.get(row.id))!);
       });
+      // after the commit, so the worker finds the runs it is given
+      await deps.runs.queueWaitingFiles(tenant, { actor: { userId: actor.userId, name: actor.name }, correlationId: actor.correlationId, log: actor.log }, id);
+      return view;
     },
 
     /** Up to 20 rows of the source, read as the engine reads them, for the mapping preview. */

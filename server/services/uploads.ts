@@ -1,7 +1,9 @@
 /**
  * File upload (SPEC.md sections 4, 5 and 8): a received file is scanned, read by its content, and
- * only its headers and first 20 rows are kept. Each refusal is a DomainError whose title names
- * the upload outcome (src/domain/upload.ts maps titles to outcomes).
+ * only its headers and first 20 rows are kept. A file uploaded to a file-upload formula is kept
+ * whole in the store until that formula has collected its rows (the file upload connector then
+ * deletes it). Each refusal is a DomainError whose title names the upload outcome
+ * (src/domain/upload.ts maps titles to outcomes).
  */
 import type { Logger } from 'pino';
 import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
@@ -24,14 +26,34 @@ export function uploadSummary(row: UploadRow): UploadSummary {
   return {
     id: row.id, fileName: row.fileName, size: row.size, detectedType: row.detectedType, headers: row.headers,
     sampleRows: row.sampleRows, rowCount: row.rowCount, scanStatus: row.scanStatus, createdOn: row.createdOn.toISOString(),
+    formulaId: row.formulaId,
   };
+}
+
+async function checkFormula(tenant: TenantScope, formulaId: string): Promise<void> {
+  const formula = await tenant.formulas.get(formulaId);
+  if (!formula) {
+    throw new DomainError('bad-request', 'There is no such formula.', { errors: { formulaId: 'Choose one of your file-upload formulas' } }, 'validation-failed');
+  }
+  if (!formula.usesFileUpload) {
+    throw new DomainError('bad-request', 'This formula does not take its records from uploaded files.', { errors: { formulaId: 'Choose a file-upload formula' } }, 'validation-failed');
+  }
 }
 
 export function uploadsService(deps: { store: FileStore; scanner: VirusScanner | null }) {
   const { store, scanner } = deps;
   return {
-    /** Keeps what SPEC.md allows of a file received into the store under `key`; the caller removes the file. */
-    async accept(tenant: TenantScope, who: { userId: string }, file: { key: string; fileName: string; size: number }, log: Logger): Promise<UploadSummary> {
+    /** Refuses a formula id that names no file-upload formula of the tenant, before any file is received. */
+    checkFormula,
+
+    /**
+     * Keeps what SPEC.md allows of a file received into the store under `key`. With a formula id
+     * (checked by checkFormula) the file stays under that key for the formula to collect;
+     * otherwise, or when the file is refused, the caller removes it.
+     */
+    async accept(
+      tenant: TenantScope, who: { userId: string }, file: { key: string; fileName: string; size: number; formulaId?: string | undefined }, log: Logger,
+    ): Promise<UploadSummary> {
       let scanStatus: UploadSummary['scanStatus'] = 'not-scanned';
       if (scanner) {
         let result;
@@ -58,11 +80,14 @@ export function uploadsService(deps: { store: FileStore; scanner: VirusScanner |
         throw new DomainError(PARSE_PROBLEMS[err.outcome], err.message);
       }
 
+      // the formula may have gone while the file was received
+      if (file.formulaId) await checkFormula(tenant, file.formulaId);
       const row = await tenant.uploads.insert({
         fileName: file.fileName, size: file.size, detectedType: parsed.kind, headers: parsed.headers,
         sampleRows: parsed.sampleRows, rowCount: parsed.rowCount, scanStatus, createdBy: who.userId,
+        ...(file.formulaId ? { formulaId: file.formulaId, fileKey: file.key } : {}),
       });
-      log.info({ upload: row.id, size: file.size, type: parsed.kind, rows: parsed.rowCount, scanStatus }, 'file uploaded');
+      log.info({ upload: row.id, size: file.size, type: parsed.kind, rows: parsed.rowCount, scanStatus, formulaId: row.formulaId }, 'file uploaded');
       return uploadSummary(row);
     },
 

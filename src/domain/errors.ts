@@ -2,7 +2,7 @@
  * The error catalogue (SPEC.md section 8). A problem+json `title` is the key the browser looks
  * up here; the server uses the same keys so the two never drift.
  */
-import { PART_PROBLEM_MESSAGES } from './formula/parts.ts';
+import { PART_PROBLEM_MESSAGES } from './formula/partLabels.ts';
 
 export const MESSAGES = {
   generic: 'An error occurred.',
@@ -34,6 +34,11 @@ export const PROBLEM_TITLES = {
   'unsupported-media-type': 'The request body must be JSON.',
   'method-not-allowed': 'This action is not allowed here.',
   'server-error': MESSAGES.server,
+  // user management
+  'user-not-created': MESSAGES.userNotCreated,
+  'user-not-updated': MESSAGES.userNotUpdated,
+  'user-not-deleted': MESSAGES.userNotDeleted,
+  'password-not-reset': MESSAGES.passwordNotReset,
   // flat file service (src/domain/upload.ts maps each to an upload outcome)
   'file-type-not-accepted': MESSAGES.fileType,
   'file-too-large': MESSAGES.fileSize,
@@ -51,9 +56,11 @@ export const PROBLEM_TITLES = {
   'invalid-report-id': 'Invalid Report ID',
   'report-date-filter': 'Add Date Filter',
   'report-missing-access': 'Missing Access',
+  'import-rows-refused': 'No row of the file could be imported.',
   // formulas
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',
+  'formula-busy': 'A run of this formula is under way. Try again when it has finished.',
   // get, upsert and delete failures of each part, derived from the part list
   ...PART_PROBLEM_MESSAGES,
 } as const;

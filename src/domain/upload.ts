@@ -70,6 +70,8 @@ export interface UploadSummary {
   rowCount: number | null;
   scanStatus: ScanStatus;
   createdOn: string;
+  /** the file-upload formula it was uploaded to, which collects every row */
+  formulaId?: string | null;
 }
 
 export const extensionOf = (fileName: string): string => {

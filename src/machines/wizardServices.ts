@@ -6,7 +6,7 @@ import { formulas } from '../services/formulas.ts';
 import { integrations } from '../services/integrations.ts';
 
 export interface WizardServices {
-  formulas: Pick<typeof formulas, 'get' | 'update' | 'activate' | 'sample' | 'getPart' | 'putPart' | 'deletePart'>;
+  formulas: Pick<typeof formulas, 'get' | 'update' | 'activate' | 'sample' | 'dryRun' | 'getPart' | 'putPart' | 'deletePart'>;
   integrations: Pick<typeof integrations, 'list' | 'objects' | 'refreshObjects' | 'fields' | 'checkSalesforceReport'>;
 }
 

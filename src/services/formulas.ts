@@ -1,6 +1,6 @@
 /** The formulas of the web API (/web-api/v1/formulas), typed by their contracts (src/domain/api/formulas.ts). */
 import type * as v from 'valibot';
-import { formulasService, type FormulaViewSchema, type SampleSchema } from '../domain/api/formulas.ts';
+import { formulasService, type DryRunResult, type FormulaViewSchema, type SampleSchema } from '../domain/api/formulas.ts';
 import type { CreateFormula, UpdateFormula } from '../domain/formula/formula.ts';
 import type { FormulaPartBody, FormulaPartName } from '../domain/formula/parts.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
@@ -18,6 +18,8 @@ export const formulas = {
   remove: (id: string, o?: RequestOptions) => client.call('remove', { params: { id } }, o),
   activate: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('activate', { params: { id } }, o),
   sample: (id: string, o?: RequestOptions): Promise<FormulaSample> => client.call('sample', { params: { id } }, o),
+  /** the whole pipeline over the source's first `limit` records, sending and storing nothing */
+  dryRun: (id: string, body: { limit?: number } = {}, o?: RequestOptions): Promise<DryRunResult> => client.call('dryRun', { params: { id }, body }, o),
   /** a part's body, or null when the formula has none yet */
   async getPart<P extends FormulaPartName>(id: string, part: P, o?: RequestOptions): Promise<FormulaPartBody[P] | null> {
     try {

@@ -3,7 +3,7 @@
  * identity headers (SPEC.md section 7); an error answer becomes an ApiError holding the problem.
  */
 import ky, { HTTPError, type KyInstance } from 'ky';
-import { fillPath, type BodyOf, type Endpoint, type ParamsOf, type ResponseOf, type Service } from '../domain/api/contract.ts';
+import { fillPath, type BodyOf, type Endpoint, type ParamsOf, type QueryInput, type QueryOf, type ResponseOf, type Service } from '../domain/api/contract.ts';
 import type { Problem } from '../domain/errors.ts';
 
 export interface IdentityHeaders {
@@ -94,8 +94,18 @@ export async function request<T>(run: () => Promise<T>, options: RequestOptions 
 type ArgsOf<E> = E extends Endpoint<infer B, infer _R, infer P>
   ? ([ParamsOf<P>] extends [never] ? { params?: undefined } : { params: Record<ParamsOf<P>, string> })
     & (B extends undefined ? { body?: undefined } : { body: BodyOf<E> })
-    & { query?: Record<string, string> }
+    & ([QueryOf<E>] extends [never] ? { query?: undefined } : { query?: QueryOf<E> })
   : never;
+
+/** A query as search parameters: a repeated parameter once per value, an absent one not at all. */
+function searchParamsOf(query: QueryInput | undefined): URLSearchParams | undefined {
+  if (!query) return undefined;
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) params.append(name, one);
+  }
+  return params;
+}
 
 /**
  * A typed client of one service: `client.call('currentUser', { params: { orgId } })` sends the
@@ -107,10 +117,10 @@ export function serviceClient<S extends Service>(service: S, opts: { authenticat
   return {
     call<K extends keyof S['endpoints'] & string>(name: K, args: ArgsOf<S['endpoints'][K]>, options?: RequestOptions): Promise<ResponseOf<S['endpoints'][K]>> {
       const e = service.endpoints[name]!;
-      const a = args as { params?: Record<string, string>; body?: unknown; query?: Record<string, string> };
+      const a = args as { params?: Record<string, string>; body?: unknown; query?: QueryInput };
       const path = `${service.basePath}${e.path === '/' ? '' : fillPath(e.path, a.params ?? {})}`;
       return request(async () => {
-        const res = await http(path, { method: e.method, json: a.body, searchParams: a.query });
+        const res = await http(path, { method: e.method, json: a.body, searchParams: searchParamsOf(a.query) });
         return (e.response === null || res.status === 204 ? undefined : await res.json()) as ResponseOf<S['endpoints'][K]>;
       }, options);
     },

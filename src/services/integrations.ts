@@ -1,9 +1,11 @@
 /** The integrations gateway service (/integrations/v1): data sources, their tests, objects and fields. */
 import type * as v from 'valibot';
-import { integrationsService, type FieldListSchema, type ObjectListSchema, type TestResultSchema } from '../domain/api/integrations.ts';
+import { fillPath } from '../domain/api/contract.ts';
+import { integrationsService, type FieldListSchema, type ObjectListSchema, type SandboxImportResultSchema, type TestResultSchema } from '../domain/api/integrations.ts';
 import type { DataSourceView } from '../domain/connectors/catalogue.ts';
 import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
+import { postFile, type UploadOptions } from './postFile.ts';
 
 export type { DataSourceListItem };
 
@@ -19,6 +21,7 @@ export type TestResult = v.InferOutput<typeof TestResultSchema>;
 export type ObjectList = v.InferOutput<typeof ObjectListSchema>;
 /** fields as the contract gives them, `searchable` included */
 export type FieldList = v.InferOutput<typeof FieldListSchema>;
+export type SandboxImportResult = v.InferOutput<typeof SandboxImportResultSchema>;
 
 const client = serviceClient(integrationsService);
 
@@ -41,5 +44,8 @@ export const integrations = {
     client.call('fields', { params: { id: dataSourceId, object } }, o),
   checkSalesforceReport: (dataSourceId: string, reportId: string, o?: RequestOptions) =>
     client.call('salesforceReport', { params: { id: dataSourceId, reportId } }, o),
+  /** a CSV of constituents into a Sandbox CRM data source, with upload progress */
+  importSandboxConstituents: (dataSourceId: string, file: File, opts?: UploadOptions): Promise<SandboxImportResult> =>
+    postFile(`${integrationsService.basePath}${fillPath(integrationsService.endpoints.importSandboxConstituents.path, { id: dataSourceId })}`, file, opts),
 };
 export type Integrations = typeof integrations;

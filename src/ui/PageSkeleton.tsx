@@ -15,3 +15,15 @@ export function PageSkeleton() {
     </Stack>
   );
 }
+
+/** The page area while the shell decides whether the page may open. */
+export function PageAreaSkeleton({ label = 'Loading' }: { label?: string }) {
+  return (
+    <Stack gap="md" role="status" aria-busy="true" aria-label={label} maw={880}>
+      <Skeleton height={34} width="45%" radius="sm" />
+      <Skeleton height={14} width="80%" radius="sm" />
+      <Skeleton height={14} width="65%" radius="sm" />
+      <Skeleton height={160} radius="md" />
+    </Stack>
+  );
+}

@@ -4,17 +4,7 @@
  */
 import { Skeleton, Stack, Table } from '@mantine/core';
 
-/** The page area while the shell decides whether the page may open. */
-export function PageAreaSkeleton({ label = 'Loading' }: { label?: string }) {
-  return (
-    <Stack gap="md" role="status" aria-busy="true" aria-label={label} maw={880}>
-      <Skeleton height={34} width="45%" radius="sm" />
-      <Skeleton height={14} width="80%" radius="sm" />
-      <Skeleton height={14} width="65%" radius="sm" />
-      <Skeleton height={160} radius="md" />
-    </Stack>
-  );
-}
+// the page area's skeleton is in PageSkeleton.tsx, light enough for the first bundle: a table is not
 
 /** A table's header and a few rows of bars, with `caption` saying what is loading. */
 export function TableSkeleton({ columns, rows = 3, caption }: { columns: string[]; rows?: number; caption: string }) {

@@ -64,6 +64,24 @@ describe('flat file connector', () => {
     expect((await pullAll(flatFileConnector.pull(ctxOf({ folder: FOLDER }), '*', first.watermark))).records).toEqual([]);
   });
 
+  it('resumes inside a file after the last batch stored, not at its start', async () => {
+    const dir = dropFolderPath(server.config.dataDir, admin.tenantId, 'resume');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'long.csv'), csvText(5));
+    fs.writeFileSync(path.join(dir, 'next.csv'), csvText(1));
+    fs.utimesSync(path.join(dir, 'next.csv'), new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+    const ctx = ctxOf({ folder: 'resume' });
+    const batches = [];
+    for await (const b of flatFileConnector.pull(ctx, '*', null, { batchSize: 2 })) batches.push(b);
+    expect(batches.map((b) => b.records.map((r) => r.id))).toEqual([['long.csv#2', 'long.csv#3'], ['long.csv#4', 'long.csv#5'], ['long.csv#6'], ['next.csv#2']]);
+    // stopped after the first batch: the next pull reads on from line 4 of the same file
+    const resumed = await pullAll(flatFileConnector.pull(ctx, '*', batches[0]!.watermark, { batchSize: 2 }));
+    expect(resumed.records.map((r) => r.id)).toEqual(['long.csv#4', 'long.csv#5', 'long.csv#6', 'next.csv#2']);
+    // a partial position never counts its file as read whole
+    expect(JSON.parse(batches[0]!.watermark!)).toMatchObject({ n: 'long.csv', line: 3 });
+    expect(JSON.parse(batches[2]!.watermark!)).toEqual({ t: expect.any(Number), n: 'long.csv' });
+  });
+
   it('refuses a folder name that could leave the tenant\'s drop folder', async () => {
     const res = await api('/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Escape', settings: { folder: '../../etc' } } });
     expect(res.status).toBe(400);
@@ -72,7 +90,7 @@ describe('flat file connector', () => {
 });
 
 describe('file upload connector', () => {
-  it('offers the tenant\'s uploads as objects and pulls the rows the upload kept', async () => {
+  it('offers the tenant\'s uploads as objects and pulls every row of a file kept for a formula', async () => {
     const form = new FormData();
     form.append('file', new Blob([csvText(3, ['Given name', 'Surname', 'Email', 'Gift'])], { type: 'text/csv' }), 'spring-gala.csv');
     const up = await fetch(`${server.url}/flat-file-service/v1/uploads`, { method: 'POST', headers: admin.headers, body: form });
@@ -87,10 +105,20 @@ describe('file upload connector', () => {
     const { fields } = await (await api(`/data-sources/${id}/objects/${upload.id}/fields`)).json() as { fields: { name: string }[] };
     expect(fields.map((f) => f.name)).toEqual(['Given name', 'Surname', 'Email', 'Gift']);
 
-    const pulled = await pullAll(fileUploadConnector.pull(ctxOf({}), upload.id, null));
+    // a file uploaded without a formula keeps only its sample, which is no formula's rows to collect
+    expect((await pullAll(fileUploadConnector.pull(ctxOf({}), upload.id, null))).records).toEqual([]);
+
+    // one uploaded to a file-upload formula is kept whole until its rows are collected
+    const formula = await (await fetch(`${server.url}/web-api/v1/formulas`, {
+      method: 'POST', headers: { ...admin.headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Gala', usesFileUpload: true }),
+    })).json() as { id: string };
+    const kept = new FormData();
+    kept.append('file', new Blob([csvText(3, ['Given name', 'Surname', 'Email', 'Gift'])], { type: 'text/csv' }), 'spring-gala.csv');
+    const keptUpload = await (await fetch(`${server.url}/flat-file-service/v1/uploads?formulaId=${formula.id}`, { method: 'POST', headers: admin.headers, body: kept })).json() as { id: string };
+    const pulled = await pullAll(fileUploadConnector.pull(ctxOf({}), keptUpload.id, null));
     expect(pulled.records).toHaveLength(3);
     expect(pulled.records[0]!.fields).toEqual({ 'Given name': 'Ann1', Surname: 'Smith1', Email: 'ann1@example.org', Gift: '1.50' });
-    expect((await pullAll(fileUploadConnector.pull(ctxOf({}), upload.id, pulled.watermark))).records).toEqual([]);
+    expect((await pullAll(fileUploadConnector.pull(ctxOf({}), keptUpload.id, pulled.watermark))).records).toEqual([]);
 
     // another tenant's connection does not see it
     const other = admin.tenants.find((t) => t.tenantId !== admin.tenantId)!.tenantId;

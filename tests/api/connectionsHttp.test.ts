@@ -1,14 +1,15 @@
 /**
- * The generic HTTP connector against a real HTTP server started here: each authentication type,
- * JSON paging by page number, offset, next link and cursor, records at a path, fields inferred
- * from the first page, and pulls since a watermark.
+ * The generic HTTP connector against a local fake of a donations API (a real HTTP server started
+ * here): each authentication type, JSON paging by page number, offset, next link and cursor,
+ * records at a path, fields inferred from the first page, pulls since a watermark, a formula's
+ * extra query and start date, run-once windows, and which failures are worth retrying.
  */
 import { forTenant } from '../../server/db/tenancy.ts';
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpConnector } from '../../server/connectors/http/connector.ts';
-import type { ConnectorContext, SourceRecord } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext, type PullOptions, type SourceRecord } from '../../server/connectors/connector.ts';
 import { integrations, tenantSession, type TenantSession } from '../support/connections.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -28,7 +29,7 @@ const DONATIONS = Array.from({ length: 7 }, (_, i) => ({
   updated_at: `2026-01-0${i + 1}T12:00:00Z`,
 }));
 
-function startDonationsApi(): Promise<http.Server> {
+function startFakeDonationsApi(): Promise<http.Server> {
   const srv = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     requests.push({ url: url.pathname + url.search, auth: req.headers.authorization, apiKey: req.headers['x-api-key'] as string | undefined });
@@ -37,7 +38,8 @@ function startDonationsApi(): Promise<http.Server> {
       res.end(JSON.stringify(body));
     };
     const since = url.searchParams.get('updated_since');
-    const rows = DONATIONS.filter((d) => !since || d.updated_at > since);
+    const recurring = url.searchParams.get('recurring');
+    const rows = DONATIONS.filter((d) => (!since || d.updated_at > since) && (recurring === null || String(d.recurring) === recurring));
     switch (url.pathname) {
       case '/basic/donations':
         if (req.headers.authorization !== `Basic ${Buffer.from('tributary:open sesame').toString('base64')}`) return send(401, { error: 'no' });
@@ -71,6 +73,13 @@ function startDonationsApi(): Promise<http.Server> {
       }
       case '/broken/donations':
         return send(500, { error: 'down' });
+      case '/unavailable/donations':
+        return send(503, { error: 'maintenance' });
+      case '/busy/donations':
+        return send(429, { error: 'slow down' });
+      case '/unsorted/donations':
+        // ignores updated_since: every record, newest first
+        return send(200, { data: DONATIONS.slice().reverse() });
       case '/html/donations':
         res.writeHead(200, { 'content-type': 'text/html' });
         return res.end('<html>not json</html>');
@@ -83,7 +92,7 @@ function startDonationsApi(): Promise<http.Server> {
 
 beforeAll(async () => {
   // the API runs on this machine: loopback is a private address, allowed only when the operator says so
-  [server, donations] = await Promise.all([startTestServer({ env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } }), startDonationsApi()]);
+  [server, donations] = await Promise.all([startTestServer({ env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } }), startFakeDonationsApi()]);
   base = `http://127.0.0.1:${(donations.address() as net.AddressInfo).port}`;
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   api = integrations(server.url, admin.headers);
@@ -98,10 +107,10 @@ const ctxOf = (s: Record<string, string>): ConnectorContext => ({
   tenant: forTenant(server.database.db, admin.tenantId), settings: s, dataDir: server.config.dataDir, network: { allowPrivateHosts: true },
 });
 
-async function pullAll(s: Record<string, string>, since: string | null = null) {
+async function pullAll(s: Record<string, string>, since: string | null = null, options: PullOptions = {}) {
   const records: SourceRecord[] = [];
   let watermark: string | null = since;
-  for await (const batch of httpConnector.pull(ctxOf(s), 'records', since)) {
+  for await (const batch of httpConnector.pull(ctxOf(s), 'records', since, options)) {
     records.push(...batch.records);
     watermark = batch.watermark;
   }
@@ -190,5 +199,69 @@ describe('HTTP connector paging and pulls', () => {
     // the token was sent, and is not in the saved view
     expect(requests.at(-1)!.auth).toBe('Bearer tok-123');
     expect(await (await api(`/data-sources/${id}`)).text()).not.toContain('tok-123');
+  });
+});
+
+describe('HTTP connector and what a formula asks of it', () => {
+  const next = (extra: Record<string, string> = {}) => settings('/next/donations', {
+    paging: 'next-link', nextLinkPath: 'links.next', recordsPath: 'data', sinceParam: 'updated_since', watermarkField: 'updated_at', ...extra,
+  });
+  const urlsSince = (n: number) => requests.slice(n).map((r) => r.url);
+
+  it('adds the formula\'s query pairs to every request, next links included', async () => {
+    const before = requests.length;
+    const { records } = await pullAll(next(), null, { settings: { query: 'recurring=true&campaign=spring%20gala' } });
+    expect(records.map((r) => r.id)).toEqual(['d1', 'd3', 'd5', 'd7']);
+    const urls = urlsSince(before);
+    expect(urls).toHaveLength(2);
+    for (const u of urls) {
+      const q = new URL(u, 'http://x').searchParams;
+      expect(q.get('recurring')).toBe('true');
+      expect(q.get('campaign')).toBe('spring gala');
+      expect(q.getAll('recurring')).toHaveLength(1);
+    }
+  });
+
+  it('starts the first pull at the formula\'s date, and later pulls at the watermark', async () => {
+    const before = requests.length;
+    const first = await pullAll(next(), null, { settings: { changedAfter: '2026-01-05' } });
+    expect(first.records.map((r) => r.id)).toEqual(['d5', 'd6', 'd7']);
+    expect(urlsSince(before)[0]).toContain('updated_since=2026-01-05');
+    expect(first.watermark).toBe('2026-01-07T12:00:00Z');
+    const later = await pullAll(next(), first.watermark, { settings: { changedAfter: '2026-01-05' } });
+    expect(later.records).toEqual([]);
+    expect(requests.at(-1)!.url).toContain('updated_since=2026-01-07T12%3A00%3A00Z');
+  });
+
+  it('run once asks from the window\'s start, drops what changed after its end, and moves no watermark', async () => {
+    const window = { from: new Date('2026-01-02T00:00:00Z'), to: new Date('2026-01-04T23:59:59Z') };
+    const before = requests.length;
+    const once = await pullAll(next(), '2026-01-06T12:00:00Z', { window });
+    expect(once.records.map((r) => r.id)).toEqual(['d2', 'd3', 'd4']);
+    expect(once.watermark).toBe('2026-01-06T12:00:00Z');
+    expect(urlsSince(before)[0]).toContain('updated_since=2026-01-02T00%3A00%3A00.000Z');
+    // an API that ignores the parameter: the window's start is kept here too
+    const unsorted = await pullAll(settings('/unsorted/donations', { recordsPath: 'data', watermarkField: 'updated_at' }), null, { window });
+    expect(unsorted.records.map((r) => r.id)).toEqual(['d4', 'd3', 'd2']);
+    expect(unsorted.watermark).toBeNull();
+    // without a watermark parameter or field a window cannot be asked for
+    await expect(pullAll(settings('/unsorted/donations', { recordsPath: 'data' }), null, { window })).rejects.toThrow(/watermark parameter or watermark field/);
+  });
+
+  it('keeps the newest watermark when the API answers newest first', async () => {
+    const { watermark } = await pullAll(settings('/unsorted/donations', { recordsPath: 'data', watermarkField: 'updated_at' }));
+    expect(watermark).toBe('2026-01-07T12:00:00Z');
+  });
+
+  it('marks server errors and rate limits as worth retrying, and a refusal as not', async () => {
+    const failure = (path: string, extra: Record<string, string> = {}) => pullAll(settings(path, extra)).then(() => null, (e: unknown) => e);
+    for (const path of ['/broken/donations', '/unavailable/donations', '/busy/donations']) {
+      const problem = await failure(path);
+      expect(problem, path).toBeInstanceOf(ConnectionProblem);
+      expect(problem, path).toMatchObject({ code: 'processing-error', transient: true });
+    }
+    expect(await failure('/busy/donations')).toMatchObject({ message: expect.stringContaining('slow down (HTTP 429)') });
+    expect(await failure('/bearer/donations', { authenticationType: 'bearer', token: 'nope', recordsPath: 'data' })).toMatchObject({ code: 'clientdatasource-connection-failed', transient: false });
+    expect(await failure('/missing/donations')).toMatchObject({ transient: false });
   });
 });

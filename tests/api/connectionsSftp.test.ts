@@ -1,14 +1,15 @@
 /**
  * The Secure FTP connector against a real SFTP server started here (ssh2's server): password and
  * SSH key sign-in, host key pinning, the folder's .csv, .xlsx and .xls files as objects, their
- * headers as fields, and pulls since a watermark.
+ * headers as fields, pulls since a watermark or within a run-once window, and what becomes of the
+ * files once their rows are stored (left, moved or deleted).
  */
 import { forTenant } from '../../server/db/tenancy.ts';
 import dns from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sftpConnector } from '../../server/connectors/sftp/connector.ts';
-import type { ConnectorContext, SourceRecord } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext, type SourceRecord } from '../../server/connectors/connector.ts';
 import { integrations, tenantSession, type TenantSession } from '../support/connections.ts';
 import { csvText, workbook } from '../support/flatFiles.ts';
 import { startSftpServer, type TestSftpServer } from '../support/sftpServer.ts';
@@ -200,5 +201,133 @@ describe('Secure FTP objects, fields and pulls', () => {
     const refreshed = await (await api(`/data-sources/${id}/objects/refresh`, { method: 'POST' })).json() as { objects: { name: string }[]; refreshedOn: string };
     expect(refreshed.objects.map((o) => o.name)).toContain('late.csv');
     expect(Date.parse(refreshed.refreshedOn)).toBeGreaterThanOrEqual(Date.parse(cached.refreshedOn));
+  });
+});
+
+describe('Secure FTP files once read: left, moved or deleted, and run once', () => {
+  const DROP = '/drop';
+  const ctx = (): ConnectorContext => ({
+    tenant: forTenant(server.database.db, admin.tenantId), settings: passwordSettings({ folder: DROP }), dataDir: server.config.dataDir, network: { allowPrivateHosts: true },
+  });
+  const put = (name: string, rows: number, mtime: number) => sftp.files.set(`${DROP}/${name}`, { data: Buffer.from(csvText(rows)), mtime });
+  const namesIn = (folder: string) => [...sftp.files.keys()].filter((p) => p.startsWith(`${folder}/`)).map((p) => p.slice(folder.length + 1)).sort();
+  const clear = (...folders: string[]) => { for (const p of [...sftp.files.keys()]) if (folders.some((f) => p.startsWith(`${f}/`))) sftp.files.delete(p); };
+  async function pullAll(object: string, since: string | null, options: Parameters<typeof sftpConnector.pull>[3] = {}) {
+    const records: SourceRecord[] = [];
+    const marks: (string | null)[] = [];
+    for await (const b of sftpConnector.pull(ctx(), object, since, options)) { records.push(...b.records); marks.push(b.watermark); }
+    return { records, marks, watermark: marks.at(-1) ?? since };
+  }
+  const move = { afterRead: 'move', processedFolder: '/processed' };
+
+  beforeAll(() => {
+    sftp.folders.add(DROP);
+    sftp.folders.add('/processed');
+    sftp.folders.add('/locked');
+    sftp.readOnly.add('/locked');
+  });
+
+  it('moves the files read whole up to the watermark into the processed folder, a taken name getting a suffix', async () => {
+    clear(DROP, '/processed');
+    put('a.csv', 2, T0);
+    put('b.csv', 3, T0 + 60);
+    put('c.csv', 1, T0 + 120);
+    sftp.files.set('/processed/b.csv', { data: Buffer.from('older'), mtime: T0 - 86_400 });
+
+    // batches of 2: the watermark moves past a.csv with its last batch only
+    const { records, marks, watermark } = await pullAll('*', null, { batchSize: 2 });
+    expect(records).toHaveLength(6);
+    const afterA = marks[0]!;
+    expect(JSON.parse(afterA)).toEqual({ t: T0 * 1000, n: 'a.csv' });
+    // b.csv's first batch: a position inside b.csv, which is not read whole yet
+    expect(JSON.parse(marks[1]!)).toEqual({ t: (T0 + 60) * 1000, n: 'b.csv', line: 3 });
+
+    await sftpConnector.acknowledge!(ctx(), '*', marks[1]!, { settings: move });
+    expect(namesIn(DROP)).toEqual(['b.csv', 'c.csv']);
+    expect(namesIn('/processed')).toEqual(['a.csv', 'b.csv']);
+
+    put('d.csv', 1, T0 + 180); // arrives after the pull: not read, so not moved
+    await sftpConnector.acknowledge!(ctx(), '*', watermark!, { settings: move });
+    expect(namesIn(DROP)).toEqual(['d.csv']);
+    expect(namesIn('/processed')).toEqual(['a.csv', 'b (1).csv', 'b.csv', 'c.csv']);
+    expect(sftp.files.get('/processed/b.csv')!.data.toString()).toBe('older');
+    expect(sftp.files.get('/processed/b (1).csv')!.data.toString()).toBe(csvText(3));
+    // acknowledged again (a retry after a crash): nothing left to do, nothing fails
+    await sftpConnector.acknowledge!(ctx(), '*', watermark!, { settings: move });
+    expect(namesIn(DROP)).toEqual(['d.csv']);
+  });
+
+  it('moves only the files the formula reads (its object), and deletes when told to', async () => {
+    clear(DROP, '/processed');
+    put('gifts-1.csv', 1, T0);
+    put('notes.csv', 1, T0 + 10);
+    put('gifts-2.csv', 1, T0 + 20);
+    const { watermark } = await pullAll('gifts-*.csv', null);
+    await sftpConnector.acknowledge!(ctx(), 'gifts-*.csv', watermark!, { settings: { afterRead: 'delete' } });
+    expect(namesIn(DROP)).toEqual(['notes.csv']);
+    expect(namesIn('/processed')).toEqual([]);
+  });
+
+  it('leaves the files where they are by default, without connecting at all', async () => {
+    clear(DROP);
+    put('a.csv', 1, T0);
+    const { watermark } = await pullAll('*', null);
+    const logins = sftp.logins.length;
+    await sftpConnector.acknowledge!(ctx(), '*', watermark!, { settings: { afterRead: 'leave' } });
+    await sftpConnector.acknowledge!(ctx(), '*', watermark!, {});
+    expect(sftp.logins.length).toBe(logins);
+    expect(namesIn(DROP)).toEqual(['a.csv']);
+  });
+
+  it('keeps a file that changed after it was read, to be read again', async () => {
+    clear(DROP);
+    put('a.csv', 1, T0);
+    const { watermark } = await pullAll('*', null);
+    put('a.csv', 2, T0 + 300);
+    await sftpConnector.acknowledge!(ctx(), '*', watermark!, { settings: { afterRead: 'delete' } });
+    expect(namesIn(DROP)).toEqual(['a.csv']);
+    expect((await pullAll('*', watermark)).records).toHaveLength(2);
+  });
+
+  it('reports what stops a move as a connection problem that says what to do', async () => {
+    clear(DROP);
+    put('a.csv', 1, T0);
+    put('b.csv', 1, T0 + 1);
+    const { watermark } = await pullAll('*', null);
+    const problem = (settings: Record<string, string>) => sftpConnector.acknowledge!(ctx(), '*', watermark!, { settings }).then(() => null, (e: unknown) => e);
+
+    const missing = await problem({ afterRead: 'move', processedFolder: '/archive' });
+    expect(missing).toBeInstanceOf(ConnectionProblem);
+    expect(missing).toMatchObject({ code: 'clientdatasource-connection-failed', transient: false, message: 'The folder /archive does not exist on the server: create it, or choose another folder for processed files.' });
+    expect(await problem({ afterRead: 'move', processedFolder: '/locked' })).toMatchObject({
+      message: 'The user may not move a.csv into /locked (SFTP status 3). 1 other file could not be moved either.',
+    });
+    expect(await problem({ afterRead: 'move', processedFolder: '/drop/' })).toMatchObject({ message: expect.stringContaining('that is the folder being read') });
+    expect(await problem({ afterRead: 'move', processedFolder: '/drop/a.csv' })).toMatchObject({ message: '/drop/a.csv on the server is a file, not a folder.' });
+    expect(await problem({ afterRead: 'move' })).toMatchObject({ message: expect.stringContaining('Choose the folder') });
+    expect(namesIn(DROP)).toEqual(['a.csv', 'b.csv']);
+
+    // a folder the user may read but not change
+    sftp.readOnly.add(DROP);
+    try {
+      expect(await problem({ afterRead: 'delete' })).toMatchObject({ message: 'The user may not delete a.csv from /drop (SFTP status 3). 1 other file could not be deleted either.' });
+    } finally {
+      sftp.readOnly.delete(DROP);
+    }
+  });
+
+  it('run once reads only the files modified within the window, whatever the watermark, and acknowledges only those', async () => {
+    clear(DROP, '/processed');
+    put('jan.csv', 1, T0);
+    put('feb.csv', 2, T0 + 31 * 86_400);
+    put('mar.csv', 1, T0 + 59 * 86_400);
+    const window = { from: new Date((T0 + 30 * 86_400) * 1000), to: new Date((T0 + 40 * 86_400) * 1000) };
+    // a watermark past every file does not hide February from a run once
+    const { watermark: end } = await pullAll('*', null);
+    const once = await pullAll('*', end, { window });
+    expect(once.records.map((r) => r.id)).toEqual(['feb.csv#2', 'feb.csv#3']);
+    await sftpConnector.acknowledge!(ctx(), '*', once.watermark!, { settings: move, window });
+    expect(namesIn(DROP)).toEqual(['jan.csv', 'mar.csv']);
+    expect(namesIn('/processed')).toEqual(['feb.csv']);
   });
 });

@@ -2,8 +2,12 @@
  * Every system that Tributary only tests for now gets its settings, validation and a
  * test-connection call against its documented authentication endpoint; here each call goes to
  * a local fake of that endpoint (tests/support/vendorFakes.ts), through CONNECTOR_BASE_URL_*.
+ * Salesforce also pulls a report's rows (Analytics API), here from the fake's report.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ConnectorContext, PullOptions, SourceRecord } from '../../server/connectors/connector.ts';
+import { salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
 import { CATALOGUE, connectorFor, secretKeys } from '../../src/domain/connectors/catalogue.ts';
 import type { SystemId } from '../../src/domain/connectors/types.ts';
 import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
@@ -168,5 +172,78 @@ describe('Salesforce reports', () => {
   });
   it('answers Missing Access for a report the user cannot read', async () => {
     expect(await (await check(SALESFORCE_REPORTS.noAccess)).json()).toMatchObject({ title: 'report-missing-access' });
+  });
+});
+
+describe('Salesforce report rows', () => {
+  const DAY = 86_400_000;
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+  const ctx = (): ConnectorContext => ({ tenant: forTenant(server.database.db, admin.tenantId), settings: CASES.salesforce!.settings, dataDir: server.config.dataDir });
+  const gift = (n: number, daysAgo: number) => ({ id: `0065g00000Gift${String(n).padStart(4, '0')}`, name: `Gift ${n}`, amount: n * 10, closeDate: day(daysAgo) });
+  async function pullAll(since: string | null, options: PullOptions = {}) {
+    const records: SourceRecord[] = [];
+    let watermark: string | null = since;
+    for await (const b of salesforceConnector.pull(ctx(), 'Opportunity', since, { ...options, settings: { reportId: SALESFORCE_REPORTS.good, ...options.settings } })) {
+      records.push(...b.records);
+      watermark = b.watermark;
+    }
+    return { records, watermark };
+  }
+  beforeEach(() => {
+    Object.assign(fakes.salesforceReport, { gifts: [gift(1, 40), gift(2, 10), gift(3, 3), gift(4, 0)], rowLimit: 2000, failWith: null, runs: [] });
+  });
+
+  it('reads every row up to today on the first pull, then from the watermark\'s day', async () => {
+    const first = await pullAll(null);
+    expect(first.records.map((r) => r.id)).toEqual(['0065g00000Gift0001', '0065g00000Gift0002', '0065g00000Gift0003', '0065g00000Gift0004']);
+    expect(first.records[1]!.fields).toEqual({ OPPORTUNITY_ID: '0065g00000Gift0002', OPPORTUNITY_NAME: 'Gift 2', AMOUNT: 20, CLOSE_DATE: day(10) });
+    expect(fakes.salesforceReport.runs).toEqual([{ column: 'CLOSE_DATE', durationValue: 'CUSTOM', startDate: '1900-01-01', endDate: day(-1) }]);
+    expect(first.watermark).toBe(day(1));
+
+    fakes.salesforceReport.runs.length = 0;
+    const next = await pullAll(day(5));
+    expect(next.records.map((r) => r.id)).toEqual(['0065g00000Gift0003', '0065g00000Gift0004']);
+    expect(fakes.salesforceReport.runs[0]).toMatchObject({ startDate: day(5), endDate: day(-1) });
+  });
+
+  it('run once reads the window\'s days and moves no watermark', async () => {
+    const window = { from: new Date(Date.now() - 15 * DAY), to: new Date(Date.now() - 2 * DAY) };
+    const once = await pullAll(day(30), { window });
+    expect(once.records.map((r) => r.fields.OPPORTUNITY_NAME)).toEqual(['Gift 2', 'Gift 3']);
+    expect(fakes.salesforceReport.runs).toEqual([{ column: 'CLOSE_DATE', durationValue: 'CUSTOM', startDate: day(15), endDate: day(2) }]);
+    expect(once.watermark).toBe(day(30));
+  });
+
+  it('splits a period whose rows do not fit in one run until every part does', async () => {
+    fakes.salesforceReport.gifts = Array.from({ length: 12 }, (_, i) => gift(i + 1, 24 - i * 2));
+    fakes.salesforceReport.rowLimit = 3;
+    const { records } = await pullAll(day(30));
+    expect(records.map((r) => r.fields.OPPORTUNITY_NAME)).toEqual(Array.from({ length: 12 }, (_, i) => `Gift ${i + 1}`));
+    expect(fakes.salesforceReport.runs.length).toBeGreaterThan(4);
+
+    // more rows on one day than a run answers cannot be split
+    fakes.salesforceReport.gifts = [gift(1, 3), gift(2, 3), gift(3, 3), gift(4, 3)];
+    await expect(pullAll(day(5))).rejects.toMatchObject({ code: 'processing-error', message: expect.stringContaining(`more than 2,000 rows dated ${day(3)}`) });
+  });
+
+  it('marks an outage or a rate limit as worth retrying, and a report without a date filter as not', async () => {
+    for (const status of [503, 429]) {
+      fakes.salesforceReport.failWith = status;
+      await expect(pullAll(null)).rejects.toMatchObject({ code: 'processing-error', transient: true });
+    }
+    fakes.salesforceReport.failWith = null;
+    fakes.outage.add('salesforce');
+    try {
+      await expect(pullAll(null)).rejects.toMatchObject({ code: 'processing-error', transient: true });
+    } finally {
+      fakes.outage.delete('salesforce');
+    }
+    await expect(pullAll(null, { settings: { reportId: SALESFORCE_REPORTS.noDateFilter } }))
+      .rejects.toMatchObject({ code: 'clientdatasource-connection-failed', transient: false, message: expect.stringContaining('Add a standard date filter') });
+    await expect(pullAll(null, { settings: { reportId: SALESFORCE_REPORTS.noAccess } })).rejects.toMatchObject({ message: expect.stringContaining('cannot read report') });
+  });
+
+  it('does not pull objects yet, only reports', async () => {
+    await expect((async () => { for await (const b of salesforceConnector.pull(ctx(), 'Contact', null)) void b; })()).rejects.toThrow(/pulling records of objects yet/);
   });
 });

@@ -1,16 +1,26 @@
 /**
  * The flat file service through its API, with a real clamd (tests/support/clamav.ts) scanning
  * every upload: each outcome of SPEC.md section 4 as a problem with its own title and SPEC's
- * message, the 15MB limit to the byte, tenant scoping, uploads when no scanner is configured, and
- * bodies that break off or run on (the service answers, keeps serving, and leaves no file behind).
+ * message, the 15MB limit to the byte, tenant scoping, uploads when no scanner is configured,
+ * bodies that break off or run on (the service answers, keeps serving, and leaves no file behind),
+ * and files uploaded to a file-upload formula: kept whole until the file upload connector has
+ * pulled every row and the engine acknowledged them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import { Hono } from 'hono';
+import { createLocalJWKSet } from 'jose';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ConnectorContext, SourceRecord } from '../../server/connectors/connector.ts';
+import { fileUploadConnector } from '../../server/connectors/fileSources/fileUpload.ts';
 import { clamavScanner } from '../../server/connectors/flatFile/clamav.ts';
-import { cleanFileName } from '../../server/http/flatFileService.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
+import type { AppEnv } from '../../server/http/env.ts';
+import { cleanFileName, flatFileServiceRouter } from '../../server/http/flatFileService.ts';
+import { installErrorHandling } from '../../server/http/problem.ts';
 import { MESSAGES, PROBLEM_TITLES } from '../../src/domain/errors.ts';
 import { MAX_UPLOAD_BYTES, SAMPLE_ROWS, outcomeForProblem, type UploadSummary } from '../../src/domain/upload.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
@@ -315,5 +325,175 @@ describe('uploads that break off or go wrong midway', () => {
     expect(cleanFileName('a\u0000\u0007\u001b\u007f\u0085\u009f\u2028\u2029b.csv')).toBe('ab.csv');
     expect(cleanFileName('C:\\Users\\ann\\Zoë Ölund — 2024 (final) 📎.csv')).toBe('Zoë Ölund — 2024 (final) 📎.csv');
     expect(cleanFileName('\u202E  ../../spaced.csv \u200B')).toBe('spaced.csv');
+  });
+});
+
+describe('files uploaded to a file-upload formula', () => {
+  // a store folder of its own, and no scanner: what is kept and removed is this server's doing
+  let dataDir: string;
+  let srv: TestServer;
+  let s: Session;
+  let tenant: string;
+  let otherTenant: string;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-formula-files-'));
+    srv = await startTestServer({ env: { DATA_DIR: dataDir } });
+    s = await sessionFor(srv.url, 'administrator@demo.tributary.test');
+    [tenant, otherTenant] = await tenantsOf(srv.url, s) as [string, string];
+  });
+  afterAll(async () => {
+    await srv?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function formula(tenantId: string, usesFileUpload: boolean): Promise<string> {
+    const res = await call(srv.url, '/web-api/v1/formulas', { method: 'POST', headers: { ...s.headers, tenantId }, body: { name: 'Gala sign-ups', usesFileUpload } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  }
+  function uploadTo(formulaId: string | undefined, fileName: string, content: Uint8Array | string, tenantId = tenant) {
+    const form = new FormData();
+    form.append('file', new File([content as BlobPart], fileName, { type: 'text/csv' }));
+    return fetch(`${srv.url}${FF}/uploads${formulaId ? `?formulaId=${formulaId}` : ''}`, { method: 'POST', headers: { ...s.headers, tenantId }, body: form });
+  }
+  const scope = () => forTenant(srv.database.db, tenant);
+  const ctx = (): ConnectorContext => ({ tenant: scope(), settings: {}, dataDir });
+  const stored = (key: string) => path.join(dataDir, 'files', ...key.split('/'));
+  const storeFiles = () => {
+    const dir = path.join(dataDir, 'files');
+    return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()) : [];
+  };
+  async function pullAll(uploadId: string, since: string | null, batchSize?: number) {
+    const batches: { records: SourceRecord[]; watermark: string | null }[] = [];
+    for await (const b of fileUploadConnector.pull(ctx(), uploadId, since, batchSize ? { batchSize } : {})) batches.push(b);
+    return { batches, records: batches.flatMap((b) => b.records), watermark: batches.at(-1)?.watermark ?? null };
+  }
+
+  it('keeps the whole file for its formula, with the formula and the file key on the upload', async () => {
+    const formulaId = await formula(tenant, true);
+    const before = storeFiles().length;
+    const res = await uploadTo(formulaId, 'gala.csv', csvText(45));
+    expect(res.status, await res.clone().text()).toBe(201);
+    const body = await res.json() as UploadSummary;
+    expect(body).toMatchObject({ formulaId, rowCount: 45, headers: ['First name', 'Last name', 'Email', 'Amount'], scanStatus: 'not-scanned' });
+    expect(body.sampleRows).toHaveLength(SAMPLE_ROWS);
+    const row = (await scope().uploads.get(body.id))!;
+    expect(row).toMatchObject({ formulaId, fileKey: expect.stringMatching(new RegExp(`^${tenant}/`)) });
+    expect(fs.readFileSync(stored(row.fileKey!), 'utf8')).toBe(csvText(45));
+    expect(storeFiles()).toHaveLength(before + 1);
+    expect((await scope().uploads.forFormula(formulaId, { waiting: true })).map((u) => u.id)).toEqual([body.id]);
+
+    // without a formula only the headers and sample are kept, as before
+    const plain = await uploadTo(undefined, 'sample.csv', csvText(3));
+    const plainRow = (await scope().uploads.get(((await plain.json()) as UploadSummary).id))!;
+    expect(plainRow).toMatchObject({ formulaId: null, fileKey: null });
+    expect(storeFiles()).toHaveLength(before + 1);
+    expect((await pullAll(plainRow.id, null)).records).toEqual([]);
+  });
+
+  it('pulls every row of a 5,000-row CSV in batches, resumes after the last row collected, and acknowledging the end deletes the file', async () => {
+    const formulaId = await formula(tenant, true);
+    const body = await (await uploadTo(formulaId, 'members.csv', csvText(5000))).json() as UploadSummary;
+    expect(body.rowCount).toBe(5000);
+    const key = (await scope().uploads.get(body.id))!.fileKey!;
+
+    const all = await pullAll(body.id, null, 1000);
+    expect(all.records).toHaveLength(5000);
+    expect(all.batches.map((b) => b.records.length)).toEqual([1000, 1000, 1000, 1000, 1000, 0]);
+    expect(all.records[0]).toEqual({ id: `${body.id}#2`, fields: { 'First name': 'Ann1', 'Last name': 'Smith1', Email: 'ann1@example.org', Amount: '1.50' } });
+    expect(all.records.at(-1)!.fields).toMatchObject({ 'First name': 'Ann5000' });
+    expect(new Set(all.records.map((r) => r.id)).size).toBe(5000);
+
+    // a run that stopped after two batches goes on from row 2,002 (line 2,002: the header is line 1)
+    const afterTwo = all.batches[1]!.watermark;
+    const rest = await pullAll(body.id, afterTwo, 1000);
+    expect(rest.records).toHaveLength(3000);
+    expect(rest.records[0]!.id).toBe(`${body.id}#2002`);
+
+    // acknowledging part of the file keeps it; the end deletes it and keeps the headers and sample
+    await fileUploadConnector.acknowledge!(ctx(), body.id, afterTwo!);
+    expect(fs.existsSync(stored(key))).toBe(true);
+    await fileUploadConnector.acknowledge!(ctx(), body.id, all.watermark!);
+    expect(fs.existsSync(stored(key))).toBe(false);
+    const row = (await scope().uploads.get(body.id))!;
+    expect(row).toMatchObject({ fileKey: null, formulaId, rowCount: 5000, headers: ['First name', 'Last name', 'Email', 'Amount'] });
+    expect(row.sampleRows).toHaveLength(SAMPLE_ROWS);
+    const again = await call(srv.url, `${FF}/uploads/${body.id}`, { headers: { ...s.headers, tenantId: tenant } });
+    expect(((await again.json()) as UploadSummary).sampleRows).toEqual(body.sampleRows);
+    // collected: nothing more to pull, and a second acknowledgement changes nothing
+    expect((await pullAll(body.id, null)).records).toEqual([]);
+    await fileUploadConnector.acknowledge!(ctx(), body.id, all.watermark!);
+    expect((await scope().uploads.forFormula(formulaId, { waiting: true }))).toEqual([]);
+  });
+
+  it('reads every row of a kept Excel workbook too', async () => {
+    const formulaId = await formula(tenant, true);
+    const rows = [['Name', 'Gift'], ...Array.from({ length: 30 }, (_, i) => [`Donor ${i + 1}`, i + 1])];
+    const body = await (await uploadTo(formulaId, 'gifts.xlsx', workbook(rows, 'xlsx'))).json() as UploadSummary;
+    const { records, batches } = await pullAll(body.id, null, 25);
+    expect(batches.map((b) => b.records.length)).toEqual([25, 5]);
+    expect(records.at(-1)).toEqual({ id: `${body.id}#31`, fields: { Name: 'Donor 30', Gift: '30' } });
+  });
+
+  it('refuses a formula of another tenant, one that does not take uploaded files, and an id that is not one', async () => {
+    const before = storeFiles().length;
+    const refusal = async (res: Response) => {
+      const body = await res.json() as { title: string; code: string; detail: string; errors: Record<string, string> };
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(body).toMatchObject({ title: 'bad-request', code: 'validation-failed' });
+      return body;
+    };
+    const foreign = await formula(otherTenant, true);
+    expect(await refusal(await uploadTo(foreign, 'a.csv', csvText(2)))).toMatchObject({
+      detail: 'There is no such formula.', errors: { formulaId: 'Choose one of your file-upload formulas' },
+    });
+    // the same formula is accepted in its own tenant
+    expect((await uploadTo(foreign, 'a.csv', csvText(2), otherTenant)).status).toBe(201);
+
+    const scheduled = await formula(tenant, false);
+    expect(await refusal(await uploadTo(scheduled, 'a.csv', csvText(2)))).toMatchObject({
+      detail: 'This formula does not take its records from uploaded files.', errors: { formulaId: 'Choose a file-upload formula' },
+    });
+    expect((await refusal(await uploadTo('not-a-formula', 'a.csv', csvText(2)))).detail).toMatch(/formulaId/);
+    expect(storeFiles()).toHaveLength(before + 1);
+    const refusedRows = await srv.database.pool.query('select count(*)::int as n from uploads where formula_id = any($1)', [[scheduled]]);
+    expect(refusedRows.rows[0].n).toBe(0);
+  });
+
+  it('tells the router\'s onFormulaFile once the upload is stored, and only for a formula\'s file', async () => {
+    const calls: { tenantId: string; formulaId: string; uploadId: string; correlationId: string; stored: boolean }[] = [];
+    const identity = srv.identity!;
+    const app = new Hono<AppEnv>();
+    installErrorHandling(app);
+    app.use('*', async (c, next) => {
+      c.set('requestId', 'req-1');
+      c.set('correlationId', 'corr-formula-file');
+      c.set('log', pino({ level: 'silent' }));
+      await next();
+    });
+    app.route(FF, flatFileServiceRouter(srv.database.db, { keys: createLocalJWKSet(identity.publicJwks), issuer: identity.issuer, audience: srv.config.auth.audience }, {
+      config: srv.config, log: pino({ level: 'silent' }), scanner: null,
+      onFormulaFile: async (scoped, formulaId, uploadId, correlationId) => {
+        calls.push({ tenantId: scoped.tenantId, formulaId, uploadId, correlationId, stored: !!(await scoped.uploads.get(uploadId))?.fileKey });
+        if (calls.length === 2) throw new Error('the queue is down');
+      },
+    }));
+    const post = (formulaId: string | undefined) => {
+      const form = new FormData();
+      form.append('file', new File([csvText(4)], 'late.csv', { type: 'text/csv' }));
+      return app.request(`${FF}/uploads${formulaId ? `?formulaId=${formulaId}` : ''}`, { method: 'POST', headers: { ...s.headers, tenantId: tenant }, body: form });
+    };
+    const formulaId = await formula(tenant, true);
+    const first = await post(formulaId);
+    expect(first.status, await first.clone().text()).toBe(201);
+    const { id } = await first.json() as UploadSummary;
+    expect(calls).toEqual([{ tenantId: tenant, formulaId, uploadId: id, correlationId: 'corr-formula-file', stored: true }]);
+    expect((await post(undefined)).status).toBe(201);
+    expect(calls).toHaveLength(1);
+    // a run that could not be queued does not undo the upload: the file waits for its formula
+    const second = await post(formulaId);
+    expect(second.status).toBe(201);
+    expect(calls).toHaveLength(2);
+    expect((await scope().uploads.forFormula(formulaId, { waiting: true })).map((u) => u.id)).toEqual([id, calls[1]!.uploadId]);
   });
 });

@@ -24,6 +24,7 @@ import { HTTPException } from 'hono/http-exception';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPLOAD_PATH } from '../../server/http/flatFileService.ts';
+import { SANDBOX_IMPORT_PATH } from '../../server/http/integrations.ts';
 import type { AppEnv } from '../../server/http/env.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { installErrorHandling } from '../../server/http/problem.ts';
@@ -46,7 +47,7 @@ const PUBLIC_ROUTES = new Set([
   'GET /api-docs',
 ]);
 /** Routes that read multipart/form-data (the others ignore such a body or refuse it as not JSON). */
-const MULTIPART_ROUTES = new Set([`POST ${UPLOAD_PATH}`]);
+const MULTIPART_ROUTES = new Set([`POST ${UPLOAD_PATH}`, `POST ${SANDBOX_IMPORT_PATH}`]);
 
 /**
  * Cases that fail today because of code outside the upload path; each is left out of its batch and

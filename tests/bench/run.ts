@@ -4,6 +4,11 @@
  * - workbooks: what reading in a worker thread adds to a small file, and how long each Excel bomb
  *   of tests/unit/flatFileBombs.test.ts takes to be refused
  * - flag evaluation: custom-routing per formula, as the wizard asks it
+ * - matching accuracy: precision and recall of confident matches on synthetic people, against
+ *   their targets (tests/bench/matchAccuracy.ts, which also runs alone)
+ * - engine throughput: records per second through the whole pipeline, 100,000 incoming records
+ *   against a Sandbox CRM of 1,000,000 constituents, with one and with two worker processes and
+ *   each one's peak memory, against their targets (tests/bench/engineThroughput.ts, which also runs alone)
  * - delivery: a production build's chunks (raw, gzip, brotli), the size budgets, and Core Web
  *   Vitals in Chromium on the throttled profile (the tests that hold them: tests/unit/bundleBudgets.test.ts,
  *   tests/e2e/webVitals.test.ts)
@@ -28,6 +33,8 @@ import {
   type Sizes,
 } from '../support/bundleSize.ts';
 import { bestOf, formatVitals, landingVitals, PROFILE, signedInVitals, type Measured } from '../support/webVitals.ts';
+import { engineThroughputBench } from './engineThroughput.ts';
+import { matchAccuracyBench } from './matchAccuracy.ts';
 
 const MB = 1024 * 1024;
 
@@ -183,4 +190,6 @@ async function benchInBrowser(dist: string) {
 await benchCsv();
 await benchWorkbooks();
 benchFlags();
+await matchAccuracyBench();
+await engineThroughputBench();
 await benchDelivery();

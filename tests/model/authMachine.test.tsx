@@ -10,7 +10,7 @@
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
+import { initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
@@ -21,6 +21,7 @@ import type { AccountManagement, CurrentUser } from '../../src/services/accountM
 import type { AuthService } from '../../src/services/auth.ts';
 import { ApiError, identityHeaders } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
+import { AuthSdkContext } from '../../src/views/shell/authSdk.tsx';
 import { aCurrentUser } from '../support/currentUser.ts';
 import { fakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
@@ -78,14 +79,14 @@ function renderApp(world: World, authLogic = authMachine) {
   const user = userEvent.setup();
   const tree = () => (
     <MantineProvider>
-      <Auth0Context.Provider value={world.sdk}>
+      <AuthSdkContext.Provider value={world.sdk}>
         <App
           production
           authLogic={authLogic}
           authInput={() => ({ auth: world.auth, accounts: world.accounts, subdomain: 'demo' })}
           createRouter={(routes) => createMemoryRouter(routes, { initialEntries: ['/landing'] })}
         />
-      </Auth0Context.Provider>
+      </AuthSdkContext.Provider>
     </MantineProvider>
   );
   const view = render(tree());
@@ -202,8 +203,7 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
         await app.user.click(await screen.findByRole('menuitem', { name: 'Log out' }));
       },
       'tenant.switch': async () => {
-        await app.user.click(screen.getByRole('combobox', { name: 'Tenant' }));
-        await app.user.click(await screen.findByRole('option', { name: 'Youth Arts', hidden: true }));
+        await app.user.selectOptions(screen.getByRole('combobox', { name: 'Tenant' }), 'Youth Arts');
       },
       'identity.error': async ({ event: e0 }: { event: { type: string } }) => {
         const event = e0 as unknown as AuthEvent;

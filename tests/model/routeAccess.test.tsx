@@ -9,7 +9,7 @@
  */
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
-import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
+import { initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assign, type SnapshotFrom } from 'xstate';
@@ -21,6 +21,7 @@ import type { AccountManagement, CurrentUser } from '../../src/services/accountM
 import type { AuthService } from '../../src/services/auth.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
+import { AuthSdkContext } from '../../src/views/shell/authSdk.tsx';
 import { aCurrentUser } from '../support/currentUser.ts';
 import { expectBrokenGuardToFail, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
@@ -135,10 +136,10 @@ function renderApp(who: Who, routeAccessLogic = routeAccessMachine) {
   let router!: ReturnType<typeof createMemoryRouter>;
   const tree = () => (
     <MantineProvider>
-      <Auth0Context.Provider value={sdk}>
+      <AuthSdkContext.Provider value={sdk}>
         <App production routeAccessLogic={routeAccessLogic} authInput={() => ({ auth, accounts, subdomain: 'demo' })}
           createRouter={(routes) => (router = createMemoryRouter(routes, { initialEntries: ['/landing'] }))} />
-      </Auth0Context.Provider>
+      </AuthSdkContext.Provider>
     </MantineProvider>
   );
   const view = render(tree());

@@ -11,7 +11,7 @@
 import { useEffect } from 'react';
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
-import { Auth0Context, initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
+import { initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
 import { useSelector } from '@xstate/react';
 import { TestModel } from '@xstate/graph';
@@ -25,6 +25,7 @@ import type { AccountManagement, CurrentUser } from '../../src/services/accountM
 import type { AuthService } from '../../src/services/auth.ts';
 import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';
 import { App } from '../../src/views/shell/App.tsx';
+import { AuthSdkContext } from '../../src/views/shell/authSdk.tsx';
 import { aCurrentUser } from '../support/currentUser.ts';
 import { useFlagsActor } from '../../src/views/shell/actors.tsx';
 
@@ -85,13 +86,13 @@ function renderApp(routeAccessLogic = routeAccessMachine) {
   let router!: ReturnType<typeof createMemoryRouter>;
   const tree = () => (
     <MantineProvider>
-      <Auth0Context.Provider value={sdk}>
+      <AuthSdkContext.Provider value={sdk}>
         <App
           production routeAccessLogic={routeAccessLogic} flagsLogic={flagsLogic} screens={{ connections: <FlagProbe /> }}
           authInput={() => ({ auth, accounts, subdomain: 'demo' })}
           createRouter={(routes) => (router = createMemoryRouter(routes, { initialEntries: ['/landing'] }))}
         />
-      </Auth0Context.Provider>
+      </AuthSdkContext.Provider>
     </MantineProvider>
   );
   const view = render(tree());

@@ -363,6 +363,11 @@ describe('the routing step', () => {
     expect(within(group('Capitalization counts as a data difference')).getByRole('radio', { name: /^No/ })).toHaveProperty('checked', true);
     expect(within(group('Ready records')).getByRole('radio', { name: /^Hold for review/ })).toHaveProperty('checked', true);
     expect(screen.queryByRole('combobox', { name: 'Fields that must match exactly' })).toBeNull();
+    // weak candidates are discarded from the start, and the field says what it does
+    const discardInput = screen.getByLabelText('Discard candidates scoring below');
+    expect(discardInput).toHaveProperty('value', '80');
+    const described = document.getElementById(discardInput.getAttribute('aria-describedby')!.split(' ')[0]!)!;
+    expect(described.textContent).toMatch(/^Drops candidates scoring below this \(0 to 100\) from a record's matches.*80 is recommended/);
 
     await s.user.click(within(group('Records with no match')).getByRole('radio', { name: 'Add to Ready as new records' }));
     await s.user.click(within(group('Records with a single match')).getByRole('radio', { name: 'Add to Ready if the selected fields match exactly' }));
@@ -376,7 +381,9 @@ describe('the routing step', () => {
     await choose(s.user, exact, 'Last name');
     await s.user.keyboard('{Escape}');
     expect(screen.queryByTestId('save-refused')).toBeNull();
-    await s.user.type(screen.getByLabelText('Discard candidates scoring below'), '40');
+    const discard = screen.getByLabelText('Discard candidates scoring below');
+    await s.user.clear(discard);
+    await s.user.type(discard, '40');
     await s.user.click(within(group('Capitalization counts as a data difference')).getByRole('radio', { name: /^Yes/ }));
     await s.user.click(within(group('Ready records')).getByRole('radio', { name: /^Send automatically/ }));
     expect(s.onDirtyChange).toHaveBeenLastCalledWith(true);
@@ -418,7 +425,16 @@ describe('the routing step', () => {
     await screen.findByTestId('routing-step');
     await s.user.click(saveButton());
     await waitFor(() => expect(s.onSaved).toHaveBeenCalledTimes(1));
-    expect(savedBodies(s.putPart)[0]).toEqual(['routing', { kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: null, capitalizationIsDifference: false }]);
+    expect(savedBodies(s.putPart)[0]).toEqual(['routing', { kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: 80, capitalizationIsDifference: false }]);
+  });
+
+  it('keeps a saved triage without a discard score as saved', async () => {
+    const s = renderStep({ step: 'routing', Step: RoutingStep, parts: { routing: VALID_TRIAGE } });
+    await screen.findByTestId('routing-step');
+    expect(screen.getByLabelText('Discard candidates scoring below')).toHaveProperty('value', '');
+    await s.user.click(saveButton());
+    await waitFor(() => expect(s.onSaved).toHaveBeenCalledTimes(1));
+    expect(savedBodies(s.putPart)[0]).toEqual(['routing', VALID_TRIAGE]);
   });
 
   it('is read-only without permission to edit formulas', async () => {

@@ -10,7 +10,8 @@ export interface TestServer extends Running {
   close(): Promise<void>;
 }
 
-export async function startTestServer(opts: { staticRoot?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+/** `work`: run the job workers in this process too (the engine's tests); off by default, so jobs wait */
+export async function startTestServer(opts: { staticRoot?: string; env?: Record<string, string>; work?: boolean } = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const port = await freePort();
   const config = loadConfig({
@@ -18,7 +19,7 @@ export async function startTestServer(opts: { staticRoot?: string; env?: Record<
     DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...opts.env,
   });
   const running = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), {
-    staticRoot: opts.staticRoot, work: false,
+    staticRoot: opts.staticRoot, work: opts.work ?? false,
   });
   return {
     ...running,

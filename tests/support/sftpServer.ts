@@ -1,6 +1,7 @@
 /**
  * A real SFTP server for the Secure FTP connector's tests, built with ssh2's server: password
- * and public key authentication, and a small read-only file system held in memory.
+ * and public key authentication, and a small file system held in memory whose files can be read,
+ * renamed and removed (nothing written), with folders the user may not read or may not change.
  */
 import { timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
@@ -29,6 +30,8 @@ export interface TestSftpServer {
   folders: Set<string>;
   /** folders the user may not read */
   forbidden: Set<string>;
+  /** folders the user may read but not change (rename into or out of, remove from) */
+  readOnly: Set<string>;
   logins: { method: string; ok: boolean }[];
   close(): Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function startSftpServer(opts: { user?: string; password?: string }
   const files = new Map<string, SftpFile>();
   const folders = new Set<string>(['/']);
   const forbidden = new Set<string>();
+  const readOnly = new Set<string>();
   const logins: TestSftpServer['logins'] = [];
 
   const isFolder = (p: string) => folders.has(p) || [...files.keys()].some((f) => f.startsWith(p === '/' ? '/' : `${p}/`));
@@ -129,7 +133,26 @@ export async function startSftpServer(opts: { user?: string; password?: string }
       const ok = handle.length === 4 && handles.delete(handle.readUInt32BE(0));
       sftp.status(reqId, ok ? STATUS.OK : STATUS.FAILURE);
     });
-    for (const op of ['WRITE', 'REMOVE', 'RENAME', 'MKDIR', 'RMDIR', 'SETSTAT', 'FSETSTAT', 'SYMLINK', 'READLINK'] as const) {
+    const writable = (p: string) => !readOnly.has(path.posix.dirname(p)) && !forbidden.has(path.posix.dirname(p));
+    sftp.on('REMOVE', (reqId, p) => {
+      const file = norm(p);
+      if (!files.has(file)) return sftp.status(reqId, STATUS.NO_SUCH_FILE);
+      if (!writable(file)) return sftp.status(reqId, STATUS.PERMISSION_DENIED);
+      files.delete(file);
+      sftp.status(reqId, STATUS.OK);
+    });
+    // as OpenSSH's server does for SFTP v3: a rename never replaces an existing file
+    sftp.on('RENAME', (reqId, oldPath, newPath) => {
+      const from = norm(oldPath), to = norm(newPath);
+      const f = files.get(from);
+      if (!f || !isFolder(path.posix.dirname(to))) return sftp.status(reqId, STATUS.NO_SUCH_FILE);
+      if (!writable(from) || !writable(to)) return sftp.status(reqId, STATUS.PERMISSION_DENIED);
+      if (attrsOf(to)) return sftp.status(reqId, STATUS.FAILURE);
+      files.delete(from);
+      files.set(to, f);
+      sftp.status(reqId, STATUS.OK);
+    });
+    for (const op of ['WRITE', 'MKDIR', 'RMDIR', 'SETSTAT', 'FSETSTAT', 'SYMLINK', 'READLINK'] as const) {
       sftp.on(op as never, (reqId: number) => sftp.status(reqId, STATUS.OP_UNSUPPORTED));
     }
   }
@@ -173,7 +196,7 @@ export async function startSftpServer(opts: { user?: string; password?: string }
     hostKeyFingerprint: sshFingerprint(hostPublic),
     clientPrivateKey: client.private,
     strangerPrivateKey: stranger.private,
-    files, folders, forbidden, logins,
+    files, folders, forbidden, readOnly, logins,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -2,7 +2,8 @@
  * Local fakes of each vendor's documented authentication endpoint, one HTTP server with a path
  * prefix per vendor (point CONNECTOR_BASE_URL_<SYSTEM> at `${url}/<system>`). Each fake accepts
  * exactly the credentials in FAKE_CREDENTIALS, sent exactly as the vendor's documentation says,
- * and can be switched to an outage (HTTP 500) to test how failures read.
+ * and can be switched to an outage (HTTP 500) to test how failures read. Salesforce's fake also
+ * runs its good report (Analytics API, synchronous run) over gifts the test sets.
  */
 import http from 'node:http';
 import type net from 'node:net';
@@ -60,6 +61,67 @@ const isForm = (r: Req) => (r.headers['content-type'] ?? '').startsWith('applica
 
 const C = FAKE_CREDENTIALS;
 const unauthorized: Answer = [401, { error: 'invalid_client', error_description: 'Client authentication failed' }];
+
+/** A gift in the fake Salesforce report "Gifts this week", filtered by its close date. */
+export interface FakeGift { id: string; name: string; amount: number; closeDate: string }
+
+/** The fake report's data and behaviour, set by the tests. */
+export interface FakeSalesforceReport {
+  gifts: FakeGift[];
+  /** rows a synchronous run answers at most (2,000 at Salesforce); more: the first ones, with allData false */
+  rowLimit: number;
+  /** answer every run with this status instead (503, 429) */
+  failWith: number | null;
+  /** each run's standard date filter, as sent */
+  runs: { column: string; durationValue: string; startDate: string; endDate: string }[];
+}
+
+const salesforceReport: FakeSalesforceReport = { gifts: [], rowLimit: 2000, failWith: null, runs: [] };
+
+function salesforceReportRun(r: Req, reportId: string): Answer {
+  if (reportId !== SALESFORCE_REPORTS.good) return [404, [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]];
+  if (r.query.get('includeDetails') !== 'true') return [400, [{ errorCode: 'BAD_REQUEST', message: 'includeDetails' }]];
+  if (salesforceReport.failWith) return [salesforceReport.failWith, [{ errorCode: 'SERVER_UNAVAILABLE' }]];
+  const filter = (json(r).reportMetadata as { standardDateFilter?: FakeSalesforceReport['runs'][number] } | undefined)?.standardDateFilter;
+  if (!filter || filter.column !== 'CLOSE_DATE' || filter.durationValue !== 'CUSTOM' || !/^\d{4}-\d{2}-\d{2}$/.test(filter.startDate) || !/^\d{4}-\d{2}-\d{2}$/.test(filter.endDate)) {
+    return [400, [{ errorCode: 'BAD_REQUEST', message: 'invalid standard date filter' }]];
+  }
+  salesforceReport.runs.push(filter);
+  const matching = salesforceReport.gifts
+    .filter((g) => g.closeDate >= filter.startDate && g.closeDate <= filter.endDate)
+    .sort((a, b) => (a.closeDate < b.closeDate ? -1 : a.closeDate > b.closeDate ? 1 : 0));
+  const rows = matching.slice(0, salesforceReport.rowLimit);
+  return [200, {
+    attributes: { reportId, reportName: 'Gifts this week' },
+    allData: rows.length === matching.length,
+    factMap: {
+      'T!T': {
+        aggregates: [{ label: String(rows.length), value: rows.length }],
+        rows: rows.map((g) => ({
+          dataCells: [
+            { label: g.name, value: g.id },
+            { label: g.name, value: g.name },
+            { label: `$${g.amount.toFixed(2)}`, value: { amount: g.amount, currency: null } },
+            { label: g.closeDate, value: g.closeDate },
+          ],
+        })),
+      },
+    },
+    reportMetadata: {
+      id: reportId, name: 'Gifts this week', reportFormat: 'TABULAR',
+      detailColumns: ['OPPORTUNITY_ID', 'OPPORTUNITY_NAME', 'AMOUNT', 'CLOSE_DATE'],
+      standardDateFilter: filter,
+    },
+    reportExtendedMetadata: {
+      detailColumnInfo: {
+        OPPORTUNITY_ID: { label: 'Opportunity ID', dataType: 'id' },
+        OPPORTUNITY_NAME: { label: 'Opportunity Name', dataType: 'string' },
+        AMOUNT: { label: 'Amount', dataType: 'currency' },
+        CLOSE_DATE: { label: 'Close Date', dataType: 'date' },
+      },
+    },
+  }];
+}
 
 /** Constant Contact rotates refresh tokens: the valid one changes with every use. */
 let ccRefresh: string = C.constantContact.refreshToken;
@@ -176,6 +238,12 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
       if (m[1] === SALESFORCE_REPORTS.noAccess) return [403, [{ errorCode: 'INSUFFICIENT_PRIVILEGES', message: 'You don\'t have sufficient privileges to perform this operation.' }]];
       return [404, [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]];
     }
+    const run = /^\/services\/data\/v\d+\.\d\/analytics\/reports\/([A-Za-z0-9]+)$/.exec(r.path);
+    if (r.method === 'POST' && run) {
+      if (bearer(r.headers) !== 'sf-access') return [401, [{ errorCode: 'INVALID_SESSION_ID' }]];
+      if (!/application\/json/.test(r.headers['content-type'] ?? '')) return [415, [{ errorCode: 'UNSUPPORTED_MEDIA_TYPE' }]];
+      return salesforceReportRun(r, run[1]!);
+    }
     return undefined;
   },
   'pardot': (r) => {
@@ -250,6 +318,8 @@ export interface VendorFakes {
   /** what each fake saw, by system */
   seen: { system: string; method: string; path: string }[];
   outage: Set<string>;
+  /** Salesforce's report: the gifts it holds, its row limit, a failure to answer with, the runs it saw */
+  salesforceReport: FakeSalesforceReport;
   /** the refresh token Constant Contact's fake accepts now */
   constantContactRefreshToken(): string;
   close(): Promise<void>;
@@ -280,7 +350,7 @@ export async function startVendorFakes(): Promise<VendorFakes> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return {
-    url, seen, outage,
+    url, seen, outage, salesforceReport,
     constantContactRefreshToken: () => ccRefresh,
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };

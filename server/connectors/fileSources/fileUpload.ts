@@ -1,8 +1,19 @@
 /**
  * The file upload connector: files uploaded in the browser through the flat file service, which
  * keeps their headers and first 20 rows (SPEC.md section 5). Objects are the tenant's uploads.
+ *
+ * A file uploaded to a file-upload formula waits whole in the file store (uploads.file_key) until
+ * its rows are collected: a pull reads every row of it in batches, the watermark naming the last
+ * row collected, so a run that stops resumes after it. Once the engine has stored them all it
+ * acknowledges the final watermark, and the file is deleted; the headers and sample stay.
  */
-import { ConnectorInputError, NotSupported, type Connector, type ConnectorContext } from '../connector.ts';
+import path from 'node:path';
+import { localFileStore, type FileStore } from '../../db/fileStore.ts';
+import {
+  ConnectorInputError, NotSupported, processingError, type Connector, type ConnectorContext, type SourceRecord, type Watermark,
+} from '../connector.ts';
+import { FlatFileError } from '../flatFile/errors.ts';
+import { tableRows } from './table.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -12,6 +23,29 @@ async function upload(ctx: ConnectorContext, id: string) {
   if (!row) throw new ConnectorInputError('There is no such upload.');
   return row;
 }
+
+/** The store the flat file service keeps uploads in (server/http/flatFileService.ts). */
+export const uploadStore = (dataDir: string): FileStore => localFileStore(path.join(dataDir, 'files'));
+
+/** How far a pull has read one upload: its last row collected (the line it starts on), and whether that was the last. */
+interface RowMark { u: string; row: number; done?: true }
+
+/** The mark, or null when there is none or it is another upload's (each upload is read from its start). */
+export function parseRowMark(since: Watermark | null, uploadId: string): RowMark | null {
+  if (!since) return null;
+  let mark: RowMark;
+  try {
+    mark = JSON.parse(since) as RowMark;
+  } catch {
+    throw new ConnectorInputError('The watermark is not one this connector wrote.');
+  }
+  if (typeof mark !== 'object' || mark === null || typeof mark.u !== 'string' || !Number.isInteger(mark.row)) {
+    throw new ConnectorInputError('The watermark is not one this connector wrote.');
+  }
+  return mark.u === uploadId ? mark : null;
+}
+
+const markOf = (mark: RowMark): Watermark => JSON.stringify(mark);
 
 export const fileUploadConnector: Connector = {
   system: 'file-upload',
@@ -27,17 +61,44 @@ export const fileUploadConnector: Connector = {
     const row = await upload(ctx, object);
     return row.headers.map((h) => ({ name: h, label: h, type: 'string' as const }));
   },
-  async *pull(ctx, object, since) {
+  async *pull(ctx, object, since, options) {
     const row = await upload(ctx, object);
-    const done = `upload:${row.id}`;
-    if (since === done) return;
-    yield {
-      watermark: done,
-      records: row.sampleRows.map((values, i) => ({
-        id: `${row.fileName}#${i + 2}`,
-        fields: Object.fromEntries(row.headers.map((h, c) => [h, values[c] ?? ''])),
-      })),
-    };
+    // no file: it was never kept (a sample), or its rows were collected and it is gone
+    if (!row.fileKey) return;
+    const mark = parseRowMark(since, row.id);
+    if (mark?.done) return;
+    const after = mark?.row ?? 0;
+    const batchSize = options?.batchSize ?? 500;
+    let last = after;
+    let batch: SourceRecord[] = [];
+    try {
+      for await (const chunk of tableRows(uploadStore(ctx.dataDir).read(row.fileKey), row.fileName)) {
+        for (const { line, values } of chunk.rows) {
+          if (line <= after) continue;
+          batch.push({ id: `${row.id}#${line}`, fields: Object.fromEntries(chunk.headers.map((h, c) => [h, values[c] ?? ''])) });
+          last = line;
+          if (batch.length >= batchSize) {
+            yield { records: batch, watermark: markOf({ u: row.id, row: last }) };
+            batch = [];
+          }
+        }
+      }
+    } catch (err) {
+      if (err instanceof FlatFileError) throw processingError(`${row.fileName}: ${err.message}`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw processingError(`${row.fileName} is no longer in Tributary's file store; upload it again.`);
+      throw err;
+    }
+    yield { records: batch, watermark: markOf({ u: row.id, row: last, done: true }) };
+  },
+  /** With the final watermark, deletes the whole file; the headers and sample rows stay. */
+  async acknowledge(ctx, object, watermark) {
+    const row = await upload(ctx, object);
+    const mark = parseRowMark(watermark, row.id);
+    if (!mark?.done || !row.fileKey) return;
+    // the file first: after a crash between the two the key is still set and a retry finishes; the
+    // other order could leave a whole file in the store that no row names
+    await uploadStore(ctx.dataDir).remove(row.fileKey);
+    await ctx.tenant.uploads.setFileKey(row.id, null);
   },
   async search() { throw new NotSupported('File upload', 'search'); },
   async upsert() { throw new NotSupported('File upload', 'writing records'); },

@@ -55,7 +55,7 @@ export const flatFileConnector: Connector = {
   },
   listObjects: (ctx) => folderObjects(folderOf(ctx)),
   describeFields: (ctx, object) => folderFields(folderOf(ctx), object),
-  pull: (ctx, object, since, options) => pullFolder(folderOf(ctx), object, since, options?.batchSize),
+  pull: (ctx, object, since, options) => pullFolder(folderOf(ctx), object, since, options),
   async search() { throw new NotSupported('Flat file', 'search'); },
   async upsert() { throw new NotSupported('Flat file', 'writing records'); },
 };

@@ -2,10 +2,14 @@
  * The generic HTTP connector: a JSON API at a URL, with no authentication, HTTP Basic, a bearer
  * token or an API key header; records found at a path in each answer; paging by page number,
  * offset, a next link or a cursor; and a watermark sent as a query parameter and read back from
- * a record field.
+ * a record field. A formula adds its own query pairs to every request and may start its first
+ * pull at a date; run once asks for a window's records and drops what changed after it.
  */
 import { withoutForbiddenHeaders } from '../../../src/domain/connectors/headers.ts';
-import { NotSupported, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type SourceRecord } from '../connector.ts';
+import {
+  ConnectorInputError, NotSupported, processingError, refused, transientProblem,
+  type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type SourceRecord,
+} from '../connector.ts';
 import { PUBLIC_ONLY } from '../network.ts';
 import { megabytes, outboundRequest } from '../outboundHttp.ts';
 import { basic } from '../vendorHttp.ts';
@@ -59,8 +63,9 @@ async function getJson(ctx: ConnectorContext, url: URL): Promise<unknown> {
   const refuse = (problem: Error) => { res.discard(); return problem; };
   if (res.status === 401 || res.status === 403) throw refuse(refused(`${url.host} refused the credentials (HTTP ${res.status}).`));
   if (res.status >= 300 && res.status < 400) throw refuse(refused(`${url.host} redirected the request (HTTP ${res.status}); enter the final URL.`));
+  if (res.status === 429 || res.status === 408) throw refuse(transientProblem(processingError(`${url.host} asked Tributary to slow down (HTTP ${res.status}).`)));
   if (res.status >= 400 && res.status < 500) throw refuse(refused(`${url.host} did not accept the request (HTTP ${res.status}); check the URL.`));
-  if (res.status >= 500) throw refuse(processingError(`${url.host} answered with a server error (HTTP ${res.status}).`));
+  if (res.status >= 500) throw refuse(transientProblem(processingError(`${url.host} answered with a server error (HTTP ${res.status}).`)));
   if (res.status < 200) throw refuse(processingError(`${url.host} answered with HTTP ${res.status}.`));
   const text = (await res.read(MAX_PAGE_BYTES, `${url.host} answered with more than ${megabytes(MAX_PAGE_BYTES)} in one page; use paging.`)).toString('utf8');
   try {
@@ -78,18 +83,38 @@ function recordsOf(body: unknown, s: Settings): Record<string, unknown>[] {
   return found.map((r) => (r && typeof r === 'object' && !Array.isArray(r) ? r as Record<string, unknown> : { value: r }));
 }
 
-const later = (a: string | null, b: string): string => {
-  if (a === null) return b;
-  const ta = Date.parse(a), tb = Date.parse(b);
-  if (!Number.isNaN(ta) && !Number.isNaN(tb)) return tb > ta ? b : a;
-  return b > a ? b : a;
+const DATE = /^\d{4}-\d{2}-\d{2}/;
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** Compares two watermark values: as instants when both are dates, as numbers when both are, else as text. */
+export function compareStamps(a: string, b: string): number {
+  if (DATE.test(a) && DATE.test(b)) {
+    const ta = Date.parse(a), tb = Date.parse(b);
+    if (!Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
+  }
+  if (NUMBER.test(a) && NUMBER.test(b)) return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const later = (a: string | null, b: string): string => (a === null || compareStamps(b, a) > 0 ? b : a);
+
+/** A formula's extra query ("status=paid&campaign=spring") as pairs; names are the connection's to choose, values any. */
+export function queryPairs(query: string | undefined): [string, string][] {
+  if (!query) return [];
+  return [...new URLSearchParams(query)].filter(([name]) => name !== '');
+}
+
+const withPairs = (url: URL, pairs: [string, string][]) => {
+  for (const [name, value] of pairs) url.searchParams.set(name, value);
+  return url;
 };
 
-/** Every page, following the paging the settings name. */
-async function* pages(ctx: ConnectorContext, since: string | null, firstPageOnly = false): AsyncIterable<Record<string, unknown>[]> {
+/** Every page, following the paging the settings name; `pairs` go on every request. */
+async function* pages(ctx: ConnectorContext, since: string | null, firstPageOnly = false, pairs: [string, string][] = []): AsyncIterable<Record<string, unknown>[]> {
   const s = ctx.settings;
   const start = new URL(s.url!);
   if (start.protocol !== 'https:' && start.protocol !== 'http:') throw refused('The URL must start with https:// or http://.');
+  withPairs(start, pairs);
   if (since && s.sinceParam) start.searchParams.set(s.sinceParam, since);
   const size = Number(s.pageSize || 100);
   const paging = s.paging || 'none';
@@ -118,7 +143,7 @@ async function* pages(ctx: ConnectorContext, since: string | null, firstPageOnly
       if (nextUrl.origin !== start.origin) throw processingError(`The next link leads to another site (${nextUrl.host}).`);
       if (seen.has(nextUrl.href)) throw processingError('The next link repeats a page already read.');
       seen.add(nextUrl.href);
-      url = nextUrl;
+      url = withPairs(nextUrl, pairs);
     } else if (paging === 'cursor') {
       const cursor = at(body, s.cursorPath || 'next_cursor');
       if (cursor === null || cursor === undefined || cursor === '' || cursor === false) return;
@@ -173,16 +198,38 @@ export const httpConnector: Connector = {
     return [...fields.values()];
   },
   async *pull(ctx, _object, since, options): AsyncIterable<PullBatch> {
-    const field = ctx.settings.watermarkField;
+    const { sinceParam, watermarkField: field } = ctx.settings;
+    const { window, settings = {} } = options ?? {};
+    const batchSize = options?.batchSize ?? 500;
+    const stampOf = (r: Record<string, unknown>) => {
+      const v = field ? at(r, field) : undefined;
+      return typeof v === 'string' || typeof v === 'number' ? String(v) : null;
+    };
+    let from: string | null;
+    let keep = (_r: Record<string, unknown>) => true;
+    if (window) {
+      if (!sinceParam && !field) {
+        throw new ConnectorInputError('This connection cannot ask for the records changed within a period: set its watermark parameter or watermark field first.');
+      }
+      from = window.from.toISOString();
+      const to = window.to.toISOString();
+      // the API is asked from `from`; what it sends changed at or after `to` (the day after the range), or before `from` when it could not be asked, is dropped
+      keep = (r) => {
+        const stamp = stampOf(r);
+        return stamp === null || (compareStamps(stamp, to) < 0 && (!!sinceParam || compareStamps(stamp, from!) >= 0));
+      };
+    } else {
+      from = since ?? (settings.changedAfter || null);
+    }
     let watermark: string | null = since;
     let page = 0;
-    const batchSize = options?.batchSize ?? 500;
-    for await (const records of pages(ctx, since)) {
-      if (field) for (const r of records) {
-        const v = at(r, field);
-        if (typeof v === 'string' || typeof v === 'number') watermark = later(watermark, String(v));
+    for await (const records of pages(ctx, from, false, queryPairs(settings.query))) {
+      const wanted = records.filter(keep);
+      if (!window) for (const r of wanted) {
+        const stamp = stampOf(r);
+        if (stamp !== null) watermark = later(watermark, stamp);
       }
-      const converted = records.map((r, i) => toRecord(r, page, i));
+      const converted = wanted.map((r, i) => toRecord(r, page, i));
       // pages may come in any order: the watermark moves only once every page is read
       for (let i = 0; i < converted.length; i += batchSize) yield { records: converted.slice(i, i + batchSize), watermark: since };
       page++;

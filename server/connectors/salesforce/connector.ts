@@ -1,19 +1,21 @@
 /**
- * Salesforce: OAuth 2.0 sign-in, and the report checks of SPEC.md sections 5 and 8 (a report id
- * must name a report the user can read, and the report needs a standard date filter).
+ * Salesforce: OAuth 2.0 sign-in, the report checks of SPEC.md sections 5 and 8 (a report id
+ * must name a report the user can read, and the report needs a standard date filter), and
+ * pulling a report's rows when a formula names one (its source setting reportId). Objects
+ * themselves are not pulled yet.
+ *
+ * A report is run through the Analytics API with its standard date filter set to the watermark's
+ * day up to today, or to a run-once window. A synchronous run answers at most 2,000 rows and says
+ * when it stopped short (allData false); such a period is split in halves until every part fits.
  */
+import { createHash } from 'node:crypto';
 import { isSalesforceReportId } from '../../../src/domain/connectionErrors.ts';
 import { salesforce } from '../../../src/domain/connectors/salesforce.ts';
-import { testOnlyConnector } from '../connector.ts';
-import { expectJson, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
-import { salesforceToken } from './oauth.ts';
+import { ConnectorInputError, NotSupported, processingError, refused, testOnlyConnector, type Connector, type PullBatch, type SourceRecord, type Watermark } from '../connector.ts';
+import { expectJson, JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
+import { salesforceToken, type SalesforceToken } from './oauth.ts';
 
 export const SALESFORCE_API_VERSION = 'v62.0';
-
-export const salesforceConnector = testOnlyConnector('salesforce', async ({ settings }) => {
-  const token = await salesforceToken('salesforce', 'Salesforce', settings);
-  return { detail: `Signed in to Salesforce at ${new URL(token.instanceUrl).host}.` };
-}, salesforce.objects);
 
 export type ReportCheck =
   | { ok: true; name: string; dateFilterColumn: string }
@@ -23,11 +25,7 @@ interface ReportDescribe {
   reportMetadata?: { name?: string; standardDateFilter?: { column?: string | null } | null };
 }
 
-export async function checkSalesforceReport(settings: Record<string, string>, reportId: string): Promise<ReportCheck> {
-  if (!isSalesforceReportId(reportId)) {
-    return { ok: false, problem: 'invalid-report-id', detail: 'A report ID starts with 00O and has 15 or 18 letters and digits.' };
-  }
-  const token = await salesforceToken('salesforce', 'Salesforce', settings);
+async function describeReport(token: SalesforceToken, reportId: string): Promise<ReportCheck> {
   const res = await vendorFetch('salesforce', 'Salesforce', `${token.instanceUrl}/services/data/${SALESFORCE_API_VERSION}/analytics/reports/${reportId}/describe`, {
     headers: { authorization: `Bearer ${token.accessToken}` },
     maxBytes: VENDOR_DATA_MAX_BYTES,
@@ -39,3 +37,111 @@ export async function checkSalesforceReport(settings: Record<string, string>, re
   if (!column) return { ok: false, problem: 'report-date-filter', detail: 'Add a standard date filter to the report in Salesforce, then check it again.' };
   return { ok: true, name: body.reportMetadata?.name ?? reportId, dateFilterColumn: column };
 }
+
+export async function checkSalesforceReport(settings: Record<string, string>, reportId: string): Promise<ReportCheck> {
+  if (!isSalesforceReportId(reportId)) {
+    return { ok: false, problem: 'invalid-report-id', detail: 'A report ID starts with 00O and has 15 or 18 letters and digits.' };
+  }
+  return describeReport(await salesforceToken('salesforce', 'Salesforce', settings), reportId);
+}
+
+// ---------------------------------------------------------------- report rows
+
+/** What a synchronous report run answers (the parts read here). */
+interface ReportRun {
+  allData?: boolean;
+  factMap?: Record<string, { rows?: { dataCells?: { label?: unknown; value?: unknown }[] }[] }>;
+  reportMetadata?: { detailColumns?: string[] };
+  reportExtendedMetadata?: { detailColumnInfo?: Record<string, { dataType?: string }> };
+}
+
+/** Dates are whole days in the filter: YYYY-MM-DD. */
+const DAY_MS = 86_400_000;
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayMs = (day: string) => Date.parse(`${day}T00:00:00Z`);
+/** A first pull reads every row up to today: the filter needs a start, and no gift is older than this. */
+export const REPORT_FIRST_DAY = '1900-01-01';
+
+/** A cell as a plain value: its raw value where it has one (an amount of money as its number), else its label. */
+function cellValue(cell: { label?: unknown; value?: unknown }): unknown {
+  const v = cell.value;
+  if (v === null || v === undefined) return cell.label ?? null;
+  if (typeof v === 'object' && 'amount' in (v as object)) return (v as { amount: unknown }).amount;
+  if (typeof v === 'object') return cell.label ?? null;
+  return v;
+}
+
+function rowsOf(reportId: string, run: ReportRun): SourceRecord[] {
+  const columns = run.reportMetadata?.detailColumns ?? [];
+  const info = run.reportExtendedMetadata?.detailColumnInfo ?? {};
+  const idColumn = columns.findIndex((c) => info[c]?.dataType === 'id');
+  const out: SourceRecord[] = [];
+  // detail rows sit under "T!T" in a tabular report and under each grouping's key in the others
+  for (const [key, fact] of Object.entries(run.factMap ?? {})) {
+    for (const [i, row] of (fact.rows ?? []).entries()) {
+      const cells = row.dataCells ?? [];
+      const fields = Object.fromEntries(columns.map((c, n) => [c, cells[n] ? cellValue(cells[n]) : null]));
+      const id = idColumn >= 0 && typeof cells[idColumn]?.value === 'string'
+        ? cells[idColumn].value as string
+        // no id column: the row's own content names it, so reading it again finds the same record
+        : `${reportId}:${createHash('sha256').update(JSON.stringify([key, i, fields])).digest('hex').slice(0, 32)}`;
+      out.push({ id, fields });
+    }
+  }
+  return out;
+}
+
+async function runReport(token: SalesforceToken, reportId: string, column: string, from: string, to: string): Promise<ReportRun> {
+  const res = await vendorFetch('salesforce', 'Salesforce', `${token.instanceUrl}/services/data/${SALESFORCE_API_VERSION}/analytics/reports/${reportId}?includeDetails=true`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token.accessToken}`, ...JSON_BODY },
+    body: JSON.stringify({ reportMetadata: { standardDateFilter: { column, durationValue: 'CUSTOM', startDate: from, endDate: to } } }),
+    maxBytes: VENDOR_DATA_MAX_BYTES,
+  });
+  if (res.status === 404) throw refused(`Salesforce has no report ${reportId}.`);
+  if (res.status === 403) throw refused(`The Salesforce user cannot read report ${reportId}. Share the report's folder with that user.`);
+  return expectJson<ReportRun>('Salesforce', res, 'the report request');
+}
+
+/** The rows of [from, to] (whole days), oldest period first, each period small enough to come whole. */
+async function* reportRows(token: SalesforceToken, reportId: string, column: string, from: string, to: string): AsyncIterable<SourceRecord[]> {
+  const run = await runReport(token, reportId, column, from, to);
+  if (run.allData !== false) { yield rowsOf(reportId, run); return; }
+  if (from === to) {
+    throw processingError(`Report ${reportId} has more than 2,000 rows dated ${from}, more than Salesforce answers in one run; narrow the report's filters.`);
+  }
+  const mid = isoDay(dayMs(from) + Math.floor((dayMs(to) - dayMs(from)) / DAY_MS / 2) * DAY_MS);
+  yield* reportRows(token, reportId, column, from, mid);
+  yield* reportRows(token, reportId, column, isoDay(dayMs(mid) + DAY_MS), to);
+}
+
+const base = testOnlyConnector('salesforce', async ({ settings }) => {
+  const token = await salesforceToken('salesforce', 'Salesforce', settings);
+  return { detail: `Signed in to Salesforce at ${new URL(token.instanceUrl).host}.` };
+}, salesforce.objects);
+
+export const salesforceConnector: Connector = {
+  ...base,
+  async *pull(ctx, _object, since, options): AsyncIterable<PullBatch> {
+    const reportId = options?.settings?.reportId;
+    if (!reportId) throw new NotSupported('Salesforce', 'pulling records of objects yet (a report can be pulled: set its report ID)');
+    if (!isSalesforceReportId(reportId)) throw refused('A report ID starts with 00O and has 15 or 18 letters and digits.');
+    if (since !== null && !/^\d{4}-\d{2}-\d{2}$/.test(since)) throw new ConnectorInputError('The watermark is not one this connector wrote.');
+    const token = await salesforceToken('salesforce', 'Salesforce', ctx.settings);
+    const check = await describeReport(token, reportId);
+    if (!check.ok) throw refused(check.detail);
+
+    const now = Date.now();
+    const window = options?.window;
+    // the filter's days are the org's; a day either side covers any time zone
+    const from = window ? isoDay(window.from.getTime()) : since ?? REPORT_FIRST_DAY;
+    const to = window ? isoDay(window.to.getTime()) : isoDay(now + DAY_MS);
+    const batchSize = options?.batchSize ?? 500;
+    for await (const rows of reportRows(token, reportId, check.dateFilterColumn, from, to)) {
+      for (let i = 0; i < rows.length; i += batchSize) yield { records: rows.slice(i, i + batchSize), watermark: since };
+    }
+    // the next pull starts a day back: rows dated today may still come, and reading a row twice is harmless
+    const watermark: Watermark | null = window ? since : isoDay(now - DAY_MS);
+    yield { records: [], watermark };
+  },
+};

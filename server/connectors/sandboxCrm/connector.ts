@@ -20,5 +20,6 @@ export const sandboxCrmConnector: Connector = {
   async describeFields(_ctx, object) { return sandbox.fields[objectOf(object)]; },
   pull: (ctx, object, since, options) => ctx.tenant.sandboxCrm.pull(object, since, options?.batchSize),
   search: (ctx, object, query) => ctx.tenant.sandboxCrm.search(object, query),
+  searchMany: (ctx, object, queries) => ctx.tenant.sandboxCrm.searchMany(object, queries),
   upsert: (ctx, object, items) => ctx.tenant.sandboxCrm.upsert(object, items),
 };

@@ -1,11 +1,15 @@
 /**
  * Demo data for the Sandbox CRM: a few thousand deterministic constituents per tenant, with an
  * address, e-mail and phone each and one to three gifts, written by one INSERT ... SELECT over
- * generate_series (data-modifying CTEs), so seeding stays well under a second. Each tenant also
- * gets a "Sandbox CRM" data source, so a formula can be run without any outside account.
+ * generate_series (data-modifying CTEs), so seeding stays well under a second. Their match keys
+ * are then written by matchKey itself (the key backfill), never by a copy of it in SQL. Each
+ * tenant also gets a "Sandbox CRM" data source, so a formula can be run without any outside account.
  */
 import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
 import type { Db } from '../../db/database.ts';
+import { tenants } from '../../db/schema/accounts.ts';
+import { forTenant, type Executor } from '../../db/tenancy.ts';
 
 export const SANDBOX_CONSTITUENTS_PER_TENANT = 2500;
 export const SANDBOX_DATA_SOURCE_NAME = 'Sandbox CRM';
@@ -32,7 +36,7 @@ const arr = (xs: readonly string[]) => sql`${`{${xs.map((x) => `"${x.replace(/["
 const pick = (xs: readonly string[], i: ReturnType<typeof sql>) => sql`(${arr(xs)})[1 + ((${i}) % ${xs.length})]`;
 
 /** Seeds the Sandbox CRM of each tenant (in the caller's transaction). */
-export async function seedSandboxCrm(db: Pick<Db, 'execute'>, tenantIds: string[], perTenant = SANDBOX_CONSTITUENTS_PER_TENANT): Promise<void> {
+export async function seedSandboxCrm(db: Executor, tenantIds: string[], perTenant = SANDBOX_CONSTITUENTS_PER_TENANT): Promise<void> {
   if (tenantIds.length === 0) return;
   const tenantArray = sql`${`{${tenantIds.join(',')}}`}::uuid[]`;
   const h = sql`h`; // a deterministic spread per tenant, computed once per constituent
@@ -70,9 +74,21 @@ export async function seedSandboxCrm(db: Pick<Db, 'execute'>, tenantIds: string[
     from named cross join generate_series(1, 3) as k
     where k <= 1 + (g % 3)
   `);
+  for (const tenantId of tenantIds) await forTenant(db, tenantId).sandboxCrm.backfillKeys();
   await db.execute(sql`
     insert into data_sources (tenant_id, system, display_name, settings)
     select t, 'sandbox-crm', ${SANDBOX_DATA_SOURCE_NAME}, '{}'::jsonb from unnest(${tenantArray}) as t
     on conflict do nothing
   `);
+}
+
+/**
+ * Writes the match keys of constituents that lack them (rows from before keys existed), tenant by
+ * tenant, in batches; run at every start, it finds nothing to do once done.
+ */
+export async function backfillSandboxKeys(db: Db, log: Logger): Promise<void> {
+  const all = await db.select({ id: tenants.id }).from(tenants);
+  let written = 0;
+  for (const { id } of all) written += await forTenant(db, id).sandboxCrm.backfillKeys();
+  if (written > 0) log.info({ constituents: written }, 'Sandbox CRM match keys written');
 }

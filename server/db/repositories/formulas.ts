@@ -5,6 +5,9 @@ import { formulaParts, formulas } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
 
 export type FormulaRow = typeof formulas.$inferSelect;
+
+/** The PostgreSQL channel a formula's run-state changes are announced on ('<tenantId>:<formulaId>'). */
+export const FORMULA_STATUS_CHANNEL = 'formula_status';
 export type FormulaChanges = Partial<Omit<typeof formulas.$inferInsert, 'id' | 'tenantId' | 'createdOn'>>;
 export type PartRow = typeof formulaParts.$inferSelect;
 
@@ -36,6 +39,31 @@ export function formulasRepository(db: Executor, tenantId: string) {
       const [row] = await db.update(formulas).set({ ...changes, modifiedOn: sql`now()` })
         .where(and(mine, eq(formulas.id, id))).returning();
       return row;
+    },
+
+    /** where collection continues next time (not an edit: modifiedOn stays) */
+    async setWatermark(id: string, watermark: string | null): Promise<void> {
+      await db.update(formulas).set({ watermark }).where(and(mine, eq(formulas.id, id)));
+    },
+
+    /**
+     * The engine's view of a formula changed (its job status, pause, error, schedule): written
+     * without touching modifiedOn, and announced on the formula_status channel so every process
+     * can push it to the browsers watching (server-sent events).
+     */
+    async setRunState(id: string, changes: Pick<FormulaChanges, 'jobStatus' | 'paused' | 'enabled' | 'nextRunAt' | 'lastError' | 'lastRunId' | 'needsReprocess'>): Promise<FormulaRow | undefined> {
+      const [row] = await db.update(formulas).set(changes).where(and(mine, eq(formulas.id, id))).returning();
+      if (row) await db.execute(sql`select pg_notify(${FORMULA_STATUS_CHANNEL}, ${`${tenantId}:${id}`})`);
+      return row;
+    },
+
+    async setJobStatus(id: string, jobStatus: FormulaRow['jobStatus']): Promise<void> {
+      await this.setRunState(id, { jobStatus });
+    },
+
+    async isPaused(id: string): Promise<boolean> {
+      const [row] = await db.select({ paused: formulas.paused }).from(formulas).where(and(mine, eq(formulas.id, id))).limit(1);
+      return row?.paused ?? true;
     },
 
     async remove(id: string): Promise<boolean> {

@@ -1,10 +1,53 @@
-/** A tenant's records in their buckets (reached through forTenant). */
-import { and, eq, sql } from 'drizzle-orm';
-import type { Bucket } from '../../../src/domain/formula/statuses.ts';
+/**
+ * A tenant's records in their buckets (reached through forTenant). The engine writes them a batch
+ * at a time, one statement per batch (a JSON array unpacked by jsonb_to_recordset), and takes
+ * them for sending with row locks, so two workers never send one record.
+ */
+import { createHash } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
 import { records } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
 
 export type RecordRow = typeof records.$inferSelect;
+
+/** A record as the engine has processed it, before it is stored. */
+export interface ProcessedRecord {
+  sourceKey: string;
+  raw: Record<string, unknown>;
+  transformed: Record<string, unknown> | null;
+  matching: Record<string, unknown> | null;
+  candidates: unknown[];
+  score: number | null;
+  bucket: Bucket;
+  customBucket: string | null;
+  state: Extract<RecordState, 'ready' | 'needs-attention' | 'omitted' | 'failed'>;
+  /** the matched destination record (written as an update), or null (written as new) */
+  destinationRecordId: string | null;
+  errorReason: string | null;
+}
+
+/** A reprocessed held record: everything but its identity and raw data. */
+export type ReprocessedRecord = Omit<ProcessedRecord, 'sourceKey' | 'raw'> & { id: string };
+
+/** The same write, however often it is retried: the formula, the source record and its version. */
+export function idempotencyKey(formulaId: string, sourceKey: string, version: number): string {
+  return `${createHash('sha256').update(`${formulaId}\u001f${sourceKey}`).digest('base64url')}.${version}`;
+}
+
+const KEY_SQL = (version: ReturnType<typeof sql>) =>
+  sql`rtrim(translate(encode(sha256(convert_to(r.formula_id::text || chr(31) || r.source_key, 'UTF8')), 'base64'), '+/', '-_'), '=') || '.' || ${version}`;
+
+/** states whose records wait on a person or on the engine: reprocessing may change them */
+export const HELD_STATES: RecordState[] = ['ready', 'needs-attention', 'omitted', 'failed'];
+
+export interface StoreOutcome {
+  added: number;
+  changed: number;
+  unchanged: number;
+  /** the source keys of the records written (added or changed): what a run counts */
+  written: Set<string>;
+}
 
 export function recordsRepository(db: Executor, tenantId: string) {
   const mine = eq(records.tenantId, tenantId);
@@ -19,6 +62,129 @@ export function recordsRepository(db: Executor, tenantId: string) {
       return db.select({ bucket: records.bucket, customBucket: records.customBucket, count: sql<number>`count(*)::int` })
         .from(records).where(and(mine, eq(records.formulaId, formulaId)))
         .groupBy(records.bucket, records.customBucket);
+    },
+
+    /** records per state of one formula */
+    async countByState(formulaId: string): Promise<Partial<Record<RecordState, number>>> {
+      const rows = await db.select({ state: records.state, count: sql<number>`count(*)::int` })
+        .from(records).where(and(mine, eq(records.formulaId, formulaId))).groupBy(records.state);
+      return Object.fromEntries(rows.map((r) => [r.state, r.count]));
+    },
+
+    /**
+     * Stores a processed batch in one statement. A source record seen before is replaced when its
+     * raw data changed, unless it is being sent; one already sent comes back as a new version (a
+     * new write with a new idempotency key). The same data again changes nothing.
+     */
+    async store(formulaId: string, runId: string, batch: ProcessedRecord[]): Promise<StoreOutcome> {
+      if (!batch.length) return { added: 0, changed: 0, unchanged: 0, written: new Set() };
+      // one row per source key: the last copy in a batch wins
+      const bySource = new Map(batch.map((r) => [r.sourceKey, r]));
+      const rows = [...bySource.values()].map((r) => ({
+        source_key: r.sourceKey, raw: r.raw, transformed: r.transformed, matching: r.matching, candidates: r.candidates, score: r.score,
+        bucket: r.bucket, custom_bucket: r.customBucket, state: r.state, destination_record_id: r.destinationRecordId,
+        error_reason: r.errorReason, idempotency_key: idempotencyKey(formulaId, r.sourceKey, 1),
+      }));
+      const result = await db.execute<{ inserted: boolean; source_key: string }>(sql`
+        insert into records as r (tenant_id, formula_id, run_id, source_key, raw, transformed, matching, candidates, score, bucket,
+          custom_bucket, state, destination_record_id, error_reason, error_date, idempotency_key, date_processed)
+        select ${tenantId}::uuid, ${formulaId}::uuid, ${runId}::uuid, x.source_key, x.raw, x.transformed, x.matching, x.candidates, x.score,
+          x.bucket, x.custom_bucket, x.state, x.destination_record_id, x.error_reason,
+          case when x.error_reason is null then null else now() end, x.idempotency_key, null
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(source_key text, raw jsonb, transformed jsonb, matching jsonb,
+          candidates jsonb, score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text,
+          idempotency_key text)
+        on conflict (formula_id, source_key) do update set
+          run_id = excluded.run_id, raw = excluded.raw, transformed = excluded.transformed, matching = excluded.matching,
+          candidates = excluded.candidates, score = excluded.score, bucket = excluded.bucket, custom_bucket = excluded.custom_bucket,
+          state = excluded.state, destination_record_id = excluded.destination_record_id, error_reason = excluded.error_reason,
+          error_date = excluded.error_date, outcome = null, date_processed = null,
+          version = case when r.state = 'sent' then r.version + 1 else r.version end,
+          idempotency_key = case when r.state = 'sent' then ${KEY_SQL(sql`(r.version + 1)`)} else r.idempotency_key end
+        where r.tenant_id = ${tenantId}::uuid and r.state <> 'sending' and r.raw is distinct from excluded.raw
+        returning (xmax = 0) as inserted, r.source_key`);
+      const added = result.rows.filter((r) => r.inserted).length;
+      return {
+        added, changed: result.rows.length - added, unchanged: rows.length - result.rows.length,
+        written: new Set(result.rows.map((r) => r.source_key)),
+      };
+    },
+
+    /**
+     * Takes up to `limit` of a formula's records for sending: first any left 'sending' by an
+     * interrupted run (sent again with the same idempotency key), then 'ready' ones, which are
+     * marked 'sending' before anything is written, in the same statement.
+     */
+    async takeForSending(formulaId: string, limit: number, ids?: string[]): Promise<RecordRow[]> {
+      const interrupted = await db.select().from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'), ids ? inArray(records.id, ids) : undefined))
+        .orderBy(records.id).limit(limit);
+      if (interrupted.length) return interrupted;
+      // marked and read in one statement
+      const taken = await db.update(records).set({ state: 'sending' }).where(and(mine, inArray(records.id, sql`(
+          select id from records
+          where tenant_id = ${tenantId}::uuid and formula_id = ${formulaId}::uuid and state = 'ready'
+            ${ids ? sql`and id = any(${`{${ids.join(',')}}`}::uuid[])` : sql``}
+          order by id limit ${limit} for update skip locked)`))).returning();
+      return taken.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+
+    /** records a killed run left marked 'sending' */
+    async interruptedIds(formulaId: string): Promise<string[]> {
+      const rows = await db.select({ id: records.id }).from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'))).orderBy(records.id);
+      return rows.map((r) => r.id);
+    },
+
+    /** what the destination did with each record sent */
+    async markSent(sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[]): Promise<void> {
+      if (!sent.length) return;
+      await db.execute(sql`
+        update records r set state = 'sent', destination_record_id = x.destination_record_id, outcome = x.outcome,
+          date_processed = now(), error_reason = null, error_date = null
+        from jsonb_to_recordset(${JSON.stringify(sent.map((s) => ({ id: s.id, destination_record_id: s.destinationRecordId, outcome: s.outcome })))}::jsonb)
+          as x(id uuid, destination_record_id text, outcome text)
+        where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
+    },
+
+    /** records the destination refused: exceptions with the reason and date */
+    async markRefused(refused: { id: string; reason: string }[]): Promise<void> {
+      if (!refused.length) return;
+      await db.execute(sql`
+        update records r set state = 'failed', bucket = 'exception', custom_bucket = null, error_reason = x.reason,
+          error_date = now(), date_processed = now()
+        from jsonb_to_recordset(${JSON.stringify(refused)}::jsonb) as x(id uuid, reason text)
+        where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
+    },
+
+    /** a page of the formula's held records (reprocessing), by id */
+    async held(formulaId: string, afterId: string | null, limit: number): Promise<RecordRow[]> {
+      return db.select().from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.state, HELD_STATES), afterId ? sql`${records.id} > ${afterId}::uuid` : undefined))
+        .orderBy(records.id).limit(limit);
+    },
+
+    /** writes reprocessed held records back; a record sent meanwhile is left alone */
+    async replaceProcessed(batch: ReprocessedRecord[]): Promise<number> {
+      if (!batch.length) return 0;
+      const rows = batch.map((r) => ({
+        id: r.id, transformed: r.transformed, matching: r.matching, candidates: r.candidates, score: r.score, bucket: r.bucket,
+        custom_bucket: r.customBucket, state: r.state, destination_record_id: r.destinationRecordId, error_reason: r.errorReason,
+      }));
+      const result = await db.execute(sql`
+        update records r set transformed = x.transformed, matching = x.matching, candidates = x.candidates, score = x.score,
+          bucket = x.bucket, custom_bucket = x.custom_bucket, state = x.state, destination_record_id = x.destination_record_id,
+          error_reason = x.error_reason, error_date = case when x.error_reason is null then null else coalesce(r.error_date, now()) end
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, transformed jsonb, matching jsonb, candidates jsonb,
+          score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text)
+        where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = any(${`{${HELD_STATES.join(',')}}`}::text[])`);
+      return result.rowCount ?? 0;
+    },
+
+    /** clear data: every record of the formula */
+    async clear(formulaId: string): Promise<number> {
+      const rows = await db.delete(records).where(and(mine, eq(records.formulaId, formulaId))).returning({ id: records.id });
+      return rows.length;
     },
   };
 }

@@ -2,8 +2,11 @@
  * The Sandbox CRM's storage (reached through forTenant): constituents (names, primary address,
  * e-mail and phone) and gifts of one tenant in Tributary's own database. Pull by modification
  * time, search by any field, and upsert with an idempotency key: a retried write answers with the
- * first one's result and writes nothing (DESIGN.md section 7). The connector
- * (server/connectors/sandboxCrm) speaks the connector interface over it.
+ * first one's result and writes nothing (DESIGN.md section 7). Every write keeps the constituent's
+ * match keys (matchKey of its names, primary e-mail, phone and address), so equals searches and
+ * batch searches (one statement per set of criteria fields) join on indexed keys; bulk imports
+ * insert a few thousand constituents per statement. The connector (server/connectors/sandboxCrm)
+ * speaks the connector interface over it.
  */
 import { and, asc, eq, gt, or, sql, type SQL } from 'drizzle-orm';
 import {
@@ -13,6 +16,8 @@ import {
   sandboxAddresses, sandboxConstituents, sandboxEmails, sandboxGifts, sandboxLookupSeq, sandboxPhones, sandboxWrites,
 } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
+import { upsertConstituents } from './sandboxCrmWrites.ts';
+import { matchKey, MATCH_KEYS_VERSION, type KeyKind } from '../../../src/domain/formula/matchKeys.ts';
 
 type Tx = Parameters<Parameters<Executor['transaction']>[0]>[0];
 type Object_ = 'constituents' | 'gifts';
@@ -73,6 +78,98 @@ function toRecord(row: Record<string, unknown>): SourceRecord {
   return { id: String(id), fields };
 }
 
+// ------------------------------------------------------------------ keys
+
+/** Searchable fields with a key column: an equals search compares matchKey(kind, value) with it. */
+const KEYED = {
+  email: { kind: 'email', column: 'email_key' },
+  phone: { kind: 'phone', column: 'phone_key' },
+  firstName: { kind: 'firstName', column: 'first_name_key' },
+  lastName: { kind: 'lastName', column: 'last_name_key' },
+  postalCode: { kind: 'postalCode', column: 'postal_key' },
+  addressLine1: { kind: 'addressLine1', column: 'address_key' },
+} as const satisfies Record<string, { kind: KeyKind; column: string }>;
+type KeyedField = keyof typeof KEYED;
+const keyedField = (field: string): KeyedField | null => (Object.hasOwn(KEYED, field) ? field as KeyedField : null);
+
+interface ConstituentKeys {
+  emailKey: string | null; phoneKey: string | null; firstNameKey: string | null;
+  lastNameKey: string | null; postalKey: string | null; addressKey: string | null;
+}
+const KEY_NAMES = ['emailKey', 'phoneKey', 'firstNameKey', 'lastNameKey', 'postalKey', 'addressKey'] as const;
+
+/** The keys of a constituent's names and primary e-mail, phone and address. */
+export function constituentKeys(v: { firstName?: unknown; lastName?: unknown; email?: unknown; phone?: unknown; addressLine1?: unknown; postalCode?: unknown }): ConstituentKeys {
+  return {
+    emailKey: matchKey('email', v.email),
+    phoneKey: matchKey('phone', v.phone),
+    firstNameKey: matchKey('firstName', v.firstName),
+    lastNameKey: matchKey('lastName', v.lastName),
+    postalKey: matchKey('postalCode', v.postalCode),
+    addressKey: matchKey('addressLine1', v.addressLine1),
+  };
+}
+
+/**
+ * Constituents keyed by other rules than today's (never keyed, written by the seed's SQL, or keyed
+ * before matchKey changed): every keyed write records MATCH_KEYS_VERSION, so an older version marks
+ * them, and its index finds them without reading the table.
+ */
+const STALE_KEYS = sql`c.keys_version <> ${MATCH_KEYS_VERSION}`;
+
+interface KeySourceRow extends ConstituentKeys {
+  id: string; firstName: string | null; lastName: string; email: string | null; phone: string | null; addressLine1: string | null; postalCode: string | null;
+}
+
+/** Recomputes the keys of the constituents `where` selects (after `after`, by id), writing those that changed; answers the last id read. */
+async function rekeyBatch(db: Executor, tenantId: string, where: SQL, after: string | null, limit: number): Promise<{ last: string | null; read: number; written: number }> {
+  const { rows } = await db.execute<Record<string, unknown>>(sql`
+    select c.id, c.first_name as "firstName", c.last_name as "lastName",
+      c.email_key as "emailKey", c.phone_key as "phoneKey", c.first_name_key as "firstNameKey",
+      c.last_name_key as "lastNameKey", c.postal_key as "postalKey", c.address_key as "addressKey",
+      (select e.address from sandbox_emails e where e.constituent_id = c.id and e.is_primary limit 1) as email,
+      (select p.number from sandbox_phones p where p.constituent_id = c.id and p.is_primary limit 1) as phone,
+      a.line1 as "addressLine1", a.postal_code as "postalCode"
+    from sandbox_constituents c
+    left join lateral (select a.line1, a.postal_code from sandbox_addresses a where a.constituent_id = c.id and a.is_primary limit 1) a on true
+    where c.tenant_id = ${tenantId} and ${where} ${after ? sql`and c.id > ${after}::uuid` : sql``}
+    order by c.id limit ${limit}`);
+  const changed: (ConstituentKeys & { id: string })[] = [];
+  for (const row of rows as unknown as KeySourceRow[]) {
+    const keys = constituentKeys(row);
+    if (KEY_NAMES.some((k) => keys[k] !== row[k])) changed.push({ id: row.id, ...keys });
+  }
+  if (changed.length) {
+    const col = (k: keyof ConstituentKeys) => sql.param(changed.map((r) => r[k]));
+    await db.execute(sql`
+      update sandbox_constituents c set email_key = k.email_key, phone_key = k.phone_key, first_name_key = k.first_name_key,
+        last_name_key = k.last_name_key, postal_key = k.postal_key, address_key = k.address_key, keys_version = ${MATCH_KEYS_VERSION}
+      from unnest(${sql.param(changed.map((r) => r.id))}::uuid[], ${col('emailKey')}::text[], ${col('phoneKey')}::text[], ${col('firstNameKey')}::text[],
+        ${col('lastNameKey')}::text[], ${col('postalKey')}::text[], ${col('addressKey')}::text[])
+        as k(id, email_key, phone_key, first_name_key, last_name_key, postal_key, address_key)
+      where c.tenant_id = ${tenantId} and c.id = k.id`);
+  }
+  // rows whose keys did not change are of today's version too: they are not read again
+  const unchanged = rows.map((r) => r.id as string).filter((id) => !changed.some((c) => c.id === id));
+  if (unchanged.length) {
+    await db.execute(sql`update sandbox_constituents c set keys_version = ${MATCH_KEYS_VERSION}
+      where c.tenant_id = ${tenantId} and c.id = any(${sql.param(unchanged)}::uuid[]) and c.keys_version <> ${MATCH_KEYS_VERSION}`);
+  }
+  return { last: (rows.at(-1)?.id as string | undefined) ?? null, read: rows.length, written: changed.length };
+}
+
+/** Keys of constituents never keyed; batched, idempotent, and modified_on stays (keys are no change a pull should see). */
+async function backfillKeys(db: Executor, tenantId: string, batchSize = 2000): Promise<number> {
+  let after: string | null = null;
+  let written = 0;
+  for (;;) {
+    const batch = await rekeyBatch(db, tenantId, STALE_KEYS, after, batchSize);
+    written += batch.written;
+    if (batch.read < batchSize) return written;
+    after = batch.last;
+  }
+}
+
 // ------------------------------------------------------------------ search
 
 const textMatch = (col: SQL | unknown, c: SearchCriterion): SQL => {
@@ -87,6 +184,12 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 const digits = (s: string) => s.replace(/\D/g, '');
 
 function constituentCondition(c: SearchCriterion): SQL {
+  const keyed = keyedField(c.field);
+  if (keyed && (c.operator ?? 'equals') === 'equals') {
+    // the indexed key: a value without one (a phone of three digits) finds nothing
+    const key = matchKey(KEYED[keyed].kind, c.value);
+    return key === null ? sql`false` : sql`${sql.raw(`"sandbox_constituents"."${KEYED[keyed].column}"`)} = ${key}`;
+  }
   const child = (table: string, col: string) =>
     sql`exists (select 1 from ${sql.raw(table)} x where x.constituent_id = ${OWNER_ID} and ${textMatch(sql.raw(`x.${col}`), c)})`;
   switch (c.field) {
@@ -98,7 +201,8 @@ function constituentCondition(c: SearchCriterion): SQL {
     case 'phone': {
       const d = digits(c.value);
       if (!d) throw new ConnectorInputError('A phone search needs digits.');
-      return sql`exists (select 1 from sandbox_phones x where x.constituent_id = ${OWNER_ID} and regexp_replace(x.number, '\\D', '', 'g') like ${`%${d}`})`;
+      const pattern = c.operator === 'starts-with' ? `${d}%` : `%${d}%`;
+      return sql`exists (select 1 from sandbox_phones x where x.constituent_id = ${OWNER_ID} and regexp_replace(x.number, '\\D', '', 'g') like ${pattern})`;
     }
     case 'addressLine1': return child('sandbox_addresses', 'line1');
     case 'city': return child('sandbox_addresses', 'city');
@@ -123,11 +227,13 @@ function giftCondition(c: SearchCriterion): SQL {
   }
 }
 
+const limitOf = (query: SearchQuery) => Math.min(Math.max(query.limit ?? 25, 1), 100);
+
 async function search(db: Executor, tenantId: string, object: string, query: SearchQuery): Promise<SourceRecord[]> {
   const obj = objectOf(object);
   if (!query.criteria.length) throw new ConnectorInputError('A search needs at least one criterion.');
   if (query.criteria.some((c) => c.value.trim() === '')) return [];
-  const limit = Math.min(Math.max(query.limit ?? 25, 1), 100);
+  const limit = limitOf(query);
   if (obj === 'constituents') {
     const rows = await constituentSelect(db)
       .where(and(eq(sandboxConstituents.tenantId, tenantId), ...query.criteria.map(constituentCondition)))
@@ -138,6 +244,150 @@ async function search(db: Executor, tenantId: string, object: string, query: Sea
     .where(and(eq(sandboxGifts.tenantId, tenantId), ...query.criteria.map(giftCondition)))
     .orderBy(asc(sandboxGifts.giftDate), asc(sandboxGifts.id)).limit(limit);
   return rows.map(toRecord);
+}
+
+// ------------------------------------------------------------------ search many
+
+const CONSTITUENT_SEARCH_FIELDS = new Set(['lookupId', 'title', 'firstName', 'lastName', 'email', 'phone', 'addressLine1', 'city', 'state', 'postalCode']);
+const GIFT_SEARCH_FIELDS = new Set(['lookupId', 'constituentLookupId', 'fund', 'campaign', 'amount', 'date']);
+/** queries per statement: bounds the arrays sent at once */
+const SEARCH_MANY_CHUNK = 10_000;
+
+const isIsoDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
+  && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+
+/** The value a criterion is compared by in a batch; null: this query can find nothing. */
+function batchValue(obj: Object_, field: string, value: string): string | null {
+  const v = value.trim();
+  if (obj === 'constituents') {
+    const keyed = keyedField(field);
+    return keyed ? matchKey(KEYED[keyed].kind, v) : v;
+  }
+  if (field === 'amount') return /^-?\d{1,10}(\.\d+)?$/.test(v) ? v : null;
+  if (field === 'date') return isIsoDate(v) ? v : null;
+  return v;
+}
+
+/** One criterion of a batch statement, against the unnested column `q.v<i>`. */
+function batchCondition(obj: Object_, field: string, i: number): SQL {
+  const v = sql.raw(`q.v${i}`);
+  const lowered = (col: string) => sql`lower(${sql.raw(col)}) = lower(${v})`;
+  if (obj === 'constituents') {
+    const keyed = keyedField(field);
+    if (keyed) {
+      // "is not null" lets the partial key indexes serve the join
+      const col = sql.raw(`c.${KEYED[keyed].column}`);
+      return sql`${col} = ${v} and ${col} is not null`;
+    }
+    switch (field) {
+      case 'lookupId': return lowered('c.lookup_id');
+      case 'title': return lowered('c.title');
+      case 'city': return sql`exists (select 1 from sandbox_addresses x where x.constituent_id = c.id and lower(x.city) = lower(${v}))`;
+      case 'state': return sql`exists (select 1 from sandbox_addresses x where x.constituent_id = c.id and lower(x.state) = lower(${v}))`;
+    }
+  } else {
+    switch (field) {
+      case 'lookupId': return lowered('g.lookup_id');
+      case 'constituentLookupId': return lowered('c.lookup_id');
+      case 'fund': return lowered('g.fund');
+      case 'campaign': return lowered('g.campaign');
+      case 'amount': return sql`g.amount = ${v}::numeric`;
+      case 'date': return sql`g.gift_date = ${v}::date`;
+    }
+  }
+  throw new ConnectorInputError(`${obj === 'constituents' ? 'Constituents' : 'Gifts'} cannot be searched by ${field}.`);
+}
+
+interface BatchMember { index: number; limit: number; values: string[] }
+
+const isoOf = (v: unknown) => (v === null || v === undefined ? v : new Date(String(v)).toISOString());
+
+/** One statement for queries with the same criteria fields: their values unnested with their index, joined on the keys. */
+async function searchGroup(db: Executor, tenantId: string, obj: Object_, fields: string[], members: BatchMember[]): Promise<Map<number, SourceRecord[]>> {
+  const columns = fields.map((_, i) => sql`${sql.param(members.map((m) => m.values[i]!))}::text[]`);
+  const names = sql.raw(['idx', 'lim', ...fields.map((_, i) => `v${i}`)].join(', '));
+  const q = sql`select * from unnest(${sql.param(members.map((m) => m.index))}::int[], ${sql.param(members.map((m) => m.limit))}::int[], ${sql.join(columns, sql`, `)}) as q(${names})`;
+  const conditions = sql.join(fields.map((f, i) => batchCondition(obj, f, i)), sql` and `);
+  const { rows } = obj === 'constituents'
+    ? await db.execute<Record<string, unknown>>(sql`
+      with q as (${q}), hits as (
+        select q.idx, q.lim, c.id, c.lookup_id, c.title, c.first_name, c.last_name, c.created_on, c.modified_on,
+          row_number() over (partition by q.idx order by c.last_name, c.first_name, c.id) as rn
+        from q join sandbox_constituents c on c.tenant_id = ${tenantId} and ${conditions}
+      )
+      select h.idx, h.id, h.lookup_id as "lookupId", h.title, h.first_name as "firstName", h.last_name as "lastName",
+        (select e.address from sandbox_emails e where e.constituent_id = h.id and e.is_primary limit 1) as email,
+        (select p.number from sandbox_phones p where p.constituent_id = h.id and p.is_primary limit 1) as phone,
+        a.line1 as "addressLine1", a.line2 as "addressLine2", a.city, a.state, a.postal_code as "postalCode", a.country,
+        h.created_on as "createdOn", h.modified_on as "modifiedOn"
+      from hits h
+      left join lateral (select a.line1, a.line2, a.city, a.state, a.postal_code, a.country from sandbox_addresses a
+        where a.constituent_id = h.id and a.is_primary limit 1) a on true
+      where h.rn <= h.lim
+      order by h.idx, h.rn`)
+    : await db.execute<Record<string, unknown>>(sql`
+      with q as (${q}), hits as (
+        select q.idx, q.lim, g.id, g.lookup_id, g.constituent_id, c.lookup_id as constituent_lookup_id, g.amount, g.gift_date, g.type,
+          g.fund, g.campaign, g.appeal, g.payment_method, g.created_on, g.modified_on,
+          row_number() over (partition by q.idx order by g.gift_date, g.id) as rn
+        from q join sandbox_gifts g on g.tenant_id = ${tenantId}
+        join sandbox_constituents c on c.id = g.constituent_id and c.tenant_id = ${tenantId}
+        where ${conditions}
+      )
+      select h.idx, h.id, h.lookup_id as "lookupId", h.constituent_id as "constituentId", h.constituent_lookup_id as "constituentLookupId",
+        h.amount::text as amount, h.gift_date::text as date, h.type, h.fund, h.campaign, h.appeal, h.payment_method as "paymentMethod",
+        h.created_on as "createdOn", h.modified_on as "modifiedOn"
+      from hits h where h.rn <= h.lim
+      order by h.idx, h.rn`);
+  const found = new Map<number, SourceRecord[]>();
+  for (const { idx, id, createdOn, modifiedOn, ...rest } of rows) {
+    const list = found.get(Number(idx)) ?? [];
+    list.push({ id: String(id), fields: { ...rest, createdOn: isoOf(createdOn), modifiedOn: isoOf(modifiedOn) } });
+    found.set(Number(idx), list);
+  }
+  return found;
+}
+
+/**
+ * Many searches, one answer per query in query order (DESIGN.md section 4b): queries with the same
+ * criteria fields go in one statement. Equals on a keyed field compares keys; other fields compare
+ * lower(trim()). A blank value, or one without a key, finds nothing; 'contains' and 'starts-with'
+ * queries (interactive searches) are run one by one.
+ */
+async function searchMany(db: Executor, tenantId: string, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]> {
+  const obj = objectOf(object);
+  const known = obj === 'constituents' ? CONSTITUENT_SEARCH_FIELDS : GIFT_SEARCH_FIELDS;
+  const answers: SourceRecord[][] = queries.map(() => []);
+  const groups = new Map<string, { fields: string[]; members: BatchMember[] }>();
+  const oneByOne: number[] = [];
+  queries.forEach((query, index) => {
+    if (!query.criteria.length) throw new ConnectorInputError('A search needs at least one criterion.');
+    for (const c of query.criteria) {
+      if (!known.has(c.field)) throw new ConnectorInputError(`${obj === 'constituents' ? 'Constituents' : 'Gifts'} cannot be searched by ${c.field}.`);
+    }
+    if (query.criteria.some((c) => c.value.trim() === '')) return;
+    if (query.criteria.some((c) => (c.operator ?? 'equals') !== 'equals')) { oneByOne.push(index); return; }
+    const criteria = [...query.criteria].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
+    const values: string[] = [];
+    for (const c of criteria) {
+      const value = batchValue(obj, c.field, c.value);
+      if (value === null) return;
+      values.push(value);
+    }
+    const fields = criteria.map((c) => c.field);
+    const key = fields.join('\u0000');
+    const group = groups.get(key) ?? { fields, members: [] };
+    group.members.push({ index, limit: limitOf(query), values });
+    groups.set(key, group);
+  });
+  for (const { fields, members } of groups.values()) {
+    for (let i = 0; i < members.length; i += SEARCH_MANY_CHUNK) {
+      const found = await searchGroup(db, tenantId, obj, fields, members.slice(i, i + SEARCH_MANY_CHUNK));
+      for (const [index, records] of found) answers[index] = records;
+    }
+  }
+  for (const index of oneByOne) answers[index] = await search(db, tenantId, object, queries[index]!);
+  return answers;
 }
 
 // ------------------------------------------------------------------ pull
@@ -216,6 +466,7 @@ async function writeConstituent(tx: Tx, tenantId: string, item: UpsertItem): Pro
   if (phone) await replacePrimary(tx, sandboxPhones, tenantId, id, { type: 'Mobile', number: phone });
   const address = { line1: str(f.addressLine1), line2: str(f.addressLine2), city: str(f.city), state: str(f.state), postalCode: str(f.postalCode), country: str(f.country) };
   if (Object.values(address).some(Boolean)) await replacePrimary(tx, sandboxAddresses, tenantId, id, { type: 'Home', ...address });
+  await rekeyBatch(tx, tenantId, sql`c.id = ${id}::uuid`, null, 1);
   return { id, outcome };
 }
 
@@ -284,11 +535,149 @@ async function upsert(db: Executor, tenantId: string, object: string, items: Ups
   return results;
 }
 
+// ------------------------------------------------------------------ import
+
+/** A constituent as an import gives it: names, primary e-mail, phone and address, and a lookup id or none. */
+export interface ConstituentInput {
+  lookupId?: string | null;
+  title?: string | null;
+  firstName?: string | null;
+  lastName: string;
+  email?: string | null;
+  phone?: string | null;
+  addressLine1?: string | null;
+  addressLine2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  postalCode?: string | null;
+  country?: string | null;
+}
+
+export interface ImportOutcome {
+  imported: number;
+  /** by position in the rows given */
+  refused: { index: number; reason: string }[];
+}
+
+/** rows per INSERT statement */
+export const IMPORT_CHUNK = 5000;
+const MAX_VALUE_LENGTH = 500;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const INPUT_LABELS = {
+  lookupId: 'lookup ID', title: 'title', firstName: 'first name', lastName: 'last name', email: 'e-mail address', phone: 'phone number',
+  addressLine1: 'address line 1', addressLine2: 'address line 2', city: 'city', state: 'state', postalCode: 'postal code', country: 'country',
+} as const;
+type InputField = keyof typeof INPUT_LABELS;
+type InputValues = Record<InputField, string | undefined>;
+const INPUT_FIELDS = Object.keys(INPUT_LABELS) as InputField[];
+
+/** Why a row cannot be imported, or null; it never quotes the value. */
+function rowProblem(row: InputValues): string | null {
+  if (!row.lastName) return 'The last name is missing.';
+  for (const f of INPUT_FIELDS) {
+    const v = row[f];
+    if (v === undefined) continue;
+    if (v.length > MAX_VALUE_LENGTH) return `The ${INPUT_LABELS[f]} is longer than ${MAX_VALUE_LENGTH} characters.`;
+    if (v.includes('\u0000')) return `The ${INPUT_LABELS[f]} contains the NUL character.`;
+  }
+  if (row.email && !EMAIL.test(row.email)) return 'The e-mail address is not valid.';
+  return null;
+}
+
+/**
+ * Inserts constituents in bulk, a few thousand per statement, each with its primary e-mail, phone,
+ * address and keys. A lookup id already used (in these rows or by the tenant) refuses its row;
+ * a missing one is generated. Rows are trimmed; blank values are absent.
+ */
+async function importConstituents(db: Executor, tenantId: string, input: readonly ConstituentInput[]): Promise<ImportOutcome> {
+  const refused: ImportOutcome['refused'] = [];
+  let imported = 0;
+  const seen = new Map<string, number>();
+  const rows: { index: number; id: string; generated: boolean; values: InputValues; keys: ConstituentKeys }[] = [];
+  input.forEach((raw, index) => {
+    const values = Object.fromEntries(INPUT_FIELDS.map((f) => [f, str(raw[f])])) as InputValues;
+    const problem = rowProblem(values);
+    if (problem) { refused.push({ index, reason: problem }); return; }
+    if (values.lookupId !== undefined) {
+      const first = seen.get(values.lookupId);
+      if (first !== undefined) { refused.push({ index, reason: `The lookup ID is also given to row ${first + 1} of these rows.` }); return; }
+      seen.set(values.lookupId, index);
+    }
+    rows.push({ index, id: orderedUuid(), generated: values.lookupId === undefined, values, keys: constituentKeys(values) });
+  });
+  for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
+    let chunk = rows.slice(i, i + IMPORT_CHUNK);
+    // a generated lookup id can meet one a file gave earlier: those rows take the next numbers
+    for (let attempt = 0; chunk.length > 0; attempt++) {
+      const inserted = await insertChunk(db, tenantId, chunk);
+      imported += inserted.size;
+      const left = chunk.filter((r) => !inserted.has(r.id));
+      for (const r of left.filter((r) => !r.generated)) refused.push({ index: r.index, reason: 'The lookup ID is already used by another constituent.' });
+      chunk = left.filter((r) => r.generated);
+      if (attempt >= 5 && chunk.length) throw new Error('generated lookup ids keep meeting existing ones');
+    }
+  }
+  refused.sort((a, b) => a.index - b.index);
+  return { imported, refused };
+}
+
+/**
+ * A time-ordered UUID (version 7): rows of one import sit together in the id indexes, so a bulk
+ * load appends to them instead of touching pages all over.
+ */
+function orderedUuid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let ms = Date.now();
+  for (let i = 5; i >= 0; i--) { bytes[i] = ms % 256; ms = Math.floor(ms / 256); }
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+async function insertChunk(db: Executor, tenantId: string, chunk: { id: string; values: InputValues; keys: ConstituentKeys }[]): Promise<Set<string>> {
+  const v = (f: InputField) => sql`${sql.param(chunk.map((r) => r.values[f] ?? null))}::text[]`;
+  const k = (f: keyof ConstituentKeys) => sql`${sql.param(chunk.map((r) => r.keys[f]))}::text[]`;
+  const { rows } = await db.execute<{ id: string }>(sql`
+    with i as (
+      select * from unnest(${sql.param(chunk.map((r) => r.id))}::uuid[], ${v('lookupId')}, ${v('title')}, ${v('firstName')}, ${v('lastName')},
+        ${v('email')}, ${v('phone')}, ${v('addressLine1')}, ${v('addressLine2')}, ${v('city')}, ${v('state')}, ${v('postalCode')}, ${v('country')},
+        ${k('emailKey')}, ${k('phoneKey')}, ${k('firstNameKey')}, ${k('lastNameKey')}, ${k('postalKey')}, ${k('addressKey')})
+        as i(id, lookup_id, title, first_name, last_name, email, phone, line1, line2, city, state, postal_code, country,
+             email_key, phone_key, first_name_key, last_name_key, postal_key, address_key)
+    ), c as (
+      insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name,
+        email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, keys_version)
+      select id, ${tenantId}::uuid, coalesce(lookup_id, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)})), title, first_name, last_name,
+        email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, ${MATCH_KEYS_VERSION}
+      from i
+      on conflict (tenant_id, lookup_id) do nothing
+      returning id
+    ), e as (
+      -- each child row takes its constituent's id: one of each per imported constituent, and time-ordered
+      insert into sandbox_emails (id, tenant_id, constituent_id, type, address, is_primary)
+      select i.id, ${tenantId}::uuid, i.id, 'Personal', i.email, true from i join c on c.id = i.id where i.email is not null
+    ), p as (
+      insert into sandbox_phones (id, tenant_id, constituent_id, type, number, is_primary)
+      select i.id, ${tenantId}::uuid, i.id, 'Mobile', i.phone, true from i join c on c.id = i.id where i.phone is not null
+    ), a as (
+      insert into sandbox_addresses (id, tenant_id, constituent_id, type, line1, line2, city, state, postal_code, country, is_primary)
+      select i.id, ${tenantId}::uuid, i.id, 'Home', i.line1, i.line2, i.city, i.state, i.postal_code, i.country, true from i join c on c.id = i.id
+      where coalesce(i.line1, i.line2, i.city, i.state, i.postal_code, i.country) is not null
+    )
+    select id from c`);
+  return new Set(rows.map((r) => r.id));
+}
+
 export function sandboxCrmRepository(db: Executor, tenantId: string) {
   return {
     search: (object: string, query: SearchQuery) => search(db, tenantId, object, query),
+    searchMany: (object: string, queries: SearchQuery[]) => searchMany(db, tenantId, object, queries),
+    importConstituents: (rows: readonly ConstituentInput[]) => importConstituents(db, tenantId, rows),
+    /** keys of constituents that lack them; answers how many were written */
+    backfillKeys: (batchSize?: number) => backfillKeys(db, tenantId, batchSize),
     pull: (object: string, since: string | null, batchSize?: number) => pull(db, tenantId, object, since, batchSize),
-    upsert: (object: string, items: UpsertItem[]) => upsert(db, tenantId, object, items),
+    upsert: (object: string, items: UpsertItem[]) => (object === 'constituents' ? upsertConstituents(db, tenantId, items) : upsert(db, tenantId, object, items)),
     async counts(): Promise<{ constituents: number; gifts: number }> {
       const [c] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxConstituents).where(eq(sandboxConstituents.tenantId, tenantId));
       const [g] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxGifts).where(eq(sandboxGifts.tenantId, tenantId));

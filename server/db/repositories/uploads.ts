@@ -1,5 +1,9 @@
-/** A tenant's uploaded files: what SPEC.md section 5 keeps of them (reached through forTenant). */
-import { and, desc, eq } from 'drizzle-orm';
+/**
+ * A tenant's uploaded files: what SPEC.md section 5 keeps of them, and for a file uploaded to a
+ * file-upload formula, where the whole file waits until its rows are collected (reached through
+ * forTenant).
+ */
+import { and, asc, desc, eq, isNotNull } from 'drizzle-orm';
 import { uploads } from '../schema/uploads.ts';
 import type { Executor } from '../tenancy.ts';
 
@@ -18,6 +22,17 @@ export function uploadsRepository(db: Executor, tenantId: string) {
     async insert(values: Omit<typeof uploads.$inferInsert, 'tenantId' | 'id'>): Promise<UploadRow> {
       const [row] = await db.insert(uploads).values({ ...values, tenantId }).returning();
       return row!;
+    },
+    /** a formula's uploads, oldest first; `waiting`: only those whose whole file is still kept */
+    async forFormula(formulaId: string, opts: { waiting?: boolean } = {}): Promise<UploadRow[]> {
+      return db.select().from(uploads)
+        .where(and(eq(uploads.tenantId, tenantId), eq(uploads.formulaId, formulaId), opts.waiting ? isNotNull(uploads.fileKey) : undefined))
+        .orderBy(asc(uploads.createdOn), asc(uploads.id));
+    },
+    /** null once the file is deleted from the store (its rows collected) */
+    async setFileKey(id: string, fileKey: string | null): Promise<UploadRow | undefined> {
+      const [row] = await db.update(uploads).set({ fileKey }).where(and(eq(uploads.tenantId, tenantId), eq(uploads.id, id))).returning();
+      return row;
     },
   };
 }

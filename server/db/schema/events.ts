@@ -21,6 +21,9 @@ export const activityEvents = pgTable('activity_events', {
   formulaId: uuid('formula_id'),
   recordId: uuid('record_id'),
 }, (t) => [
-  index('activity_events_tenant_at_idx').on(t.tenantId, t.at),
-  index('activity_events_formula_at_idx').on(t.tenantId, t.formulaId, t.at),
+  // keyset paging newest first over (at, id), for the tenant and for one formula
+  index('activity_events_tenant_at_idx').on(t.tenantId, t.at, t.id),
+  index('activity_events_formula_at_idx').on(t.tenantId, t.formulaId, t.at, t.id),
+  // the type filter's list of types
+  index('activity_events_type_idx').on(t.tenantId, t.type),
 ]);

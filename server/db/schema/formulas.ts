@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
-import type { Bucket, FormulaListStatus, JobStatus, RecordState } from '../../../src/domain/formula/statuses.ts';
+import type { Bucket, JobStatus, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
 import { tenants, users } from './accounts.ts';
 import { dataSources } from './connections.ts';
 import { uploads } from './uploads.ts';
@@ -26,12 +26,20 @@ export const formulas = pgTable('formulas', {
   destinationSettings: jsonb('destination_settings').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
   /** a file-upload formula's sample: one of the tenant's uploads */
   sampleUploadId: uuid('sample_upload_id'),
-  status: text('status').$type<FormulaListStatus>().notNull().default('inactive'),
   jobStatus: text('job_status').$type<JobStatus>(),
   /** set when a part of a live formula changes, cleared by reprocessing */
   needsReprocess: boolean('needs_reprocess').notNull().default(false),
   /** how far collection has read the source (the connector's own watermark) */
   watermark: text('watermark'),
+  /** activated: it collects on its schedule (a paused formula stays enabled) */
+  enabled: boolean('enabled').notNull().default(false),
+  /** paused by a user, or by reprocessing: no collection until resumed */
+  paused: boolean('paused').notNull().default(false),
+  /** when the scheduler next starts a run; null: no schedule (inactive, paused, file upload) */
+  nextRunAt: timestamp('next_run_at', { withTimezone: true }),
+  /** why the last run failed for good; the formula shows as errored until a user dismisses it */
+  lastError: text('last_error'),
+  lastRunId: uuid('last_run_id'),
   createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
   modifiedBy: uuid('modified_by').references(() => users.id, { onDelete: 'set null' }),
@@ -45,6 +53,8 @@ export const formulas = pgTable('formulas', {
   index('formulas_tenant_idx').on(t.tenantId),
   index('formulas_source_idx').on(t.sourceDataSourceId).where(sql`${t.sourceDataSourceId} is not null`),
   index('formulas_destination_idx').on(t.destinationDataSourceId).where(sql`${t.destinationDataSourceId} is not null`),
+  // the scheduler's one query: formulas due to run, across tenants
+  index('formulas_due_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null`),
 ]);
 
 /** One row per saved part of a formula; the body is the part's schema output (src/domain/formula/parts.ts). */
@@ -66,7 +76,9 @@ export const formulaRuns = pgTable('formula_runs', {
   id: uuid('id').primaryKey().defaultRandom(),
   tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
   formulaId: uuid('formula_id').notNull(),
-  kind: text('kind').$type<'scheduled' | 'on-demand' | 'run-once' | 'file' | 'reprocess' | 'dry-run'>().notNull(),
+  kind: text('kind').$type<RunKind>().notNull(),
+  /** what the run reads: run once's date range, a file upload's upload id */
+  params: jsonb('params').$type<RunParams>().notNull().default(sql`'{}'::jsonb`),
   status: text('status').$type<JobStatus>().notNull(),
   /** attempt n of MAX_RETRY_ATTEMPTS, and when the next one starts while retrying */
   attempt: integer('attempt').notNull().default(1),
@@ -74,6 +86,8 @@ export const formulaRuns = pgTable('formula_runs', {
   /** records per bucket and per outcome */
   counts: jsonb('counts').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
   error: text('error'),
+  /** the pg-boss job working this run (its retries keep the id) */
+  jobId: text('job_id'),
   correlationId: text('correlation_id').notNull(),
   startedBy: uuid('started_by').references(() => users.id, { onDelete: 'set null' }),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
@@ -91,6 +105,8 @@ export const records = pgTable('records', {
   runId: uuid('run_id').references(() => formulaRuns.id, { onDelete: 'set null' }),
   /** the record's identity in the source: collecting it twice finds the same row */
   sourceKey: text('source_key').notNull(),
+  /** bumped when the source sends a changed copy of a record already sent: a new write, with a new idempotency key */
+  version: integer('version').notNull().default(1),
   bucket: text('bucket').$type<Bucket>().notNull(),
   /** the validation-exceptions bucket a failed rule named */
   customBucket: text('custom_bucket'),
@@ -101,12 +117,16 @@ export const records = pgTable('records', {
   matching: jsonb('matching').$type<Record<string, unknown>>(),
   /** destination candidates with their match reasons and confidence scores */
   candidates: jsonb('candidates').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+  /** the best candidate's confidence (0-100); null without candidates */
+  score: integer('score'),
   /** the destination record it was matched to or written as (the record id of SPEC.md section 3) */
   destinationRecordId: text('destination_record_id'),
   /** sent with the write, so a retry after a crash never writes twice */
   idempotencyKey: text('idempotency_key').notNull(),
   errorReason: text('error_reason'),
   errorDate: timestamp('error_date', { withTimezone: true }),
+  /** what the destination did with it: created or updated */
+  outcome: text('outcome').$type<'created' | 'updated'>(),
   dateAdded: timestamp('date_added', { withTimezone: true }).notNull().defaultNow(),
   dateProcessed: timestamp('date_processed', { withTimezone: true }),
 }, (t) => [
@@ -115,4 +135,6 @@ export const records = pgTable('records', {
   // bucket screens page by date added, newest first (keyset on date_added, id)
   index('records_bucket_idx').on(t.formulaId, t.bucket, t.dateAdded, t.id),
   index('records_tenant_idx').on(t.tenantId),
+  // the send stage takes a formula's ready (and interrupted) records in order
+  index('records_state_idx').on(t.formulaId, t.state, t.id),
 ]);

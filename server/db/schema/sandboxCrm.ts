@@ -4,7 +4,7 @@
  * e-mails, phones and gifts; searchable and upsertable; every write carries an idempotency key.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, date, index, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, index, integer, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from './accounts.ts';
 
 /** lookup ids of constituents and gifts created by upserts (seeded ones count from 1) */
@@ -23,10 +23,27 @@ export const sandboxConstituents = pgTable('sandbox_constituents', {
   title: text('title'),
   firstName: text('first_name'),
   lastName: text('last_name').notNull(),
+  /**
+   * Normalised keys of the names and of the primary e-mail, phone and address
+   * (src/domain/formula/matchKeys.ts), written with every change: batch search joins on them.
+   */
+  emailKey: text('email_key'),
+  phoneKey: text('phone_key'),
+  firstNameKey: text('first_name_key'),
+  lastNameKey: text('last_name_key'),
+  postalKey: text('postal_key'),
+  addressKey: text('address_key'),
+  /** the MATCH_KEYS_VERSION the keys were computed by: rows of an older one are keyed again at start */
+  keysVersion: integer('keys_version').notNull().default(0),
   ...stamps,
 }, (t) => [
+  index('sandbox_constituents_email_key_idx').on(t.tenantId, t.emailKey).where(sql`${t.emailKey} is not null`),
+  index('sandbox_constituents_phone_key_idx').on(t.tenantId, t.phoneKey).where(sql`${t.phoneKey} is not null`),
+  index('sandbox_constituents_last_name_key_idx').on(t.tenantId, t.lastNameKey, t.firstNameKey),
+  index('sandbox_constituents_postal_key_idx').on(t.tenantId, t.postalKey, t.lastNameKey).where(sql`${t.postalKey} is not null`),
+  index('sandbox_constituents_address_key_idx').on(t.tenantId, t.addressKey).where(sql`${t.addressKey} is not null`),
+  index('sandbox_constituents_keys_version_idx').on(t.tenantId, t.keysVersion),
   uniqueIndex('sandbox_constituents_lookup_idx').on(t.tenantId, t.lookupId),
-  index('sandbox_constituents_name_idx').on(t.tenantId, sql`lower(${t.lastName})`, sql`lower(${t.firstName})`),
   index('sandbox_constituents_modified_idx').on(t.tenantId, t.modifiedOn, t.id),
 ]);
 
@@ -46,7 +63,6 @@ export const sandboxAddresses = pgTable('sandbox_addresses', {
   isPrimary: boolean('is_primary').notNull().default(true),
 }, (t) => [
   index('sandbox_addresses_owner_idx').on(t.constituentId),
-  index('sandbox_addresses_postcode_idx').on(t.tenantId, sql`lower(${t.postalCode})`),
 ]);
 
 export const sandboxEmails = pgTable('sandbox_emails', {
@@ -58,7 +74,6 @@ export const sandboxEmails = pgTable('sandbox_emails', {
   isPrimary: boolean('is_primary').notNull().default(true),
 }, (t) => [
   index('sandbox_emails_owner_idx').on(t.constituentId),
-  index('sandbox_emails_address_idx').on(t.tenantId, sql`lower(${t.address})`),
 ]);
 
 export const sandboxPhones = pgTable('sandbox_phones', {
@@ -70,7 +85,6 @@ export const sandboxPhones = pgTable('sandbox_phones', {
   isPrimary: boolean('is_primary').notNull().default(true),
 }, (t) => [
   index('sandbox_phones_owner_idx').on(t.constituentId),
-  index('sandbox_phones_number_idx').on(t.tenantId, t.number),
 ]);
 
 export const sandboxGifts = pgTable('sandbox_gifts', {

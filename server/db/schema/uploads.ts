@@ -17,10 +17,16 @@ export const uploads = pgTable('uploads', {
   rowCount: integer('row_count'),
   /** clean: clamd found nothing; not-scanned: no scanner is configured. Infected files are never stored. */
   scanStatus: text('scan_status').$type<'clean' | 'not-scanned'>().notNull(),
+  /** the file-upload formula it was uploaded to: its rows are collected, then the file is deleted */
+  formulaId: uuid('formula_id'),
+  /** where the whole file waits in the file store until its rows are collected; null once deleted */
+  fileKey: text('file_key'),
   createdBy: uuid('created_by').notNull().references(() => users.id),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
   /** a formula's sample names an upload and their tenant together (server/db/schema/formulas.ts) */
   unique('uploads_id_tenant_key').on(t.id, t.tenantId),
   index('uploads_tenant_idx').on(t.tenantId, t.createdOn),
+  // a formula's files waiting to be collected
+  index('uploads_formula_idx').on(t.formulaId).where(sql`${t.formulaId} is not null`),
 ]);

@@ -11,6 +11,14 @@ import type { Action, Resource } from '../roles.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** A query's parameters as they arrive: a string each, or an array of strings when one is repeated. */
+export type QueryInput = Record<string, string | string[] | undefined>;
+/**
+ * The query an endpoint takes: a valibot object schema over QueryInput, whose entries carry their
+ * descriptions (`v.description`) for the OpenAPI document. Parameters it does not name are ignored.
+ */
+export type QuerySchema = v.GenericSchema<QueryInput, unknown>;
+
 /** Who may call: anyone, any signed-in user, a member of the tenant named by tenantId, or a policy in it. */
 export type Access = 'public' | 'signed-in' | 'tenant' | { resource: Resource; action: Action };
 
@@ -18,6 +26,7 @@ export interface Endpoint<
   B extends v.GenericSchema | undefined = v.GenericSchema | undefined,
   R extends v.GenericSchema | null = v.GenericSchema | null,
   P extends string = string,
+  Q extends QuerySchema | undefined = QuerySchema | undefined,
 > {
   method: Method;
   /** the path under the service's base, with `:param` segments (Hono's syntax) */
@@ -32,8 +41,8 @@ export interface Endpoint<
   status?: number;
   /** the problem titles this endpoint answers beyond the usual 400, 401, 403 and 404 */
   problems?: ProblemTitle[];
-  /** documented query parameters: name to description */
-  query?: Record<string, string>;
+  /** the query parameters, checked like the body */
+  query?: Q;
 }
 
 export interface Service<E extends Record<string, Endpoint> = Record<string, Endpoint>> {
@@ -44,14 +53,18 @@ export interface Service<E extends Record<string, Endpoint> = Record<string, End
 }
 
 /** Keeps an endpoint's literal schema types, so body and response stay typed where it is used. */
-export const endpoint = <B extends v.GenericSchema | undefined = undefined, R extends v.GenericSchema | null = null, const P extends string = string>(
-  e: Endpoint<B, R, P>,
-) => e;
+export const endpoint = <
+  B extends v.GenericSchema | undefined = undefined, R extends v.GenericSchema | null = null, const P extends string = string,
+  Q extends QuerySchema | undefined = undefined,
+>(e: Endpoint<B, R, P, Q>) => e;
 export const service = <E extends Record<string, Endpoint>>(s: Service<E>) => s;
 
 /** The body an endpoint takes, and the response it gives. */
 export type BodyOf<E> = E extends Endpoint<infer B, v.GenericSchema | null, string> ? (B extends v.GenericSchema ? v.InferInput<B> : never) : never;
 export type ResponseOf<E> = E extends Endpoint<v.GenericSchema | undefined, infer R, string> ? (R extends v.GenericSchema ? v.InferOutput<R> : void) : never;
+/** The query an endpoint takes as a caller writes it, and as its handler receives it. */
+export type QueryOf<E> = E extends Endpoint<v.GenericSchema | undefined, v.GenericSchema | null, string, infer Q> ? (Q extends QuerySchema ? v.InferInput<Q> : never) : never;
+export type ParsedQueryOf<E> = E extends Endpoint<v.GenericSchema | undefined, v.GenericSchema | null, string, infer Q> ? (Q extends QuerySchema ? v.InferOutput<Q> : undefined) : never;
 
 /** The `:param` names of a path, as a type. */
 export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamsOf<`/${Rest}`>

@@ -15,12 +15,12 @@ export const flagSnapshotService = service({
     snapshot: endpoint({
       method: 'get', path: '/namespace/:namespace', access: 'tenant', response: FlagSnapshotSchema,
       summary: 'The tenant\'s flags of a namespace as Flipt\'s snapshot, with a strong ETag; If-None-Match answers 304.',
-      query: { reference: 'accepted and ignored: flags have one live version' },
+      query: v.object({ reference: v.optional(v.pipe(v.string('Give reference once.'), v.description('accepted and ignored: flags have one live version'))) }),
     }),
   },
 });
 
-const namespaceQuery = { namespace: 'the flag namespace; default when absent' };
+const namespaceQuery = v.object({ namespace: v.optional(v.pipe(v.string('Give namespace once.'), v.description('the flag namespace; default when absent'))) });
 
 export const flagAdminService = service({
   name: 'web API: feature flags',

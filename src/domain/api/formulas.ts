@@ -7,7 +7,8 @@ import * as v from 'valibot';
 import { SYSTEM_IDS } from '../connectors/types.ts';
 import { CreateFormulaSchema, UpdateFormulaSchema } from '../formula/formula.ts';
 import { FORMULA_PART_NAMES, FORMULA_PARTS, partProblemTitle, type FormulaPartName } from '../formula/parts.ts';
-import { FORMULA_LIST_STATUSES, JOB_STATUSES } from '../formula/statuses.ts';
+import { RunOnceSchema } from '../formula/parts.ts';
+import { BUCKETS, FORMULA_LIST_STATUSES, JOB_STATUSES, RECORD_STATES, RUN_KINDS } from '../formula/statuses.ts';
 import { endpoint, service, type Endpoint } from './contract.ts';
 
 const FormulaEndViewSchema = v.object({
@@ -40,6 +41,70 @@ export const SampleSchema = v.object({
 
 const view = { resource: 'formula', action: 'view' } as const;
 const edit = { resource: 'formula', action: 'edit' } as const;
+const run = { resource: 'formula', action: 'run' } as const;
+
+/** One run of a formula's pipeline, with SPEC's job status and, while retrying, attempt n of 10. */
+export const RunViewSchema = v.object({
+  id: v.string(),
+  kind: v.picklist(RUN_KINDS),
+  status: v.picklist(JOB_STATUSES),
+  /** records per bucket and per outcome: collected, bucket:<name>, state:<state>, created, updated, refused, reprocessed */
+  counts: v.record(v.string(), v.number()),
+  params: v.object({ from: v.optional(v.string()), to: v.optional(v.string()), uploadId: v.optional(v.string()) }),
+  error: v.nullable(v.string()),
+  /** while retrying: attempt n of `of`, and when the next try starts */
+  retry: v.nullable(v.object({ attempt: v.number(), of: v.number(), nextTryAt: v.string() })),
+  /** while running: what it has done so far */
+  progress: v.nullable(v.object({ done: v.number(), message: v.optional(v.string()) })),
+  createdOn: v.string(),
+  finishedOn: v.nullable(v.string()),
+});
+export type RunView = v.InferOutput<typeof RunViewSchema>;
+
+/** What the formula cards show and the status stream pushes. */
+export const FormulaStatusSchema = v.object({
+  id: v.string(),
+  status: v.picklist(FORMULA_LIST_STATUSES),
+  jobStatus: v.nullable(v.picklist(JOB_STATUSES)),
+  enabled: v.boolean(),
+  paused: v.boolean(),
+  needsReprocess: v.boolean(),
+  nextRunAt: v.nullable(v.string()),
+  lastError: v.nullable(v.string()),
+  lastRun: v.nullable(RunViewSchema),
+  /** records per bucket (custom validation buckets as validation-exception/<name>) */
+  buckets: v.record(v.string(), v.number()),
+});
+export type FormulaStatus = v.InferOutput<typeof FormulaStatusSchema>;
+
+const DryRunSampleSchema = v.object({
+  sourceKey: v.string(),
+  bucket: v.picklist(BUCKETS),
+  customBucket: v.nullable(v.string()),
+  state: v.picklist(RECORD_STATES),
+  /** what would happen to it: created or updated in the destination, held for review, omitted, or an exception */
+  outcome: v.picklist(['create', 'update', 'hold', 'omit', 'exception']),
+  reason: v.nullable(v.string()),
+  score: v.nullable(v.number()),
+  transformed: v.record(v.string(), v.unknown()),
+  candidates: v.array(v.object({ id: v.string(), score: v.number(), reasons: v.array(v.string()) })),
+});
+export type DryRunSample = v.InferOutput<typeof DryRunSampleSchema>;
+
+export const DryRunResultSchema = v.object({
+  examined: v.number(),
+  /** whether Ready records would be sent at once or held for review */
+  autosend: v.boolean(),
+  byBucket: v.record(v.string(), v.number()),
+  byOutcome: v.object({ create: v.number(), update: v.number(), hold: v.number(), omit: v.number(), exception: v.number() }),
+  samples: v.array(DryRunSampleSchema),
+});
+export type DryRunResult = v.InferOutput<typeof DryRunResultSchema>;
+
+/** Run now, or run once over a date range of at most 30 days. */
+export const RunRequestSchema = v.object({ runOnce: v.optional(RunOnceSchema) });
+export const DryRunRequestSchema = v.object({ limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) });
+export const DismissErrorSchema = v.object({ retry: v.optional(v.boolean(), false) });
 
 const PartEnvelope = <S extends v.GenericSchema>(body: S) => v.object({ part: v.string(), body, modifiedOn: v.string() });
 
@@ -80,6 +145,36 @@ export const formulasService = service({
     activate: endpoint({
       method: 'post', path: '/:id/activate', access: edit, response: FormulaViewSchema,
       summary: 'Activates a draft (the processing step): it stops being a draft.', problems: ['formula-incomplete'],
+    }),
+    deactivate: endpoint({ method: 'post', path: '/:id/deactivate', access: run, response: FormulaStatusSchema, summary: 'Stops the formula\'s schedule; records already collected stay.' }),
+    pause: endpoint({ method: 'post', path: '/:id/pause', access: run, response: FormulaStatusSchema, summary: 'Pauses incoming data: no collection until resumed (a running run stops after its batch).' }),
+    resume: endpoint({ method: 'post', path: '/:id/resume', access: run, response: FormulaStatusSchema, summary: 'Resumes collection on the schedule, and paused runs where they stopped.' }),
+    clear: endpoint({
+      method: 'post', path: '/:id/clear', access: { resource: 'formula', action: 'delete' }, response: FormulaStatusSchema,
+      summary: 'Clears the formula\'s records from every bucket. Refused while a run is under way.', problems: ['formula-busy'],
+    }),
+    run: endpoint({
+      method: 'post', path: '/:id/run', access: run, body: RunRequestSchema, response: RunViewSchema, status: 202,
+      summary: 'Runs the formula now (on demand), or once over a date range of at most 30 days.', problems: ['formula-busy', 'formula-incomplete'],
+    }),
+    dryRun: endpoint({
+      method: 'post', path: '/:id/dry-run', access: view, body: DryRunRequestSchema, response: DryRunResultSchema,
+      summary: 'The whole pipeline over the first records of the source without sending or storing: what would be created, updated, held and omitted.',
+      problems: ['formula-incomplete', 'connection-failed', 'connection-error'],
+    }),
+    reprocess: endpoint({
+      method: 'post', path: '/:id/reprocess', access: run, response: RunViewSchema, status: 202,
+      summary: 'Pauses incoming data and re-runs transform, validation, match and route over the records still held; adds and deletes none.', problems: ['formula-busy'],
+    }),
+    dismissError: endpoint({
+      method: 'post', path: '/:id/dismiss-error', access: run, body: DismissErrorSchema, response: FormulaStatusSchema,
+      summary: 'Dismisses the error of a formula whose run failed for good, and with retry starts a new run.',
+    }),
+    status: endpoint({ method: 'get', path: '/:id/status', access: view, response: FormulaStatusSchema, summary: 'The formula\'s job status, its last run and its records per bucket.' }),
+    runs: endpoint({ method: 'get', path: '/:id/runs', access: view, response: v.object({ runs: v.array(RunViewSchema) }), summary: 'The formula\'s latest runs, newest first.' }),
+    statuses: endpoint({
+      method: 'get', path: '/statuses', access: view, response: v.object({ statuses: v.array(FormulaStatusSchema) }),
+      summary: 'Every formula\'s status: what the status stream pushes, for browsers that cannot hold one open.',
     }),
     sample: endpoint({
       method: 'get', path: '/:id/sample', access: view, response: SampleSchema,

@@ -52,6 +52,13 @@ export const FieldInfoSchema = v.object({
 export type FieldInfo = v.InferOutput<typeof FieldInfoSchema>;
 export const FieldListSchema = v.object({ object: v.string(), fields: v.array(FieldInfoSchema) });
 
+/** What an import of constituents did: how many went in, and the refused rows (the first 100) with their reasons. */
+export const SandboxImportResultSchema = v.object({
+  imported: v.number(),
+  refused: v.array(v.object({ row: v.number(), reason: v.string() })),
+  refusedCount: v.number(),
+});
+
 const view = { resource: 'datasource', action: 'view' } as const;
 const edit = { resource: 'datasource', action: 'edit' } as const;
 
@@ -80,7 +87,8 @@ export const integrationsService = service({
       summary: 'Deletes a data source no formula uses.', problems: ['datasource-in-use'],
     }),
     testSaved: endpoint({
-      method: 'post', path: '/data-sources/:id/test', access: edit, response: TestResultSchema, query: { formulaId: 'tested for this formula: failures say formula-connection-error' },
+      method: 'post', path: '/data-sources/:id/test', access: edit, response: TestResultSchema,
+      query: v.object({ formulaId: v.optional(v.pipe(v.string('Give formulaId once.'), v.description('tested for this formula: failures say formula-connection-error'))) }),
       summary: 'Tests a saved data source with its saved credentials.', problems: ['connection-failed', 'connection-error'],
     }),
     objects: endpoint({
@@ -94,6 +102,14 @@ export const integrationsService = service({
     fields: endpoint({
       method: 'get', path: '/data-sources/:id/objects/:object/fields', access: view, response: FieldListSchema,
       summary: 'An object\'s fields.', problems: ['connection-failed', 'connection-error'],
+    }),
+    importSandboxConstituents: endpoint({
+      method: 'post', path: '/data-sources/:id/sandbox-crm/import', access: edit, response: SandboxImportResultSchema,
+      summary: 'Imports constituents into a Sandbox CRM data source from a CSV file sent as multipart/form-data in a part named "file" '
+        + '(at most 15MB). Columns are read by header (First name, Last name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
+        + 'Country, Title, Lookup ID, in the usual spellings); a lookup ID must be new to the tenant, and one is made when none is given. '
+        + 'Bad rows are refused with their reasons; a file none of whose rows can be imported is refused as a whole.',
+      problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-rows-refused', 'unsupported-media-type'],
     }),
     salesforceReport: endpoint({
       method: 'get', path: '/data-sources/:id/salesforce/reports/:reportId', access: view,

@@ -11,6 +11,7 @@ const SFTP_AUTH = [
 const SFTP_AFTER_READ = [
   { value: 'leave', label: 'Leave it in the folder' },
   { value: 'move', label: 'Move it to another folder' },
+  { value: 'delete', label: 'Delete it from the server' },
 ];
 
 export const sftp: ConnectorDefinition = {

@@ -12,6 +12,7 @@ import {
 import {
   MAX_AUTO_PICK_CONDITIONS, MAX_ROUTING_RULES, MAX_RULE_CONDITIONS, MAX_SCENARIO_CRITERIA, SINGLE_MATCH_ROUTE_NAMES,
 } from './constants.ts';
+import { PART_LABELS } from './partLabels.ts';
 import { isMatchingField } from './routingFields.ts';
 import { CUSTOM_BUCKET_PATTERN } from './statuses.ts';
 
@@ -365,35 +366,22 @@ export type Autosend = v.InferOutput<typeof AutosendSchema>;
 
 /** Every part with its schema and the name users read; endpoints, titles and the wizard derive from it. */
 export const FORMULA_PARTS = {
-  mapping: { label: 'Mapping', schema: MappingSchema },
-  transform: { label: 'Transformations', schema: TransformSchema },
-  validation: { label: 'Validation rules', schema: ValidationSchema },
-  'summary-fields': { label: 'Summary fields', schema: SummaryFieldsSchema },
-  matching: { label: 'Record Match Search', schema: MatchingSchema },
-  routing: { label: 'Routing', schema: RoutingSchema },
-  schedule: { label: 'Scheduling', schema: ScheduleSchema },
-  autosend: { label: 'Autosend', schema: AutosendSchema },
-} as const;
+  mapping: { label: PART_LABELS.mapping, schema: MappingSchema },
+  transform: { label: PART_LABELS.transform, schema: TransformSchema },
+  validation: { label: PART_LABELS.validation, schema: ValidationSchema },
+  'summary-fields': { label: PART_LABELS['summary-fields'], schema: SummaryFieldsSchema },
+  matching: { label: PART_LABELS.matching, schema: MatchingSchema },
+  routing: { label: PART_LABELS.routing, schema: RoutingSchema },
+  schedule: { label: PART_LABELS.schedule, schema: ScheduleSchema },
+  autosend: { label: PART_LABELS.autosend, schema: AutosendSchema },
+} as const satisfies Record<keyof typeof PART_LABELS, { label: string; schema: v.GenericSchema }>;
 export type FormulaPartName = keyof typeof FORMULA_PARTS;
 export const FORMULA_PART_NAMES = Object.keys(FORMULA_PARTS) as FormulaPartName[];
 
 /** The body of each part, by name. */
 export type FormulaPartBody = { [P in FormulaPartName]: v.InferOutput<(typeof FORMULA_PARTS)[P]['schema']> };
 
-/** The operations of the part endpoints, each with its own failure title. */
-export const PART_OPERATIONS = ['get', 'upsert', 'delete'] as const;
-export type PartOperation = (typeof PART_OPERATIONS)[number];
-export type PartProblemTitle = `${FormulaPartName}-${PartOperation}-failed`;
-
-export const partProblemTitle = (part: FormulaPartName, op: PartOperation): PartProblemTitle => `${part}-${op}-failed`;
-
-const OPERATION_TEXT: Record<PartOperation, (label: string) => string> = {
-  get: (label) => `Error loading ${label}`,
-  upsert: (label) => `${label} could not be saved.`,
-  delete: (label) => `${label} could not be deleted.`,
-};
-
-/** The catalogue messages of every part's failures, derived from the part list (SPEC.md section 8). */
-export const PART_PROBLEM_MESSAGES = Object.fromEntries(
-  FORMULA_PART_NAMES.flatMap((part) => PART_OPERATIONS.map((op) => [partProblemTitle(part, op), OPERATION_TEXT[op](FORMULA_PARTS[part].label)])),
-) as Record<PartProblemTitle, string>;
+// the part problem titles and messages live with the labels, which the error catalogue reads without the schemas
+export {
+  PART_OPERATIONS, PART_PROBLEM_MESSAGES, partProblemTitle, type PartOperation, type PartProblemTitle,
+} from './partLabels.ts';

@@ -14,6 +14,31 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FORMULA_LIST_STATUSES = ['error', 'inactive', 'paused', 'active', 'toggling', 'clearing', 'processing'] as const;
 export type FormulaListStatus = (typeof FORMULA_LIST_STATUSES)[number];
 
+/** What a formula's list status is read from: it is derived, never stored, so it cannot drift. */
+export interface FormulaStatusFacts {
+  enabled: boolean;
+  paused: boolean;
+  jobStatus: JobStatus | null;
+  lastError: string | null;
+}
+
+/**
+ * A formula as lists show it: an unresolved failure first (errored until a user dismisses it), then
+ * what its job is doing now (clearing, being switched on or off, running or applying edits), then
+ * whether it is paused, active or inactive.
+ */
+export function formulaListStatus(f: FormulaStatusFacts): FormulaListStatus {
+  if (f.lastError !== null || f.jobStatus === 'errored') return 'error';
+  switch (f.jobStatus) {
+    case 'clearing-data': return 'clearing';
+    case 'scheduling': return 'toggling';
+    case 'running': case 'applying-edits': case 'retrying': case 'finished-pulling': return 'processing';
+    default: break;
+  }
+  if (f.paused) return 'paused';
+  return f.enabled ? 'active' : 'inactive';
+}
+
 /** The buckets records sit in (SPEC.md section 3); a failed validation rule names a custom bucket. */
 export const BUCKETS = [
   'new', 'one-to-one-match', 'one-to-many-match', 'exception', 'formula-exception', 'relationship-match', 'validation-exception',
@@ -38,3 +63,18 @@ export type RecordState = (typeof RECORD_STATES)[number];
 
 /** A custom validation bucket's name: what users type, kept to letters, digits, spaces, dashes and underscores. */
 export const CUSTOM_BUCKET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;
+
+/** What started a run of a formula's pipeline. */
+export const RUN_KINDS = ['scheduled', 'on-demand', 'run-once', 'file', 'reprocess'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** What a run reads beyond the formula: run once's dates (YYYY-MM-DD), a file upload's upload. */
+export interface RunParams {
+  from?: string;
+  to?: string;
+  uploadId?: string;
+  /** how far a file or run-once run has collected (the connector's watermark within the run) */
+  cursor?: string;
+  /** reprocessing pauses incoming data: whether the formula was paused before, to restore it after */
+  wasPaused?: boolean;
+}

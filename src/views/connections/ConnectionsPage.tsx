@@ -1,8 +1,9 @@
 /**
  * Connections (SPEC.md section 2): the Data Sources list (display name, system, last modified),
  * add, edit, select and delete. The selected data source shows its connection test and its
- * objects; the test and a refresh of the objects are offered only with datasource edit. A thin
- * renderer of the connections machine and the machines it starts.
+ * objects; the test and a refresh of the objects are offered only with datasource edit, as is
+ * importing constituents into a Sandbox CRM. A thin renderer of the connections machine and the
+ * machines it starts.
  */
 import { useContext } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -10,24 +11,27 @@ import type { ActorRefFrom } from 'xstate';
 import {
   ActionIcon, Alert, Anchor, Badge, Button, Grid, Group, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
 } from '@mantine/core';
-import { IconAlertTriangle, IconCircleCheck, IconDatabaseOff, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCircleCheck, IconDatabaseImport, IconDatabaseOff, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { systemName } from '../../domain/connectors/catalogue.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { connectionFormMachine } from '../../machines/connectionForm.ts';
 import { connectionsMachine } from '../../machines/connections.ts';
 import { connectionTestMachine } from '../../machines/connectionTest.ts';
 import { objectPickerMachine } from '../../machines/objectPicker.ts';
+import { sandboxImportMachine } from '../../machines/sandboxImport.ts';
 import { ActorsContext, type AppActors } from '../shell/actors.tsx';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
 import { useReturnFocus } from '../../ui/useReturnFocus.ts';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ConnectionTestControl } from './ConnectionTestControl.tsx';
 import { ObjectPicker } from './ObjectPicker.tsx';
+import { SandboxImportDialog } from './SandboxImportDialog.tsx';
 
 export interface ConnectionMachines {
   connections: typeof connectionsMachine;
   connectionTest: typeof connectionTestMachine;
   objectPicker: typeof objectPickerMachine;
+  sandboxImport: typeof sandboxImportMachine;
 }
 
 export interface ConnectionsPageProps {
@@ -37,7 +41,9 @@ export interface ConnectionsPageProps {
   machines?: Partial<ConnectionMachines>;
 }
 
-const DEFAULT_MACHINES: ConnectionMachines = { connections: connectionsMachine, connectionTest: connectionTestMachine, objectPicker: objectPickerMachine };
+const DEFAULT_MACHINES: ConnectionMachines = {
+  connections: connectionsMachine, connectionTest: connectionTestMachine, objectPicker: objectPickerMachine, sandboxImport: sandboxImportMachine,
+};
 const NO_POLICIES: Policies = {};
 
 const TABLE_COLUMNS = ['Display name', 'System', 'Last modified'];
@@ -59,6 +65,7 @@ function WithShellUser({ auth, ...props }: ConnectionsPageProps & { auth: AppAct
 function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPageProps & { policies: Policies }) {
   const m = { ...DEFAULT_MACHINES, ...machines };
   const actor = useActorRef(m.connections, { input: { policies: effective } });
+  const importActor = useActorRef(m.sandboxImport);
   const state = useSelector(actor, (s) => s);
   const { dataSources, selectedId, deleting, refusal, error, notice } = state.context;
   const formActor = state.children.connectionForm as ActorRefFrom<typeof connectionFormMachine> | undefined;
@@ -193,6 +200,16 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
                   {/* both call the system with the saved credentials: the server refuses them without edit */}
                   {mayEdit && <ConnectionTestControl machine={m.connectionTest} target={() => ({ kind: 'saved', dataSourceId: selected.id })} />}
                   <ObjectPicker dataSourceId={selected.id} machine={m.objectPicker} mayRefresh={mayEdit} />
+                  {mayEdit && selected.system === 'sandbox-crm' && (
+                    <Button
+                      variant="light"
+                      w="fit-content"
+                      leftSection={<IconDatabaseImport size={16} aria-hidden />}
+                      onClick={() => importActor.send({ type: 'import.open', dataSourceId: selected.id, name: selected.displayName })}
+                    >
+                      Import constituents
+                    </Button>
+                  )}
                 </Stack>
               </Paper>
             </Grid.Col>
@@ -201,6 +218,7 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
       )}
 
       {formActor && <ConnectionForm actor={formActor} testMachine={m.connectionTest} />}
+      <SandboxImportDialog actor={importActor} />
 
       <Modal
         opened={state.matches('confirmingDelete') || state.matches('deleting')}

@@ -1,24 +1,26 @@
 /** The app below the identity provider: its long-lived actors (authentication, route access, flags) and the routes of SPEC.md section 2. */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { RouterProvider, type RouteObject, createBrowserRouter } from 'react-router';
-import { useAuth0, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { useActorRef, useSelector } from '@xstate/react';
+import { Center, Loader } from '@mantine/core';
 import { authMachine, type AuthInput } from '../../machines/auth.ts';
-import { flagsMachine } from '../../machines/flags.ts';
+import type { flagsMachine } from '../../machines/flags.ts';
 import { routeAccessMachine } from '../../machines/routeAccess.ts';
+import type { AuthSdkState } from '../../services/auth.ts';
 import { ActorsContext, FlagsActorContext } from './actors.tsx';
-import { Root } from './Root.tsx';
+import { useAuthSdk } from './authSdk.tsx';
+import { loadAppLayout, Root } from './Root.tsx';
 import { screenRoutes, type ProvidedScreens } from './screens.tsx';
 import type { InspectionEvent } from 'xstate';
 
 export interface AppProps {
   /** builds the authentication machine's input over the SDK's current state */
-  authInput: (current: () => Auth0ContextInterface) => AuthInput;
+  authInput: (current: () => AuthSdkState) => AuthInput;
   production: boolean;
   createRouter?: (routes: RouteObject[]) => ReturnType<typeof createBrowserRouter>;
   /** screens provided by the composition root, by route */
   screens?: ProvidedScreens;
-  /** the flag client's machine; tests hand in variants */
+  /** the flag client's machine (loaded once signed in); tests hand in variants */
   flagsLogic?: typeof flagsMachine;
   /** the two machines; tests hand in variants */
   authLogic?: typeof authMachine;
@@ -50,11 +52,30 @@ function TenantFlags({ logic, inspect, children }: { logic: typeof flagsMachine;
   return <FlagsActorContext.Provider value={flags}>{children}</FlagsActorContext.Provider>;
 }
 
+const loadFlagsMachine = () => import('../../machines/flags.ts');
+
+/** Starts loading what a signed-in user's first screen needs (the shell, the flag client): for a page that opens with a session. */
+export function preloadSignedIn(): void {
+  for (const load of [loadAppLayout, loadFlagsMachine]) load().catch(() => { /* loaded again when needed */ });
+}
+
+/** The flag client's machine, loaded once someone signs in: a guest never needs it. */
+function useFlagsLogic(given: typeof flagsMachine | undefined, wanted: boolean): typeof flagsMachine | null {
+  const [loaded, setLoaded] = useState<typeof flagsMachine | null>(null);
+  useEffect(() => {
+    if (given || loaded || !wanted) return;
+    let live = true;
+    loadFlagsMachine().then((m) => { if (live) setLoaded(() => m.flagsMachine); }, () => { /* tried again on the next sign-in */ });
+    return () => { live = false; };
+  }, [given, loaded, wanted]);
+  return given ?? loaded;
+}
+
 export function App({
   authInput, production, createRouter = createBrowserRouter, screens, authLogic = authMachine, routeAccessLogic = routeAccessMachine,
-  flagsLogic = flagsMachine, inspect,
+  flagsLogic, inspect,
 }: AppProps) {
-  const auth0 = useAuth0();
+  const auth0 = useAuthSdk();
   const latest = useRef(auth0);
   latest.current = auth0;
   const auth = useActorRef(authLogic, { input: authInput(() => latest.current), inspect });
@@ -69,10 +90,15 @@ export function App({
   }, [auth, auth0.isLoading, auth0.isAuthenticated, auth0.error]);
 
   const tenantId = useSelector(auth, (s) => s.context.user?.activeTenantId ?? null);
+  const signingIn = useSelector(auth, (s) => s.matches('authenticated'));
+  const flags = useFlagsLogic(flagsLogic, signingIn);
   const routes = <RouterProvider router={router} />;
-  return (
-    <ActorsContext.Provider value={{ auth, routeAccess }}>
-      {tenantId ? <TenantFlags key={tenantId} logic={flagsLogic} inspect={inspect}>{routes}</TenantFlags> : routes}
-    </ActorsContext.Provider>
-  );
+  let page = routes;
+  if (tenantId) {
+    page = flags
+      ? <TenantFlags key={tenantId} logic={flags} inspect={inspect}>{routes}</TenantFlags>
+      // the flag client's code is still on its way (it starts loading with the sign-in)
+      : <Center component="main" h="100vh"><Loader aria-label="Loading" /></Center>;
+  }
+  return <ActorsContext.Provider value={{ auth, routeAccess }}>{page}</ActorsContext.Provider>;
 }

@@ -1,20 +1,24 @@
 /**
- * The Mantine app shell: navigation by the user's policies (daily work, administration, and the
+ * The app shell: navigation by the user's policies (daily work, administration, and the
  * developer tools apart at the bottom), tenant switcher, user menu. On a narrow screen the
  * navigation folds behind the burger and the tenant switcher moves into the user menu, so the
- * header keeps one row and never covers the page's title.
+ * header keeps one row and never covers the page's title. Its frame and menu are drawn in Mantine's
+ * look without Mantine's AppShell, Menu and Select, whose code every signed-in screen would load
+ * (the Data Queue's budget, README, Delivery).
  */
 import type { ReactNode } from 'react';
 import { NavLink as RouterNavLink } from 'react-router';
 import { useSelector } from '@xstate/react';
-import { AppShell, Avatar, Box, Burger, Group, Menu, NavLink, ScrollArea, Select, Text, UnstyledButton } from '@mantine/core';
+import { Avatar, Box, Burger, Group, NativeSelect, NavLink, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import {
   IconCheck, IconDatabase, IconFlag, IconSitemap, IconHistory, IconInbox, IconLogout, IconPlugConnected, IconUsers, IconFunction, IconUpload, IconEye,
 } from '@tabler/icons-react';
 import { can } from '../../domain/roles.ts';
 import { navigation, type NavEntry, type NavIcon } from '../../domain/screens.ts';
+import { MenuButton, MenuDivider, MenuItem, MenuLabel } from '../../ui/MenuButton.tsx';
 import { useAppActors } from './actors.tsx';
+import classes from './AppLayout.module.css';
 
 const ICONS: Record<NavIcon, typeof IconInbox> = {
   inbox: IconInbox, formula: IconFunction, plug: IconPlugConnected, history: IconHistory, users: IconUsers, flag: IconFlag, sitemap: IconSitemap,
@@ -62,8 +66,8 @@ export function AppLayout({ children }: { children: ReactNode }) {
   const developer = group('developer');
 
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
-      <AppShell.Header>
+    <>
+      <header className={classes.header}>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
           <Group gap="sm" wrap="nowrap" miw={0}>
             <Burger
@@ -78,66 +82,62 @@ export function AppLayout({ children }: { children: ReactNode }) {
           </Group>
           <Group gap="sm" wrap="nowrap">
             {tenants.length > 0 && (
-              <Select
+              // the browser's own list: light, and at home on every device and assistive technology
+              <NativeSelect
                 aria-label="Tenant"
                 data={tenants.map((t) => ({ value: t.tenantId, label: t.name }))}
-                value={user?.activeTenantId ?? null}
-                allowDeselect={false}
+                value={user?.activeTenantId ?? ''}
                 disabled={switching || tenants.length < 2}
-                onChange={switchTo}
+                onChange={(e) => switchTo(e.currentTarget.value)}
                 w={220}
                 visibleFrom="sm"
               />
             )}
-            <Menu position="bottom-end" withArrow>
-              <Menu.Target>
-                {/* its accessible name holds the name it shows (WCAG 2.5.3), so speech input can say it */}
-                <UnstyledButton aria-label={user ? `${user.fullName} (User menu)` : 'User menu'}>
-                  <Group gap="xs" wrap="nowrap">
-                    <Avatar radius="xl" size="sm" color="blue" alt="" />
-                    <Text size="sm" visibleFrom="sm">{user?.fullName}</Text>
-                  </Group>
-                </UnstyledButton>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Label>{user?.fullName}<br />{user?.email}</Menu.Label>
-                {!wide && tenants.length > 0 && (
-                  <>
-                    <Menu.Divider />
-                    <Menu.Label>Tenant</Menu.Label>
-                    {tenants.map((t) => {
-                      const active = t.tenantId === activeTenant?.tenantId;
-                      return (
-                        <Menu.Item
-                          key={t.tenantId} disabled={switching || active} aria-current={active ? 'true' : undefined}
-                          leftSection={active ? <IconCheck size={16} aria-hidden /> : <Box w={16} />}
-                          onClick={() => switchTo(t.tenantId)}
-                        >
-                          {t.name}
-                        </Menu.Item>
-                      );
-                    })}
-                    <Menu.Divider />
-                  </>
-                )}
-                <Menu.Item leftSection={<IconLogout size={16} aria-hidden />} onClick={() => auth.send({ type: 'logout' })}>Log out</Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
+            <MenuButton
+              // its accessible name holds the name it shows (WCAG 2.5.3), so speech input can say it
+              label={user ? `${user.fullName} (User menu)` : 'User menu'}
+              target={(
+                <Group gap="xs" wrap="nowrap">
+                  <Avatar radius="xl" size="sm" color="blue" alt="" />
+                  <Text size="sm" visibleFrom="sm">{user?.fullName}</Text>
+                </Group>
+              )}
+            >
+              <MenuLabel>{user?.fullName}<br />{user?.email}</MenuLabel>
+              {!wide && tenants.length > 0 && (
+                <>
+                  <MenuDivider />
+                  <MenuLabel>Tenant</MenuLabel>
+                  {tenants.map((t) => {
+                    const active = t.tenantId === activeTenant?.tenantId;
+                    return (
+                      <MenuItem
+                        key={t.tenantId} disabled={switching || active} aria-current={active ? 'true' : undefined}
+                        leftSection={active ? <IconCheck size={16} aria-hidden /> : <Box w={16} />}
+                        onClick={() => switchTo(t.tenantId)}
+                      >
+                        {t.name}
+                      </MenuItem>
+                    );
+                  })}
+                  <MenuDivider />
+                </>
+              )}
+              <MenuItem leftSection={<IconLogout size={16} aria-hidden />} onClick={() => auth.send({ type: 'logout' })}>Log out</MenuItem>
+            </MenuButton>
           </Group>
         </Group>
-      </AppShell.Header>
+      </header>
       {/* folded away on a phone, its links must not take focus either */}
-      <AppShell.Navbar id="main-navigation" p="xs" aria-label="Main navigation" inert={!wide && !opened}>
-        <AppShell.Section grow component={ScrollArea}>
+      <nav id="main-navigation" className={classes.navbar} data-opened={opened || undefined} aria-label="Main navigation" inert={!wide && !opened}>
+        <div className={classes.links}>
           {group('daily')}
           {group('admin')}
-        </AppShell.Section>
-        {developer && (
-          // tools for building Tributary, kept apart from the work done in it
-          <AppShell.Section pt="xs" style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>{developer}</AppShell.Section>
-        )}
-      </AppShell.Navbar>
-      <AppShell.Main>{children}</AppShell.Main>
-    </AppShell>
+        </div>
+        {/* tools for building Tributary, kept apart from the work done in it */}
+        {developer && <div className={classes.developer}>{developer}</div>}
+      </nav>
+      <main className={classes.main}>{children}</main>
+    </>
   );
 }

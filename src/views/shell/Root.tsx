@@ -14,10 +14,12 @@ import { inAppShell, redirectNotice } from '../../domain/routes.ts';
 import { findDialog, findScreen } from '../../domain/screens.ts';
 import { sessionOf } from '../../machines/session.ts';
 import { FOCUS_ON_ARRIVAL, useFocusOnArrival } from '../../ui/focusOnArrival.ts';
-import { PageAreaSkeleton } from '../../ui/Skeletons.tsx';
+import { PageAreaSkeleton } from '../../ui/PageSkeleton.tsx';
 import { useAppActors } from './actors.tsx';
-import { AppLayout } from './AppLayout.tsx';
 
+// the shell is for signed-in users only: it loads as the sign-in begins, and guests never load it
+export const loadAppLayout = () => import('./AppLayout.tsx');
+const AppLayout = lazy(() => loadAppLayout().then((m) => ({ default: m.AppLayout })));
 // the wizard (and its steps) load when the query first opens it
 const WizardHost = lazy(() => import('../wizard/WizardDialog.tsx').then((m) => ({ default: m.WizardHost })));
 
@@ -51,6 +53,11 @@ export function Root() {
   }, [allowed, screen]);
   useFocusOnArrival(location.pathname, allowed);
 
+  const signingIn = useSelector(auth, (s) => s.matches('authenticated'));
+  useEffect(() => {
+    if (signingIn) loadAppLayout().catch(() => { /* the shell's own render tries again */ });
+  }, [signingIn]);
+
   const unreachable = useSelector(auth, (s) => s.matches({ authenticated: 'unreachable' }));
   if (unreachable) {
     return (
@@ -70,25 +77,28 @@ export function Root() {
     return <Navigate key={location.key} to={access.decision.to} replace state={REDIRECTED} />;
   }
   const signedIn = session.session?.authenticated === true;
+  const loader = <Center h="100vh"><Loader aria-label="Loading" /></Center>;
   if (!found || !inAppShell(found.id, signedIn)) {
-    return <main>{allowed ? <Outlet /> : <Center h="100vh"><Loader aria-label="Loading" /></Center>}</main>;
+    return <main>{allowed ? <Outlet /> : loader}</main>;
   }
   // the role page explains the refusal itself
   const notice = allowed && found.id !== 'authErrorRole' ? redirectNotice(access.notice) : null;
   return (
-    <AppLayout>
-      {notice && (
-        <Alert
-          role="status" color="blue" icon={<IconInfoCircle aria-hidden />} title={notice.title} mb="md" maw={880}
-          withCloseButton closeButtonLabel="Dismiss" onClose={() => routeAccess.send({ type: 'notice.dismiss' })}
-          tabIndex={-1} {...{ [FOCUS_ON_ARRIVAL]: '' }} data-testid="redirect-notice"
-        >
-          {notice.text}
-        </Alert>
-      )}
-      {allowed ? <Outlet /> : <PageAreaSkeleton />}
-      {/* the Formula Wizard opens from the query over any screen of the shell (SPEC.md section 2) */}
-      {allowed && findDialog(location.search) && <Suspense fallback={null}><WizardHost /></Suspense>}
-    </AppLayout>
+    <Suspense fallback={<main>{loader}</main>}>
+      <AppLayout>
+        {notice && (
+          <Alert
+            role="status" color="blue" icon={<IconInfoCircle aria-hidden />} title={notice.title} mb="md" maw={880}
+            withCloseButton closeButtonLabel="Dismiss" onClose={() => routeAccess.send({ type: 'notice.dismiss' })}
+            tabIndex={-1} {...{ [FOCUS_ON_ARRIVAL]: '' }} data-testid="redirect-notice"
+          >
+            {notice.text}
+          </Alert>
+        )}
+        {allowed ? <Outlet /> : <PageAreaSkeleton />}
+        {/* the Formula Wizard opens from the query over any screen of the shell (SPEC.md section 2) */}
+        {allowed && findDialog(location.search) && <Suspense fallback={null}><WizardHost /></Suspense>}
+      </AppLayout>
+    </Suspense>
   );
 }

@@ -1,11 +1,12 @@
 /**
- * Step 10, review: every part of the formula summarised, each with a link back to its step, and
- * a printable copy at /{formulaId}/print-formula-review opened in a new tab.
+ * Step 10, review: every part of the formula summarised, each with a link back to its step, a
+ * printable copy at /{formulaId}/print-formula-review opened in a new tab, and a dry run.
  */
-import { Alert, Anchor, Button, Group, Skeleton, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Divider, Group, Skeleton, Stack, Text } from '@mantine/core';
 import { IconPrinter } from '@tabler/icons-react';
 import { FormulaSummary, useSummaryData } from '../FormulaSummary.tsx';
 import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
+import { DryRunPanel } from './review/DryRunPanel.tsx';
 import { useReportDirty } from './shared.tsx';
 
 export const printPath = (formulaId: string) => `/${encodeURIComponent(formulaId)}/print-formula-review`;
@@ -16,6 +17,9 @@ export function ReviewStep(props: StepProps) {
   const { parts, objectLabels, error, reload } = useSummaryData(formula, services);
   // nothing is edited here
   useReportDirty(false, onDirtyChange);
+  // the samples show the fields the buckets show, else the mapped ones
+  const preferredFields = parts?.['summary-fields']?.fields
+    ?? parts?.mapping?.fields.filter((f) => f.kind !== 'ignored').map((f) => f.destination) ?? [];
 
   return (
     <Stack>
@@ -33,6 +37,8 @@ export function ReviewStep(props: StepProps) {
       )}
       {!parts && !error && <Stack aria-label="Loading the review"><Skeleton h={24} /><Skeleton h={160} /></Stack>}
       {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} customRouting={customRouting} onGoTo={onGoTo} />}
+      <Divider />
+      <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} />
       {formula.isDraft ? (
         <StepActions onBack={onBack} onSave={() => props.onSaved()} saving={false} label="Continue" />
       ) : (

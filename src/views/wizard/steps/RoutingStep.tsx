@@ -10,6 +10,7 @@ import { Divider, MultiSelect, NumberInput, Radio, Stack, Text } from '@mantine/
 import {
   MAX_CONFIDENCE_SCORE, ROUTE_TARGET_NAMES, ROUTE_TARGETS, SINGLE_MATCH_ROUTE_NAMES, SINGLE_MATCH_ROUTES, type RouteTarget, type SingleMatchRoute,
 } from '../../../domain/formula/constants.ts';
+import { RECOMMENDED_DISCARD_BELOW } from '../../../domain/formula/matchScore.ts';
 import { PART_PROBLEM_MESSAGES, type DefaultRouting } from '../../../domain/formula/parts.ts';
 import { useRoutingSave } from './routing/useRoutingSave.ts';
 import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
@@ -19,9 +20,13 @@ import {
 } from './matching/stepForm.tsx';
 import { ReadyRecords } from './routing/ReadyRecords.tsx';
 
-/** Until a formula has its triage, everything stops for review. */
+/**
+ * Until a formula has its triage, everything stops for review; weak candidates are discarded from
+ * the start, since keeping namesakes and household members beside a confident match costs recall
+ * (the matching accuracy benchmark).
+ */
 export const DEFAULT_TRIAGE: DefaultRouting = {
-  kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: null, capitalizationIsDifference: false,
+  kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: RECOMMENDED_DISCARD_BELOW, capitalizationIsDifference: false,
 };
 
 interface TriageForm {
@@ -112,7 +117,7 @@ function TriageEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
       <SectionIntro title="Multiple matches">Records with several matches go to Needs Attention, where you choose the right one.</SectionIntro>
       <NumberInput
         label="Discard candidates scoring below"
-        description={`A confidence score from 0 to ${MAX_CONFIDENCE_SCORE}; leave empty to keep every candidate. A record whose best candidate scores below it still shows, with that candidate.`}
+        description={`Drops candidates scoring below this (0 to ${MAX_CONFIDENCE_SCORE}) from a record's matches, so weak look-alikes do not hold back a confident match. ${RECOMMENDED_DISCARD_BELOW} is recommended; leave empty to keep every candidate. A record whose candidates all score below it keeps its best one.`}
         min={0} max={MAX_CONFIDENCE_SCORE} allowDecimal={false} value={form.discardBelow} error={at.discardBelow} disabled={disabled}
         onChange={(value) => set({ discardBelow: value === '' ? '' : Number(value) })}
       />

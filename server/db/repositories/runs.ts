@@ -1,0 +1,54 @@
+/** A tenant's formula runs (reached through forTenant): what the engine did, run by run. */
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { JobStatus } from '../../../src/domain/formula/statuses.ts';
+import { formulaRuns } from '../schema/formulas.ts';
+import type { Executor } from '../tenancy.ts';
+
+export type RunRow = typeof formulaRuns.$inferSelect;
+export type NewRun = Omit<typeof formulaRuns.$inferInsert, 'id' | 'tenantId'>;
+
+/** runs not yet over */
+const OPEN: JobStatus[] = ['waiting', 'on-demand', 'running', 'retrying', 'applying-edits', 'clearing-data', 'finished-pulling'];
+
+export function runsRepository(db: Executor, tenantId: string) {
+  const mine = eq(formulaRuns.tenantId, tenantId);
+  return {
+    async create(run: NewRun): Promise<RunRow> {
+      const [row] = await db.insert(formulaRuns).values({ ...run, tenantId }).returning();
+      return row!;
+    },
+
+    async get(id: string): Promise<RunRow | undefined> {
+      const [row] = await db.select().from(formulaRuns).where(and(mine, eq(formulaRuns.id, id))).limit(1);
+      return row;
+    },
+
+    async update(id: string, changes: Partial<Omit<NewRun, 'formulaId'>>): Promise<RunRow | undefined> {
+      const [row] = await db.update(formulaRuns).set(changes).where(and(mine, eq(formulaRuns.id, id))).returning();
+      return row;
+    },
+
+    /** adds to the run's per-bucket and per-outcome counts */
+    async addCounts(id: string, counts: Record<string, number>): Promise<void> {
+      if (!Object.keys(counts).length) return;
+      // jsonb has no merge-by-sum: add key by key in SQL, so two writers never lose each other's counts
+      await db.update(formulaRuns).set({
+        counts: sql`(select coalesce(jsonb_object_agg(k, coalesce((${formulaRuns.counts}->>k)::int, 0) + coalesce((${JSON.stringify(counts)}::jsonb->>k)::int, 0)), '{}'::jsonb)
+          from (select jsonb_object_keys(${formulaRuns.counts}) as k union select jsonb_object_keys(${JSON.stringify(counts)}::jsonb)) keys)`,
+      }).where(and(mine, eq(formulaRuns.id, id)));
+    },
+
+    /** newest first */
+    async latest(formulaId: string, limit = 10): Promise<RunRow[]> {
+      return db.select().from(formulaRuns).where(and(mine, eq(formulaRuns.formulaId, formulaId)))
+        .orderBy(desc(formulaRuns.createdOn), desc(formulaRuns.id)).limit(limit);
+    },
+
+    /** the formula's runs that have not ended */
+    async open(formulaId: string): Promise<RunRow[]> {
+      return db.select().from(formulaRuns)
+        .where(and(mine, eq(formulaRuns.formulaId, formulaId), inArray(formulaRuns.status, OPEN)))
+        .orderBy(desc(formulaRuns.createdOn));
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * A dry run: the whole pipeline over the first records of the source (or a file-upload formula's
+ * sample), without storing or sending anything and without moving the watermark. It answers
+ * what would be created, updated, held and omitted, with counts per bucket and a few records of
+ * each, so the wizard's review step can show a formula's effect before it runs.
+ */
+import type { DryRunResult, DryRunSample } from '../../src/domain/api/formulas.ts';
+import type { ProcessedRecord } from '../db/repositories/records.ts';
+import type { TenantScope } from '../db/tenancy.ts';
+import type { FormulaRow } from '../db/repositories/formulas.ts';
+import { loadPlan, type EngineDeps } from './plan.ts';
+import { processBatch, type Incoming } from './process.ts';
+
+export const DRY_RUN_DEFAULT = 100;
+export const DRY_RUN_MAX = 500;
+const SAMPLES_PER_GROUP = 5;
+
+type Outcome = DryRunSample['outcome'];
+
+function outcomeOf(r: ProcessedRecord): Outcome {
+  switch (r.state) {
+    case 'ready': return r.destinationRecordId ? 'update' : 'create';
+    case 'needs-attention': return 'hold';
+    case 'omitted': return 'omit';
+    case 'failed': return 'exception';
+  }
+}
+
+export async function dryRun(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, limit = DRY_RUN_DEFAULT, signal?: AbortSignal): Promise<DryRunResult> {
+  const plan = await loadPlan(tenant, deps, formula, signal);
+  const size = Math.min(Math.max(1, limit), DRY_RUN_MAX);
+  const incoming: Incoming[] = [];
+  if (formula.usesFileUpload) {
+    const upload = formula.sampleUploadId ? await tenant.uploads.get(formula.sampleUploadId) : undefined;
+    upload?.sampleRows.slice(0, size).forEach((cells, i) => incoming.push({
+      sourceKey: `${upload.fileName}#${i + 2}`,
+      raw: Object.fromEntries(upload.headers.map((h, c) => [h, cells[c] ?? ''])),
+    }));
+  } else {
+    const { source } = plan;
+    for await (const batch of source.connector.pull(source.ctx, source.object, null, { batchSize: size, settings: source.settings })) {
+      for (const r of batch.records) if (incoming.length < size) incoming.push({ sourceKey: r.id, raw: r.fields });
+      if (incoming.length >= size) break;
+    }
+  }
+  const processed = await processBatch(plan, incoming);
+  const byBucket: Record<string, number> = {};
+  const byOutcome: Record<Outcome, number> = { create: 0, update: 0, hold: 0, omit: 0, exception: 0 };
+  const samples: DryRunSample[] = [];
+  const sampled = new Map<string, number>();
+  for (const r of processed) {
+    const bucket = r.customBucket ? `${r.bucket}/${r.customBucket}` : r.bucket;
+    byBucket[bucket] = (byBucket[bucket] ?? 0) + 1;
+    const outcome = outcomeOf(r);
+    byOutcome[outcome]++;
+    const group = `${bucket}|${outcome}`;
+    if ((sampled.get(group) ?? 0) >= SAMPLES_PER_GROUP) continue;
+    sampled.set(group, (sampled.get(group) ?? 0) + 1);
+    samples.push({
+      sourceKey: r.sourceKey, bucket: r.bucket, customBucket: r.customBucket, state: r.state, outcome,
+      reason: r.errorReason ?? (typeof r.matching?.routeReason === 'string' ? r.matching.routeReason : null),
+      score: r.score, transformed: (r.transformed ?? {}) as Record<string, unknown>,
+      candidates: (r.candidates as { id: string; score: number; reasons: string[] }[]).slice(0, 3).map((c) => ({ id: c.id, score: c.score, reasons: c.reasons })),
+    });
+  }
+  return { examined: processed.length, autosend: plan.autosend, byBucket, byOutcome, samples };
+}

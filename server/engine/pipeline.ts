@@ -1,0 +1,101 @@
+/**
+ * One run of a formula's pipeline: resume interrupted sends, collect batch by batch (each
+ * transformed, validated, matched and routed in memory, then stored with the new watermark in one
+ * transaction), then send what is ready when the formula sends automatically. A run works for a
+ * slice of time and then hands the rest to a continuation job at the back of the queue, so one
+ * tenant's big run never holds the workers from another tenant's (runs of different tenants
+ * share workers fairly); a continuation picks up from the watermark.
+ */
+import type { RunRow } from '../db/repositories/runs.ts';
+import type { TenantScope } from '../db/tenancy.ts';
+import { collect, usesRunCursor } from './collect.ts';
+import { loadPlan, type EngineDeps, type FormulaPlan } from './plan.ts';
+import { processBatch } from './process.ts';
+import { sendReady } from './send.ts';
+
+export interface RunControl {
+  signal?: AbortSignal;
+  /** how long this job works before it hands the run to a continuation */
+  sliceMs?: number;
+  batchSize?: number;
+  progress?: (done: number, message: string) => Promise<void>;
+}
+
+export type RunResult =
+  | { done: true; counts: Record<string, number> }
+  /** the slice ended with work left: queue a continuation */
+  | { done: false; counts: Record<string, number> };
+
+export const DEFAULT_SLICE_MS = 60_000;
+
+function countsOf(batch: { bucket: string; customBucket: string | null; state: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const add = (k: string) => { counts[k] = (counts[k] ?? 0) + 1; };
+  for (const r of batch) {
+    add('collected');
+    add(`bucket:${r.bucket}${r.customBucket ? `/${r.customBucket}` : ''}`);
+    add(`state:${r.state}`);
+  }
+  return counts;
+}
+
+/** Collects and stores until the source has no more, the slice is over (at a stored position), or the formula is paused. */
+async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunControl, outOfTime: () => boolean): Promise<{ finished: boolean; collected: number }> {
+  const { tenant, formula } = plan;
+  let collected = 0;
+  let position = usesRunCursor(run) ? run.params.cursor ?? null : formula.watermark;
+  for await (const batch of collect(plan, run, control.batchSize)) {
+    control.signal?.throwIfAborted();
+    const processed = await processBatch(plan, batch.incoming);
+    await tenant.transaction(async (tx) => {
+      const stored = await tx.records.store(formula.id, run.id, processed);
+      if (batch.watermark !== null) {
+        if (usesRunCursor(run)) await tx.runs.update(run.id, { params: { ...run.params, cursor: batch.watermark } });
+        else await tx.formulas.setWatermark(formula.id, batch.watermark);
+      }
+      // what was written: a batch read again after a kill adds nothing to the counts
+      await tx.runs.addCounts(run.id, { ...countsOf(processed.filter((r) => stored.written.has(r.sourceKey))), unchanged: stored.unchanged });
+    });
+    if (usesRunCursor(run) && batch.watermark !== null) run.params = { ...run.params, cursor: batch.watermark };
+    if (batch.watermark !== null && plan.source.connector.acknowledge) {
+      await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });
+    }
+    collected += processed.length;
+    await control.progress?.(collected, `Collected ${collected} records`);
+    // a slice ends only where the stored position moved: a continuation from an older one would
+    // read the same rows again, and a source slower than a slice would never finish
+    const moved = batch.watermark !== null && batch.watermark !== position;
+    if (batch.watermark !== null) position = batch.watermark;
+    if ((outOfTime() && moved) || (await tenant.formulas.isPaused(formula.id))) return { finished: false, collected };
+  }
+  return { finished: true, collected };
+}
+
+/** Works a run for one slice. Throws what the source or destination threw (the job decides whether to retry). */
+export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow, control: RunControl = {}): Promise<RunResult> {
+  const formula = await tenant.formulas.get(run.formulaId);
+  if (!formula) return { done: true, counts: {} };
+  const plan = await loadPlan(tenant, deps, formula, control.signal);
+  const started = Date.now();
+  const outOfTime = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
+
+  // records a killed run left half-sent go first, with their own keys
+  await sendReady(plan, { ids: await tenant.records.interruptedIds(formula.id), runId: run.id });
+
+  if (run.kind === 'reprocess') throw new Error('reprocessing is worked by reprocess.ts');
+  const { finished } = await collectAndStore(plan, run, control, outOfTime);
+  if (!finished) return { done: false, counts: {} };
+
+  if (plan.autosend) {
+    await tenant.runs.update(run.id, { status: 'finished-pulling' });
+    await tenant.formulas.setJobStatus(formula.id, 'finished-pulling');
+    let sent = 0;
+    await sendReady(plan, {
+      stop: outOfTime,
+      runId: run.id,
+      onBatch: async (o) => { sent += o.created + o.updated + o.refused; await control.progress?.(sent, `Sent ${sent} records`); },
+    });
+    if (outOfTime() && (await tenant.records.countByState(formula.id)).ready) return { done: false, counts: {} };
+  }
+  return { done: true, counts: {} };
+}

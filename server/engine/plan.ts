@@ -1,0 +1,104 @@
+/**
+ * A formula ready to run: its row, its parts parsed with their schemas, and both ends'
+ * connectors with the contexts they are called with. Everything the stages need, loaded once per
+ * run; a formula that cannot run (a part missing or no longer valid, a data source deleted) is a
+ * FormulaProblem, which fails the run without retries: editing the formula is what mends it.
+ */
+import * as v from 'valibot';
+import type { SystemId } from '../../src/domain/connectors/types.ts';
+import { FORMULA_PARTS, type FormulaPartBody, type FormulaPartName } from '../../src/domain/formula/parts.ts';
+import type { Config } from '../config.ts';
+import type { Connector, ConnectorContext } from '../connectors/connector.ts';
+import { connectionSettings } from '../connectors/dataSources.ts';
+import { connectorOf } from '../connectors/registry.ts';
+import type { SecretBox } from '../connectors/secrets.ts';
+import type { FormulaRow } from '../db/repositories/formulas.ts';
+import type { TenantScope } from '../db/tenancy.ts';
+
+/** The formula itself is what fails (a missing part, a deleted data source): retrying cannot help. */
+export class FormulaProblem extends Error {
+  override readonly name = 'FormulaProblem';
+}
+
+export interface EngineDeps {
+  secrets: SecretBox;
+  config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>;
+}
+
+export interface FormulaEnd {
+  system: SystemId;
+  connector: Connector;
+  ctx: ConnectorContext;
+  object: string;
+  /** the formula's additional settings for this end */
+  settings: Record<string, string>;
+}
+
+export interface FormulaPlan {
+  formula: FormulaRow;
+  tenant: TenantScope;
+  source: FormulaEnd;
+  destination: FormulaEnd;
+  mapping: FormulaPartBody['mapping'];
+  transform: FormulaPartBody['transform'] | null;
+  validation: FormulaPartBody['validation'] | null;
+  matching: FormulaPartBody['matching'];
+  routing: FormulaPartBody['routing'];
+  schedule: FormulaPartBody['schedule'] | null;
+  autosend: boolean;
+  /** the destination fields the formula maps: what candidates are scored over */
+  mappedFields: string[];
+}
+
+const REQUIRED: FormulaPartName[] = ['mapping', 'matching', 'routing'];
+
+async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, object: string | null, settings: Record<string, string>, role: string, signal?: AbortSignal): Promise<FormulaEnd> {
+  if (!id || !object) throw new FormulaProblem(`The formula has no ${role}.`);
+  const ds = await tenant.dataSources.get(id);
+  if (!ds) throw new FormulaProblem(`The formula's ${role} data source no longer exists.`);
+  const system = ds.system as SystemId;
+  let plain: Record<string, string>;
+  try {
+    plain = connectionSettings(deps.secrets, ds);
+  } catch (err) {
+    throw new FormulaProblem(`The ${role}'s saved credentials could not be opened: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return {
+    system,
+    connector: connectorOf(system),
+    ctx: {
+      tenant, settings: plain, dataSourceId: ds.id, dataDir: deps.config.dataDir,
+      network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts }, ...(signal ? { signal } : {}),
+    },
+    object,
+    settings,
+  };
+}
+
+export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, signal?: AbortSignal): Promise<FormulaPlan> {
+  const rows = await tenant.parts.list(formula.id);
+  const parts = new Map(rows.map((r) => [r.part, r.body]));
+  const missing = REQUIRED.filter((p) => !parts.has(p));
+  if (missing.length) throw new FormulaProblem(`The formula has no ${missing.map((p) => FORMULA_PARTS[p].label).join(', ')}.`);
+  const part = <P extends FormulaPartName>(name: P): FormulaPartBody[P] | null => {
+    if (!parts.has(name)) return null;
+    const result = v.safeParse(FORMULA_PARTS[name].schema, parts.get(name));
+    if (!result.success) throw new FormulaProblem(`The formula's ${FORMULA_PARTS[name].label} is no longer valid: ${result.issues[0]?.message ?? 'edit it in the wizard'}.`);
+    return result.output as FormulaPartBody[P];
+  };
+  const mapping = part('mapping')!;
+  return {
+    formula,
+    tenant,
+    source: await end(tenant, deps, formula.sourceDataSourceId, formula.sourceObject, formula.sourceSettings, 'source', signal),
+    destination: await end(tenant, deps, formula.destinationDataSourceId, formula.destinationObject, formula.destinationSettings, 'destination', signal),
+    mapping,
+    transform: part('transform'),
+    validation: part('validation'),
+    matching: part('matching')!,
+    routing: part('routing')!,
+    schedule: part('schedule'),
+    autosend: part('autosend')?.enabled ?? false,
+    mappedFields: [...new Set(mapping.fields.filter((f) => f.kind !== 'ignored').map((f) => f.destination))],
+  };
+}

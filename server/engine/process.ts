@@ -1,0 +1,145 @@
+/**
+ * Transform, validate, match and route a batch of source records in memory (DESIGN.md section
+ * 4b): the functions the wizard previews (src/domain/formula), with one destination search per
+ * scenario per batch. Runs, dry runs and reprocessing all come through here, so they cannot
+ * disagree about a record.
+ */
+import type { SearchScenario } from '../../src/domain/formula/parts.ts';
+import { decideMatch, exactFieldsMatch, type MatchDecision } from '../../src/domain/formula/matchScore.ts';
+import { routeRecord } from '../../src/domain/formula/route.ts';
+import { transformRecord, valueText, type FieldValue } from '../../src/domain/formula/transforms.ts';
+import { validateRecord } from '../../src/domain/formula/validationRules.ts';
+import type { SearchQuery, SourceRecord } from '../connectors/connector.ts';
+import type { ProcessedRecord } from '../db/repositories/records.ts';
+import type { FormulaEnd, FormulaPlan } from './plan.ts';
+
+/** A record as collected: its identity in the source and its raw fields. */
+export interface Incoming {
+  sourceKey: string;
+  raw: Record<string, unknown>;
+}
+
+/** Candidates kept with a record for review. */
+export const MAX_KEPT_CANDIDATES = 10;
+/** Candidates asked of the destination per search. */
+const SEARCH_LIMIT = 25;
+/** Searches at once against a destination that cannot batch them. */
+const SEARCH_CONCURRENCY = 8;
+
+/** One answer per query, in order: the connector's batch search, or its single search a few at a time. */
+export async function searchMany(end: FormulaEnd, queries: SearchQuery[]): Promise<SourceRecord[][]> {
+  if (!queries.length) return [];
+  if (end.connector.searchMany) return end.connector.searchMany(end.ctx, end.object, queries);
+  const answers: SourceRecord[][] = new Array(queries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < queries.length) {
+      const i = next++;
+      answers[i] = await end.connector.search(end.ctx, end.object, queries[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SEARCH_CONCURRENCY, queries.length) }, worker));
+  return answers;
+}
+
+interface Hit { scenario: SearchScenario; candidates: { id: string; fields: Record<string, unknown> }[] }
+
+/** The query a scenario makes for a record: each criterion's source value; null when one is blank. */
+function queryFor(scenario: SearchScenario, raw: Record<string, unknown>): SearchQuery | null {
+  const criteria = [];
+  for (const c of scenario.criteria) {
+    const value = valueText(Object.hasOwn(raw, c.source) ? toText(raw[c.source]) : null).trim();
+    if (!value) return null;
+    criteria.push({ field: c.destination, operator: 'equals' as const, value });
+  }
+  return { criteria, limit: SEARCH_LIMIT };
+}
+
+const toText = (v: unknown): FieldValue => (v === null || v === undefined ? null : typeof v === 'number' ? v : String(v));
+
+/** Searches the records by the scenarios: primary ones first, secondary ones only for records no primary search found. */
+async function searchTiers(plan: FormulaPlan, raws: Record<string, unknown>[]): Promise<Hit[][]> {
+  const hits: Hit[][] = raws.map(() => []);
+  const primary = plan.matching.scenarios.filter((s) => s.isPrimary);
+  const secondary = plan.matching.scenarios.filter((s) => !s.isPrimary);
+  const searchBy = async (scenarios: SearchScenario[], which: number[]) => {
+    // a tier's searches at once (each on its own connection), their hits kept in scenario order
+    const found = await Promise.all(scenarios.map(async (scenario) => {
+      const asked: number[] = [];
+      const queries: SearchQuery[] = [];
+      for (const i of which) {
+        const q = queryFor(scenario, raws[i]!);
+        if (q) { asked.push(i); queries.push(q); }
+      }
+      return { scenario, asked, answers: await searchMany(plan.destination, queries) };
+    }));
+    for (const { scenario, asked, answers } of found) {
+      asked.forEach((i, k) => hits[i]!.push({ scenario, candidates: (answers[k] ?? []).map((r) => ({ id: r.id, fields: r.fields })) }));
+    }
+  };
+  const all = raws.map((_, i) => i);
+  await searchBy(primary, all);
+  const unfound = all.filter((i) => !hits[i]!.some((h) => h.candidates.length > 0));
+  await searchBy(secondary, unfound);
+  return hits;
+}
+
+/** What a record keeps of its match decision for review (SPEC.md section 3: reasons and scores). */
+function keptCandidates(decision: MatchDecision): unknown[] {
+  return decision.candidates.slice(0, MAX_KEPT_CANDIDATES).map((c) => ({
+    id: c.id, score: c.score, reasons: c.reasons, scenario: c.scenario, fields: c.fields, compared: c.compared,
+  }));
+}
+
+export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promise<ProcessedRecord[]> {
+  const out: (ProcessedRecord | null)[] = new Array(batch.length).fill(null);
+  const transformed: Record<string, FieldValue>[] = [];
+  const toMatch: number[] = [];
+
+  batch.forEach((rec, i) => {
+    const { values, errors } = transformRecord(plan.mapping, plan.transform, rec.raw);
+    transformed[i] = values;
+    const base = {
+      sourceKey: rec.sourceKey, raw: rec.raw, transformed: values, matching: null, candidates: [], score: null, destinationRecordId: null,
+    };
+    const transformErrors = Object.entries(errors);
+    if (transformErrors.length) {
+      out[i] = {
+        ...base, bucket: 'formula-exception', customBucket: null, state: 'failed',
+        errorReason: transformErrors.map(([field, message]) => `${field}: ${message}`).join('; '),
+      };
+      return;
+    }
+    const failures = validateRecord(plan.validation, values, errors);
+    if (failures.length) {
+      out[i] = {
+        ...base, bucket: 'validation-exception', customBucket: failures[0]!.bucket, state: 'failed',
+        errorReason: failures.map((f) => `${f.destination}: ${f.message}`).join('; '),
+      };
+      return;
+    }
+    toMatch.push(i);
+  });
+
+  const hits = await searchTiers(plan, toMatch.map((i) => batch[i]!.raw));
+  const discardBelow = plan.routing.kind === 'default' ? plan.routing.discardBelow ?? null : null;
+  toMatch.forEach((i, k) => {
+    const rec = batch[i]!;
+    const values = transformed[i]!;
+    const decision = decideMatch({ record: values, fields: plan.mappedFields, hits: hits[k]!, autoPick: plan.matching.autoPick, discardBelow });
+    const exactMatch = !!decision.picked && plan.routing.kind === 'default'
+      && exactFieldsMatch(values, decision.picked.fields, plan.routing.exactFields, plan.routing.capitalizationIsDifference);
+    const route = routeRecord(plan.routing, {
+      raw: rec.raw, transformed: values, matching: decision.matching, bucket: decision.bucket, confident: decision.confident, exactMatch,
+    });
+    out[i] = {
+      sourceKey: rec.sourceKey, raw: rec.raw, transformed: values,
+      matching: { ...decision.matching, routeReason: route.reason, ...(route.rule !== null ? { rule: route.rule } : {}) },
+      candidates: keptCandidates(decision), score: decision.candidates[0]?.score ?? null,
+      bucket: decision.bucket, customBucket: null, state: route.state,
+      destinationRecordId: decision.bucket === 'one-to-one-match' ? decision.picked?.id ?? null : null,
+      errorReason: null,
+    };
+  });
+  return out as ProcessedRecord[];
+}

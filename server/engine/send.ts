@@ -1,0 +1,94 @@
+/**
+ * Send: ready records to the destination in batches, each write with its record's idempotency key
+ * (DESIGN.md section 7). Records are marked 'sending' before anything is written; a run killed
+ * mid-batch finds them so on its next start and sends them again with the same keys, which the
+ * destination answers from its first write: every record is written exactly once or still pending.
+ * A record the destination refuses becomes an exception with the reason and date while the rest go
+ * on; a failure of the whole call (timeout, server error) stops the run for a retry.
+ */
+import { valueText } from '../../src/domain/formula/transforms.ts';
+import type { UpsertItem } from '../connectors/connector.ts';
+import type { RecordRow } from '../db/repositories/records.ts';
+import type { FormulaPlan } from './plan.ts';
+
+export const SEND_BATCH = 500;
+
+export interface SendOutcome { created: number; updated: number; refused: number }
+
+const blank = (v: unknown) => v === null || v === undefined || valueText(v as never).trim() === '';
+
+/**
+ * The fields a record writes. A new record writes its non-blank values. An update follows the
+ * destination's settings where it has them (the Sandbox CRM's onMatch and blankValues): fill
+ * blanks writes only fields the matched record had blank; overwrite writes every value and, with
+ * blankValues 'clear', blanks too.
+ */
+export function fieldsToWrite(plan: FormulaPlan, record: RecordRow): Record<string, unknown> {
+  const values = (record.transformed ?? {}) as Record<string, unknown>;
+  const updating = !!record.destinationRecordId;
+  const onMatch = plan.destination.settings.onMatch ?? 'overwrite';
+  const clearBlanks = plan.destination.settings.blankValues === 'clear';
+  const matched = updating ? ((record.candidates as { id: string; fields?: Record<string, unknown> }[])
+    .find((c) => c.id === record.destinationRecordId)?.fields ?? {}) : {};
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(values)) {
+    if (!updating) { if (!blank(value)) out[field] = value; continue; }
+    if (onMatch === 'fill-blanks') { if (!blank(value) && blank(matched[field])) out[field] = value; continue; }
+    if (!blank(value)) out[field] = value;
+    else if (clearBlanks) out[field] = null;
+  }
+  return out;
+}
+
+/**
+ * Sends the formula's ready records (or only `ids`), batch by batch, until none is left or `stop`
+ * says so. Interrupted sends go first.
+ */
+export async function sendReady(plan: FormulaPlan, opts: {
+  ids?: string[];
+  batchSize?: number;
+  /** asked after each batch: at least one batch goes, however short the time */
+  stop?: () => boolean;
+  /** the run whose counts take each batch's outcome, in the batch's own transaction */
+  runId?: string;
+  onBatch?: (o: SendOutcome) => Promise<void>;
+} = {}): Promise<SendOutcome> {
+  const { tenant, destination, formula } = plan;
+  const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
+  if (opts.ids && !opts.ids.length) return total;
+  for (let first = true; ; first = false) {
+    if (!first && opts.stop?.()) break;
+    const rows = await tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, opts.ids);
+    if (!rows.length) break;
+    const items: UpsertItem[] = rows.map((r) => ({
+      idempotencyKey: r.idempotencyKey,
+      ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
+      fields: fieldsToWrite(plan, r),
+    }));
+    const results = await destination.connector.upsert(destination.ctx, destination.object, items);
+    const byKey = new Map(results.map((r) => [r.idempotencyKey, r]));
+    const sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[] = [];
+    const refused: { id: string; reason: string }[] = [];
+    for (const r of rows) {
+      const result = byKey.get(r.idempotencyKey);
+      if (!result) refused.push({ id: r.id, reason: 'The destination did not answer for this record.' });
+      else if (result.outcome === 'failed') refused.push({ id: r.id, reason: result.error ?? 'The destination refused the record.' });
+      else sent.push({ id: r.id, destinationRecordId: result.id, outcome: result.outcome });
+    }
+    const outcome = {
+      created: sent.filter((s) => s.outcome === 'created').length,
+      updated: sent.filter((s) => s.outcome === 'updated').length,
+      refused: refused.length,
+    };
+    await tenant.transaction(async (tx) => {
+      await tx.records.markSent(sent);
+      await tx.records.markRefused(refused);
+      if (opts.runId) await tx.runs.addCounts(opts.runId, { ...outcome });
+    });
+    total.created += outcome.created;
+    total.updated += outcome.updated;
+    total.refused += outcome.refused;
+    await opts.onBatch?.(outcome);
+  }
+  return total;
+}

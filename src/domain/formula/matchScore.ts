@@ -1,0 +1,371 @@
+/**
+ * The pure matching logic of the engine: how alike a record and a destination record are, field by
+ * field and as a 0-100 confidence score, and what the search scenarios' candidates make of a
+ * record (new, one-to-one or one-to-many, with Auto Pick). The engine searches; this decides.
+ *
+ * Scoring is a weighted average over the mapped fields both sides have a value for, so a field
+ * one side lacks neither helps nor hurts. Agreement weights by kind: e-mail 3, lookup id 3, phone 2,
+ * last name 2, first name 1.5, address 1.5, postal code 1, city, state or country 0.5, anything
+ * else 1. A difference weighs less than an agreement where the same person often differs: e-mail
+ * 1, phone 0.5 (people keep several and change them), address and postal code 0.5, city, state or
+ * country 0.25 (people move); and when the address differs, a different postal code, city or state
+ * is the same move and is not counted again. Two caps keep wrong merges out of the confident range:
+ * - without a strong identifier agreeing (e-mail, phone, lookup id, or the address with its postal
+ *   code, or with its city or state when there is no postal code to compare) a score is at most
+ *   NO_IDENTIFIER_CAP: names alone are shared by too many people;
+ * - with first or last names that clearly differ (not nicknames, initials or typos) a score is at
+ *   most NAME_CONFLICT_CAP: a household shares its phone, address and sometimes its e-mail.
+ * Both caps lie below CONFIDENT_MATCH_SCORE. Adding a field that agrees never lowers a score.
+ */
+import { addressWords, foldName, keyKindOfField, matchKey, type KeyKind } from './matchKeys.ts';
+import { isKnownGivenName, nicknameGroups } from './nicknames.ts';
+import type { AutoPickCondition, SearchScenario } from './parts.ts';
+import { MATCHING_LIST_SEPARATOR, type MatchingField } from './routingFields.ts';
+import type { FieldValue } from './transforms.ts';
+
+/** A single candidate scoring at least this is a confident one-to-one match. */
+export const CONFIDENT_MATCH_SCORE = 85;
+/** The most a candidate scores when no strong identifier agrees. */
+export const NO_IDENTIFIER_CAP = 70;
+/** The most a candidate scores when the first or last names clearly differ. */
+export const NAME_CONFLICT_CAP = 75;
+/**
+ * A routing discardBelow that drops the candidates the caps hold down (namesakes and household
+ * members), so that a confident match found beside them stands alone as a one-to-one match.
+ */
+export const RECOMMENDED_DISCARD_BELOW = 80;
+/** Name similarities below this are a conflict, not a typo. */
+const NAME_CONFLICT = 0.4;
+
+type FieldKind = KeyKind | 'identifier' | 'locality' | 'other';
+
+const WEIGHTS: Record<FieldKind, number> = {
+  email: 3, identifier: 3, phone: 2, lastName: 2, firstName: 1.5, addressLine1: 1.5, postalCode: 1, locality: 0.5, other: 1,
+};
+/** The weight of a difference, where it differs from an agreement's. */
+const DIFFERENCE_WEIGHTS: Partial<Record<FieldKind, number>> = { email: 1, phone: 0.5, addressLine1: 0.5, postalCode: 0.5, locality: 0.25 };
+/** Below this the address lines are two addresses: a move. */
+const DIFFERENT_ADDRESS = 0.5;
+
+const compact = (field: string) => field.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** A destination record's lookup id (or another record id): exact, case-insensitive. */
+const isIdentifierField = (field: string): boolean => /^(lookupid|id|recordid|externalid|constituentid|constituentlookupid|giftlookupid)$/.test(compact(field));
+
+/** Where a person lives, more coarsely than the address: shared by many, and changed by a move. */
+const isLocalityField = (field: string): boolean => /^(mailing|home|primary|billing)?(city|town|state|province|region|county|country)(code)?$/.test(compact(field));
+
+const kinds = new Map<string, FieldKind>();
+/** Asked for every field of every candidate: the answer per field name is kept (formulas name few fields). */
+function kindOf(field: string): FieldKind {
+  let kind = kinds.get(field);
+  if (kind === undefined) {
+    kind = isIdentifierField(field) ? 'identifier' : keyKindOfField(field) ?? (isLocalityField(field) ? 'locality' : 'other');
+    if (kinds.size >= 10_000) kinds.clear();
+    kinds.set(field, kind);
+  }
+  return kind;
+}
+
+/** A value as trimmed text: numbers in base ten, dates as ISO, nothing as ''. */
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toISOString();
+  if (typeof value === 'object') {
+    try { return (JSON.stringify(value) ?? '').trim(); } catch { return ''; }
+  }
+  return String(value).trim();
+}
+
+// ------------------------------------------------------------------------------- similarity
+
+/** Jaro-Winkler similarity (prefix scale 0.1, up to 4 characters), 0..1. */
+export function jaroWinkler(a: string, b: string): number {
+  if (a === b) return 1;
+  if (!a || !b) return 0;
+  const window = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
+  const aMatched = new Array<boolean>(a.length).fill(false);
+  const bMatched = new Array<boolean>(b.length).fill(false);
+  let matches = 0;
+  for (let i = 0; i < a.length; i++) {
+    for (let j = Math.max(0, i - window); j < Math.min(b.length, i + window + 1); j++) {
+      if (bMatched[j] || a[i] !== b[j]) continue;
+      aMatched[i] = bMatched[j] = true;
+      matches++;
+      break;
+    }
+  }
+  if (!matches) return 0;
+  let transpositions = 0;
+  for (let i = 0, j = 0; i < a.length; i++) {
+    if (!aMatched[i]) continue;
+    while (!bMatched[j]) j++;
+    if (a[i] !== b[j]) transpositions++;
+    j++;
+  }
+  const jaro = (matches / a.length + matches / b.length + (matches - transpositions / 2) / matches) / 3;
+  let prefix = 0;
+  while (prefix < 4 && prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  return jaro + prefix * 0.1 * (1 - jaro);
+}
+
+/** Jaro-Winkler spread over its useful range: 0.7 and below (unrelated strings) is 0. */
+const spread = (jw: number): number => Math.max(0, (jw - 0.7) / 0.3);
+
+function firstNameSimilarity(a: string, b: string): number {
+  const [fa, fb] = [foldName(a), foldName(b)];
+  const [ka, kb] = [matchKey('firstName', a), matchKey('firstName', b)];
+  if (!fa || !fb || !ka || !kb) return 0;
+  if (ka === kb) return 1;
+  const groups = new Set([ka, ...nicknameGroups(fa)]);
+  if (groups.has(kb) || nicknameGroups(fb).some((g) => groups.has(g))) return 0.9;
+  if (fa.length === 1 || fb.length === 1) return fa[0] === fb[0] ? 0.7 : 0;
+  // two known names are two names, however alike they look (Mark, Mary; Daniel, Danielle)
+  if (isKnownGivenName(fa) && isKnownGivenName(fb)) return 0;
+  return 0.9 * spread(Math.max(jaroWinkler(fa, fb), jaroWinkler(ka, kb)));
+}
+
+/** A name's words (Smith-Jones -> smith, jones), apostrophes dropped. */
+const nameParts = (value: string): string[] => value.replace(/['\u2019]/g, '').split(/[\s-]+/).map(foldName).filter(Boolean);
+
+function lastNameSimilarity(a: string, b: string): number {
+  if (foldName(a) === foldName(b)) return 1;
+  const [pa, pb] = [nameParts(a), nameParts(b)];
+  const [short, long] = pa.length <= pb.length ? [pa, pb] : [pb, pa];
+  // one half of a double-barrelled name
+  if (short.length && long.length > short.length && short.every((p) => long.includes(p))) return 0.85;
+  return spread(jaroWinkler(foldName(a), foldName(b)));
+}
+
+const hasDigit = (word: string) => /\d/.test(word);
+
+/** Soft Dice over address words: words match when equal or, without digits, close (a typo). */
+function addressSimilarity(a: string, b: string): number {
+  const [wa, wb] = [addressWords(a), addressWords(b)];
+  if (!wa.length || !wb.length) return 0;
+  const used = new Array<boolean>(wb.length).fill(false);
+  let matched = 0;
+  let numbersDiffer = false;
+  for (const word of wa) {
+    let best = -1;
+    let bestSim = 0;
+    wb.forEach((other, j) => {
+      if (used[j]) return;
+      const sim = word === other ? 1 : !hasDigit(word) && !hasDigit(other) && word.length >= 4 ? jaroWinkler(word, other) : 0;
+      if (sim > bestSim) { best = j; bestSim = sim; }
+    });
+    if (best >= 0 && bestSim >= 0.88) { used[best] = true; matched += bestSim; } else if (hasDigit(word)) numbersDiffer = true;
+  }
+  // a number on both sides left unmatched: another house or flat, not a missing unit
+  if (numbersDiffer && wb.some((w, j) => !used[j] && hasDigit(w))) return (0.3 * 2 * matched) / (wa.length + wb.length);
+  return (2 * matched) / (wa.length + wb.length);
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** Numbers compare as numbers ('25' = '25.00'), but text with a leading zero is a code ('02906'). */
+const numeric = (t: string): boolean => NUMBER.test(t) && !/^[+-]?0\d/.test(t);
+
+function otherSimilarity(a: string, b: string): number {
+  if (numeric(a) && numeric(b)) return Number(a) === Number(b) ? 1 : 0;
+  const fold = (t: string) => t.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ');
+  const [fa, fb] = [fold(a), fold(b)];
+  if (fa === fb) return 1;
+  // codes and dates are equal or not; only words have typos
+  if (/\d/.test(fa) || /\d/.test(fb)) return 0;
+  return spread(jaroWinkler(fa, fb));
+}
+
+/**
+ * How alike two values of a destination field are, 0..1, by the field's kind; null when either is
+ * blank (or, for a keyed kind, has no key, such as a phone of three digits): not compared.
+ */
+export function fieldSimilarity(field: string, a: unknown, b: unknown): number | null {
+  const [ta, tb] = [text(a), text(b)];
+  if (!ta || !tb) return null;
+  const kind = kindOf(field);
+  if (kind === 'identifier') return ta.toLowerCase() === tb.toLowerCase() ? 1 : 0;
+  if (kind === 'other' || kind === 'locality') return otherSimilarity(ta, tb);
+  const [ka, kb] = [matchKey(kind, ta), matchKey(kind, tb)];
+  if (ka === null || kb === null) return null;
+  switch (kind) {
+    case 'email': return ka === kb ? 1 : 0;
+    case 'phone': {
+      if (ka === kb) return 1;
+      // a number written without its area code
+      const [short, long] = ka.length <= kb.length ? [ka, kb] : [kb, ka];
+      return short.length < 10 && long.endsWith(short) ? 0.9 : 0;
+    }
+    case 'firstName': return firstNameSimilarity(ta, tb);
+    case 'lastName': return lastNameSimilarity(ta, tb);
+    case 'postalCode': return ka === kb ? 1 : ka.slice(0, 3) === kb.slice(0, 3) ? 0.5 : 0;
+    case 'addressLine1': return ka === kb ? 1 : addressSimilarity(ta, tb);
+  }
+}
+
+// ---------------------------------------------------------------------------------- scoring
+
+export interface ComparedField { field: string; similarity: number }
+export interface CandidateScore { score: number; compared: ComparedField[] }
+
+/** The 0-100 confidence that a candidate is the record, over the given (mapped destination) fields. */
+export function scoreCandidate(record: Record<string, FieldValue>, candidate: Record<string, unknown>, fields: readonly string[]): CandidateScore {
+  const compared: ComparedField[] = [];
+  const of: Partial<Record<FieldKind, number>> = {};
+  for (const field of new Set(fields)) {
+    const similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
+    if (similarity === null) continue;
+    compared.push({ field, similarity });
+    // the best of several fields of a kind (a home and a work phone) speaks for it
+    const kind = kindOf(field);
+    of[kind] = Math.max(of[kind] ?? 0, similarity);
+  }
+  const moved = of.addressLine1 !== undefined && of.addressLine1 < DIFFERENT_ADDRESS;
+  let agreed = 0;
+  let total = 0;
+  for (const { field, similarity } of compared) {
+    const kind = kindOf(field);
+    const difference = moved && (kind === 'postalCode' || kind === 'locality') ? 0 : DIFFERENCE_WEIGHTS[kind] ?? WEIGHTS[kind];
+    agreed += WEIGHTS[kind] * similarity;
+    total += WEIGHTS[kind] * similarity + difference * (1 - similarity);
+  }
+  if (!total) return { score: 0, compared };
+  let score = Math.round((100 * agreed) / total);
+  // an address is strong where it is: with its postal code, or without one to compare, its city or state
+  const placed = of.postalCode === undefined ? of.locality === 1 : of.postalCode === 1;
+  const strong = of.email === 1 || of.identifier === 1 || (of.phone ?? 0) >= 0.9 || ((of.addressLine1 ?? 0) >= 0.8 && placed);
+  if (!strong) score = Math.min(score, NO_IDENTIFIER_CAP);
+  if ((of.firstName ?? 1) < NAME_CONFLICT || (of.lastName ?? 1) < NAME_CONFLICT) score = Math.min(score, NAME_CONFLICT_CAP);
+  return { score, compared };
+}
+
+/** A record's own value of a field (never one of Object's, for a field called 'constructor'). */
+const own = (row: Record<string, unknown>, field: string): unknown => (Object.hasOwn(row, field) ? row[field] : undefined);
+
+// ------------------------------------------------------------------------------- exactness
+
+/** Two values the same after trimming; numbers as numbers; case forgiven unless caseSensitive. */
+function sameValue(a: unknown, b: unknown, caseSensitive: boolean): boolean {
+  const [ta, tb] = [text(a).normalize('NFC'), text(b).normalize('NFC')];
+  if (numeric(ta) && numeric(tb)) return Number(ta) === Number(tb);
+  return caseSensitive ? ta === tb : ta.toLowerCase() === tb.toLowerCase();
+}
+
+/**
+ * The routing choice 'Add to Ready if the selected fields match exactly': every listed field is
+ * the same on both sides after trimming (two blanks are the same), case-insensitive unless a
+ * difference in capitalisation counts. No field listed: false, nothing was shown to match.
+ */
+export function exactFieldsMatch(
+  record: Record<string, FieldValue>, candidateFields: Record<string, unknown>, fields: readonly string[], capitalizationIsDifference: boolean,
+): boolean {
+  return fields.length > 0 && fields.every((f) => sameValue(own(record, f), own(candidateFields, f), capitalizationIsDifference));
+}
+
+/**
+ * Auto Pick's exact match (SPEC.md section 3): case-sensitive after trimming, numbers as numbers,
+ * and a field the record leaves blank never matches (it would pick by the absence of data).
+ */
+const autoPickMatches = (record: Record<string, FieldValue>, candidate: Record<string, unknown>, fields: readonly string[]): boolean =>
+  fields.every((f) => text(own(record, f)) !== '' && sameValue(own(record, f), own(candidate, f), true));
+
+// --------------------------------------------------------------------------------- deciding
+
+export type MatchBucket = 'new' | 'one-to-one-match' | 'one-to-many-match';
+export type SearchTier = 'primary' | 'secondary';
+
+export interface SearchCandidate { id: string; fields: Record<string, unknown> }
+/** One scenario that was searched, with what it found. */
+export interface ScenarioHits { scenario: SearchScenario; candidates: readonly SearchCandidate[] }
+
+export interface MatchInput {
+  /** the transformed values, keyed by destination field */
+  record: Record<string, FieldValue>;
+  /** the mapped destination fields */
+  fields: readonly string[];
+  /** the scenarios searched, in search order */
+  hits: readonly ScenarioHits[];
+  autoPick: readonly AutoPickCondition[];
+  discardBelow: number | null;
+}
+
+export interface ScoredCandidate {
+  id: string;
+  score: number;
+  /** the match reasons of every scenario that found it, in scenario order, each once */
+  reasons: string[];
+  /** the first scenario that found it */
+  scenario: string;
+  fields: Record<string, unknown>;
+  compared: ComparedField[];
+}
+
+export interface MatchDecision {
+  bucket: MatchBucket;
+  /** best first: by score, then by id */
+  candidates: ScoredCandidate[];
+  /** the single candidate, or the one Auto Pick chose */
+  picked: ScoredCandidate | null;
+  autoPicked: boolean;
+  /** a picked candidate scoring at least CONFIDENT_MATCH_SCORE */
+  confident: boolean;
+  tier: SearchTier | null;
+  /** the matching data routing conditions read (src/domain/formula/routingFields.ts) */
+  matching: Record<MatchingField, string>;
+}
+
+/**
+ * What the searches make of a record. Candidates are pooled by id across scenarios (a primary
+ * scenario that found any makes the secondary ones' results count for nothing, as SPEC.md section 4
+ * skips them), scored, and those below `discardBelow` dropped, keeping the best when all are below.
+ * None: new. One: a one-to-one match. Several: the first Auto Pick condition whose fields match
+ * exactly one candidate exactly (and whose minScore that candidate reaches) picks it; otherwise
+ * a one-to-many match. The matching data describes the picked candidate, or the best one.
+ */
+export function decideMatch(input: MatchInput): MatchDecision {
+  const primaryFound = input.hits.some((h) => h.scenario.isPrimary && h.candidates.length > 0);
+  const pooled = new Map<string, Omit<ScoredCandidate, 'score' | 'compared'>>();
+  for (const hit of input.hits) {
+    if (primaryFound && !hit.scenario.isPrimary) continue;
+    for (const c of hit.candidates) {
+      const known = pooled.get(c.id);
+      if (!known) pooled.set(c.id, { id: c.id, reasons: [hit.scenario.matchReason], scenario: hit.scenario.name, fields: c.fields });
+      else if (!known.reasons.includes(hit.scenario.matchReason)) known.reasons.push(hit.scenario.matchReason);
+    }
+  }
+  const tier: SearchTier | null = primaryFound ? 'primary' : pooled.size ? 'secondary' : null;
+
+  const scored = [...pooled.values()]
+    .map((c): ScoredCandidate => ({ ...c, ...scoreCandidate(input.record, c.fields, input.fields) }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const floor = input.discardBelow;
+  const kept = floor === null ? scored : scored.filter((c) => c.score >= floor);
+  const candidates = kept.length || !scored.length ? kept : scored.slice(0, 1);
+
+  let picked: ScoredCandidate | null = null;
+  let autoPicked = false;
+  if (candidates.length === 1) picked = candidates[0]!;
+  else if (candidates.length > 1) {
+    for (const condition of input.autoPick) {
+      const exact = candidates.filter((c) => autoPickMatches(input.record, c.fields, condition.fields));
+      if (exact.length === 1 && exact[0]!.score >= (condition.minScore ?? 0)) {
+        picked = exact[0]!;
+        autoPicked = true;
+        break;
+      }
+    }
+  }
+  const bucket: MatchBucket = !candidates.length ? 'new' : picked ? 'one-to-one-match' : 'one-to-many-match';
+  const best = picked ?? candidates[0] ?? null;
+  return {
+    bucket, candidates, picked, autoPicked, tier,
+    confident: picked !== null && picked.score >= CONFIDENT_MATCH_SCORE,
+    matching: {
+      candidateCount: String(candidates.length),
+      bestScore: best ? String(best.score) : '',
+      matchReasons: best ? best.reasons.join(MATCHING_LIST_SEPARATOR) : '',
+      matchedScenario: best?.scenario ?? '',
+      searchTier: tier ?? '',
+      autoPicked: String(autoPicked),
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Importing constituents into the Sandbox CRM from a CSV file: which columns it reads (by header,
+ * in the spellings people use), the file limits, and what the browser checks before sending.
+ * Shared by the integrations service and the Connections screen's import dialog.
+ */
+import { extensionOf, MAX_UPLOAD_BYTES } from './upload.ts';
+
+export const SANDBOX_IMPORT_FIELDS = [
+  'firstName', 'lastName', 'email', 'phone', 'addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country', 'title', 'lookupId',
+] as const;
+export type SandboxImportField = (typeof SANDBOX_IMPORT_FIELDS)[number];
+
+/** Header spellings per field, compared lower-cased with anything but letters and digits dropped. */
+const SPELLINGS: Record<SandboxImportField, string[]> = {
+  firstName: ['firstname', 'first', 'givenname', 'forename', 'fname'],
+  lastName: ['lastname', 'last', 'surname', 'familyname', 'lname'],
+  email: ['email', 'emailaddress', 'mail', 'primaryemail', 'personalemail'],
+  phone: ['phone', 'phonenumber', 'telephone', 'tel', 'mobile', 'mobilephone', 'mobilenumber', 'cell', 'cellphone', 'primaryphone', 'homephone'],
+  addressLine1: ['addressline1', 'address1', 'address', 'street', 'streetaddress', 'line1', 'addressstreet', 'homeaddress'],
+  addressLine2: ['addressline2', 'address2', 'line2', 'apartment', 'unit', 'suite'],
+  city: ['city', 'town', 'locality', 'citytown'],
+  state: ['state', 'province', 'region', 'stateprovince', 'county'],
+  postalCode: ['postalcode', 'postcode', 'zip', 'zipcode', 'postal', 'zippostalcode'],
+  country: ['country', 'countryname', 'countrycode', 'nation'],
+  title: ['title', 'salutation', 'prefix', 'nameprefix', 'honorific'],
+  lookupId: ['lookupid', 'constituentlookupid', 'constituentid', 'externalid'],
+};
+const BY_SPELLING = new Map(Object.entries(SPELLINGS).flatMap(([field, names]) => names.map((n) => [n, field as SandboxImportField])));
+
+/** The constituent field a column header stands for ('E-mail Address' -> email), or null: ignored. */
+export function importFieldOfHeader(header: string): SandboxImportField | null {
+  return BY_SPELLING.get(header.toLowerCase().replace(/[^a-z0-9]/g, '')) ?? null;
+}
+
+/** Header spellings shown to a user as examples, per field. */
+export const HEADER_EXAMPLES: Record<SandboxImportField, string> = {
+  firstName: 'First name', lastName: 'Last name or Surname', email: 'Email', phone: 'Phone', addressLine1: 'Address line 1 or Street',
+  addressLine2: 'Address line 2', city: 'City', state: 'State', postalCode: 'Postal code or ZIP', country: 'Country', title: 'Title',
+  lookupId: 'Lookup ID',
+};
+
+/** The refused rows an answer lists; the count says how many there were in all. */
+export const MAX_REFUSALS_LISTED = 100;
+
+export type ImportFileProblem = 'not-csv' | 'too-big' | 'empty';
+
+/** What the browser can tell before sending: only a .csv of at most 15MB with something in it. */
+export function checkImportFile(file: { name: string; size: number }): ImportFileProblem | null {
+  if (extensionOf(file.name) !== '.csv') return 'not-csv';
+  if (file.size > MAX_UPLOAD_BYTES) return 'too-big';
+  if (file.size === 0) return 'empty';
+  return null;
+}

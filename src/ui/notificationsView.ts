@@ -1,0 +1,2 @@
+/** Mantine's notifications component alone, loaded by NotificationsWhenShown.tsx. */
+export { Notifications } from '@mantine/notifications';

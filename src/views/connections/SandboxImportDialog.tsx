@@ -1,0 +1,128 @@
+/**
+ * The Sandbox CRM's 'Import constituents' dialog: a dropzone for one CSV file, progress while it is
+ * sent and read, then how many constituents went in and the refused rows with their reasons. A
+ * thin renderer of the sandbox import machine.
+ */
+import { useRef } from 'react';
+import { useSelector } from '@xstate/react';
+import type { ActorRefFrom } from 'xstate';
+import { Alert, Button, Group, Modal, Progress, Stack, Table, Text } from '@mantine/core';
+import { Dropzone, type FileRejection, type FileWithPath } from '@mantine/dropzone';
+import '@mantine/dropzone/styles.css';
+import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, IconX } from '@tabler/icons-react';
+import { messageForProblem } from '../../domain/errors.ts';
+import { HEADER_EXAMPLES, SANDBOX_IMPORT_FIELDS } from '../../domain/sandboxImport.ts';
+import { MAX_UPLOAD_BYTES } from '../../domain/upload.ts';
+import type { sandboxImportMachine } from '../../machines/sandboxImport.ts';
+
+const COLUMNS = SANDBOX_IMPORT_FIELDS.map((f) => HEADER_EXAMPLES[f]).join(', ');
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+function RefusedRows({ rows, total }: { rows: { row: number; reason: string }[]; total: number }) {
+  if (rows.length === 0) return null;
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={600}>{total > rows.length ? `The first ${rows.length} of ${count(total, 'refused row')}` : 'Refused rows'}</Text>
+      <Table.ScrollContainer minWidth={320} mah={240} type="native">
+        <Table withTableBorder aria-label="Refused rows" fz="sm">
+          <Table.Thead><Table.Tr><Table.Th>Row</Table.Th><Table.Th>Reason</Table.Th></Table.Tr></Table.Thead>
+          <Table.Tbody>
+            {rows.map((r) => <Table.Tr key={r.row}><Table.Td>{r.row}</Table.Td><Table.Td>{r.reason}</Table.Td></Table.Tr>)}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
+  );
+}
+
+export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sandboxImportMachine> }) {
+  const state = useSelector(actor, (s) => s);
+  const openRef = useRef<() => void>(null);
+  const { name, file, progress, result, problem } = state.context;
+  const importing = state.matches('importing');
+  const ended = state.matches('imported') || state.matches('refused') || state.matches('failed');
+  const percent = progress && progress.total > 0 ? Math.min(100, Math.round((progress.loaded / progress.total) * 100)) : 0;
+  const choose = (files: FileWithPath[] | FileRejection[]) => {
+    const first = files[0];
+    const chosen = first && 'file' in first ? first.file : (first as File | undefined);
+    if (chosen) actor.send({ type: 'file.select', file: chosen });
+  };
+
+  return (
+    <Modal
+      opened={!state.matches('closed')}
+      onClose={() => actor.send(importing ? { type: 'import.cancel' } : { type: 'import.close' })}
+      title={`Import constituents into ${name}`}
+      size="lg"
+      centered
+    >
+      <Stack data-testid="sandbox-import" data-state={String(state.value)}>
+        <Text size="sm">
+          A CSV file with a header row, at most {MAX_UPLOAD_BYTES / (1024 * 1024)}MB. Columns are read by their headers ({COLUMNS});
+          each row needs a last name. Other columns are left out.
+        </Text>
+        <Dropzone
+          openRef={openRef}
+          onDrop={choose}
+          onReject={choose}
+          accept={{ 'text/csv': ['.csv'] }}
+          // the machine checks every file, whatever the picker let through
+          maxSize={Number.POSITIVE_INFINITY}
+          multiple={false}
+          loading={importing}
+          disabled={importing}
+          activateOnKeyboard
+          inputProps={{ onClick: (e) => { e.currentTarget.value = ''; } }}
+          aria-label="Drop a CSV file of constituents here, or press Enter to choose one"
+          data-testid="sandbox-import-dropzone"
+        >
+          <Group justify="center" gap="lg" mih={100} style={{ pointerEvents: 'none' }}>
+            <Dropzone.Accept><IconUpload size={40} stroke={1.5} aria-hidden /></Dropzone.Accept>
+            <Dropzone.Reject><IconX size={40} stroke={1.5} aria-hidden /></Dropzone.Reject>
+            <Dropzone.Idle><IconFileSpreadsheet size={40} stroke={1.5} aria-hidden /></Dropzone.Idle>
+            <Text>Drag a CSV file here or click to choose one</Text>
+          </Group>
+        </Dropzone>
+
+        {importing && (
+          <Stack gap={4}>
+            <Text size="sm" aria-live="polite">
+              {percent < 100 ? `Sending ${file?.name}: ${percent}%` : `Importing the rows of ${file?.name}…`}
+            </Text>
+            <Progress value={percent} aria-label="Import progress" animated />
+            <Button variant="default" w="fit-content" onClick={() => actor.send({ type: 'import.cancel' })}>Cancel</Button>
+          </Stack>
+        )}
+
+        {state.matches('imported') && result && (
+          <Alert role="status" color={result.refusedCount ? 'yellow' : 'green'} icon={<IconCircleCheck aria-hidden />} title={`${count(result.imported, 'constituent')} imported`}>
+            <Stack gap="xs">
+              <Text size="sm">{file?.name}{result.refusedCount ? `: ${count(result.refusedCount, 'row')} refused.` : ': every row imported.'}</Text>
+              <RefusedRows rows={result.refused} total={result.refusedCount} />
+            </Stack>
+          </Alert>
+        )}
+
+        {(state.matches('refused') || state.matches('failed')) && problem && (
+          <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title={messageForProblem(problem)}>
+            <Stack gap="xs">
+              {file?.name && <Text size="sm">{file.name}</Text>}
+              {problem.detail && <Text size="sm">{problem.detail}</Text>}
+              <RefusedRows rows={problem.refused ?? []} total={problem.refusedCount ?? 0} />
+            </Stack>
+          </Alert>
+        )}
+
+        <Group justify="flex-end">
+          {state.can({ type: 'import.retry' }) && <Button onClick={() => actor.send({ type: 'import.retry' })}>Try again</Button>}
+          {!importing && (
+            <Button variant={ended ? 'default' : 'filled'} onClick={() => openRef.current?.()}>
+              {ended ? 'Import another file' : 'Choose a file'}
+            </Button>
+          )}
+          {!importing && <Button variant="default" onClick={() => actor.send({ type: 'import.close' })}>Close</Button>}
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

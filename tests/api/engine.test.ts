@@ -1,0 +1,306 @@
+/**
+ * The integration engine through the API, with real workers on real PostgreSQL: a flat file of
+ * supporters runs into the Sandbox CRM. Each record lands in its bucket and is sent once; the
+ * watermark keeps a second run from collecting anything again; a dry run leaves no trace;
+ * reprocessing re-routes the held records without adding or deleting any; pause, resume, clear,
+ * a formula-level failure and dismissing it; activity events; another tenant sees nothing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
+import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
+import { call, sessionFor, type Session } from '../support/api.ts';
+import { VALID_PARTS } from '../support/formulaParts.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const F = '/web-api/v1/formulas';
+let server: TestServer;
+let base: string;
+const sessions: Record<string, Session & { tenantId: string }> = {};
+let crm: string;
+let flat: string;
+let known: { id: string; email: string; lastName: string; firstName: string }[] = [];
+
+async function as(email: string) {
+  const s = await sessionFor(base, email);
+  const me = await (await call(base, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string; tenants: { tenantId: string }[] };
+  return { ...s, tenantId: me.activeTenantId, headers: { ...s.headers, tenantId: me.activeTenantId } };
+}
+const send = (who: string, p: string, init: { method?: string; body?: unknown } = {}) => call(base, p, { ...init, headers: sessions[who]!.headers });
+const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
+const tenant = () => forTenant(server.database.db, sessions.admin!.tenantId);
+
+function dropFile(name: string, rows: string[][]) {
+  const dir = dropFolderPath(server.config.dataDir, sessions.admin!.tenantId, 'engine');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
+  // a later file is newer than anything read before, whatever the file system's clock resolution
+  const t = new Date(Date.now() + fs.readdirSync(dir).length * 1000);
+  fs.utimesSync(file, t, t);
+}
+
+async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000): Promise<RunView> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { runs } = await json<{ runs: RunView[] }>(await send('admin', `${F}/${formulaId}/runs`));
+    const run = runs.find((r) => r.id === runId);
+    if (run?.finishedOn) return run;
+    if (Date.now() > until) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const status = async (id: string) => json<FormulaStatus>(await send('admin', `${F}/${id}/status`));
+
+async function liveFormula(parts: Partial<typeof VALID_PARTS> = {}, object = 'supporters-*.csv') {
+  const created = await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: `Engine ${Math.random().toString(36).slice(2, 8)}` } }));
+  const id = created.id;
+  const res = await send('admin', `${F}/${id}`, {
+    method: 'PATCH',
+    body: { source: { dataSourceId: flat, object }, destination: { dataSourceId: crm, object: 'constituents' } },
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const all = { ...VALID_PARTS, schedule: { mode: 'continuous' as const }, ...parts };
+  for (const [part, body] of Object.entries(all)) {
+    const put = await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body });
+    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+  }
+  const live = await send('admin', `${F}/${id}/activate`, { method: 'POST' });
+  expect(live.status, await live.clone().text()).toBe(200);
+  return id;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ work: true, env: { RUN_SLICE_MS: '100000' } });
+  base = server.url;
+  for (const [who, email] of Object.entries({
+    admin: 'administrator@demo.tributary.test', viewer: 'view.only@demo.tributary.test', processor: 'data.processor@demo.tributary.test',
+  })) sessions[who] = await as(email);
+  const list = await json<{ dataSources: { id: string; system: string }[] }>(await send('admin', '/integrations/v1/data-sources'));
+  crm = list.dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+  const made = await send('admin', '/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Engine drop', settings: { folder: 'engine' } } });
+  expect(made.status, await made.clone().text()).toBe(201);
+  flat = (await json<{ id: string }>(made)).id;
+  for await (const batch of tenant().sandboxCrm.pull('constituents', null, 5)) {
+    known = batch.records.map((r) => ({ id: r.id, email: String(r.fields.email), lastName: String(r.fields.lastName), firstName: String(r.fields.firstName ?? '') }));
+    break;
+  }
+  expect(known.length).toBe(5);
+}, 120_000);
+afterAll(async () => { await server?.close(); });
+
+const header = ['First name', 'Last name', 'Email'];
+
+describe('a run from a flat file into the Sandbox CRM', () => {
+  let formula: string;
+
+  it('collects every row, buckets each record and sends the ready ones exactly once', async () => {
+    formula = await liveFormula({
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      autosend: { enabled: true },
+    });
+    const before = await tenant().sandboxCrm.counts();
+    dropFile('supporters-1.csv', [
+      header,
+      // two supporters the CRM knows, by e-mail (one with a different case)
+      [known[0]!.firstName, known[0]!.lastName, known[0]!.email],
+      [known[1]!.firstName, known[1]!.lastName, known[1]!.email.toUpperCase()],
+      // two new ones
+      ['Ada', 'Lovelace', 'ada.lovelace.engine@example.org'],
+      ['Grace', 'hopper', 'grace.hopper.engine@example.org'],
+      // a bad e-mail: its validation bucket
+      ['Bad', 'Address', 'not-an-email'],
+    ]);
+    const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+    expect(run).toMatchObject({ kind: 'on-demand', status: 'waiting' });
+    const done = await waitForRun(formula, run.id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 5, created: 2, 'bucket:new': 2, 'bucket:validation-exception/Bad e-mail': 1 });
+    expect((done.counts.updated ?? 0) + (done.counts['bucket:one-to-one-match'] ?? 0)).toBeGreaterThanOrEqual(2);
+
+    const after = await tenant().sandboxCrm.counts();
+    expect(after.constituents - before.constituents).toBe(2);
+    const s = await status(formula);
+    expect(s).toMatchObject({ status: 'active', jobStatus: 'scheduled', enabled: true, lastError: null });
+    expect(s.nextRunAt).not.toBeNull();
+    expect(s.buckets['validation-exception/Bad e-mail']).toBe(1);
+    const states = await tenant().records.countByState(formula);
+    expect(states).toMatchObject({ sent: 4, failed: 1 });
+    // the new supporter was written with the title case transform
+    const [grace] = await tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: 'grace.hopper.engine@example.org' }] });
+    expect(grace?.fields.lastName).toBe('Hopper');
+  }, 90_000);
+
+  it('collects nothing again: the watermark moved past the file', async () => {
+    const before = await tenant().sandboxCrm.counts();
+    const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+    const done = await waitForRun(formula, run.id);
+    expect(done.status).toBe('finished');
+    expect(done.counts.collected ?? 0).toBe(0);
+    expect((await tenant().sandboxCrm.counts()).constituents).toBe(before.constituents);
+  }, 90_000);
+
+  it('collects a new file, and a changed copy of a record already sent is written again as an update', async () => {
+    dropFile('supporters-2.csv', [header, ['Ada', 'Lovelace-King', 'ada.lovelace.engine@example.org']]);
+    const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+    const done = await waitForRun(formula, run.id);
+    expect(done.counts).toMatchObject({ collected: 1, updated: 1 });
+    const [ada] = await tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: 'ada.lovelace.engine@example.org' }] });
+    expect(ada?.fields.lastName).toBe('Lovelace-King');
+  }, 90_000);
+
+  it('records what happened as activity events', async () => {
+    const rows = await tenant().events.page({ formulaId: formula, limit: 50 });
+    const types = rows.map((r) => r.type);
+    expect(types).toEqual(expect.arrayContaining(['formula.activated', 'run.requested', 'run.started', 'run.finished']));
+    const all = await tenant().events.page({ limit: 200 });
+    expect(all.find((r) => r.type === 'datasource.created' && r.details.dataSourceId === flat)).toMatchObject({ actorName: expect.any(String), description: 'Added the data source Engine drop' });
+    const finished = rows.find((r) => r.type === 'run.finished')!;
+    expect(finished.actorName).toBe('System');
+    expect(finished.details).toMatchObject({ counts: expect.any(Object) });
+  });
+});
+
+describe('a file-upload formula', () => {
+  it('runs every row of each file uploaded to it, then deletes the file and keeps its sample', async () => {
+    const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {
+      method: 'POST', body: { system: 'file-upload', displayName: `Uploads ${Math.random().toString(36).slice(2, 6)}`, settings: {} },
+    }))).id;
+    const created = await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Gala sign-ups', usesFileUpload: true } }));
+    const id = created.id;
+    const upload = (name: string, rows: string[][]) => {
+      const form = new FormData();
+      form.append('file', new File([rows.map((r) => r.join(',')).join('\n')], name, { type: 'text/csv' }));
+      return fetch(`${base}/flat-file-service/v1/uploads?formulaId=${id}`, { method: 'POST', headers: sessions.admin!.headers, body: form });
+    };
+    const rows = [header, ...Array.from({ length: 250 }, (_, i) => [`Guest${i}`, `Gala${i}`, `guest${i}.gala@example.org`])];
+    // uploaded while the formula is a draft: kept, and run once it goes live
+    const early = await upload('gala.csv', rows);
+    expect(early.status, await early.clone().text()).toBe(201);
+    const uploadId = (await json<{ id: string }>(early)).id;
+    expect((await send('admin', `${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fileSource, object: uploadId }, destination: { dataSourceId: crm, object: 'constituents' }, sampleUploadId: uploadId } })).status).toBe(200);
+    for (const [part, body] of Object.entries({ ...VALID_PARTS, schedule: undefined })) {
+      if (!body) continue;
+      expect((await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body })).status).toBe(200);
+    }
+    expect((await send('admin', `${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+    const until = Date.now() + 60_000;
+    let s = await status(id);
+    while (!(s.lastRun?.finishedOn) && Date.now() < until) { await new Promise((r) => setTimeout(r, 250)); s = await status(id); }
+    expect(s.lastRun).toMatchObject({ kind: 'file', status: 'finished', params: { uploadId } });
+    expect(s.lastRun!.counts.collected).toBe(250);
+    expect(s.buckets.new).toBe(250);
+    const kept = await tenant().uploads.get(uploadId);
+    expect(kept?.fileKey).toBeNull();
+    expect(kept?.sampleRows).toHaveLength(20);
+  }, 90_000);
+});
+
+describe('a dry run', () => {
+  it('shows what would happen, with counts per bucket and samples, and leaves no trace', async () => {
+    const formula = await liveFormula({}, 'dry-*.csv');
+    dropFile('dry-1.csv', [header, [known[2]!.firstName, known[2]!.lastName, known[2]!.email], ['New', 'Person', 'new.person.dry@example.org'], ['X', 'Y', 'nope']]);
+    const res = await send('viewer', `${F}/${formula}/dry-run`, { method: 'POST', body: { limit: 50 } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const result = await json<{ examined: number; byBucket: Record<string, number>; byOutcome: Record<string, number>; samples: { outcome: string; bucket: string }[] }>(res);
+    expect(result.examined).toBe(3);
+    expect(result.byBucket).toMatchObject({ new: 1, 'validation-exception/Bad e-mail': 1 });
+    expect(result.byOutcome).toMatchObject({ create: 1, exception: 1 });
+    expect(result.samples).toHaveLength(3);
+    expect(await tenant().records.countByBucket(formula)).toEqual([]);
+    const s = await status(formula);
+    expect(s.lastRun).toBeNull();
+  }, 60_000);
+});
+
+describe('reprocessing after edits', () => {
+  it('re-routes the held records, adds and deletes none, and clears needs reprocess', async () => {
+    const formula = await liveFormula({}, 'held-*.csv');
+    dropFile('held-1.csv', [header, ['Held', 'One', 'held.one@example.org'], ['Held', 'Two', 'held.two@example.org']]);
+    const first = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+    await waitForRun(formula, first.id);
+    // autosend is off: the two new records wait in Ready
+    expect(await tenant().records.countByState(formula)).toEqual({ ready: 2 });
+
+    const put = await send('admin', `${F}/${formula}/parts/routing`, {
+      method: 'PUT', body: { kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+    });
+    expect(put.status).toBe(200);
+    expect((await status(formula)).needsReprocess).toBe(true);
+
+    const run = await json<RunView>(await send('admin', `${F}/${formula}/reprocess`, { method: 'POST' }));
+    expect(run.kind).toBe('reprocess');
+    const done = await waitForRun(formula, run.id);
+    expect(done.counts).toMatchObject({ reprocessed: 2 });
+    expect(await tenant().records.countByState(formula)).toEqual({ 'needs-attention': 2 });
+    const s = await status(formula);
+    expect(s).toMatchObject({ needsReprocess: false, paused: false });
+  }, 90_000);
+});
+
+describe('controls', () => {
+  it('pauses and resumes collection, clears data, and refuses a second run while one waits', async () => {
+    const formula = await liveFormula({}, 'ctl-*.csv');
+    let s = await json<FormulaStatus>(await send('admin', `${F}/${formula}/pause`, { method: 'POST' }));
+    expect(s).toMatchObject({ status: 'paused', paused: true, nextRunAt: null });
+    s = await json<FormulaStatus>(await send('admin', `${F}/${formula}/resume`, { method: 'POST' }));
+    expect(s).toMatchObject({ status: 'active', paused: false });
+    expect(s.nextRunAt).not.toBeNull();
+
+    dropFile('ctl-1.csv', [header, ['Clear', 'Me', 'clear.me@example.org']]);
+    const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+    await waitForRun(formula, run.id);
+    expect(Object.values((await status(formula)).buckets).reduce((a, b) => a + b, 0)).toBe(1);
+
+    const cleared = await send('admin', `${F}/${formula}/clear`, { method: 'POST' });
+    expect(cleared.status, await cleared.clone().text()).toBe(200);
+    expect((await json<FormulaStatus>(cleared)).buckets).toEqual({});
+
+    s = await json<FormulaStatus>(await send('admin', `${F}/${formula}/deactivate`, { method: 'POST' }));
+    expect(s).toMatchObject({ status: 'inactive', enabled: false, nextRunAt: null });
+  }, 90_000);
+
+  it('a formula-level failure errors the formula until a user dismisses it', async () => {
+    const formula = await liveFormula({}, 'broken-*.csv');
+    // its mapping is broken under it (as a stored part no longer valid would be): retrying cannot help
+    await tenant().parts.upsert(formula, 'mapping', { fields: [] }, null);
+    const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+    const done = await waitForRun(formula, run.id);
+    expect(done.status).toBe('errored');
+    expect(done.error).toMatch(/Mapping is no longer valid/);
+    let s = await status(formula);
+    expect(s).toMatchObject({ status: 'error', jobStatus: 'errored' });
+    expect(s.lastError).toMatch(/Mapping is no longer valid/);
+    s = await json<FormulaStatus>(await send('admin', `${F}/${formula}/dismiss-error`, { method: 'POST', body: {} }));
+    expect(s).toMatchObject({ status: 'active', lastError: null });
+  }, 90_000);
+
+  it('refuses run once over more than 30 days, and runs from roles that may not run', async () => {
+    const formula = await liveFormula({}, 'ro-*.csv');
+    const long = await send('admin', `${F}/${formula}/run`, { method: 'POST', body: { runOnce: { from: '2026-01-01', to: '2026-03-01' } } });
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain('Run once covers at most 30 days');
+    for (const who of ['viewer', 'processor']) {
+      expect((await send(who, `${F}/${formula}/run`, { method: 'POST', body: {} })).status).toBe(403);
+      expect((await send(who, `${F}/${formula}/pause`, { method: 'POST' })).status).toBe(403);
+    }
+    expect((await send('viewer', `${F}/${formula}/status`)).status).toBe(200);
+  }, 60_000);
+
+  it('another tenant cannot see or run the formula', async () => {
+    const formula = await liveFormula({}, 'other-*.csv');
+    const admin = sessions.admin!;
+    const me = await (await call(base, `/account-management/v1/User/organization/${admin.orgId}/user`, { headers: admin.headers })).json() as { tenants: { tenantId: string }[] };
+    const other = me.tenants.find((t) => t.tenantId !== admin.tenantId)!.tenantId;
+    const headers = { ...admin.headers, tenantId: other };
+    for (const [method, p] of [['GET', 'status'], ['GET', 'runs'], ['POST', 'run'], ['POST', 'pause'], ['POST', 'clear'], ['POST', 'dry-run'], ['POST', 'reprocess']] as const) {
+      const res = await call(base, `${F}/${formula}/${p}`, { method, headers, ...(method === 'POST' ? { body: {} } : {}) });
+      expect(res.status, `${method} ${p}`).toBe(404);
+    }
+    const { statuses } = await json<{ statuses: FormulaStatus[] }>(await call(base, `${F}/statuses`, { headers }));
+    expect(statuses.map((x) => x.id)).not.toContain(formula);
+  }, 60_000);
+});
