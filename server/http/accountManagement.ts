@@ -5,19 +5,25 @@
 import { accountManagementService } from '../../src/domain/api/accountManagement.ts';
 import { can } from '../../src/domain/roles.ts';
 import {
-  loginDetails, organizationBySubdomain, resolveActiveTenant, setActiveTenant, tenantAccess, userByAuth0Id, usersOfTenant,
+  loginDetails, organizationBySubdomain, resolveActiveTenant, setActiveTenant, tenantAccess, userByAuth0Id,
 } from '../db/accounts.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import { usersService, type UserManager } from '../services/users.ts';
 import { requireOwnOrganization, type TokenVerifier } from './auth.ts';
-import type { Caller } from './env.ts';
+import type { AppEnv, Caller, TenantEnv } from './env.ts';
+import type { Context } from 'hono';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
 const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
+export function accountManagementRouter(db: Db, verifier: TokenVerifier, config: Pick<Config, 'internalEmailDomain' | 'auth'>) {
   const { app, on } = contractRouter(db, verifier);
   const api = accountManagementService.endpoints;
+  const users = usersService({
+    db, internalEmailDomain: config.internalEmailDomain, embeddedIssuer: config.auth.embedded ? config.auth.domain : null,
+  });
 
   // Before sign-in the browser knows only its host name; the organisation id is not a secret.
   on(api.organizationBySubdomain, async (_c, { params }) => {
@@ -80,13 +86,30 @@ export function accountManagementRouter(db: Db, verifier: TokenVerifier) {
     await subjectUser(db, c.var.caller, params.userId);
   });
 
-  /** Users of the caller's tenant (the user-management screen builds on it). */
-  on(api.users, async (c, { params }) => {
-    requireOwnOrganization(params.orgId, c.var.caller);
-    return { users: await usersOfTenant(db, c.var.tenant.tenantId) };
+  /** User management: the users of the caller's tenant (server/services/users.ts holds the rules). */
+  on(api.users, async (c, { params, query }) => users.list(manager(c, params.orgId), query));
+  on(api.user, async (c, { params }) => users.get(manager(c, params.orgId), params.userId));
+  on(api.createUser, async (c, { params, body }) => users.create(manager(c, params.orgId), body));
+  on(api.updateUser, async (c, { params, body }) => users.update(manager(c, params.orgId), params.userId, body));
+  on(api.deactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, false));
+  on(api.reactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, true));
+  on(api.deleteUser, async (c, { params }) => { await users.remove(manager(c, params.orgId), params.userId); });
+  on(api.removeUserFromTenant, async (c, { params }) => {
+    await users.removeFromTenants(manager(c, params.orgId), params.userId, params.tenantId);
   });
+  on(api.removeUserFromAllTenants, async (c, { params }) => { await users.removeFromTenants(manager(c, params.orgId), params.userId); });
+  on(api.resetUserPassword, async (c, { params }) => users.resetPassword(manager(c, params.orgId), params.userId, c.var.log));
 
   return app;
+}
+
+function manager(c: Context<AppEnv & TenantEnv>, orgId: string): UserManager {
+  const caller = c.var.caller;
+  requireOwnOrganization(orgId, caller);
+  return {
+    userId: caller.userId, name: caller.fullName, organizationId: caller.organizationId, tenantId: c.var.tenant.tenantId,
+    correlationId: c.var.correlationId,
+  };
 }
 
 /** The user a path names: the caller, or, with user-management permission in the caller's tenant, another user of the organisation. */

@@ -27,6 +27,8 @@ import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { pgAdapterFactory, purgeExpired } from './adapter.ts';
 import { loadIdentityKeys } from './keys.ts';
 import { createSignInThrottle, tooManyAttempts } from './throttle.ts';
+import { RESET_PATH } from './passwordReset.ts';
+import { passwordResetPage } from './resetPage.ts';
 import {
   STATIC_PREFIX, autoSubmitPage, escapeHtml, loginPage, messagePage, staticAssets,
 } from './loginPage.ts';
@@ -65,7 +67,7 @@ const ROUTES = {
   revocation: '/oauth/revoke',
   userinfo: '/userinfo',
 } as const;
-const EXACT_PATHS = new Set<string>(Object.values(ROUTES));
+const EXACT_PATHS = new Set<string>([...Object.values(ROUTES), RESET_PATH]);
 const PREFIXES = ['/authorize/', '/v2/logout/', '/.well-known/', '/interaction/', STATIC_PREFIX];
 const LOGOUT_PASSTHROUGH = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'logout_hint'];
 const ERROR_EVENTS = [
@@ -364,6 +366,17 @@ export async function createIdentity(opts: {
     return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
   }
 
+  async function handleReset(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('Allow', 'GET, POST');
+      return sendHtml(res, 405, messagePage({ title: 'Password reset', message: 'This page takes GET and POST only.' }));
+    }
+    const form = req.method === 'POST' ? await readForm(req) : undefined;
+    if (form === 'too-large' || form === 'bad-type') return sendHtml(res, form === 'too-large' ? 413 : 415, messagePage({ title: 'Password reset', message: 'The form could not be read.' }));
+    const answer = await passwordResetPage(db, req.method, url.searchParams, form);
+    sendHtml(res, answer.status, answer.html);
+  }
+
   async function loadInteraction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<Interaction | undefined> {
     try {
       const details = await provider.interactionDetails(req, res);
@@ -530,6 +543,14 @@ export async function createIdentity(opts: {
       maybePurge();
 
       if (pathname.startsWith(STATIC_PREFIX)) return serveStatic(req, res, pathname);
+      if (pathname === RESET_PATH) {
+        handleReset(req, res, url).catch((err: unknown) => {
+          log.error({ err }, 'password reset page failed');
+          if (!res.headersSent) sendHtml(res, 500, messagePage({ title: 'Password reset problem', message: 'Something went wrong. Please try again later.' }));
+          else res.end();
+        });
+        return;
+      }
       if (pathname.startsWith('/interaction/')) {
         handleInteraction(req, res, pathname).catch((err: unknown) => {
           log.error({ err }, 'sign-in page failed');

@@ -1,6 +1,7 @@
 /** Contracts of the account-management service: the calls of SPEC.md section 7, with its paths exactly as written. */
 import * as v from 'valibot';
 import { ACTIONS, RESOURCES, ROLES } from '../roles.ts';
+import { UserInputSchema, USERS_MAX_PAGE_SIZE, USERS_PAGE_SIZE } from '../users.ts';
 import { endpoint, service } from './contract.ts';
 
 const Policies = v.record(v.picklist(RESOURCES), v.array(v.picklist(ACTIONS)));
@@ -36,9 +37,33 @@ export type CurrentUser = v.InferOutput<typeof CurrentUserSchema>;
 export const ActiveTenantBody = v.object({ tenantId: v.pipe(v.string(), v.uuid('tenantId must be a tenant id.')) });
 const ActiveTenant = v.object({ activeTenantId: v.nullable(v.string()), tenant: v.nullable(v.object({ id: v.string(), name: v.string() })) });
 
+const MembershipSchema = v.object({ tenantId: v.string(), name: v.string(), roles: Roles, accessExpiresOn: v.nullable(v.string()) });
+
+/**
+ * A user as user management shows it: roles and expiry in the caller's tenant, and the memberships
+ * of the tenants the caller manages (never another tenant's). `internal`: staff by e-mail domain.
+ */
 export const UserListItemSchema = v.object({
   auth0Id: v.string(), fullName: v.string(), email: v.string(), roles: Roles, accessExpiresOn: v.nullable(v.string()), active: v.boolean(),
+  internal: v.boolean(), tenants: v.array(MembershipSchema),
 });
+export type UserListItem = v.InferOutput<typeof UserListItemSchema>;
+
+const once = (name: string) => `${name} can be given once.`;
+export const UsersQuerySchema = v.object({
+  q: v.optional(v.pipe(v.string(once('q')), v.trim(), v.maxLength(200, 'q can be 200 characters at most.'),
+    v.description('text the full name or e-mail contains, any case'))),
+  page: v.optional(v.pipe(v.string(once('page')), v.regex(/^\d{1,6}$/, 'page must be a whole number from 1.'), v.transform(Number),
+    v.minValue(1, 'page must be a whole number from 1.'), v.description('the page, from 1')), '1'),
+  pageSize: v.optional(v.pipe(v.string(once('pageSize')), v.regex(/^\d{1,3}$/, `pageSize must be a whole number from 1 to ${USERS_MAX_PAGE_SIZE}.`),
+    v.transform(Number), v.minValue(1, `pageSize must be a whole number from 1 to ${USERS_MAX_PAGE_SIZE}.`),
+    v.maxValue(USERS_MAX_PAGE_SIZE, `pageSize must be a whole number from 1 to ${USERS_MAX_PAGE_SIZE}.`),
+    v.description(`users per page, ${USERS_PAGE_SIZE} when absent`)), String(USERS_PAGE_SIZE)),
+});
+export type UsersQuery = v.InferOutput<typeof UsersQuerySchema>;
+
+const UserOut = v.object({ user: UserListItemSchema });
+const manage = (action: 'view' | 'create' | 'edit' | 'delete') => ({ resource: 'usermanagement', action }) as const;
 
 export const accountManagementService = service({
   name: 'account management',
@@ -70,8 +95,48 @@ export const accountManagementService = service({
     }),
     deleteUserCache: endpoint({ method: 'delete', path: '/user/user-cache/:userId', access: 'signed-in', response: null, status: 204, summary: 'Called on logout.' }),
     users: endpoint({
-      method: 'get', path: '/user/organization/:orgId/users', access: { resource: 'usermanagement', action: 'view' },
-      response: v.object({ users: v.array(UserListItemSchema) }), summary: 'The users of the caller\'s tenant.',
+      method: 'get', path: '/user/organization/:orgId/users', access: manage('view'), query: UsersQuerySchema,
+      response: v.object({ users: v.array(UserListItemSchema), total: v.number(), page: v.number(), pageSize: v.number() }),
+      summary: 'The users of the caller\'s tenant, by full name, a page at a time, optionally those whose name or e-mail contains q.',
+    }),
+    user: endpoint({
+      method: 'get', path: '/user/organization/:orgId/users/:userId', access: manage('view'), response: UserOut,
+      summary: 'One user of the caller\'s tenant, with the memberships of the tenants the caller manages.',
+    }),
+    createUser: endpoint({
+      method: 'post', path: '/user/organization/:orgId/users', access: manage('create'), body: UserInputSchema, response: UserOut, status: 201,
+      summary: 'Adds a user to tenants the caller manages, with roles and optional temporary access per tenant.',
+      problems: ['user-not-created', 'no-tenant-access'],
+    }),
+    updateUser: endpoint({
+      method: 'put', path: '/user/organization/:orgId/users/:userId', access: manage('edit'), body: UserInputSchema, response: UserOut,
+      summary: 'Replaces a user\'s name, e-mail and memberships of the tenants the caller manages; others stay.',
+      problems: ['user-not-updated', 'no-tenant-access'],
+    }),
+    deactivateUser: endpoint({
+      method: 'post', path: '/user/organization/:orgId/users/:userId/deactivate', access: manage('edit'), response: UserOut,
+      summary: 'Deactivates a user: their next request is refused.', problems: ['user-not-updated'],
+    }),
+    reactivateUser: endpoint({
+      method: 'post', path: '/user/organization/:orgId/users/:userId/reactivate', access: manage('edit'), response: UserOut,
+      summary: 'Reactivates a deactivated user.', problems: ['user-not-updated'],
+    }),
+    deleteUser: endpoint({
+      method: 'delete', path: '/user/organization/:orgId/users/:userId', access: manage('delete'), response: null, status: 204,
+      summary: 'Deletes a user who belongs only to tenants the caller manages.', problems: ['user-not-deleted'],
+    }),
+    removeUserFromTenant: endpoint({
+      method: 'delete', path: '/user/organization/:orgId/users/:userId/tenants/:tenantId', access: manage('edit'), response: null, status: 204,
+      summary: 'Removes a user from one tenant the caller manages.', problems: ['user-not-updated', 'no-tenant-access'],
+    }),
+    removeUserFromAllTenants: endpoint({
+      method: 'delete', path: '/user/organization/:orgId/users/:userId/tenants', access: manage('edit'), response: null, status: 204,
+      summary: 'Removes a user from every tenant the caller manages.', problems: ['user-not-updated'],
+    }),
+    resetUserPassword: endpoint({
+      method: 'post', path: '/user/organization/:orgId/users/:userId/password-reset', access: manage('edit'), response: v.object({ delivery: v.picklist(['server-log']) }),
+      summary: 'Makes a password-reset link for the user (printed in the server log when no mail is configured).',
+      problems: ['password-not-reset'],
     }),
   },
 });

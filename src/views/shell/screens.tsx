@@ -33,6 +33,7 @@ const FormulaList = lazyScreen(() => import('../formulas/AllFormulasPage.tsx').t
 const PrintFormulaReviewPage = lazyScreen(() => import('../wizard/PrintFormulaReview.tsx').then((m) => m.PrintFormulaReviewPage));
 const FieldShowcasePage = lazyScreen(() => import('../showcase/FieldShowcasePage.tsx').then((m) => m.FieldShowcasePage));
 const UploadPage = lazyScreen(() => import('../upload/UploadPage.tsx').then((m) => m.UploadPage));
+const ActivityHistoryRoute = lazyScreen(() => import('../activity/ActivityHistoryPage.tsx').then((m) => m.ActivityHistoryRoute));
 const FeatureFlagsRoute = lazyScreen(() => import('../flags/FeatureFlagsRoute.tsx').then((m) => m.FeatureFlagsRoute));
 // the statechart viewer carries a graph-layout library (ELK, 1.5 MB)
 const WorkflowsPage = lazyScreen(() => import('../../devtools/views/WorkflowsPage.tsx').then((m) => m.WorkflowsPage));
@@ -51,8 +52,8 @@ export function screenElements(provided: ProvidedScreens = {}): Record<ScreenId,
     dataQueue: <FormulaList title="Data Queue" />,
     integrationsFormulas: <FormulaList title="All Formulas" />,
     connections: provided.connections ?? <ScreenPlaceholder title="Connections" text="No data sources yet." />,
-    activityHistory: <ScreenPlaceholder title="Activity History" text="No activity yet." />,
-    formulaActivityHistory: <ScreenPlaceholder title="Activity History" text="No activity for this formula yet." />,
+    activityHistory: <ActivityHistoryRoute />,
+    formulaActivityHistory: <ActivityHistoryRoute />,
     userManagement: <ScreenPlaceholder title="User Management" text="Users of this tenant appear here." />,
     featureFlags: <FeatureFlagsRoute />,
     workflows: <WorkflowsPage />,

@@ -1,0 +1,32 @@
+/**
+ * Password-reset links of the embedded provider. A link carries a random token; only its SHA-256 is
+ * stored (oidc_payloads, kind PasswordReset, so the identity cleanup job drops expired ones), and
+ * it works once, for a day.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Executor } from '../db/tenancy.ts';
+import { oidcPayloads } from '../db/schema/identity.ts';
+
+const KIND = 'PasswordReset';
+export const RESET_PATH = '/reset-password';
+const LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** A new link for the user; an earlier unused link of theirs stays valid until it expires. */
+export async function createResetLink(db: Executor, userId: string, publicUrl: string, now = new Date()): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db.insert(oidcPayloads).values({
+    kind: KIND, id: digest(token), payload: { userId }, uid: userId, expiresAt: new Date(now.getTime() + LIFETIME_MS),
+  });
+  return `${publicUrl}${RESET_PATH}?token=${token}`;
+}
+
+/** The user a link is for, while it is unused and unexpired; it is used up at once. */
+export async function consumeResetToken(db: Executor, token: string, now = new Date()): Promise<string | undefined> {
+  const [row] = await db.update(oidcPayloads).set({ consumedAt: now })
+    .where(and(eq(oidcPayloads.kind, KIND), eq(oidcPayloads.id, digest(token)), isNull(oidcPayloads.consumedAt), gt(oidcPayloads.expiresAt, now)))
+    .returning({ payload: oidcPayloads.payload });
+  return (row?.payload as { userId?: string } | undefined)?.userId;
+}

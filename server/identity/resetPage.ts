@@ -1,0 +1,49 @@
+/**
+ * The page a password-reset link opens, served by the embedded provider beside its login page: a
+ * new password, set once. The token in the form is the only credential, so a forged POST without
+ * it changes nothing.
+ */
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
+import { users } from '../db/schema/accounts.ts';
+import { hashPassword } from './passwords.ts';
+import { consumeResetToken, RESET_PATH } from './passwordReset.ts';
+import { escapeHtml, messagePage, STYLESHEET_PATH } from './loginPage.ts';
+
+export const PASSWORD_MIN_LENGTH = 12;
+const TITLE = 'Choose a new password';
+const TOKEN = /^[\w-]{20,100}$/;
+
+function formPage(token: string, error?: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
+<title>${TITLE}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<body><main><h1>${TITLE}</h1>
+${error ? `<p role="alert" class="alert">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${RESET_PATH}">
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+<label for="password">New password (at least ${PASSWORD_MIN_LENGTH} characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required autofocus>
+<button type="submit">Set password</button>
+</form></main></body></html>
+`;
+}
+
+const invalidLink = () => ({ status: 400, html: messagePage({ title: TITLE, message: 'This link is not valid.' }) });
+
+/** The answer to GET (the form) or POST (the new password) of the reset page. */
+export async function passwordResetPage(db: Db, method: string, query: URLSearchParams, form: URLSearchParams | undefined): Promise<{ status: number; html: string }> {
+  if (method === 'GET') {
+    const token = query.get('token') ?? '';
+    return TOKEN.test(token) ? { status: 200, html: formPage(token) } : invalidLink();
+  }
+  const token = form?.get('token') ?? '';
+  const password = form?.get('password') ?? '';
+  if (!TOKEN.test(token)) return invalidLink();
+  if ([...password].length < PASSWORD_MIN_LENGTH || password.length > 200) {
+    return { status: 400, html: formPage(token, `A password has ${PASSWORD_MIN_LENGTH} to 200 characters.`) };
+  }
+  const userId = await consumeResetToken(db, token);
+  if (!userId) return { status: 410, html: messagePage({ title: TITLE, message: 'This link has expired or was already used. Ask your user manager for a new one.' }) };
+  await db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, userId));
+  return { status: 200, html: messagePage({ title: TITLE, message: 'Your password has been set.', link: { href: '/', text: 'Sign in' } }) };
+}

@@ -1,0 +1,194 @@
+/**
+ * User management (SPEC.md sections 5 and 6): a user manager adds, edits, deactivates, reactivates,
+ * deletes users and resets their passwords, only in the tenants they manage; another tenant's
+ * user is not found. Every change is an activity event in each tenant it touches.
+ */
+import { randomUUID } from 'node:crypto';
+import type { UserListItem, UsersQuery } from '../../src/domain/api/accountManagement.ts';
+import { DomainError } from '../../src/domain/errors.ts';
+import { can, effectiveRoles, type Action } from '../../src/domain/roles.ts';
+import { isInternalEmail, type MembershipInput } from '../../src/domain/users.ts';
+import {
+  deleteUserRow, emailTaken, insertUser, membershipsOf, removeMemberships, replaceMemberships, tenantAccess, updateUserRow,
+  userByAuth0Id, usersOfTenant, type UserRow,
+} from '../db/accounts.ts';
+import type { Db } from '../db/database.ts';
+import { forTenant, type Executor } from '../db/tenancy.ts';
+import { createResetLink } from '../identity/passwordReset.ts';
+import { recordEvent } from './events.ts';
+
+export interface UserManager {
+  userId: string;
+  name: string;
+  organizationId: string;
+  /** the tenant the request named: its users are the ones visible */
+  tenantId: string;
+  correlationId: string;
+}
+
+export interface UsersDeps {
+  db: Db;
+  internalEmailDomain: string | null;
+  /** the embedded provider's origin; null when an external provider holds passwords */
+  embeddedIssuer: string | null;
+}
+
+type Membership = Awaited<ReturnType<typeof membershipsOf>>[number];
+
+export function usersService(deps: UsersDeps) {
+  const { db } = deps;
+
+  /** Tenants where the caller may do this to users (unexpired memberships only). */
+  async function managed(me: UserManager, action: Action): Promise<Set<string>> {
+    const access = await tenantAccess(db, me.userId);
+    return new Set(access.filter((t) => can(t.policies, 'usermanagement', action)).map((t) => t.tenantId));
+  }
+
+  function view(user: UserRow, all: Membership[], tenantId: string, visible: Set<string>): UserListItem {
+    const here = all.find((m) => m.userId === user.id && m.tenantId === tenantId);
+    return {
+      auth0Id: user.auth0Id, fullName: user.fullName, email: user.email,
+      roles: effectiveRoles(here?.roles ?? []), accessExpiresOn: here?.expires?.toISOString() ?? null,
+      active: user.deactivatedOn === null, internal: isInternalEmail(user.email, deps.internalEmailDomain),
+      tenants: all.filter((m) => m.userId === user.id && visible.has(m.tenantId)).map((m) => ({
+        tenantId: m.tenantId, name: m.name, roles: effectiveRoles(m.roles), accessExpiresOn: m.expires?.toISOString() ?? null,
+      })),
+    };
+  }
+
+  /** A user of the caller's tenant (expired members included); anyone else is not found. */
+  async function target(me: UserManager, auth0Id: string) {
+    const user = await userByAuth0Id(db, me.organizationId, auth0Id);
+    const all = user ? await membershipsOf(db, [user.id]) : [];
+    if (!user || !all.some((m) => m.tenantId === me.tenantId)) throw new DomainError('not-found', 'No such user.');
+    return { user, all };
+  }
+
+  async function present(me: UserManager, auth0Id: string) {
+    const { user, all } = await target(me, auth0Id);
+    return { user: view(user, all, me.tenantId, await managed(me, 'view')) };
+  }
+
+  /** Account-wide changes need every tenant of the user to be one the caller manages. */
+  function requireAllManaged(all: Membership[], mine: Set<string>, title: 'user-not-updated' | 'user-not-deleted' | 'password-not-reset') {
+    if (!all.every((m) => mine.has(m.tenantId))) throw new DomainError(title, 'The user also belongs to tenants you do not manage.');
+  }
+
+  function requireManaged(memberships: MembershipInput[], mine: Set<string>) {
+    if (!memberships.every((m) => mine.has(m.tenantId))) throw new DomainError('no-tenant-access', 'You can only give access to tenants you manage.');
+  }
+
+  async function events(tx: Executor, me: UserManager, tenantIds: Iterable<string>, type: string, description: string, details: Record<string, unknown>) {
+    for (const tenantId of new Set(tenantIds)) {
+      await recordEvent(forTenant(tx, tenantId), { actor: { userId: me.userId, name: me.name }, type, description, details, correlationId: me.correlationId });
+    }
+  }
+
+  const toRows = (ms: MembershipInput[]) => ms.map((m) => ({
+    tenantId: m.tenantId, roles: [...m.roles] as string[], accessExpiresOn: m.accessExpiresOn ? new Date(m.accessExpiresOn) : null,
+  }));
+  const summary = (ms: MembershipInput[]) => ms.map((m) => ({ tenantId: m.tenantId, roles: m.roles, accessExpiresOn: m.accessExpiresOn ?? null }));
+
+  return {
+    async list(me: UserManager, query: UsersQuery) {
+      const { total, rows } = await usersOfTenant(db, me.tenantId, { q: query.q, offset: (query.page - 1) * query.pageSize, limit: query.pageSize });
+      const all = await membershipsOf(db, rows.map((r) => r.user.id));
+      const visible = await managed(me, 'view');
+      return { users: rows.map((r) => view(r.user, all, me.tenantId, visible)), total, page: query.page, pageSize: query.pageSize };
+    },
+
+    get: present,
+
+    async create(me: UserManager, input: { fullName: string; email: string; memberships: MembershipInput[] }) {
+      requireManaged(input.memberships, await managed(me, 'create'));
+      if (await emailTaken(db, input.email)) throw new DomainError('user-not-created', 'A user with this e-mail address already exists.');
+      const user = await db.transaction(async (tx) => {
+        const row = await insertUser(tx, { organizationId: me.organizationId, auth0Id: `auth0|${randomUUID()}`, email: input.email, fullName: input.fullName });
+        await replaceMemberships(tx, row.id, [], toRows(input.memberships));
+        await events(tx, me, input.memberships.map((m) => m.tenantId), 'user.created', `${me.name} added ${input.fullName}`,
+          { user: row.auth0Id, email: input.email, memberships: summary(input.memberships) });
+        return row;
+      });
+      const all = await membershipsOf(db, [user.id]);
+      return { user: view(user, all, me.tenantId, await managed(me, 'view')) };
+    },
+
+    async update(me: UserManager, auth0Id: string, input: { fullName: string; email: string; memberships: MembershipInput[] }) {
+      const { user, all } = await target(me, auth0Id);
+      const mine = await managed(me, 'edit');
+      requireManaged(input.memberships, mine);
+      if (await emailTaken(db, input.email, user.id)) throw new DomainError('user-not-updated', 'A user with this e-mail address already exists.');
+      const touched = [...all.map((m) => m.tenantId).filter((t) => mine.has(t)), ...input.memberships.map((m) => m.tenantId)];
+      await db.transaction(async (tx) => {
+        await updateUserRow(tx, user.id, { fullName: input.fullName, email: input.email });
+        await replaceMemberships(tx, user.id, [...mine], toRows(input.memberships));
+        await events(tx, me, touched, 'user.updated', `${me.name} updated ${input.fullName}`,
+          { user: user.auth0Id, email: input.email, memberships: summary(input.memberships) });
+      });
+      return present(me, auth0Id);
+    },
+
+    async setActive(me: UserManager, auth0Id: string, active: boolean) {
+      const { user, all } = await target(me, auth0Id);
+      if (user.id === me.userId) throw new DomainError('user-not-updated', 'You cannot deactivate yourself.');
+      requireAllManaged(all, await managed(me, 'edit'), 'user-not-updated');
+      if ((user.deactivatedOn === null) !== active) {
+        await db.transaction(async (tx) => {
+          await updateUserRow(tx, user.id, { deactivatedOn: active ? null : new Date() });
+          await events(tx, me, all.map((m) => m.tenantId), active ? 'user.reactivated' : 'user.deactivated',
+            `${me.name} ${active ? 'reactivated' : 'deactivated'} ${user.fullName}`, { user: user.auth0Id, email: user.email });
+        });
+      }
+      return present(me, auth0Id);
+    },
+
+    async remove(me: UserManager, auth0Id: string) {
+      const { user, all } = await target(me, auth0Id);
+      if (user.id === me.userId) throw new DomainError('user-not-deleted', 'You cannot delete yourself.');
+      requireAllManaged(all, await managed(me, 'delete'), 'user-not-deleted');
+      try {
+        await db.transaction(async (tx) => {
+          // recorded first: the events keep the name, and their actor link is cleared by the delete
+          await events(tx, me, all.map((m) => m.tenantId), 'user.deleted', `${me.name} deleted ${user.fullName}`, { user: user.auth0Id, email: user.email });
+          await deleteUserRow(tx, user.id);
+        });
+      } catch (err) {
+        // rows that must keep their author (uploaded files) hold the user
+        if ((err as { code?: string }).code === '23503' || (err as { cause?: { code?: string } }).cause?.code === '23503') {
+          throw new DomainError('user-not-deleted', 'The user has uploaded files; deactivate the user instead.');
+        }
+        throw err;
+      }
+    },
+
+    /** From one tenant the caller manages, or (tenantId undefined) from all of them. */
+    async removeFromTenants(me: UserManager, auth0Id: string, tenantId?: string) {
+      const { user, all } = await target(me, auth0Id);
+      const mine = await managed(me, 'edit');
+      if (tenantId !== undefined && !mine.has(tenantId)) throw new DomainError('no-tenant-access', 'You can only remove users from tenants you manage.');
+      const from = all.map((m) => m.tenantId).filter((t) => mine.has(t) && (tenantId === undefined || t === tenantId));
+      if (tenantId !== undefined && from.length === 0) throw new DomainError('not-found', 'The user does not belong to this tenant.');
+      await db.transaction(async (tx) => {
+        await removeMemberships(tx, user.id, from);
+        await events(tx, me, from, 'user.removed', `${me.name} removed ${user.fullName} from ${from.length === 1 ? 'this tenant' : 'the tenants'}`,
+          { user: user.auth0Id, email: user.email, tenants: from });
+      });
+    },
+
+    async resetPassword(me: UserManager, auth0Id: string, log: { info(obj: object, msg: string): void }) {
+      const { user, all } = await target(me, auth0Id);
+      if (!deps.embeddedIssuer) throw new DomainError('password-not-reset', 'Passwords are kept by the identity provider; reset it there.');
+      if (user.deactivatedOn) throw new DomainError('password-not-reset', 'The user is deactivated.');
+      requireAllManaged(all, await managed(me, 'edit'), 'password-not-reset');
+      const link = await db.transaction(async (tx) => {
+        const made = await createResetLink(tx, user.id, deps.embeddedIssuer!);
+        await events(tx, me, all.map((m) => m.tenantId), 'user.password.reset', `${me.name} reset the password of ${user.fullName}`,
+          { user: user.auth0Id, email: user.email });
+        return made;
+      });
+      // no mail is sent: the link goes to the server log, for whoever runs the server to pass on
+      log.info({ user: user.auth0Id, email: user.email, passwordResetLink: link }, 'password reset link');
+      return { delivery: 'server-log' as const };
+    },
+  };
+}

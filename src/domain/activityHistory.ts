@@ -1,0 +1,112 @@
+/**
+ * Activity history (SPEC.md sections 3 and 5): its columns, the rules of its filters and their
+ * messages. The events reporter's contract (src/domain/api/eventsReporter.ts) checks with these,
+ * and so can the screen's form.
+ */
+import { QUERY_SEARCH_MIN_LENGTH } from './formula/constants.ts';
+
+/** SPEC.md section 3: the columns of an activity history entry. */
+export const ACTIVITY_HISTORY_COLUMNS = ['time', 'actor', 'type', 'description', 'details', 'correlationId'] as const;
+export type ActivityHistoryColumn = (typeof ACTIVITY_HISTORY_COLUMNS)[number];
+
+/** Ours: one request covers at most this many days, so a search scans a bounded stretch. */
+export const ACTIVITY_HISTORY_MAX_DAYS = 366;
+export const ACTIVITY_PAGE_SIZE = 50;
+export const ACTIVITY_MAX_PAGE_SIZE = 200;
+export const ACTIVITY_QUERY_MAX_LENGTH = 200;
+/** Types one request may filter by. */
+export const ACTIVITY_MAX_TYPES = 50;
+
+export const ACTIVITY_HISTORY_MESSAGES = {
+  startRequired: 'The start date is required',
+  endRequired: 'The end date is required',
+  dateTime: 'Dates must be ISO date-times, such as 2026-01-31T00:00:00Z',
+  order: 'The start date must be earlier than the end date',
+  range: `The dates can be at most ${ACTIVITY_HISTORY_MAX_DAYS} days apart`,
+  queryShort: `Query search needs at least ${QUERY_SEARCH_MIN_LENGTH} characters`,
+  queryLong: `Query search can be ${ACTIVITY_QUERY_MAX_LENGTH} characters at most`,
+} as const;
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+
+/** An ISO 8601 date-time with its offset (or Z) as a Date; null for anything else, a 30 February included. */
+export function parseDateTime(text: string): Date | null {
+  const m = DATE_TIME.exec(text);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s, oh, om] = m.slice(1).map((part) => Number(part ?? 0));
+  const day = new Date(Date.UTC(y!, mo! - 1, d!));
+  if (day.getUTCMonth() !== mo! - 1 || day.getUTCDate() !== d || h! > 23 || mi! > 59 || s! > 59 || oh! > 23 || om! > 59) return null;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** What is wrong with a date range, or null when it may be searched. */
+export function dateRangeProblem(start: Date, end: Date): string | null {
+  if (start.getTime() >= end.getTime()) return ACTIVITY_HISTORY_MESSAGES.order;
+  if (end.getTime() - start.getTime() > ACTIVITY_HISTORY_MAX_DAYS * 24 * 60 * 60 * 1000) return ACTIVITY_HISTORY_MESSAGES.range;
+  return null;
+}
+
+/** The activity history screen's filters, as its form holds them: days are the user's local dates (YYYY-MM-DD). */
+export interface ActivityHistoryFilters {
+  fromDay: string;
+  /** included: the range ends at the start of the next day */
+  toDay: string;
+  types: string[];
+  /** '' anyone, 'system', or a user id */
+  actor: string;
+  q: string;
+}
+export type ActivityFilterField = 'fromDay' | 'toDay' | 'actor' | 'q';
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const USER_ID = /^[\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12}$/i;
+export const ACTOR_ID_MESSAGE = 'A user id looks like 0b5e4f1a-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+
+/** A local date as the start of that day in the user's time zone; null when it is no date. */
+export function startOfDay(day: string): Date | null {
+  const m = DAY.exec(day);
+  if (!m) return null;
+  const [y, mo, d] = m.slice(1).map(Number);
+  const at = new Date(y!, mo! - 1, d!);
+  return at.getMonth() === mo! - 1 && at.getDate() === d ? at : null;
+}
+
+const dayOf = (at: Date) => `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}`;
+
+/** The default filters: the last 7 days (today and the 6 before it), everything in them. */
+export function defaultActivityFilters(now: Date): ActivityHistoryFilters {
+  const from = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 6);
+  return { fromDay: dayOf(from), toDay: dayOf(now), types: [], actor: '', q: '' };
+}
+
+/** What is wrong with the filters, per field, in SPEC.md section 5's words; empty when they may be searched. */
+export function activityFilterProblems(f: ActivityHistoryFilters): Partial<Record<ActivityFilterField, string>> {
+  const problems: Partial<Record<ActivityFilterField, string>> = {};
+  const from = f.fromDay ? startOfDay(f.fromDay) : null;
+  const to = f.toDay ? startOfDay(f.toDay) : null;
+  if (!f.fromDay) problems.fromDay = ACTIVITY_HISTORY_MESSAGES.startRequired;
+  else if (!from) problems.fromDay = ACTIVITY_HISTORY_MESSAGES.dateTime;
+  if (!f.toDay) problems.toDay = ACTIVITY_HISTORY_MESSAGES.endRequired;
+  else if (!to) problems.toDay = ACTIVITY_HISTORY_MESSAGES.dateTime;
+  if (from && to) {
+    const range = activityRange(f)!;
+    const problem = dateRangeProblem(range.from, range.to);
+    // the end day is included, so a single day is a range; a start after the end is not
+    if (from.getTime() > to.getTime()) problems.fromDay = ACTIVITY_HISTORY_MESSAGES.order;
+    else if (problem) problems.toDay = problem;
+  }
+  const q = f.q.trim();
+  if (q && [...q].length < QUERY_SEARCH_MIN_LENGTH) problems.q = ACTIVITY_HISTORY_MESSAGES.queryShort;
+  else if ([...q].length > ACTIVITY_QUERY_MAX_LENGTH) problems.q = ACTIVITY_HISTORY_MESSAGES.queryLong;
+  if (f.actor && f.actor !== 'system' && !USER_ID.test(f.actor)) problems.actor = ACTOR_ID_MESSAGE;
+  return problems;
+}
+
+/** The filters' range as the events reporter takes it: from the start of the first day to the start of the day after the last. */
+export function activityRange(f: Pick<ActivityHistoryFilters, 'fromDay' | 'toDay'>): { from: Date; to: Date } | null {
+  const from = startOfDay(f.fromDay);
+  const last = startOfDay(f.toDay);
+  if (!from || !last) return null;
+  return { from, to: new Date(last.getFullYear(), last.getMonth(), last.getDate() + 1) };
+}

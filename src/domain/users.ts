@@ -1,0 +1,85 @@
+/**
+ * User-management rules (SPEC.md section 5, user form): one set of valibot schemas the server
+ * validates requests with and the browser's user form validates with.
+ */
+import * as v from 'valibot';
+import { ROLES, VIEW_ONLY_NOT_STACKABLE } from './roles.ts';
+
+export const USER_MESSAGES = {
+  fullName: 'Enter a full name of at least two words',
+  fullNameLength: 'A full name can be 200 characters at most',
+  email: 'Enter a valid e-mail address',
+  tenants: 'Choose at least 1 tenant',
+  roles: 'Choose at least 1 role for each tenant',
+  viewOnly: VIEW_ONLY_NOT_STACKABLE,
+  expiry: 'The expiry date must be a date',
+  duplicateTenant: 'Each tenant can be chosen once',
+} as const;
+
+export const USERS_PAGE_SIZE = 25;
+export const USERS_MAX_PAGE_SIZE = 100;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** At least two words: letters of any script, with apostrophes, dashes and dots inside names. */
+export const isFullName = (name: string) => name.trim().split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 2;
+
+export const FullNameSchema = v.pipe(
+  v.string(USER_MESSAGES.fullName), v.trim(),
+  v.check(isFullName, USER_MESSAGES.fullName), v.maxLength(200, USER_MESSAGES.fullNameLength), v.examples(['Ada Lovelace']),
+);
+export const EmailSchema = v.pipe(v.string(USER_MESSAGES.email), v.trim(), v.maxLength(320, USER_MESSAGES.email), v.email(USER_MESSAGES.email));
+
+export const RolesSchema = v.pipe(
+  v.array(v.picklist(ROLES, 'Choose a role from the list'), USER_MESSAGES.roles),
+  v.minLength(1, USER_MESSAGES.roles),
+  v.check((roles) => !roles.includes('View Only') || roles.length === 1, USER_MESSAGES.viewOnly),
+  v.transform((roles) => [...new Set(roles)]),
+);
+
+/** A date (yyyy-mm-dd) or a date-time; absent or null: no temporary access, the membership does not end. */
+export const ExpirySchema = v.nullable(v.pipe(
+  v.string(USER_MESSAGES.expiry),
+  v.check((s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), USER_MESSAGES.expiry),
+));
+
+export const MembershipInputSchema = v.object({
+  tenantId: v.pipe(v.string(USER_MESSAGES.tenants), v.regex(UUID, USER_MESSAGES.tenants)),
+  roles: RolesSchema,
+  accessExpiresOn: v.optional(ExpirySchema, null),
+});
+export type MembershipInput = v.InferOutput<typeof MembershipInputSchema>;
+
+export const MembershipsSchema = v.pipe(
+  v.array(MembershipInputSchema, USER_MESSAGES.tenants),
+  v.minLength(1, USER_MESSAGES.tenants),
+  v.check((ms) => new Set(ms.map((m) => m.tenantId)).size === ms.length, USER_MESSAGES.duplicateTenant),
+);
+
+/** The user form's fields: what create and update take. */
+export const UserInputSchema = v.object({
+  fullName: FullNameSchema,
+  email: EmailSchema,
+  memberships: MembershipsSchema,
+});
+export type UserInput = v.InferInput<typeof UserInputSchema>;
+
+/** Each problem of a user form, by field (`memberships.0.roles` for the first tenant's roles). */
+export function userFormErrors(input: unknown): Record<string, string> {
+  const result = v.safeParse(UserInputSchema, input);
+  if (result.success) return {};
+  const errors: Record<string, string> = {};
+  for (const issue of result.issues) {
+    const key = v.getDotPath(issue) ?? 'form';
+    errors[key] ??= issue.message;
+  }
+  return errors;
+}
+
+/** Internal staff: e-mail in the configured domain or one of its subdomains. */
+export function isInternalEmail(email: string, domain: string | null | undefined): boolean {
+  if (!domain) return false;
+  const host = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const d = domain.toLowerCase().replace(/^@/, '');
+  return host === d || host.endsWith(`.${d}`);
+}
