@@ -27,6 +27,9 @@ beforeAll(async () => {
   browser = await launchChromium();
   context = await browser.newContext();
   page = await context.newPage();
+  // file choosers are intercepted from the start: turning interception on only when a test waits
+  // for a chooser races the key press that opens it (the chooser then opens natively, unseen)
+  page.on('filechooser', () => {});
   await signInThroughApp(page, server.url, 'administrator@demo.tributary.test');
   await page.getByRole('button', { name: /User menu/ }).first().waitFor();
   await page.goto(`${server.url}${UPLOAD_ROUTE}`);
