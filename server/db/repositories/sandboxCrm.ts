@@ -13,7 +13,7 @@ import {
   ConnectorInputError, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
 } from '../../connectors/connector.ts';
 import {
-  sandboxAddresses, sandboxConstituents, sandboxEmails, sandboxGifts, sandboxLookupSeq, sandboxPhones, sandboxWrites,
+  sandboxConstituents, sandboxGifts, sandboxLookupSeq, sandboxWrites,
 } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
 import { upsertConstituents } from './sandboxCrmWrites.ts';
@@ -428,48 +428,6 @@ const str = (v: unknown): string | undefined => {
   return s === '' ? undefined : s;
 };
 
-async function replacePrimary(tx: Tx, table: typeof sandboxEmails | typeof sandboxPhones | typeof sandboxAddresses, tenantId: string, constituentId: string, values: Record<string, unknown>) {
-  await tx.delete(table).where(and(eq(table.constituentId, constituentId), eq(table.isPrimary, true)));
-  await tx.insert(table).values({ tenantId, constituentId, isPrimary: true, ...values } as never);
-}
-
-async function writeConstituent(tx: Tx, tenantId: string, item: UpsertItem): Promise<{ id: string; outcome: 'created' | 'updated' }> {
-  const f = item.fields;
-  const names = {
-    ...(f.title !== undefined ? { title: str(f.title) ?? null } : {}),
-    ...(f.firstName !== undefined ? { firstName: str(f.firstName) ?? null } : {}),
-    ...(str(f.lastName) ? { lastName: str(f.lastName)! } : {}),
-  };
-  let id: string;
-  let outcome: 'created' | 'updated';
-  if (item.id) {
-    if (!UUID.test(item.id)) throw new ConnectorInputError(`${item.id} is not a Sandbox CRM constituent id.`);
-    const [row] = await tx.update(sandboxConstituents).set({ ...names, modifiedOn: sql`now()` })
-      .where(and(eq(sandboxConstituents.tenantId, tenantId), eq(sandboxConstituents.id, item.id))).returning({ id: sandboxConstituents.id });
-    if (!row) throw new ConnectorInputError(`There is no constituent ${item.id}.`);
-    ({ id } = row);
-    outcome = 'updated';
-  } else {
-    if (!names.lastName) throw new ConnectorInputError('A new constituent needs a last name.');
-    const [row] = await tx.insert(sandboxConstituents).values({
-      tenantId, lookupId: sql`'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)})`, lastName: names.lastName, ...names,
-    } as never).returning({ id: sandboxConstituents.id });
-    ({ id } = row!);
-    outcome = 'created';
-  }
-  const email = str(f.email);
-  if (email) {
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new ConnectorInputError(`${email} is not an e-mail address.`);
-    await replacePrimary(tx, sandboxEmails, tenantId, id, { type: 'Personal', address: email });
-  }
-  const phone = str(f.phone);
-  if (phone) await replacePrimary(tx, sandboxPhones, tenantId, id, { type: 'Mobile', number: phone });
-  const address = { line1: str(f.addressLine1), line2: str(f.addressLine2), city: str(f.city), state: str(f.state), postalCode: str(f.postalCode), country: str(f.country) };
-  if (Object.values(address).some(Boolean)) await replacePrimary(tx, sandboxAddresses, tenantId, id, { type: 'Home', ...address });
-  await rekeyBatch(tx, tenantId, sql`c.id = ${id}::uuid`, null, 1);
-  return { id, outcome };
-}
-
 async function writeGift(tx: Tx, tenantId: string, item: UpsertItem): Promise<{ id: string; outcome: 'created' | 'updated' }> {
   const f = item.fields;
   const amount = str(f.amount);
@@ -507,7 +465,8 @@ async function writeGift(tx: Tx, tenantId: string, item: UpsertItem): Promise<{ 
   return { id: row!.id, outcome: 'created' };
 }
 
-async function upsert(db: Executor, tenantId: string, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
+/** Gifts, one transaction each (constituents are written in batches: sandboxCrmWrites.ts). */
+async function upsertGifts(db: Executor, tenantId: string, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
   const obj = objectOf(object);
   const results: UpsertResult[] = [];
   for (const item of items) {
@@ -523,7 +482,7 @@ async function upsert(db: Executor, tenantId: string, object: string, items: Ups
           if (done.object !== obj) throw new ConnectorInputError(`The idempotency key ${key} was used for ${done.object}.`);
           return { idempotencyKey: key, id: done.recordId, outcome: done.outcome as 'created' | 'updated', replayed: true };
         }
-        const written = obj === 'constituents' ? await writeConstituent(tx, tenantId, item) : await writeGift(tx, tenantId, item);
+        const written = await writeGift(tx, tenantId, item);
         await tx.insert(sandboxWrites).values({ tenantId: tenantId, idempotencyKey: key, object: obj, recordId: written.id, outcome: written.outcome });
         return { idempotencyKey: key, ...written, replayed: false };
       }));
@@ -677,7 +636,7 @@ export function sandboxCrmRepository(db: Executor, tenantId: string) {
     /** keys of constituents that lack them; answers how many were written */
     backfillKeys: (batchSize?: number) => backfillKeys(db, tenantId, batchSize),
     pull: (object: string, since: string | null, batchSize?: number) => pull(db, tenantId, object, since, batchSize),
-    upsert: (object: string, items: UpsertItem[]) => (object === 'constituents' ? upsertConstituents(db, tenantId, items) : upsert(db, tenantId, object, items)),
+    upsert: (object: string, items: UpsertItem[]) => (object === 'constituents' ? upsertConstituents(db, tenantId, items) : upsertGifts(db, tenantId, object, items)),
     async counts(): Promise<{ constituents: number; gifts: number }> {
       const [c] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxConstituents).where(eq(sandboxConstituents.tenantId, tenantId));
       const [g] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxGifts).where(eq(sandboxGifts.tenantId, tenantId));
