@@ -25,6 +25,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPLOAD_PATH } from '../../server/http/flatFileService.ts';
 import { SANDBOX_IMPORT_PATH } from '../../server/http/integrations.ts';
+import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
 import type { AppEnv } from '../../server/http/env.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { installErrorHandling } from '../../server/http/problem.ts';
@@ -61,6 +62,24 @@ const KNOWN_FAILURES: Record<string, string> = {
 const MAX_REQUESTS_PER_ROUTE = 130;
 const BODY_CASES_PER_ROUTE = 70;
 const PARALLEL = 6;
+
+/** Routes that answer a valid request with a stream that stays open: no valid request is sent to them. */
+const STREAM_ROUTES = new Set([`GET ${formulaStatusStream.path}`]);
+
+/** Query parameters the routes read, to be sent wrong; unknown ones must be ignored or refused alike. */
+const QUERY_NAMES = ['limit', 'cursor', 'q', 'from', 'to', 'type', 'actor', 'formulaId', 'page', 'search', 'sort', 'view', 'reference'];
+
+/** Query strings no browser sends, as they go on the wire. */
+const HOSTILE_QUERIES: [string, string][] = [
+  ['SQL in every parameter', QUERY_NAMES.map((n) => `${n}=%27%20or%20%271%27%3D%271`).join('&')],
+  ['every parameter twice', QUERY_NAMES.map((n) => `${n}=1&${n}=2`).join('&')],
+  ['3000-character values', QUERY_NAMES.map((n) => `${n}=${'x'.repeat(3000)}`).slice(0, 4).join('&')],
+  ['broken percent escapes', QUERY_NAMES.map((n) => `${n}=%ZZ%C0%AE`).join('&')],
+  ['NUL and right-to-left overrides', QUERY_NAMES.map((n) => `${n}=a%00b%E2%80%AEc`).join('&')],
+  ['bracketed and prototype names', 'limit[]=1&q[a]=b&__proto__[polluted]=yes&constructor[prototype][polluted]=yes&__proto__=x'],
+  ['numbers out of range', 'limit=-1&page=1e309&cursor=NaN&from=9999999-99-99&to=-0'],
+  ['names without values and empty names', '&&=&limit&q=&=x&&'],
+];
 
 /** Path values no route should accept, as they go on the wire (already percent-encoded). */
 const IMPLAUSIBLE_PARAMS: [string, string][] = [
@@ -306,10 +325,19 @@ async function bodyShapeCases(route: RouteInfo): Promise<Case[]> {
   ];
 }
 
+/** GET routes and the multipart ones read query strings: each hostile one gets an answer short of a server error. */
+const readsQuery = (route: RouteInfo) => (route.method === 'GET' || MULTIPART_ROUTES.has(keyOf(route))) && !STREAM_ROUTES.has(keyOf(route));
+
+async function queryCases(route: RouteInfo): Promise<Case[]> {
+  const base = await requestFor(route, full);
+  return HOSTILE_QUERIES.map(([what, query]) => ({ name: `query: ${what}`, request: { ...base, path: `${base.path}?${query}` }, expect: 'valid' }));
+}
+
 /** Every case the suite sends to a route. */
 async function casesFor(route: RouteInfo): Promise<Case[]> {
   return [
     ...await identityCases(route),
+    ...(readsQuery(route) ? await queryCases(route) : []),
     ...(route.params.length ? await paramCases(route) : []),
     ...(route.bodySchema ? await bodyFieldCases(route) : []),
     ...await bodyShapeCases(route),
@@ -348,6 +376,12 @@ for (const route of routes) {
     if (route.params.length) {
       it('refuses hostile path parameters with a 4xx problem', async () => {
         expect(await run(keyOf(route), await paramCases(route))).toEqual([]);
+      });
+    }
+
+    if (readsQuery(route)) {
+      it('answers hostile query strings without a server error, refusals as problems', async () => {
+        expect(await run(keyOf(route), await queryCases(route))).toEqual([]);
       });
     }
 
