@@ -82,6 +82,20 @@ export interface UpsertResult {
   error?: string;
 }
 
+/**
+ * A field that names a record of another object of the same system (a gift's constituent): a
+ * record whose parent the destination does not hold yet waits in relationship-match.
+ */
+export interface FieldReference {
+  /** the field of this object */
+  field: string;
+  /** the object it points into, and the field of that object its value is */
+  object: string;
+  by: string;
+  /** what the parent is called in messages: 'constituent' */
+  label: string;
+}
+
 export interface Connector {
   system: SystemId;
   /** signs in (or connects) with the settings and reports what the system said */
@@ -102,6 +116,8 @@ export interface Connector {
    */
   searchMany?(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]>;
   upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
+  /** the object's fields that point at records of another object (none when absent) */
+  references?(object: string): FieldReference[];
 }
 
 /** A connection problem, with one of SPEC.md section 8's codes. */

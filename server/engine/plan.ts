@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import type { SystemId } from '../../src/domain/connectors/types.ts';
 import { FORMULA_PARTS, type FormulaPartBody, type FormulaPartName } from '../../src/domain/formula/parts.ts';
 import type { Config } from '../config.ts';
-import type { Connector, ConnectorContext } from '../connectors/connector.ts';
+import type { Connector, ConnectorContext, FieldReference } from '../connectors/connector.ts';
 import { connectionSettings } from '../connectors/dataSources.ts';
 import { connectorOf } from '../connectors/registry.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
@@ -48,6 +48,8 @@ export interface FormulaPlan {
   autosend: boolean;
   /** the destination fields the formula maps: what candidates are scored over */
   mappedFields: string[];
+  /** mapped destination fields that name a parent record the destination must already hold */
+  references: FieldReference[];
 }
 
 const REQUIRED: FormulaPartName[] = ['mapping', 'matching', 'routing'];
@@ -87,11 +89,14 @@ export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: F
     return result.output as FormulaPartBody[P];
   };
   const mapping = part('mapping')!;
+  const mappedFields = [...new Set(mapping.fields.filter((f) => f.kind !== 'ignored').map((f) => f.destination))];
+  const source = await end(tenant, deps, formula.sourceDataSourceId, formula.sourceObject, formula.sourceSettings, 'source', signal);
+  const destination = await end(tenant, deps, formula.destinationDataSourceId, formula.destinationObject, formula.destinationSettings, 'destination', signal);
   return {
     formula,
     tenant,
-    source: await end(tenant, deps, formula.sourceDataSourceId, formula.sourceObject, formula.sourceSettings, 'source', signal),
-    destination: await end(tenant, deps, formula.destinationDataSourceId, formula.destinationObject, formula.destinationSettings, 'destination', signal),
+    source,
+    destination,
     mapping,
     transform: part('transform'),
     validation: part('validation'),
@@ -99,6 +104,7 @@ export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: F
     routing: part('routing')!,
     schedule: part('schedule'),
     autosend: part('autosend')?.enabled ?? false,
-    mappedFields: [...new Set(mapping.fields.filter((f) => f.kind !== 'ignored').map((f) => f.destination))],
+    mappedFields,
+    references: (destination.connector.references?.(destination.object) ?? []).filter((r) => mappedFields.includes(r.field)),
   };
 }

@@ -84,6 +84,27 @@ async function searchTiers(plan: FormulaPlan, raws: Record<string, unknown>[]): 
   return hits;
 }
 
+/**
+ * For each record, the first parent it names that the destination does not hold (a gift whose
+ * constituent is not there yet), or null. One search per referenced object per batch.
+ */
+async function missingParents(plan: FormulaPlan, values: Record<string, FieldValue>[]): Promise<(Waiting | null)[]> {
+  const waiting: (Waiting | null)[] = values.map(() => null);
+  for (const ref of plan.references) {
+    const wanted = [...new Set(values.map((v) => valueText(v[ref.field] ?? null).trim()).filter(Boolean))];
+    if (!wanted.length) continue;
+    const answers = await searchMany({ ...plan.destination, object: ref.object }, wanted.map((value) => ({ criteria: [{ field: ref.by, operator: 'equals', value }], limit: 1 })));
+    const held = new Set(wanted.filter((_, i) => (answers[i]?.length ?? 0) > 0));
+    values.forEach((v, i) => {
+      const value = valueText(v[ref.field] ?? null).trim();
+      if (!waiting[i] && value && !held.has(value)) waiting[i] = { ...ref, value };
+    });
+  }
+  return waiting;
+}
+
+interface Waiting { field: string; object: string; by: string; label: string; value: string }
+
 /** What a record keeps of its match decision for review (SPEC.md section 3: reasons and scores). */
 function keptCandidates(decision: MatchDecision): unknown[] {
   return decision.candidates.slice(0, MAX_KEPT_CANDIDATES).map((c) => ({
@@ -120,6 +141,21 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
     }
     toMatch.push(i);
   });
+
+  // a record whose parent is missing waits for it in relationship-match instead of being matched
+  const waiting = plan.references.length ? await missingParents(plan, toMatch.map((i) => transformed[i]!)) : [];
+  toMatch.splice(0, toMatch.length, ...toMatch.filter((i, k) => {
+    const parent = waiting[k];
+    if (!parent) return true;
+    const rec = batch[i]!;
+    out[i] = {
+      sourceKey: rec.sourceKey, raw: rec.raw, transformed: transformed[i]!,
+      matching: { waitingFor: { object: parent.object, field: parent.by, value: parent.value } },
+      candidates: [], score: null, bucket: 'relationship-match', customBucket: null, state: 'needs-attention', destinationRecordId: null,
+      errorReason: `Waiting for its ${parent.label} ${parent.value}, which the destination does not hold yet.`,
+    };
+    return false;
+  }));
 
   const hits = await searchTiers(plan, toMatch.map((i) => batch[i]!.raw));
   const discardBelow = plan.routing.kind === 'default' ? plan.routing.discardBelow ?? null : null;

@@ -1,6 +1,6 @@
 /** The Sandbox CRM's objects and their fields. */
 import { sandboxCrm } from '../../../src/domain/connectors/files.ts';
-import type { FieldInfo } from '../connector.ts';
+import type { FieldInfo, FieldReference } from '../connector.ts';
 
 export const sandbox = {
   objects: sandboxCrm.objects,
@@ -36,4 +36,9 @@ export const sandbox = {
       { name: 'modifiedOn', label: 'Modified on', type: 'datetime' },
     ],
   } satisfies Record<'constituents' | 'gifts', FieldInfo[]>,
+  /** a gift is written against its constituent, found by lookup id */
+  references: {
+    constituents: [],
+    gifts: [{ field: 'constituentLookupId', object: 'constituents', by: 'lookupId', label: 'constituent' }],
+  } satisfies Record<'constituents' | 'gifts', FieldReference[]>,
 };
