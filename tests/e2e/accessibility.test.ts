@@ -186,6 +186,23 @@ describe.each(WIDTHS)('every screen at %i px', (width) => {
     await page.keyboard.press('Escape');
   });
 
+  it('the dialog to add a user, with the rules\' messages showing', async () => {
+    const page = pages.get('administrator')!;
+    await page.goto(`${server.url}/user-management`);
+    await settle(page, '/user-management');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('Choose at least 1 role for each tenant').waitFor();
+    await page.waitForTimeout(400);
+    // as with the data source dialog: Mantine's dialog header counts as a second banner for axe only
+    const violations = await axe(page, '[role="dialog"]', ['landmark-no-duplicate-banner']);
+    expect(violations, `user dialog: axe violations\n${describeViolations(violations)}`).toEqual([]);
+    if (width === PHONE) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE);
+    await page.keyboard.press('Escape');
+  });
+
   it.runIf(width === PHONE)('the open navigation', async () => {
     const page = pages.get('administrator')!;
     await page.goto(`${server.url}/connections`);

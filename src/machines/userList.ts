@@ -1,0 +1,202 @@
+/**
+ * The list of User Management (SPEC.md sections 5 and 6): the active tenant's users a page at a
+ * time, searched by name or e-mail, and what the caller does to one of them. Adding and editing
+ * run the user form (src/machines/userForm.ts) as a child; deleting and removing ask first. A role
+ * that may see users but not change them is told so (SPEC.md section 6) instead of acting.
+ */
+import { assign, fromPromise, setup } from 'xstate';
+import type { UserListItem } from '../domain/api/accountManagement.ts';
+import { MESSAGES } from '../domain/errors.ts';
+import { can, type Action, type Policies } from '../domain/roles.ts';
+import { USERS_PAGE_SIZE } from '../domain/users.ts';
+import { usersService, type UsersPage, type UsersService } from '../services/users.ts';
+import { userFormMachine, type TenantChoice, type UserFormInput } from './userForm.ts';
+
+export type UserAction = 'deactivate' | 'reactivate' | 'resetPassword' | 'removeHere' | 'removeAll' | 'delete';
+/** actions that change the account for good: the page asks before these */
+export const CONFIRMED_ACTIONS: readonly UserAction[] = ['removeHere', 'removeAll', 'delete'];
+
+export interface Notice { tone: 'done' | 'failed' | 'refused'; title: string; text: string | null }
+
+export interface UserListInput {
+  orgId: string;
+  /** the account-management calls; the organisation's own when not given */
+  service?: UsersService;
+  policies: Policies;
+  activeTenantId: string | null;
+  tenantName: string;
+  /** the tenants where the caller may give access */
+  tenants: TenantChoice[];
+  now?: () => Date;
+}
+
+export interface UserListContext extends Omit<UserListInput, 'service'> {
+  service: UsersService;
+  q: string;
+  page: number;
+  result: UsersPage | null;
+  notice: Notice | null;
+  /** the action waiting for confirmation, or under way */
+  pending: { action: UserAction; user: UserListItem } | null;
+  form: UserFormInput | null;
+}
+
+export type UserListEvent =
+  | { type: 'search'; q: string }
+  | { type: 'page.go'; page: number }
+  | { type: 'list.reload' }
+  | { type: 'user.add' }
+  | { type: 'user.edit'; user: UserListItem }
+  | { type: 'user.act'; action: UserAction; user: UserListItem }
+  | { type: 'confirm' }
+  | { type: 'confirm.cancel' }
+  | { type: 'notice.dismiss' };
+
+const NEEDS: Record<UserAction | 'create' | 'edit', Action> = {
+  create: 'create', edit: 'edit', deactivate: 'edit', reactivate: 'edit', resetPassword: 'edit', removeHere: 'edit', removeAll: 'edit', delete: 'delete',
+};
+
+export const REFUSED: Notice = { tone: 'refused', title: MESSAGES.noEditPermission, text: 'Your role lets you see users, not change them.' };
+
+/** What the page says when an action is done, and its SPEC.md section 8 message when it fails. */
+export function actionMessages(action: UserAction, user: UserListItem, tenantName: string): { done: string; failed: string } {
+  switch (action) {
+    case 'deactivate': return { done: `${user.fullName} has been deactivated`, failed: MESSAGES.userNotUpdated };
+    case 'reactivate': return { done: `${user.fullName} has been reactivated`, failed: MESSAGES.userNotUpdated };
+    case 'resetPassword': return {
+      done: `A password reset link for ${user.fullName} has been sent to the server log, for whoever runs Tributary to pass on. It works once, for a day.`,
+      failed: MESSAGES.passwordNotReset,
+    };
+    case 'removeHere': return { done: `${user.fullName} has been removed from ${tenantName}`, failed: MESSAGES.userNotUpdated };
+    case 'removeAll': return { done: `${user.fullName} has been removed from all your tenants`, failed: MESSAGES.userNotUpdated };
+    case 'delete': return { done: `${user.fullName} has been deleted`, failed: MESSAGES.userNotDeleted };
+  }
+}
+
+function run(service: UsersService, action: UserAction, user: UserListItem, tenantId: string | null): Promise<unknown> {
+  const o = { silent: true };
+  switch (action) {
+    case 'deactivate': return service.deactivate(user.auth0Id, o);
+    case 'reactivate': return service.reactivate(user.auth0Id, o);
+    case 'resetPassword': return service.resetPassword(user.auth0Id, o);
+    case 'removeHere': return service.removeFromTenant(user.auth0Id, tenantId ?? '', o);
+    case 'removeAll': return service.removeFromAllTenants(user.auth0Id, o);
+    case 'delete': return service.remove(user.auth0Id, o);
+  }
+}
+
+const detailOf = (error: unknown) => (error as { problem?: { detail?: string } } | null)?.problem?.detail ?? null;
+
+export const userListMachine = setup({
+  types: { context: {} as UserListContext, events: {} as UserListEvent, input: {} as UserListInput },
+  actors: {
+    loadPage: fromPromise<UsersPage, { service: UsersService; q: string; page: number }>(({ input }) =>
+      input.service.list({ q: input.q, page: input.page, pageSize: USERS_PAGE_SIZE }, { silent: true })),
+    runAction: fromPromise<unknown, { service: UsersService; action: UserAction; user: UserListItem; tenantId: string | null }>(({ input }) =>
+      run(input.service, input.action, input.user, input.tenantId)),
+    userForm: userFormMachine,
+  },
+  guards: {
+    mayCreate: ({ context }) => can(context.policies, 'usermanagement', NEEDS.create),
+    mayEdit: ({ context }) => can(context.policies, 'usermanagement', NEEDS.edit),
+    mayNotAct: ({ context }, p: { action: UserAction }) => !can(context.policies, 'usermanagement', NEEDS[p.action]),
+    wasSaved: (_, p: { saved: UserListItem | null }) => p.saved !== null,
+    asksFirst: (_, p: { action: UserAction }) => CONFIRMED_ACTIONS.includes(p.action),
+  },
+  actions: {
+    refuse: assign({ notice: REFUSED }),
+  },
+}).createMachine({
+  id: 'userList',
+  context: ({ input }) => ({ ...input, service: input.service ?? usersService(input.orgId), q: '', page: 1, result: null, notice: null, pending: null, form: null }),
+  initial: 'loading',
+  states: {
+    loading: {
+      invoke: {
+        id: 'loadPage',
+        src: 'loadPage',
+        input: ({ context }) => ({ service: context.service, q: context.q, page: context.page }),
+        onDone: { target: 'loaded', actions: assign({ result: ({ event }) => event.output }) },
+        onError: 'failed',
+      },
+    },
+    failed: { on: { 'list.reload': 'loading' } },
+    loaded: {
+      on: {
+        'search': { target: 'loading', actions: assign({ q: ({ event }) => event.q.trim(), page: 1 }) },
+        'page.go': { target: 'loading', actions: assign({ page: ({ event }) => event.page }) },
+        'list.reload': 'loading',
+        'notice.dismiss': { actions: assign({ notice: null }) },
+        'user.add': [
+          {
+            guard: 'mayCreate', target: 'form',
+            actions: assign({
+              notice: null,
+              form: ({ context }) => ({ mode: 'create', service: context.service, tenants: context.tenants, tenantId: context.activeTenantId, now: context.now?.() ?? new Date() }),
+            }),
+          },
+          { actions: 'refuse' },
+        ],
+        'user.edit': [
+          {
+            guard: 'mayEdit', target: 'form',
+            actions: assign({
+              notice: null,
+              form: ({ context, event }) => ({ mode: 'edit', service: context.service, tenants: context.tenants, user: event.user, now: context.now?.() ?? new Date() }),
+            }),
+          },
+          { actions: 'refuse' },
+        ],
+        'user.act': [
+          { guard: { type: 'mayNotAct', params: ({ event }) => event }, actions: 'refuse' },
+          { guard: { type: 'asksFirst', params: ({ event }) => event }, target: 'confirming', actions: assign({ notice: null, pending: ({ event }) => ({ action: event.action, user: event.user }) }) },
+          { target: 'acting', actions: assign({ notice: null, pending: ({ event }) => ({ action: event.action, user: event.user }) }) },
+        ],
+      },
+    },
+    confirming: {
+      on: {
+        'confirm': 'acting',
+        'confirm.cancel': { target: 'loaded', actions: assign({ pending: null }) },
+      },
+    },
+    acting: {
+      invoke: {
+        id: 'runAction',
+        src: 'runAction',
+        input: ({ context }) => ({ service: context.service, action: context.pending!.action, user: context.pending!.user, tenantId: context.activeTenantId }),
+        onDone: {
+          target: 'loading',
+          actions: assign({
+            notice: ({ context }) => ({ tone: 'done', title: actionMessages(context.pending!.action, context.pending!.user, context.tenantName).done, text: null }),
+            pending: null,
+          }),
+        },
+        onError: {
+          target: 'loaded',
+          actions: assign({
+            notice: ({ context, event }) => ({ tone: 'failed', title: actionMessages(context.pending!.action, context.pending!.user, context.tenantName).failed, text: detailOf(event.error) }),
+            pending: null,
+          }),
+        },
+      },
+    },
+    form: {
+      invoke: {
+        id: 'userForm',
+        src: 'userForm',
+        input: ({ context }) => context.form!,
+        onDone: [
+          {
+            guard: { type: 'wasSaved', params: ({ event }) => event.output }, target: 'loading',
+            actions: assign({
+              notice: ({ context, event }) => ({ tone: 'done', title: `${event.output.saved!.fullName} has been ${context.form?.mode === 'create' ? 'added' : 'updated'}`, text: null }),
+              form: null,
+            }),
+          },
+          { target: 'loaded', actions: assign({ form: null }) },
+        ],
+      },
+    },
+  },
+});
