@@ -5,6 +5,11 @@ import type { Db } from './database.ts';
 import type { Executor } from './tenancy.ts';
 import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 
+/** Why a sign-in or a request is refused: the same words at the sign-in page and from the API. */
+export const ACCOUNT_DEACTIVATED = 'Your account has been deactivated. Please contact your administrator.';
+export const accessEnded = (expiredOn: Date, where: 'this tenant' | 'Tributary') =>
+  `Your temporary access to ${where} ended on ${expiredOn.toISOString().slice(0, 10)}. Please contact your administrator.`;
+
 export async function organizationBySubdomain(db: Db, subdomain: string) {
   const [org] = await db.select({ id: organizations.id, name: organizations.name })
     .from(organizations).where(eq(organizations.subdomain, subdomain)).limit(1);

@@ -3,13 +3,16 @@
  * issuer, audience, expiry; the key comes from the issuer's key set, never from the token), then
  * every identity header is checked against the token and the user's memberships.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import { and, eq } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
+import { ACCOUNT_DEACTIVATED, accessEnded } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { memberships, users } from '../db/schema/accounts.ts';
 import { forTenant } from '../db/tenancy.ts';
+import { recordEvent } from '../services/events.ts';
 import type { AppEnv, Caller, TenantEnv } from './env.ts';
 import { fail } from './problem.ts';
 
@@ -56,7 +59,7 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
     // read on every request, never cached: deactivation, roles and expiry hold from the next request on every process
     const [user] = await db.select().from(users).where(eq(users.auth0Id, payload.sub!)).limit(1);
     if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
-    if (user.deactivatedOn) return fail('forbidden', 'Your account has been deactivated. Please contact your administrator.', {}, 'account-deactivated');
+    if (user.deactivatedOn) return fail('forbidden', ACCOUNT_DEACTIVATED, {}, 'account-deactivated');
     if (user.organizationId !== orgId) fail('forbidden', 'Header orgId is not your organisation.');
     if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail('forbidden', 'Header userEmail does not match the signed-in user.');
 
@@ -66,7 +69,7 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
         .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, tenantId))).limit(1);
       if (!m) return fail('no-tenant-access');
       if (isAccessExpired(m.accessExpiresOn)) {
-        return fail('no-tenant-access', `Your temporary access to this tenant ended on ${m.accessExpiresOn!.toISOString().slice(0, 10)}. Please contact your administrator.`, {}, 'access-expired');
+        return fail('no-tenant-access', accessEnded(m.accessExpiresOn!, 'this tenant'), {}, 'access-expired');
       }
       roles = m.roles;
     }
@@ -103,13 +106,36 @@ export function requireTenant(): MiddlewareHandler<TenantEnv> {
   };
 }
 
-/** A policy check from the role table; it needs a tenant, since roles belong to a tenant. */
+/**
+ * A policy check from the role table; it needs a tenant, since roles belong to a tenant. Every
+ * endpoint's check runs here, so a refusal is recorded in the tenant's activity history here too.
+ */
 export function requirePolicy(resource: Resource, action: Action): MiddlewareHandler<TenantEnv> {
   return async (c, next) => {
     if (!c.var.tenant) return fail('bad-request', 'Header tenantId is required.');
-    if (!can(c.var.caller.policies, resource, action)) return fail('forbidden', `You need ${resource} ${action} permission.`);
+    if (!can(c.var.caller.policies, resource, action)) {
+      await recordRefusal(c, resource, action);
+      return fail('forbidden', `You need ${resource} ${action} permission.`);
+    }
     await next();
   };
+}
+
+/** The refusal's event; failing to write it is logged and never changes the answer, which stays a 403. */
+async function recordRefusal(c: Context<TenantEnv>, resource: Resource, action: Action): Promise<void> {
+  const { caller } = c.var;
+  const endpoint = `${c.req.method} ${routePath(c)}`;
+  try {
+    await recordEvent(c.var.tenant, {
+      actor: { userId: caller.userId, name: caller.fullName },
+      type: 'permission.refused',
+      description: `${caller.fullName} was refused ${endpoint}: it needs ${resource} ${action} permission`,
+      details: { endpoint, path: c.req.path, policy: { resource, action }, roles: caller.roles },
+      correlationId: c.var.correlationId,
+    });
+  } catch (err) {
+    c.var.log?.warn({ err, endpoint }, 'could not record a permission refusal');
+  }
 }
 
 /** Path parameters naming the organisation must be the caller's own. */

@@ -5,7 +5,7 @@
  * cookie secrets, sessions and tokens persisted in PostgreSQL.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -20,8 +20,12 @@ import Provider, {
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import type { Config } from '../config.ts';
+import { ACCOUNT_DEACTIVATED, accessEnded, membershipsOf } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
+import { forTenant } from '../db/tenancy.ts';
+import { isAccessExpired } from '../../src/domain/roles.ts';
+import { recordEvent } from '../services/events.ts';
 import { loginFailures } from '../db/schema/identity.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { pgAdapterFactory, purgeExpired } from './adapter.ts';
@@ -45,6 +49,16 @@ export interface Identity {
 }
 
 export const WRONG_CREDENTIALS = 'Wrong e-mail or password.';
+
+type SignInOutcome = 'succeeded' | 'wrong-password' | 'throttled' | 'account-deactivated' | 'access-expired';
+/** the activity history's description, after the user's name */
+const SIGN_IN_OUTCOMES: Record<SignInOutcome, string> = {
+  'succeeded': 'signed in',
+  'wrong-password': 'was refused sign-in: wrong password',
+  'throttled': 'was refused sign-in: too many attempts',
+  'account-deactivated': 'was refused sign-in: the account is deactivated',
+  'access-expired': 'was refused sign-in: temporary access has ended',
+};
 const LOGIN_BODY_LIMIT = 10 * 1024;
 
 const DAY = 24 * 60 * 60;
@@ -452,27 +466,100 @@ export async function createIdentity(opts: {
     const admission = await throttle.admit(email, remote);
     if (!admission.admitted) {
       log.warn({ email, ip: remote, retryAfterMs: admission.retryAfterMs }, 'sign-in refused: too many attempts');
+      await recordThrottled(email, remote, admission.retryAfterMs);
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil(admission.retryAfterMs / 1000))));
       return sendHtml(res, 429, loginPage({ action, email: typed, error: tooManyAttempts(admission.retryAfterMs) }));
     }
 
-    const [user] = await db.select({ id: users.id, auth0Id: users.auth0Id, passwordHash: users.passwordHash })
-      .from(users)
-      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deactivatedOn)))
-      .limit(1);
+    const user = await userByEmail(email);
     // the scrypt work is done whether or not the e-mail exists
     const verified = await verifyPassword(password, user?.passwordHash ?? dummyHash);
     if (!user || !user.passwordHash || !verified) {
       await db.insert(loginFailures).values({ email, ip: remote ?? 'unknown' });
       log.info({ email, ip: remote }, 'sign-in failed');
+      if (user) await recordSignIn(user, 'wrong-password', remote);
       return sendHtml(res, 401, loginPage({ action, email: typed, error: WRONG_CREDENTIALS }));
+    }
+    // said only to whoever knows the password; the attempt stays counted by the throttle
+    if (user.deactivatedOn) {
+      log.info({ sub: user.auth0Id, ip: remote }, 'sign-in refused: account deactivated');
+      await recordSignIn(user, 'account-deactivated', remote);
+      return sendHtml(res, 401, loginPage({ action, email: typed, error: ACCOUNT_DEACTIVATED }));
+    }
+    const ended = await accessEndedOn(user.id);
+    if (ended) {
+      log.info({ sub: user.auth0Id, ip: remote }, 'sign-in refused: temporary access ended');
+      await recordSignIn(user, 'access-expired', remote);
+      return sendHtml(res, 403, loginPage({ action, email: typed, error: accessEnded(ended, 'Tributary') }));
     }
 
     await admission.succeeded();
     if (needsRehash(user.passwordHash)) await upgradeHash(user.id, user.passwordHash, password);
     await db.update(users).set({ loginCount: sql`${users.loginCount} + 1` }).where(eq(users.id, user.id));
     log.info({ sub: user.auth0Id }, 'signed in');
+    await recordSignIn(user, 'succeeded', remote);
     await provider.interactionFinished(req, res, { login: { accountId: user.auth0Id } }, { mergeWithLastSubmission: false });
+  }
+
+  type SignInUser = NonNullable<Awaited<ReturnType<typeof userByEmail>>>;
+
+  /** Deactivated users too: their refusal is said, and recorded. */
+  async function userByEmail(email: string) {
+    const [user] = await db.select({
+      id: users.id, auth0Id: users.auth0Id, email: users.email, fullName: users.fullName,
+      passwordHash: users.passwordHash, deactivatedOn: users.deactivatedOn,
+    }).from(users).where(sql`lower(${users.email}) = ${email}`).limit(1);
+    return user;
+  }
+
+  /** When every tenant of the user was temporary access that has ended: the last end. A user with no tenant signs in (the app says why it shows nothing). */
+  async function accessEndedOn(userId: string): Promise<Date | undefined> {
+    const all = await membershipsOf(db, [userId]);
+    if (all.length === 0 || !all.every((m) => isAccessExpired(m.expires))) return undefined;
+    return new Date(Math.max(...all.map((m) => m.expires!.getTime())));
+  }
+
+  /**
+   * A sign-in, or its refusal, in the activity history of every tenant the user belongs to (expired
+   * ones included), with the user as the actor. A failure to record is logged: it never decides a sign-in.
+   */
+  async function recordSignIn(user: Pick<SignInUser, 'id' | 'auth0Id' | 'email' | 'fullName'>, outcome: SignInOutcome, remote: string | undefined) {
+    const correlationId = randomUUID();
+    try {
+      const tenantIds = new Set((await membershipsOf(db, [user.id])).map((m) => m.tenantId));
+      for (const tenantId of tenantIds) {
+        await recordEvent(forTenant(db, tenantId), {
+          actor: { userId: user.id, name: user.fullName },
+          type: outcome === 'succeeded' ? 'signin.succeeded' : 'signin.refused',
+          description: `${user.fullName} ${SIGN_IN_OUTCOMES[outcome]}`,
+          details: { auth0Id: user.auth0Id, email: user.email, ...(outcome === 'succeeded' ? {} : { reason: outcome }), ip: remote ?? null },
+          correlationId,
+        });
+      }
+    } catch (err) {
+      log.warn({ err, sub: user.auth0Id, outcome, correlationId }, 'could not record a sign-in event');
+    }
+  }
+
+  /**
+   * Throttled attempts are refused without counting, as cheaply as possible: their event is
+   * written once per e-mail while it waits (per process), so a flood cannot become a flood of writes.
+   */
+  const throttledUntil = new Map<string, number>();
+  async function recordThrottled(email: string, remote: string | undefined, retryAfterMs: number) {
+    const now = (opts.clock ?? Date.now)();
+    if ((throttledUntil.get(email) ?? 0) > now) return;
+    if (throttledUntil.size >= 10_000) {
+      for (const [key, until] of throttledUntil) if (until <= now) throttledUntil.delete(key);
+      if (throttledUntil.size >= 10_000) return;
+    }
+    throttledUntil.set(email, now + retryAfterMs);
+    try {
+      const user = await userByEmail(email);
+      if (user) await recordSignIn(user, 'throttled', remote);
+    } catch (err) {
+      log.warn({ err }, 'could not record a throttled sign-in');
+    }
   }
 
   /** A hash made with older scrypt parameters is replaced while the password is at hand. */
