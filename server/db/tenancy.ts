@@ -12,10 +12,12 @@
  * on a cross-tenant read and on any hand-written tenant filter outside server/db/repositories.
  */
 import type { Db } from './database.ts';
+import { dataQueueRepository } from './repositories/dataQueue.ts';
 import { dataSourcesRepository } from './repositories/dataSources.ts';
 import { eventsRepository } from './repositories/events.ts';
 import { flagsRepository } from './repositories/flags.ts';
 import { formulasRepository, partsRepository } from './repositories/formulas.ts';
+import { recordExportsRepository } from './repositories/recordExports.ts';
 import { recordsRepository } from './repositories/records.ts';
 import { runsRepository } from './repositories/runs.ts';
 import { sandboxCrmRepository } from './repositories/sandboxCrm.ts';
@@ -32,8 +34,12 @@ export interface TenantScope {
   readonly formulas: ReturnType<typeof formulasRepository>;
   readonly parts: ReturnType<typeof partsRepository>;
   readonly records: ReturnType<typeof recordsRepository>;
+  /** CSV exports of records, and the streaming read they write from */
+  readonly recordExports: ReturnType<typeof recordExportsRepository>;
   readonly runs: ReturnType<typeof runsRepository>;
   readonly events: ReturnType<typeof eventsRepository>;
+  /** each user's Data Queue tabs and their cards */
+  readonly dataQueue: ReturnType<typeof dataQueueRepository>;
   /** the Sandbox CRM, a destination system kept in this database */
   readonly sandboxCrm: ReturnType<typeof sandboxCrmRepository>;
   /** runs `work` in one transaction, with a scope whose repositories all use it: all or nothing */
@@ -50,8 +56,10 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     formulas: formulasRepository(db, tenantId),
     parts: partsRepository(db, tenantId),
     records: recordsRepository(db, tenantId),
+    recordExports: recordExportsRepository(db, tenantId),
     runs: runsRepository(db, tenantId),
     events: eventsRepository(db, tenantId),
+    dataQueue: dataQueueRepository(db, tenantId),
     sandboxCrm: sandboxCrmRepository(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),
   };

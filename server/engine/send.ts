@@ -33,6 +33,8 @@ export function fieldsToWrite(plan: FormulaPlan, record: RecordRow): Record<stri
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(values)) {
     if (!updating) { if (!blank(value)) out[field] = value; continue; }
+    // a person chose, on the bucket screen, to keep the destination's value of this field
+    if (record.overwrite?.[field] === false) continue;
     if (onMatch === 'fill-blanks') { if (!blank(value) && blank(matched[field])) out[field] = value; continue; }
     if (!blank(value)) out[field] = value;
     else if (clearBlanks) out[field] = null;

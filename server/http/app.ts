@@ -8,14 +8,22 @@ import type { Database } from '../db/database.ts';
 import type { Jobs } from '../jobs/boss.ts';
 import { accountManagementRouter } from './accountManagement.ts';
 import { canonicalHost } from './canonicalHost.ts';
+import { dataQueueRouter } from './dataQueue.ts';
+import { dataQueueService } from '../../src/domain/api/dataQueue.ts';
 import { eventsReporterRouter } from './eventsReporter.ts';
+import { exportServiceRouter } from './exportService.ts';
+import { exportService } from '../../src/domain/api/exportService.ts';
+import { recordExport } from '../jobs/recordExport.ts';
+import { exportFileStore } from '../services/exports.ts';
 import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
 import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
 import { integrationsRouter, SANDBOX_IMPORT_PATH } from './integrations.ts';
 import { formulasRouter } from './formulas.ts';
+import { recordsRouter } from './records.ts';
 import { formulaStatusStreamRouter } from './formulaStatusStream.ts';
 import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
 import { formulaRun } from '../jobs/formulaRun.ts';
+import { recordsSend } from '../jobs/recordsSend.ts';
 import { formulaRunsService } from '../services/formulaRuns.ts';
 import { createSecretBox, loadSecretKey } from '../connectors/secrets.ts';
 import type { TokenVerifier } from './auth.ts';
@@ -117,6 +125,8 @@ export function createApp(deps: AppDeps) {
   // before the formulas router, whose /:id would take its name for an id
   app.route(formulaStatusStream.path, formulaStatusStreamRouter(database.db, verifier, { config, secrets, jobs, log }));
   app.route('/web-api/v1/formulas', formulasRouter(database.db, verifier, { config, secrets, runs }));
+  app.route('/web-api/v1/records', recordsRouter(database.db, verifier, { config, secrets, sends: { queue: (p) => jobs.enqueue(recordsSend, p) } }));
+  app.route(dataQueueService.basePath, dataQueueRouter(database.db, verifier));
   app.route('/integrations/v1', integrationsRouter(database.db, verifier, { config, log, secrets }));
   app.route('/account-management/v1', accountManagementRouter(database.db, verifier, config));
   app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, {
@@ -126,6 +136,9 @@ export function createApp(deps: AppDeps) {
     },
   }));
   app.route('/events-reporter/v1', eventsReporterRouter(database.db, verifier));
+  app.route(exportService.basePath, exportServiceRouter(database.db, verifier, {
+    store: exportFileStore(config), queue: (p) => jobs.enqueue(recordExport, p),
+  }));
 
   // the built app: precompressed, cached by content hash, revalidated by ETag (server/http/static.ts)
   if (deps.staticRoot) app.get('*', staticApp(deps.staticRoot, isApiPath));

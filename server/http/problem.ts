@@ -44,6 +44,13 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'formula-wipe-unconfirmed': 409,
   'formula-incomplete': 422,
   'formula-busy': 409,
+  'tab-limit': 409,
+  'tab-order-stale': 409,
+  'no-edit-permission': 403,
+  'record-incompatible-data': 400,
+  'record-not-editable': 409,
+  'export-gone': 410,
+  'export-not-ready': 409,
   // a part's failures are the server's: its own rules answer bad-request or not-found
   ...(Object.fromEntries(FORMULA_PART_NAMES.flatMap((p) => PART_OPERATIONS.map((op) => [partProblemTitle(p, op), 500]))) as Record<PartProblemTitle, number>),
 };

@@ -6,5 +6,7 @@ import type { AnyJobDefinition } from './definition.ts';
 import { formulaRun } from './formulaRun.ts';
 import { formulaScheduler } from './formulaScheduler.ts';
 import { identityCleanup } from './identityCleanup.ts';
+import { recordExport, recordExportSweep } from './recordExport.ts';
+import { recordsSend } from './recordsSend.ts';
 
-export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler];
+export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler, recordExport, recordExportSweep, recordsSend];

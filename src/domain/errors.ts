@@ -2,6 +2,7 @@
  * The error catalogue (SPEC.md section 8). A problem+json `title` is the key the browser looks
  * up here; the server uses the same keys so the two never drift.
  */
+import { DATA_QUEUE_MESSAGES } from './dataQueue.ts';
 import { PART_PROBLEM_MESSAGES } from './formula/partLabels.ts';
 
 export const MESSAGES = {
@@ -61,6 +62,16 @@ export const PROBLEM_TITLES = {
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',
   'formula-busy': 'A run of this formula is under way. Try again when it has finished.',
+  // the Data Queue's tabs
+  'tab-limit': DATA_QUEUE_MESSAGES.tabLimit,
+  'tab-order-stale': 'The cards of this tab changed meanwhile. Reload to see them.',
+  // bucket screens (the records API)
+  'no-edit-permission': MESSAGES.noEditPermission,
+  'record-incompatible-data': 'Input contains incompatible data',
+  'record-not-editable': 'This record has been sent or is being sent, so it can no longer be changed.',
+  // exports (the export service)
+  'export-gone': 'This export can no longer be downloaded. Start a new export.',
+  'export-not-ready': 'This export is not ready to download yet.',
   // get, upsert and delete failures of each part, derived from the part list
   ...PART_PROBLEM_MESSAGES,
 } as const;

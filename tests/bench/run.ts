@@ -9,6 +9,10 @@
  * - engine throughput: records per second through the whole pipeline, 100,000 incoming records
  *   against a Sandbox CRM of 1,000,000 constituents, with one and with two worker processes and
  *   each one's peak memory, against their targets (tests/bench/engineThroughput.ts, which also runs alone)
+ * - exports: a CSV export of 1,000,000 records of one bucket view, rows per second and peak memory
+ *   (tests/bench/exportRecords.ts, which also runs alone)
+ * - bucket screens: server-side time of a view's first page, a sort, a filter and the counts at
+ *   1,000,000 records in one formula, p95 against 100 ms (tests/bench/bucketScreens.ts, which also runs alone)
  * - delivery: a production build's chunks (raw, gzip, brotli), the size budgets, and Core Web
  *   Vitals in Chromium on the throttled profile (the tests that hold them: tests/unit/bundleBudgets.test.ts,
  *   tests/e2e/webVitals.test.ts)
@@ -33,7 +37,9 @@ import {
   type Sizes,
 } from '../support/bundleSize.ts';
 import { bestOf, formatVitals, landingVitals, PROFILE, signedInVitals, type Measured } from '../support/webVitals.ts';
+import { bucketScreensBench } from './bucketScreens.ts';
 import { engineThroughputBench } from './engineThroughput.ts';
+import { exportRecordsBench } from './exportRecords.ts';
 import { matchAccuracyBench } from './matchAccuracy.ts';
 
 const MB = 1024 * 1024;
@@ -192,4 +198,6 @@ await benchWorkbooks();
 benchFlags();
 await matchAccuracyBench();
 await engineThroughputBench();
+await exportRecordsBench();
+await bucketScreensBench();
 await benchDelivery();

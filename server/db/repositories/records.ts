@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
 import { records } from '../schema/formulas.ts';
+import { bucketRecordsRepository } from './bucketRecords.ts';
 import type { Executor } from '../tenancy.ts';
 
 export type RecordRow = typeof records.$inferSelect;
@@ -52,6 +53,9 @@ export interface StoreOutcome {
 export function recordsRepository(db: Executor, tenantId: string) {
   const mine = eq(records.tenantId, tenantId);
   return {
+    // the bucket screens' pages, counts and actions
+    ...bucketRecordsRepository(db, tenantId),
+
     async get(id: string): Promise<RecordRow | undefined> {
       const [row] = await db.select().from(records).where(and(mine, eq(records.id, id))).limit(1);
       return row;

@@ -2,10 +2,11 @@
  * Formulas (SPEC.md section 3) and their parts, runs and records: the tables behind the formula
  * model of src/domain/formula. Every row carries its tenant (DESIGN.md section 4a), child rows too.
  */
-import { sql } from 'drizzle-orm';
-import { boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { type AnyPgColumn, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
 import type { Bucket, JobStatus, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
+import type { RecordSort } from '../../../src/domain/records/query.ts';
 import { tenants, users } from './accounts.ts';
 import { dataSources } from './connections.ts';
 import { uploads } from './uploads.ts';
@@ -97,6 +98,18 @@ export const formulaRuns = pgTable('formula_runs', {
   index('formula_runs_formula_idx').on(t.formulaId, t.createdOn),
 ]);
 
+type SortColumns = { dateAdded: AnyPgColumn; dateProcessed: AnyPgColumn; score: AnyPgColumn; errorDate: AnyPgColumn };
+/** The bucket screens' sorts (src/domain/records/query.ts), as indexable expressions: a null sorts as the lowest value. */
+export const RECORD_SORT_SQL = {
+  dateAdded: (t: SortColumns) => sql`${t.dateAdded}`,
+  dateProcessed: (t: SortColumns) => sql`coalesce(${t.dateProcessed}, '-infinity'::timestamptz)`,
+  score: (t: SortColumns) => sql`coalesce(${t.score}, -1)`,
+  errorDate: (t: SortColumns) => sql`coalesce(${t.errorDate}, '-infinity'::timestamptz)`,
+} satisfies Record<RecordSort, (t: SortColumns) => SQL>;
+const RECORD_SORT_KEYS = Object.keys(RECORD_SORT_SQL) as RecordSort[];
+/** What the text filter searches: the values (not the keys) of raw and transformed data, lower case. */
+export const RECORD_SEARCH_TEXT_SQL = sql.raw(`lower(jsonb_path_query_array("raw", '$.*')::text || ' ' || coalesce(jsonb_path_query_array("transformed", '$.*')::text, ''))`);
+
 /** A record on its way from source to destination, with everything SPEC.md section 3 says it keeps. */
 export const records = pgTable('records', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -129,12 +142,21 @@ export const records = pgTable('records', {
   outcome: text('outcome').$type<'created' | 'updated'>(),
   dateAdded: timestamp('date_added', { withTimezone: true }).notNull().defaultNow(),
   dateProcessed: timestamp('date_processed', { withTimezone: true }),
+  /** per destination field, false where a person chose that the incoming value must not overwrite the destination's */
+  overwrite: jsonb('overwrite').$type<Record<string, boolean>>().notNull().default(sql`'{}'::jsonb`),
 }, (t) => [
   foreignKey({ name: 'records_formula_fk', columns: [t.formulaId, t.tenantId], foreignColumns: [formulas.id, formulas.tenantId] }).onDelete('cascade'),
   uniqueIndex('records_formula_source_key_idx').on(t.formulaId, t.sourceKey),
-  // bucket screens page by date added, newest first (keyset on date_added, id)
-  index('records_bucket_idx').on(t.formulaId, t.bucket, t.dateAdded, t.id),
   index('records_tenant_idx').on(t.tenantId),
   // the send stage takes a formula's ready (and interrupted) records in order
   index('records_state_idx').on(t.formulaId, t.state, t.id),
+  // Bucket screens page by keyset on (sort key, id) within a view (server/db/repositories/bucketRecords.ts):
+  // views by state use the first family, views by bucket (and custom bucket) the second, one index
+  // per sort, so every page of every sort reads only its rows at a million records per formula.
+  // Nullable sort columns are indexed through RECORD_SORT_SQL's expressions (nulls as the lowest).
+  ...RECORD_SORT_KEYS.map((sort) => index(`records_state_${sort}_idx`).on(t.formulaId, t.state, RECORD_SORT_SQL[sort](t), t.id)),
+  ...RECORD_SORT_KEYS.map((sort) => index(`records_bucket_${sort}_idx`).on(t.formulaId, t.bucket, sql`coalesce(${t.customBucket}, '')`, RECORD_SORT_SQL[sort](t), t.id)),
+  // the text filter: a trigram index over the record's raw and transformed values (pg_trgm, which
+  // the embedded PostgreSQL and any plain server ship), so "contains, any case" stays an index search
+  index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`),
 ]);

@@ -90,3 +90,25 @@ export const RecordSelectionSchema = v.variant('kind', [
   v.object({ kind: v.literal('scope'), scope: RecordScopeSchema }),
 ]);
 export type RecordSelection = v.InferOutput<typeof RecordSelectionSchema>;
+
+/** Records of a formula grouped by where they sit: what the one counting query answers. */
+export interface RecordGroup { bucket: Bucket; customBucket: string | null; state: RecordState; count: number }
+
+/** Whether a view holds records of this bucket and state. */
+export function inView(view: RecordView, group: Pick<RecordGroup, 'bucket' | 'state'>): boolean {
+  const def: RecordViewDef = RECORD_VIEWS[view];
+  return (!def.buckets || def.buckets.includes(group.bucket)) && (!def.states || def.states.includes(group.state));
+}
+
+/** Counts per view, per custom validation bucket (by name) and in all, summed from the groups. */
+export function viewCounts(groups: readonly RecordGroup[]): { views: Record<RecordView, number>; customBuckets: Map<string, number>; total: number } {
+  const views = Object.fromEntries(RECORD_VIEW_IDS.map((id) => [id, 0])) as Record<RecordView, number>;
+  const customBuckets = new Map<string, number>();
+  let total = 0;
+  for (const g of groups) {
+    total += g.count;
+    for (const id of RECORD_VIEW_IDS) if (inView(id, g)) views[id] += g.count;
+    if (g.bucket === 'validation-exception' && g.customBucket) customBuckets.set(g.customBucket, (customBuckets.get(g.customBucket) ?? 0) + g.count);
+  }
+  return { views, customBuckets, total };
+}

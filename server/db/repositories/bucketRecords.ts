@@ -1,0 +1,106 @@
+/**
+ * The bucket screens' side of a tenant's records (reached through forTenant, as part of the
+ * records repository): pages of a view by keyset, counts per view, and the bulk actions on a
+ * selection, each one statement however many records it touches.
+ *
+ * Paging is keyset on (sort key, id) with the sort key as text, so a cursor keeps PostgreSQL's
+ * microseconds (a JavaScript Date would lose them and skip or repeat rows). Each view and sort has
+ * its index (schema/formulas.ts): the first page and the thousandth read only their own rows.
+ *
+ * Which records a view, filter or selection means is recordScope.ts's, shared with the exports.
+ */
+import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
+import type { RecordScope, RecordSelection, RecordSort } from '../../../src/domain/records/query.ts';
+import { records, RECORD_SORT_SQL } from '../schema/formulas.ts';
+import type { Executor } from '../tenancy.ts';
+import { scopeCondition, selectionCondition } from './recordScope.ts';
+
+type RecordRow = typeof records.$inferSelect;
+
+/** How a cursor's sort key is read back into the sort's type. */
+const SORT_CAST: Record<RecordSort, SQL> = {
+  dateAdded: sql`::timestamptz`, dateProcessed: sql`::timestamptz`, score: sql`::int`, errorDate: sql`::timestamptz`,
+};
+
+/** A position in a page sequence: the last row's sort key (as PostgreSQL writes it) and id. */
+export interface PagePosition { key: string; id: string }
+
+export interface PageQuery {
+  scope: RecordScope;
+  sort: RecordSort;
+  direction: 'asc' | 'desc';
+  after: PagePosition | null;
+  limit: number;
+}
+
+/** States whose records a person may still act on: not being sent, not sent. */
+export const ACTIONABLE_STATES: RecordState[] = ['needs-attention', 'ready', 'omitted', 'failed'];
+
+export function bucketRecordsRepository(db: Executor, tenantId: string) {
+  const mine = eq(records.tenantId, tenantId);
+  const selected = (formulaId: string, selection: RecordSelection): SQL =>
+    and(mine, eq(records.formulaId, formulaId), selectionCondition(selection))!;
+  const actionable = inArray(records.state, ACTIONABLE_STATES);
+
+  return {
+    /** A page of a view: rows with their sort key as text, for the next cursor. */
+    async page(formulaId: string, q: PageQuery): Promise<(RecordRow & { sortKey: string })[]> {
+      const key = RECORD_SORT_SQL[q.sort](records);
+      const order = q.direction === 'desc' ? desc : asc;
+      const after = q.after
+        ? sql`(${key}, ${records.id}) ${q.direction === 'desc' ? sql`<` : sql`>`} (${q.after.key}${SORT_CAST[q.sort]}, ${q.after.id}::uuid)`
+        : undefined;
+      return db.select({ ...getTableColumns(records), sortKey: sql<string>`(${key})::text` }).from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), scopeCondition(q.scope), after))
+        .orderBy(order(key), order(records.id))
+        .limit(q.limit);
+    },
+
+    /** Records per bucket, custom bucket and state: what the view counts are summed from. */
+    async tally(formulaId: string): Promise<{ bucket: Bucket; customBucket: string | null; state: RecordState; count: number }[]> {
+      return db.select({ bucket: records.bucket, customBucket: records.customBucket, state: records.state, count: sql<number>`count(*)::int` })
+        .from(records).where(and(mine, eq(records.formulaId, formulaId)))
+        .groupBy(records.bucket, records.customBucket, records.state);
+    },
+
+    /** How many of a selection exist (for an action's skipped count). */
+    async countSelected(formulaId: string, selection: RecordSelection): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(records).where(selected(formulaId, selection));
+      return row?.n ?? 0;
+    },
+
+    /** Add to Ready: the selection's records a person may still act on. Answers their ids. */
+    async markReady(formulaId: string, selection: RecordSelection): Promise<string[]> {
+      const rows = await db.update(records).set({ state: 'ready' })
+        .where(and(selected(formulaId, selection), actionable)).returning({ id: records.id });
+      return rows.map((r) => r.id);
+    },
+
+    /** Treat as new: no destination record, bucket new, Ready. */
+    async markNew(formulaId: string, selection: RecordSelection): Promise<number> {
+      const rows = await db.update(records).set({ state: 'ready', bucket: 'new', customBucket: null, destinationRecordId: null })
+        .where(and(selected(formulaId, selection), actionable)).returning({ id: records.id });
+      return rows.length;
+    },
+
+    /** Deletes the selection's records, except those being sent (their write is under way). */
+    async removeSelected(formulaId: string, selection: RecordSelection): Promise<number> {
+      const rows = await db.delete(records)
+        .where(and(selected(formulaId, selection), sql`${records.state} <> 'sending'`)).returning({ id: records.id });
+      return rows.length;
+    },
+
+    /** One record of a formula, locked for an edit. */
+    async getForUpdate(formulaId: string, id: string): Promise<RecordRow | undefined> {
+      const [row] = await db.select().from(records).where(and(mine, eq(records.formulaId, formulaId), eq(records.id, id))).for('update').limit(1);
+      return row;
+    },
+
+    /** Writes a person's changes to one record still open to them. */
+    async updateReviewed(id: string, set: Partial<Pick<RecordRow, 'transformed' | 'overwrite' | 'candidates' | 'destinationRecordId' | 'bucket' | 'customBucket' | 'state' | 'score'>>): Promise<RecordRow | undefined> {
+      const [row] = await db.update(records).set(set).where(and(mine, eq(records.id, id), actionable)).returning();
+      return row;
+    },
+  };
+}

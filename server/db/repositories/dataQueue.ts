@@ -1,0 +1,120 @@
+/**
+ * The Data Queue's tabs and cards of a tenant (reached through forTenant), each tab one user's own:
+ * every method takes the user and touches only that user's tabs. The cards' foreign keys carry
+ * the tenant, so a card can never point at another tenant's formula or tab.
+ */
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { RecordGroup } from '../../../src/domain/dataQueue.ts';
+import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
+import { dataQueueCards, dataQueueTabs } from '../schema/dataQueue.ts';
+import { formulas, records } from '../schema/formulas.ts';
+import type { Executor } from '../tenancy.ts';
+
+export interface TabWithCards { id: string; name: string; formulaIds: string[] }
+
+export function dataQueueRepository(db: Executor, tenantId: string) {
+  const mine = (userId: string) => and(eq(dataQueueTabs.tenantId, tenantId), eq(dataQueueTabs.userId, userId));
+
+  async function cardsOf(tabIds: string[]): Promise<Map<string, string[]>> {
+    const byTab = new Map(tabIds.map((id) => [id, [] as string[]]));
+    if (!tabIds.length) return byTab;
+    const rows = await db.select({ tabId: dataQueueCards.tabId, formulaId: dataQueueCards.formulaId }).from(dataQueueCards)
+      .where(and(eq(dataQueueCards.tenantId, tenantId), inArray(dataQueueCards.tabId, tabIds)))
+      .orderBy(asc(dataQueueCards.position), asc(dataQueueCards.formulaId));
+    for (const r of rows) byTab.get(r.tabId)?.push(r.formulaId);
+    return byTab;
+  }
+
+  return {
+    /** the user's tabs in their order, each with its cards in order */
+    async tabs(userId: string): Promise<TabWithCards[]> {
+      const tabs = await db.select({ id: dataQueueTabs.id, name: dataQueueTabs.name }).from(dataQueueTabs)
+        .where(mine(userId)).orderBy(asc(dataQueueTabs.position), asc(dataQueueTabs.createdOn));
+      const cards = await cardsOf(tabs.map((t) => t.id));
+      return tabs.map((t) => ({ ...t, formulaIds: cards.get(t.id) ?? [] }));
+    },
+
+    /** one of the user's tabs with its cards, or undefined (another user's or tenant's tab included) */
+    async tab(userId: string, tabId: string): Promise<TabWithCards | undefined> {
+      const [tab] = await db.select({ id: dataQueueTabs.id, name: dataQueueTabs.name }).from(dataQueueTabs)
+        .where(and(mine(userId), eq(dataQueueTabs.id, tabId))).limit(1);
+      if (!tab) return undefined;
+      return { ...tab, formulaIds: (await cardsOf([tab.id])).get(tab.id) ?? [] };
+    },
+
+    /** locks the user's tabs, so two requests cannot both add a fifth tab; answers how many there are */
+    async lockTabs(userId: string): Promise<number> {
+      const rows = await db.select({ id: dataQueueTabs.id }).from(dataQueueTabs).where(mine(userId)).for('update');
+      return rows.length;
+    },
+
+    /** locks one of the user's tabs (its cards change one request at a time); false when it is not the user's */
+    async lockTab(userId: string, tabId: string): Promise<boolean> {
+      const rows = await db.select({ id: dataQueueTabs.id }).from(dataQueueTabs).where(and(mine(userId), eq(dataQueueTabs.id, tabId))).for('update');
+      return rows.length > 0;
+    },
+
+    async createTab(userId: string, name: string): Promise<TabWithCards> {
+      const [row] = await db.insert(dataQueueTabs).values({
+        tenantId, userId, name,
+        position: sql`coalesce((select max(${dataQueueTabs.position}) + 1 from ${dataQueueTabs} where ${mine(userId)}), 0)`,
+      }).returning({ id: dataQueueTabs.id, name: dataQueueTabs.name });
+      return { ...row!, formulaIds: [] };
+    },
+
+    async renameTab(userId: string, tabId: string, name: string): Promise<boolean> {
+      const rows = await db.update(dataQueueTabs).set({ name }).where(and(mine(userId), eq(dataQueueTabs.id, tabId))).returning({ id: dataQueueTabs.id });
+      return rows.length > 0;
+    },
+
+    async deleteTab(userId: string, tabId: string): Promise<boolean> {
+      const rows = await db.delete(dataQueueTabs).where(and(mine(userId), eq(dataQueueTabs.id, tabId))).returning({ id: dataQueueTabs.id });
+      return rows.length > 0;
+    },
+
+    /** whether the formula is the tenant's */
+    async hasFormula(formulaId: string): Promise<boolean> {
+      const rows = await db.select({ id: formulas.id }).from(formulas).where(and(eq(formulas.tenantId, tenantId), eq(formulas.id, formulaId))).limit(1);
+      return rows.length > 0;
+    },
+
+    /** puts the card last on the tab (the caller has checked the tab is the user's); a card already there keeps its place */
+    async placeCard(tabId: string, formulaId: string): Promise<void> {
+      await db.insert(dataQueueCards).values({
+        tenantId, tabId, formulaId,
+        position: sql`coalesce((select max(${dataQueueCards.position}) + 1 from ${dataQueueCards} where ${and(eq(dataQueueCards.tenantId, tenantId), eq(dataQueueCards.tabId, tabId))}), 0)`,
+      }).onConflictDoNothing();
+    },
+
+    async removeCard(tabId: string, formulaId: string): Promise<boolean> {
+      const rows = await db.delete(dataQueueCards)
+        .where(and(eq(dataQueueCards.tenantId, tenantId), eq(dataQueueCards.tabId, tabId), eq(dataQueueCards.formulaId, formulaId)))
+        .returning({ formulaId: dataQueueCards.formulaId });
+      return rows.length > 0;
+    },
+
+    /** gives the tab's cards the positions of `formulaIds`, in one statement (the caller has checked they are the tab's cards) */
+    async setOrder(tabId: string, formulaIds: string[]): Promise<void> {
+      if (!formulaIds.length) return;
+      await db.execute(sql`
+        update ${dataQueueCards} as c set position = o.position - 1
+        from jsonb_array_elements_text(${JSON.stringify(formulaIds)}::jsonb) with ordinality as o(formula_id, position)
+        where c.tenant_id = ${tenantId}::uuid and c.tab_id = ${tabId}::uuid and c.formula_id = o.formula_id::uuid`);
+    },
+
+    /** the tenant's records grouped by formula, bucket and state: one query for every card's counts */
+    async recordGroups(): Promise<Map<string, RecordGroup[]>> {
+      const rows = await db.select({
+        formulaId: records.formulaId, bucket: records.bucket, customBucket: records.customBucket, state: records.state, count: sql<number>`count(*)::int`,
+      }).from(records).where(eq(records.tenantId, tenantId))
+        .groupBy(records.formulaId, records.bucket, records.customBucket, records.state);
+      const out = new Map<string, RecordGroup[]>();
+      for (const r of rows) {
+        const list = out.get(r.formulaId) ?? [];
+        list.push({ bucket: r.bucket as Bucket, customBucket: r.customBucket, state: r.state as RecordState, count: r.count });
+        out.set(r.formulaId, list);
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The records API behind the bucket screens, on records a real run made: a flat file of
+ * supporters run into the Sandbox CRM with everything held for review. Paging, sorting and
+ * filtering; each action by role; tenants apart; actions as events; send now writing once however
+ * often it is asked; inline editing refusing what a field cannot hold.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordCounts, RecordDetail, RecordPage } from '../../src/domain/api/records.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
+import { dropCsv, liveFormula, runToEnd, sender, tenantSession, type Send, type TenantSession } from '../support/engineRun.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const R = '/web-api/v1/records';
+let server: TestServer;
+const who: Record<string, TenantSession> = {};
+const as: Record<string, Send> = {};
+let formula: string;
+let known: { id: string; email: string; lastName: string; firstName: string }[] = [];
+const tenant = () => forTenant(server.database.db, who.admin!.tenantId);
+const json = async <T>(res: Response) => { const body = await res.text(); try { return JSON.parse(body) as T; } catch { throw new Error(body); } };
+const page = async (body: unknown, send = as.admin!) => {
+  const res = await send(`${R}/${formula}/query`, { method: 'POST', body });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return json<RecordPage>(res);
+};
+const NEW_ROWS = 30;
+
+beforeAll(async () => {
+  server = await startTestServer({ work: true, env: { RUN_SLICE_MS: '100000' } });
+  for (const [name, email] of Object.entries({
+    admin: 'administrator@demo.tributary.test', processor: 'data.processor@demo.tributary.test',
+    producer: 'formula.producer@demo.tributary.test', viewer: 'view.only@demo.tributary.test',
+  })) {
+    who[name] = await tenantSession(server.url, email);
+    as[name] = sender(server.url, who[name]!);
+  }
+  const other = who.admin!.tenantIds.find((t) => t !== who.admin!.tenantId)!;
+  as.otherTenant = sender(server.url, who.admin!, other);
+  const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await as.admin!('/integrations/v1/data-sources'));
+  const crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+  const made = await as.admin!('/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Records drop', settings: { folder: 'records' } } });
+  expect(made.status, await made.clone().text()).toBe(201);
+  const source = (await json<{ id: string }>(made)).id;
+  for await (const batch of tenant().sandboxCrm.pull('constituents', null, 3)) {
+    known = batch.records.map((r) => ({ id: r.id, email: String(r.fields.email), lastName: String(r.fields.lastName), firstName: String(r.fields.firstName ?? '') }));
+    break;
+  }
+  formula = await liveFormula(as.admin!, { source, crm, object: 'people-*.csv' }, {
+    routing: { kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+    autosend: { enabled: false },
+  });
+  dropCsv(server.config.dataDir, who.admin!.tenantId, 'records', 'people-1.csv', [
+    ['First name', 'Last name', 'Email'],
+    ...known.map((k) => [k.firstName, k.lastName, k.email]),
+    ...Array.from({ length: NEW_ROWS }, (_, i) => ['Newperson', `Zed${String(i).padStart(2, '0')}`, `zed${i}.records@example.org`]),
+    ['Bad', 'Address', 'not-an-email'],
+  ]);
+  const run = await runToEnd(as.admin!, formula);
+  expect(run.status, JSON.stringify(run)).toBe('finished');
+}, 120_000);
+afterAll(async () => { await server?.close(); });
+
+describe('listing a view', () => {
+  it('counts every view, and pages by keyset without repeating or skipping a record', async () => {
+    const counts = await json<RecordCounts>(await as.viewer!(`${R}/${formula}/counts`));
+    expect(counts.views['new-records']).toBe(NEW_ROWS);
+    expect(counts.views['needs-attention']).toBe(NEW_ROWS + known.length);
+    expect(counts.views['needs-attention-one-to-one']).toBe(known.length);
+    expect(counts.customBuckets).toEqual([{ name: 'Bad e-mail', count: 1 }]);
+    expect(counts.total).toBe(NEW_ROWS + known.length + 1);
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const p: RecordPage = await page({ scope: { view: 'new-records' }, limit: 7, ...(cursor ? { cursor } : {}) });
+      expect(p.records.length).toBeLessThanOrEqual(7);
+      seen.push(...p.records.map((r) => r.id));
+      cursor = p.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen.length).toBe(NEW_ROWS);
+    expect(new Set(seen).size).toBe(NEW_ROWS);
+    const first = await page({ scope: { view: 'new-records' }, limit: 1 });
+    expect(first.summaryFields).toEqual(['firstName', 'lastName', 'email']);
+    expect(first.records[0]).toMatchObject({ bucket: 'new', state: 'needs-attention', recordId: null, summary: { firstName: 'Newperson' } });
+  });
+
+  it('sorts by score, each direction, with the match reasons of the chosen candidate', async () => {
+    const desc = await page({ scope: { view: 'needs-attention' }, sort: 'score', direction: 'desc', limit: 50 });
+    const scores = desc.records.map((r) => r.score ?? -1);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(desc.records[0]!.matchReasons).toContain('Same e-mail');
+    const asc = await page({ scope: { view: 'needs-attention' }, sort: 'score', direction: 'asc', limit: 50 });
+    expect(asc.records.map((r) => r.id)).toEqual([...desc.records.map((r) => r.id)].reverse());
+  });
+
+  it('filters by text (at least 3 characters), by a group (at least one item), and by dates', async () => {
+    const text = await page({ scope: { view: 'new-records', filter: { text: 'ZED07' } } });
+    expect(text.records.map((r) => r.summary.lastName)).toEqual(['Zed07']);
+    const short = await as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records', filter: { text: 'ze' } } } });
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('Search text needs at least 3 characters.');
+    const empty = await as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records', filter: { group: [] } } } });
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain('Select at least one item for the group filter.');
+    const all = await page({ scope: { view: 'new-records' }, limit: 3 });
+    const group = await page({ scope: { view: 'new-records', filter: { group: [all.records[0]!.id, all.records[1]!.sourceKey, 'no-such-key'] } } });
+    expect(group.records.map((r) => r.id).sort()).toEqual([all.records[0]!.id, all.records[1]!.id].sort());
+    const future = await page({ scope: { view: 'new-records', filter: { addedFrom: new Date(Date.now() + 3600_000).toISOString() } } });
+    expect(future.records).toEqual([]);
+    const custom = await page({ scope: { view: 'validation-exceptions', customBucket: 'Bad e-mail' } });
+    expect(custom.records).toHaveLength(1);
+    expect(custom.records[0]!.errorReason).toContain('email');
+  });
+
+  it('refuses a cursor it did not write', async () => {
+    const res = await as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records' }, cursor: 'bm90LWEtY3Vyc29y' } });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('one record and Match Search', () => {
+  it('shows a record in full with its candidates and the destination record\'s values', async () => {
+    const [row] = (await page({ scope: { view: 'needs-attention-one-to-one' }, limit: 1 })).records;
+    const detail = await json<RecordDetail>(await as.viewer!(`${R}/${formula}/records/${row!.id}`));
+    expect(detail.candidates.length).toBeGreaterThan(0);
+    expect(detail.candidates[0]).toMatchObject({ reasons: ['Same e-mail'] });
+    expect(detail.destination?.id).toBe(detail.recordId);
+    expect(detail.raw).toHaveProperty('Email');
+  });
+
+  it('finds destination records by a query of at least 3 characters', async () => {
+    const short = await as.admin!(`${R}/${formula}/match-search?q=ab`);
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('Query search needs at least 3 characters');
+    const found = await json<{ results: { id: string }[] }>(await as.processor!(`${R}/${formula}/match-search?q=${encodeURIComponent(known[0]!.email)}`));
+    expect(found.results.map((r) => r.id)).toContain(known[0]!.id);
+  });
+});
+
+describe('actions', () => {
+  const ids = async (view: string, n: number) => (await page({ scope: { view }, limit: n })).records.map((r) => r.id);
+  const act = (send: Send, action: string, selection: unknown) => send(`${R}/${formula}/actions/${action}`, { method: 'POST', body: { selection } });
+
+  it('are refused to roles without editing permission, with SPEC\'s words', async () => {
+    const [id] = await ids('new-records', 1);
+    for (const role of ['producer', 'viewer']) {
+      for (const action of ['ready', 'create-new', 'send', 'delete']) {
+        const res = await act(as[role]!, action, { kind: 'ids', ids: [id] });
+        expect(res.status, `${role} ${action}`).toBe(403);
+        expect((await res.json() as { title: string }).title).toBe('no-edit-permission');
+      }
+      const edit = await as[role]!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: 'X' } } });
+      expect(edit.status).toBe(403);
+    }
+    const { messageForProblem } = await import('../../src/domain/errors.ts');
+    expect(messageForProblem({ title: 'no-edit-permission' })).toBe('You do not have editing permission');
+  });
+
+  it('add to Ready and treat as new, each one event with its count and correlation id', async () => {
+    const two = await ids('new-records', 2);
+    const res = await act(as.processor!, 'ready', { kind: 'ids', ids: two });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const done = await res.json() as { affected: number; correlationId: string };
+    expect(done.affected).toBe(2);
+    const counts = await json<RecordCounts>(await as.admin!(`${R}/${formula}/counts`));
+    expect(counts.views['ready-records']).toBe(2);
+    const { rows } = await server.database.pool.query('select type, details from activity_events where correlation_id = $1', [done.correlationId]);
+    expect(rows).toEqual([{ type: 'records.added-to-ready', details: expect.objectContaining({ count: 2 }) }]);
+
+    const [matched] = await ids('needs-attention-one-to-one', 1);
+    const asNew = await json<{ affected: number }>(await act(as.admin!, 'create-new', { kind: 'ids', ids: [matched] }));
+    expect(asNew.affected).toBe(1);
+    const detail = await json<RecordDetail>(await as.admin!(`${R}/${formula}/records/${matched}`));
+    expect(detail).toMatchObject({ bucket: 'new', state: 'ready', recordId: null });
+  });
+
+  it('pick a match: one of the candidates, or one Match Search found', async () => {
+    const [id] = await ids('new-records', 1);
+    const unknown = await as.processor!(`${R}/${formula}/records/${id}/match`, { method: 'POST', body: { candidateId: known[1]!.id } });
+    expect(unknown.status).toBe(404);
+    const res = await as.processor!(`${R}/${formula}/records/${id}/match`, { method: 'POST', body: { candidateId: known[1]!.id, query: known[1]!.email } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ recordId: known[1]!.id, bucket: 'one-to-one-match', state: 'ready' });
+  });
+
+  it('edits incoming values inline, refusing what a field cannot hold', async () => {
+    const [id] = await ids('new-records', 1);
+    const bad = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { email: 'not an address', firstName: 'Ok' } } });
+    expect(bad.status).toBe(400);
+    const problem = await bad.json() as { title: string; errors: Record<string, string> };
+    expect(problem.title).toBe('record-incompatible-data');
+    expect(problem.errors).toEqual({ email: 'Input contains incompatible data' });
+    const good = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: 'Edited' }, overwrite: { email: false } } });
+    expect(good.status, await good.clone().text()).toBe(200);
+    expect(await good.json()).toMatchObject({ transformed: { firstName: 'Edited' }, overwrite: { email: false }, summary: { firstName: 'Edited' } });
+  });
+
+  it('send now writes each record once, however often it is asked', async () => {
+    const three = await ids('new-records', 3);
+    const before = (await tenant().sandboxCrm.counts()).constituents;
+    const first = await act(as.processor!, 'send', { kind: 'ids', ids: three });
+    expect(first.status, await first.clone().text()).toBe(200);
+    expect(await first.json()).toMatchObject({ affected: 3 });
+    // asked again at once: the records are already taken (or sent), and their keys write nothing twice
+    await act(as.processor!, 'send', { kind: 'ids', ids: three });
+    const until = Date.now() + 30_000;
+    while ((await tenant().records.countByState(formula)).sent !== 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    expect((await tenant().records.countByState(formula)).sent).toBe(3);
+    const again = await json<{ affected: number }>(await act(as.processor!, 'send', { kind: 'ids', ids: three }));
+    expect(again.affected).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await tenant().sandboxCrm.counts()).constituents - before).toBe(3);
+  });
+
+  it('delete by scope, records of another tenant untouched and unseen', async () => {
+    const [id] = await ids('new-records', 1);
+    for (const [path, init] of [
+      [`${R}/${formula}/counts`, {}], [`${R}/${formula}/records/${id}`, {}],
+      [`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records' } } }],
+      [`${R}/${formula}/actions/delete`, { method: 'POST', body: { selection: { kind: 'ids', ids: [id] } } }],
+      [`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: 'Nope' } } }],
+    ] as const) {
+      const res = await as.otherTenant!(path, init);
+      expect(res.status, `${path}`).toBe(404);
+    }
+    const scope = { view: 'new-records', filter: { text: 'Newperson' } };
+    const matching = (await page({ scope, limit: 200 })).records.length;
+    const before = (await json<RecordCounts>(await as.admin!(`${R}/${formula}/counts`))).views['new-records'];
+    expect(matching).toBeGreaterThan(10);
+    const removed = await json<{ affected: number }>(await act(as.processor!, 'delete', { kind: 'scope', scope }));
+    expect(removed.affected).toBe(matching);
+    expect((await page({ scope })).records).toEqual([]);
+    expect((await json<RecordCounts>(await as.admin!(`${R}/${formula}/counts`))).views['new-records']).toBe(before - matching);
+  });
+});

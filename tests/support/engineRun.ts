@@ -1,0 +1,65 @@
+/**
+ * Making records the way users do: a live formula from a flat-file drop folder into the Sandbox
+ * CRM, a CSV dropped in, a run, and waiting for it to finish (tests/api/records.test.ts; the
+ * same steps as tests/api/engine.test.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { RunView } from '../../src/domain/api/formulas.ts';
+import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { call, sessionFor, type Session } from './api.ts';
+import { VALID_PARTS } from './formulaParts.ts';
+
+const F = '/web-api/v1/formulas';
+export type TenantSession = Session & { tenantId: string; tenantIds: string[] };
+export type Send = (p: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+
+/** A signed-in session with its active tenant in the headers, and the ids of all its tenants. */
+export async function tenantSession(base: string, email: string): Promise<TenantSession> {
+  const s = await sessionFor(base, email);
+  const me = await (await call(base, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string; tenants: { tenantId: string }[] };
+  return { ...s, tenantId: me.activeTenantId, tenantIds: me.tenants.map((t) => t.tenantId), headers: { ...s.headers, tenantId: me.activeTenantId } };
+}
+
+export const sender = (base: string, who: TenantSession, tenantId = who.tenantId): Send =>
+  (p, init = {}) => call(base, p, { ...init, headers: { ...who.headers, tenantId, ...init.headers } });
+
+/** Writes a CSV into a tenant's drop folder, newer than anything before it. */
+export function dropCsv(dataDir: string, tenantId: string, folder: string, name: string, rows: string[][]): void {
+  const dir = dropFolderPath(dataDir, tenantId, folder);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
+  const t = new Date(Date.now() + fs.readdirSync(dir).length * 1000);
+  fs.utimesSync(file, t, t);
+}
+
+/** A live formula from `source` (a flat-file data source) into the Sandbox CRM's constituents. */
+export async function liveFormula(send: Send, ends: { source: string; crm: string; object: string }, parts: Partial<typeof VALID_PARTS> = {}): Promise<string> {
+  const { id } = await (await send(F, { method: 'POST', body: { name: `Records ${Math.random().toString(36).slice(2, 8)}` } })).json() as { id: string };
+  const res = await send(`${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: ends.source, object: ends.object }, destination: { dataSourceId: ends.crm, object: 'constituents' } } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  for (const [part, body] of Object.entries({ ...VALID_PARTS, schedule: { mode: 'continuous' as const }, ...parts })) {
+    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
+    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+  }
+  const live = await send(`${F}/${id}/activate`, { method: 'POST' });
+  expect(live.status, await live.clone().text()).toBe(200);
+  return id;
+}
+
+/** Runs the formula now and waits for the run to finish. */
+export async function runToEnd(send: Send, formulaId: string, timeoutMs = 60_000): Promise<RunView> {
+  const started = await send(`${F}/${formulaId}/run`, { method: 'POST', body: {} });
+  expect(started.status, await started.clone().text()).toBe(202);
+  const { id } = await started.json() as RunView;
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { runs } = await (await send(`${F}/${formulaId}/runs`)).json() as { runs: RunView[] };
+    const run = runs.find((r) => r.id === id);
+    if (run?.finishedOn) return run;
+    if (Date.now() > until) throw new Error(`run ${id} did not finish: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
