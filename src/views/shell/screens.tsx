@@ -28,12 +28,14 @@ const WelcomePage = lazyScreen(() => import('../welcome/WelcomePage.tsx').then((
 const NotFoundPage = lazyScreen(() => import('../errors/NotFoundPage.tsx').then((m) => m.NotFoundPage));
 const AuthErrorPage = lazyScreen(() => import('../errors/AuthErrorPage.tsx').then((m) => m.AuthErrorPage));
 const ScreenPlaceholder = lazyScreen(() => import('../../ui/ScreenPlaceholder.tsx').then((m) => m.ScreenPlaceholder));
-const FormulaScreen = lazyScreen(() => import('../placeholders/ScreenPlaceholder.tsx').then((m) => m.FormulaScreen));
+const BucketRoute = lazyScreen(() => import('../records/BucketPage.tsx').then((m) => m.BucketRoute));
 const FormulaList = lazyScreen(() => import('../formulas/AllFormulasPage.tsx').then((m) => m.FormulaList));
+const DataQueuePage = lazyScreen(() => import('../dataQueue/DataQueuePage.tsx').then((m) => m.DataQueuePage));
 const PrintFormulaReviewPage = lazyScreen(() => import('../wizard/PrintFormulaReview.tsx').then((m) => m.PrintFormulaReviewPage));
 const FieldShowcasePage = lazyScreen(() => import('../showcase/FieldShowcasePage.tsx').then((m) => m.FieldShowcasePage));
 const UploadPage = lazyScreen(() => import('../upload/UploadPage.tsx').then((m) => m.UploadPage));
 const ActivityHistoryRoute = lazyScreen(() => import('../activity/ActivityHistoryPage.tsx').then((m) => m.ActivityHistoryRoute));
+const UserManagementPage = lazyScreen(() => import('../users/UserManagementPage.tsx').then((m) => m.UserManagementPage));
 const FeatureFlagsRoute = lazyScreen(() => import('../flags/FeatureFlagsRoute.tsx').then((m) => m.FeatureFlagsRoute));
 // the statechart viewer carries a graph-layout library (ELK, 1.5 MB)
 const WorkflowsPage = lazyScreen(() => import('../../devtools/views/WorkflowsPage.tsx').then((m) => m.WorkflowsPage));
@@ -42,33 +44,30 @@ const InspectorPage = lazyScreen(() => import('../../devtools/views/InspectorPag
 /** Screens the composition root builds (they need services wired in main.tsx). */
 export type ProvidedScreens = Partial<Record<'connections', ReactNode>>;
 
-const formula = (id: ScreenId) => <FormulaScreen title={SCREENS[id].title} />;
-
 export function screenElements(provided: ProvidedScreens = {}): Record<ScreenId, ReactNode> {
   return {
     landing: <LandingPage />,
     welcome: <WelcomePage />,
-    // the Data Queue's tabs and live cards come with the Data Queue itself; its formulas are listed meanwhile
-    dataQueue: <FormulaList title="Data Queue" />,
+    dataQueue: <DataQueuePage />,
     integrationsFormulas: <FormulaList title="All Formulas" />,
     connections: provided.connections ?? <ScreenPlaceholder title="Connections" text="No data sources yet." />,
     activityHistory: <ActivityHistoryRoute />,
     formulaActivityHistory: <ActivityHistoryRoute />,
-    userManagement: <ScreenPlaceholder title="User Management" text="Users of this tenant appear here." />,
+    userManagement: <UserManagementPage />,
     featureFlags: <FeatureFlagsRoute />,
     workflows: <WorkflowsPage />,
     workflowsInspector: <InspectorPage />,
     fileUpload: <UploadPage />,
-    readyRecords: formula('readyRecords'),
-    needsAttention: formula('needsAttention'),
-    needsAttentionReview: formula('needsAttentionReview'),
-    needsAttentionOneToOne: formula('needsAttentionOneToOne'),
-    oneToMany: formula('oneToMany'),
-    exception: formula('exception'),
-    formulaExceptions: formula('formulaExceptions'),
-    newRecords: formula('newRecords'),
-    validationExceptions: formula('validationExceptions'),
-    relatedRecords: formula('relatedRecords'),
+    readyRecords: <BucketRoute screen="readyRecords" />,
+    needsAttention: <BucketRoute screen="needsAttention" />,
+    needsAttentionReview: <BucketRoute screen="needsAttentionReview" />,
+    needsAttentionOneToOne: <BucketRoute screen="needsAttentionOneToOne" />,
+    oneToMany: <BucketRoute screen="oneToMany" />,
+    exception: <BucketRoute screen="exception" />,
+    formulaExceptions: <BucketRoute screen="formulaExceptions" />,
+    newRecords: <BucketRoute screen="newRecords" />,
+    validationExceptions: <BucketRoute screen="validationExceptions" />,
+    relatedRecords: <BucketRoute screen="relatedRecords" />,
     printFormulaReview: <PrintFormulaReviewPage />,
     notFound: <NotFoundPage />,
     authErrorSubdomain: <AuthErrorPage kind="subdomain" />,

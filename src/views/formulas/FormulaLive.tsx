@@ -1,0 +1,151 @@
+/**
+ * A formula's live status and commands, as every formula list shows them (All Formulas' rows,
+ * the Data Queue's cards): its status and job status badges, 'Needs reprocess', the retry
+ * countdown, its error with dismiss and retry, the commands the role may use, the confirmation of
+ * clearing and deactivating, a refused command, and how statuses arrive. The statuses and
+ * commands are the job-status machine's (src/machines/jobStatus.ts).
+ */
+import type { ActorRefFrom } from 'xstate';
+import { Alert, Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import type { FormulaStatus } from '../../domain/api/formulas.ts';
+import { STATUS_POLL_INTERVAL_MS } from '../../domain/api/formulaStatusStream.ts';
+import { connectorFor } from '../../domain/connectors/catalogue.ts';
+import { COMMAND_LABELS, commandsFor, needsConfirmation, type FormulaCommandName, type OfferedCommand } from '../../domain/formula/commands.ts';
+import { formulaDisplayName } from '../../domain/formula/formula.ts';
+import type { FormulaListStatus, JobStatus } from '../../domain/formula/statuses.ts';
+import type { Policies } from '../../domain/roles.ts';
+import { connectionOf, lastRunCounts, pendingCommand, retryLine, type jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
+import type { FormulaView } from '../../services/formulas.ts';
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+/** SPEC.md section 4's words, capitalised: 'Processing'; a job's 'finished-pulling' as 'Finished pulling' */
+const listStatusWord = (status: FormulaListStatus) => capitalised(status);
+const jobStatusWord = (status: JobStatus) => capitalised(status.replaceAll('-', ' '));
+const LIST_STATUS_COLOR: Record<FormulaListStatus, string> = {
+  error: 'red', inactive: 'gray', paused: 'yellow', active: 'green', toggling: 'blue', clearing: 'blue', processing: 'blue',
+};
+const CONNECTION_WORDS = {
+  connecting: 'Connecting to live statuses…',
+  streaming: 'Statuses are live',
+  polling: `Statuses refresh every ${STATUS_POLL_INTERVAL_MS / 1000} seconds`,
+} as const;
+const CONFIRMATIONS: Partial<Record<FormulaCommandName, { title: string; text: (name: string) => string }>> = {
+  clear: { title: 'Clear data', text: (name) => `Clear the data of ${name}? Its records leave every bucket, and this cannot be undone.` },
+  deactivate: { title: 'Deactivate formula', text: (name) => `Deactivate ${name}? Its schedule stops; the records it has collected stay.` },
+};
+
+/** An end in words, its object by its label; a file-upload formula reads every file uploaded for it, so its sample's id is no name for it. */
+export function endOf(end: FormulaView['sourceDataSource']): string {
+  if (!end) return 'Not chosen yet';
+  const object = end.system === 'file-upload' ? 'uploaded files'
+    : connectorFor(end.system).objects.find((o) => o.name === end.object)?.label ?? (end.object === '*' ? 'all files' : end.object);
+  return `${end.displayName} (${object})`;
+}
+
+export type JobActor = ActorRefFrom<typeof jobStatusMachine>;
+
+/** One formula as its live status shows it, and the commands it offers the user. */
+export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: Policies) {
+  const live: FormulaStatus | undefined = jobState.context.statuses[f.id];
+  // commands wait for the live status: the saved one may be out of date
+  const offered: OfferedCommand[] = live ? commandsFor({
+    isDraft: f.isDraft, usesFileUpload: f.usesFileUpload, status: live.status, enabled: live.enabled, paused: live.paused,
+    needsReprocess: live.needsReprocess, lastError: live.lastError,
+  }, policies) : [];
+  return {
+    name: formulaDisplayName(f),
+    live,
+    status: live?.status ?? f.status,
+    jobStatus: live ? live.jobStatus : f.jobStatus,
+    needsReprocess: live?.needsReprocess ?? f.needsReprocess,
+    retry: retryLine(live, jobState.context.now),
+    counts: lastRunCounts(live),
+    onError: offered.filter((c) => c.name === 'dismiss' || c.name === 'retry'),
+    actions: offered.filter((c) => c.name !== 'dismiss' && c.name !== 'retry'),
+  };
+}
+export type FormulaLiveView = ReturnType<typeof formulaLive>;
+
+/** A command's button, busy while that command is sent. */
+export function CommandButton({ command: { name: command, enabled }, formula, jobState, job }: {
+  command: OfferedCommand; formula: FormulaView; jobState: JobStatusState; job: JobActor;
+}) {
+  const pending = pendingCommand(jobState);
+  const name = formulaDisplayName(formula);
+  return (
+    <Button
+      size="compact-xs" variant={command === 'retry' || command === 'run' ? 'filled' : 'light'}
+      color={command === 'clear' || command === 'deactivate' ? 'red' : undefined}
+      aria-label={`${COMMAND_LABELS[command]}: ${name}`} disabled={!enabled || !!pending}
+      loading={pending?.sending === true && pending.command.formulaId === formula.id && pending.command.name === command}
+      onClick={() => job.send({ type: `formula.${command}`, formulaId: formula.id, label: name })}
+    >
+      {COMMAND_LABELS[command]}
+    </Button>
+  );
+}
+
+/** The formula's status, draft or 'Needs reprocess'. */
+export function StatusBadges({ formula: f, view }: { formula: FormulaView; view: FormulaLiveView }) {
+  return (
+    <Group gap={4} role="group" aria-label={`Status of ${view.name}`}>
+      <Badge variant="light" color={f.isDraft ? 'gray' : LIST_STATUS_COLOR[view.status]}>{f.isDraft ? 'Draft' : listStatusWord(view.status)}</Badge>
+      {view.needsReprocess && <Badge variant="light" color="orange">Needs reprocess</Badge>}
+    </Group>
+  );
+}
+
+/** The job's status, the retry countdown, and an error with dismiss and retry. */
+export function JobLines({ formula: f, view, jobState, job }: { formula: FormulaView; view: FormulaLiveView; jobState: JobStatusState; job: JobActor }) {
+  return (
+    <Stack gap={4} role="group" aria-label={`Job of ${view.name}`}>
+      {!f.isDraft && view.jobStatus && <Badge variant="outline" color="gray" w="fit-content">{jobStatusWord(view.jobStatus)}</Badge>}
+      {view.retry && <Text size="sm" c="orange.8">{view.retry}</Text>}
+      {view.live?.lastError && (
+        <>
+          <Text size="sm" c="red.8">{view.live.lastError}</Text>
+          {view.onError.length > 0 && (
+            <Group gap={4}>{view.onError.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}</Group>
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}
+
+/** How statuses arrive: live, or polled. */
+export function ConnectionLine({ jobState }: { jobState: JobStatusState }) {
+  return <Text size="sm" c="dimmed" aria-live="polite">{CONNECTION_WORDS[connectionOf(jobState)]}</Text>;
+}
+
+/** A refused command, and the confirmation of clearing data and deactivating. */
+export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; job: JobActor }) {
+  const pending = pendingCommand(jobState);
+  const confirmation = pending && needsConfirmation(pending.command.name) && (pending.confirming || pending.sending) ? pending : null;
+  const failure = jobState.context.failure;
+  return (
+    <>
+      {failure && (
+        <Alert color="red" role="alert" title={failure.message} withCloseButton closeButtonLabel="Close message" onClose={() => job.send({ type: 'failure.close' })}>
+          {COMMAND_LABELS[failure.command.name]}, {failure.command.label}{failure.detail ? `: ${failure.detail}` : ''}
+        </Alert>
+      )}
+      <Modal
+        opened={!!confirmation}
+        onClose={() => job.send({ type: 'command.cancel' })}
+        title={confirmation ? CONFIRMATIONS[confirmation.command.name]?.title : undefined}
+        centered
+      >
+        {confirmation && (
+          <Stack>
+            <Text>{CONFIRMATIONS[confirmation.command.name]?.text(confirmation.command.label)}</Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => job.send({ type: 'command.cancel' })} disabled={confirmation.sending}>Cancel</Button>
+              <Button color="red" loading={confirmation.sending} onClick={() => job.send({ type: 'command.confirm' })}>{COMMAND_LABELS[confirmation.command.name]}</Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,301 @@
+/**
+ * Reviewing one record: its incoming values beside a destination candidate's, differences marked;
+ * each candidate with its confidence score and match reasons, to compare and pick; create new or
+ * add to Ready; an incoming value edited inline, and per field whether it overwrites the
+ * destination's; Match Search to find a destination record by hand. The record-review machine
+ * (src/machines/recordReview.ts) holds the workflow.
+ */
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import {
+  Alert, Badge, Button, Card, Checkbox, Group, Skeleton, Stack, Table, Text, TextInput, Title, VisuallyHidden,
+} from '@mantine/core';
+import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
+import { can, type Policies } from '../../domain/roles.ts';
+import { recordReviewMachine, REVIEW_ACTION_LABELS, type RecordReviewContext } from '../../machines/recordReview.ts';
+import { Reasons } from './Reasons.tsx';
+
+export interface RecordReviewProps {
+  formulaId: string;
+  recordId: string;
+  policies: Policies;
+  logic?: typeof recordReviewMachine;
+  /** told after each change, so the list behind reads its page again */
+  onChanged?(): void;
+  /** the heading level of the review's title (2 inside a page, 2 in the drawer under the page's h1) */
+  headingLevel?: 2 | 3;
+  /** the one-at-a-time review's shortcuts: P picks the best candidate, N creates new, R adds to Ready */
+  shortcuts?: boolean;
+}
+
+/** Keys typed into a field are the field's, not shortcuts. */
+export function isTyping(e: KeyboardEvent): boolean {
+  const t = e.target as HTMLElement | null;
+  return e.ctrlKey || e.metaKey || e.altKey || !!t?.closest?.('input, textarea, select, [contenteditable="true"]');
+}
+
+const text = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const same = (a: unknown, b: unknown) => text(a).trim().toLowerCase() === text(b).trim().toLowerCase();
+
+export function RecordReview({ formulaId, recordId, policies, logic = recordReviewMachine, onChanged, headingLevel = 2, shortcuts = false }: RecordReviewProps) {
+  const actor = useActorRef(logic, { input: { formulaId, recordId, canEdit: can(policies, 'records', 'edit') } });
+  const state = useSelector(actor, (s) => s);
+  const c = state.context;
+  const changed = useRef(c.changes);
+  useEffect(() => {
+    if (c.changes !== changed.current) { changed.current = c.changes; onChanged?.(); }
+  }, [c.changes, onChanged]);
+  useEffect(() => {
+    if (!shortcuts) return undefined;
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e)) return;
+      const key = e.key.toLowerCase();
+      const detail = actor.getSnapshot().context.detail;
+      if (key === 'p') {
+        const best = [...(detail?.candidates ?? [])].sort((a, b) => b.score - a.score)[0];
+        if (best) actor.send({ type: 'match.pick', candidateId: best.id });
+      } else if (key === 'n') actor.send({ type: 'record.act', action: 'createNew' });
+      else if (key === 'r') actor.send({ type: 'record.act', action: 'ready' });
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [shortcuts, actor]);
+
+  if (state.matches('loading') && !c.detail) {
+    return (
+      <Stack role="status" aria-busy="true" aria-label="Loading the record" gap="xs">
+        <Skeleton height={24} width="50%" /><Skeleton height={120} /><Skeleton height={80} />
+      </Stack>
+    );
+  }
+  if (state.matches('failed') || !c.detail) {
+    return (
+      <Alert color="red" role="alert" title="The record could not be loaded">
+        <Button size="xs" mt="xs" onClick={() => actor.send({ type: 'record.reload' })}>Try again</Button>
+      </Alert>
+    );
+  }
+  const d = c.detail;
+  const busy = !state.matches('showing');
+  const compared = d.candidates.find((x) => x.id === c.compared) ?? (d.destination && d.destination.id === c.compared ? { id: d.destination.id, fields: d.destination.fields } : null);
+  return (
+    <Stack gap="md" aria-label={`Record ${d.sourceKey}`} role="region">
+      <Stack gap={2}>
+        <Title order={headingLevel}>Record {d.sourceKey}</Title>
+        <Group gap="xs">
+          <Badge variant="light">{d.state}</Badge>
+          <Badge variant="outline">{d.customBucket ?? d.bucket}</Badge>
+          {d.recordId && <Text size="sm">Destination record {d.recordId}</Text>}
+        </Group>
+        {d.errorReason && <Text size="sm" c="red.8">{d.errorReason}</Text>}
+        {/* what routing read: for a related record, the record it waits for */}
+        <Facts summary="Matching data" facts={d.matching} />
+        <Facts summary="Source values" facts={d.raw} />
+      </Stack>
+      <Group gap="xs" role="toolbar" aria-label="Record decisions">
+        {(['ready', 'createNew'] as const).map((a) => (
+          <Button key={a} size="xs" disabled={busy} loading={state.matches('acting') && c.pendingAction === a} onClick={() => actor.send({ type: 'record.act', action: a })}>
+            {REVIEW_ACTION_LABELS[a]}
+          </Button>
+        ))}
+      </Group>
+      {c.notice && <Alert color="green" role="status">{c.notice}</Alert>}
+      {c.actionError && <Alert color="red" role="alert" title={c.actionError} />}
+      <Comparison
+        detail={d} compared={compared} context={c} busy={busy}
+        onChange={(change) => actor.send({ type: 'record.change', change })}
+      />
+      <Candidates
+        candidates={d.candidates} chosen={d.destination?.id ?? null} compared={c.compared} busy={busy} headingLevel={headingLevel}
+        onCompare={(candidateId) => actor.send({ type: 'candidate.compare', candidateId })}
+        onPick={(candidateId) => actor.send({ type: 'match.pick', candidateId })}
+      />
+      <MatchSearch
+        context={c} searching={state.matches('searching')} busy={busy} headingLevel={headingLevel}
+        onSearch={(q) => actor.send({ type: 'search.submit', q })}
+        onPick={(candidateId) => actor.send({ type: 'match.pick', candidateId })}
+      />
+    </Stack>
+  );
+}
+
+/** A record's facts as a key: value list behind a summary. */
+function Facts({ summary, facts }: { summary: string; facts: Record<string, unknown> | null }) {
+  const entries = Object.entries(facts ?? {});
+  if (!entries.length) return null;
+  return (
+    <details>
+      <summary style={{ cursor: 'pointer', fontSize: 'var(--mantine-font-size-sm)' }}>{summary}</summary>
+      <dl style={{ margin: 0, fontSize: 'var(--mantine-font-size-sm)' }}>
+        {entries.map(([k, v]) => (
+          <div key={k} style={{ display: 'flex', gap: 4 }}>
+            <dt style={{ fontWeight: 500 }}>{k}:</dt>
+            <dd style={{ margin: 0, wordBreak: 'break-word' }}>{text(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+/** The incoming values beside the compared candidate's, a row per field; differing rows say so. */
+function Comparison({ detail: d, compared, context: c, busy, onChange }: {
+  detail: RecordDetail;
+  compared: { id: string; fields: Record<string, unknown> } | null;
+  context: RecordReviewContext;
+  busy: boolean;
+  onChange(change: { field: string; value: string | null } | { field: string; overwrite: boolean }): void;
+}) {
+  const incoming = d.transformed ?? d.raw;
+  const fields = [...new Set([...Object.keys(incoming), ...Object.keys(compared?.fields ?? {})])];
+  return (
+    <Table.ScrollContainer minWidth={560}>
+      <Table aria-label="Incoming and destination values" withTableBorder>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Field</Table.Th>
+            <Table.Th>Incoming</Table.Th>
+            <Table.Th>{compared ? `Destination ${compared.id}` : 'Destination'}</Table.Th>
+            {compared && <Table.Th>Overwrite</Table.Th>}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {fields.map((field) => {
+            const differs = !!compared && !same(incoming[field], compared.fields[field]);
+            return (
+              <Table.Tr key={field} bg={differs ? 'yellow.0' : undefined} data-differs={differs || undefined}>
+                <Table.Th scope="row">
+                  {field}
+                  {differs && <Badge ml={6} size="xs" color="dark" variant="outline">differs</Badge>}
+                </Table.Th>
+                <Table.Td>
+                  <InlineValue field={field} value={incoming[field]} error={c.fieldErrors[field] || null} disabled={busy} onSave={(value) => onChange({ field, value })} />
+                </Table.Td>
+                <Table.Td><Text size="sm">{text(compared?.fields[field])}</Text></Table.Td>
+                {compared && (
+                  <Table.Td>
+                    <Checkbox
+                      aria-label={`Overwrite ${field} in the destination`} checked={d.overwrite[field] !== false} disabled={busy}
+                      onChange={(e) => onChange({ field, overwrite: e.currentTarget.checked })}
+                    />
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** An incoming value, and its inline editor once Edit is pressed. */
+function InlineValue({ field, value, error, disabled, onSave }: { field: string; value: unknown; error: string | null; disabled: boolean; onSave(value: string | null): void }) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onSave(draft === '' ? null : draft);
+    setDraft(null);
+  };
+  if (draft === null) {
+    return (
+      <Stack gap={2}>
+        <Group gap="xs" wrap="nowrap">
+          <Text size="sm">{text(value)}</Text>
+          <Button size="compact-xs" variant="subtle" disabled={disabled} onClick={() => setDraft(text(value))} aria-label={`Edit ${field}`}>Edit</Button>
+        </Group>
+        {error && <Text size="xs" c="red.8" role="alert">{error}</Text>}
+      </Stack>
+    );
+  }
+  return (
+    <form onSubmit={submit} aria-label={`Edit ${field}`}>
+      <Group gap="xs" wrap="nowrap">
+        <TextInput size="xs" aria-label={`New ${field}`} value={draft} onChange={(e) => setDraft(e.currentTarget.value)} autoFocus />
+        <Button size="compact-xs" type="submit">Save</Button>
+        <Button size="compact-xs" variant="default" onClick={() => setDraft(null)}>Cancel</Button>
+      </Group>
+    </form>
+  );
+}
+
+function Candidates({ candidates, chosen, compared, busy, headingLevel, onCompare, onPick }: {
+  candidates: CandidateView[]; chosen: string | null; compared: string | null; busy: boolean; headingLevel: 2 | 3;
+  onCompare(id: string): void; onPick(id: string): void;
+}) {
+  return (
+    <Stack gap="xs">
+      <Title order={(headingLevel + 1) as 3 | 4}>Candidates</Title>
+      {candidates.length === 0 && <Text size="sm" c="dimmed">The searches found no destination record. Use Match Search, or create a new record.</Text>}
+      {candidates.map((x) => (
+        <Card key={x.id} withBorder padding="xs" aria-label={`Candidate ${x.id}`} role="group">
+          <Group justify="space-between" wrap="wrap" gap="xs">
+            <Stack gap={2}>
+              <Group gap="xs">
+                <Text size="sm" fw={600}>{x.id}</Text>
+                <Badge variant="light">Confidence {x.score}</Badge>
+                {chosen === x.id && <Badge color="green">Chosen</Badge>}
+              </Group>
+              <Text size="xs" c="dimmed">Found by {x.scenario}</Text>
+              <Reasons reasons={x.reasons} />
+            </Stack>
+            <Group gap="xs">
+              <Button size="xs" variant="default" disabled={compared === x.id} onClick={() => onCompare(x.id)} aria-label={`Compare ${x.id}`}>Compare</Button>
+              <Button size="xs" disabled={busy || chosen === x.id} onClick={() => onPick(x.id)} aria-label={`Pick this match ${x.id}`}>Pick this match</Button>
+            </Group>
+          </Group>
+        </Card>
+      ))}
+    </Stack>
+  );
+}
+
+function MatchSearch({ context: c, searching, busy, headingLevel, onSearch, onPick }: {
+  context: RecordReviewContext; searching: boolean; busy: boolean; headingLevel: 2 | 3;
+  onSearch(q: string): void; onPick(id: string): void;
+}) {
+  const [q, setQ] = useState('');
+  const submit = (e: FormEvent) => { e.preventDefault(); onSearch(q); };
+  const results = c.results;
+  return (
+    <Stack gap="xs">
+      <Title order={(headingLevel + 1) as 3 | 4}>Match Search</Title>
+      <form onSubmit={submit} aria-label="Match Search" noValidate>
+        <Group align="flex-end" gap="xs">
+          <TextInput
+            label="Find a destination record" description="At least 3 characters" value={q} error={c.searchProblem}
+            onChange={(e) => setQ(e.currentTarget.value)}
+          />
+          <Button type="submit" loading={searching}>Search</Button>
+        </Group>
+      </form>
+      {results && results.results.length === 0 && <Text size="sm" c="dimmed">No destination record matches.</Text>}
+      {results && results.results.length > 0 && (
+        <Table.ScrollContainer minWidth={480}>
+          <Table aria-label="Match Search results">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Destination record</Table.Th>
+                {results.fields.map((f) => <Table.Th key={f}>{f}</Table.Th>)}
+                <Table.Th><VisuallyHidden>Pick</VisuallyHidden></Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {results.results.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td>{r.id}</Table.Td>
+                  {results.fields.map((f) => <Table.Td key={f}>{text(r.fields[f])}</Table.Td>)}
+                  <Table.Td>
+                    <Button size="compact-xs" disabled={busy} onClick={() => onPick(r.id)} aria-label={`Pick ${r.id}`}>Pick</Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  );
+}

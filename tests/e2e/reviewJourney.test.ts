@@ -1,0 +1,169 @@
+/**
+ * A reviewer's journey end to end in Chromium, through the real server and its job workers: a
+ * formula runs a flat file of two supporters into the Sandbox CRM with everything held for review;
+ * the Data Processor opens Needs Attention, finds with Match Search and picks the CRM record of
+ * the one the searches could not match, and creates a new record for the other, exports the Ready bucket, and sends it. The CRM
+ * then holds the new supporter, written once. The populated bucket screen is checked with axe-core,
+ * with one h1, at desktop width and at a phone's 390 px (where the table scrolls in its container).
+ */
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { forTenant } from '../../server/db/tenancy.ts';
+import { launchChromium } from '../support/browser.ts';
+import { signInThroughApp } from '../support/appSession.ts';
+import { dropCsv, liveFormula, runToEnd, sender, tenantSession } from '../support/engineRun.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let formula: string;
+let tenantId: string;
+let known: { id: string; email: string; firstName: string; lastName: string };
+const NEW_EMAIL = 'journey.newperson@example.org';
+/** a supporter the searches cannot find: the reviewer knows who it is and finds them with Match Search */
+const MYSTERY_EMAIL = 'mystery.donor@example.org';
+
+beforeAll(async () => {
+  server = await startTestServer({ staticRoot: path.resolve('dist'), work: true, env: { RUN_SLICE_MS: '100000' } });
+  const admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
+  tenantId = admin.tenantId;
+  const send = sender(server.url, admin);
+  const { dataSources } = await (await send('/integrations/v1/data-sources')).json() as { dataSources: { id: string; system: string }[] };
+  const crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+  const made = await send('/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Journey drop', settings: { folder: 'journey' } } });
+  expect(made.status, await made.clone().text()).toBe(201);
+  const source = (await made.json() as { id: string }).id;
+  for await (const batch of forTenant(server.database.db, tenantId).sandboxCrm.pull('constituents', null, 1)) {
+    const r = batch.records[0]!;
+    known = { id: r.id, email: String(r.fields.email), firstName: String(r.fields.firstName ?? ''), lastName: String(r.fields.lastName) };
+    break;
+  }
+  formula = await liveFormula(send, { source, crm, object: 'people-*.csv' }, {
+    routing: { kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+    autosend: { enabled: false },
+  });
+  dropCsv(server.config.dataDir, tenantId, 'journey', 'people-1.csv', [
+    ['First name', 'Last name', 'Email'],
+    ['Mystery', 'Donor', MYSTERY_EMAIL],
+    ['Newperson', 'Journey', NEW_EMAIL],
+  ]);
+  const run = await runToEnd(send, formula);
+  expect(run.status, JSON.stringify(run)).toBe('finished');
+
+  browser = await launchChromium();
+  context = await browser.newContext();
+  context.setDefaultTimeout(20_000);
+  page = await context.newPage();
+  await signInThroughApp(page, server.url, 'data.processor@demo.tributary.test');
+  await page.getByRole('button', { name: /User menu/ }).first().waitFor();
+}, 180_000);
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+/** axe-core's violations over the document, or over what `within` selects, leaving out the `skip` rules. */
+async function axeViolations(within?: string, skip: string[] = []): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  return page.evaluate(async ({ selector, rules }) => {
+    const { violations } = await (window as unknown as { axe: { run(ctx: unknown, o: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } })
+      .axe.run(selector ? { include: [selector] } : document, { resultTypes: ['violations'], rules: Object.fromEntries(rules.map((r) => [r, { enabled: false }])) });
+    return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }, { selector: within ?? null, rules: skip });
+}
+
+const records = () => page.getByRole('table', { name: 'Records' });
+const toolbar = () => page.getByRole('toolbar', { name: 'Record actions' });
+const rowWith = (text: string) => records().getByRole('row').filter({ hasText: text });
+
+describe('a Data Processor resolves Needs Attention, sends and exports', () => {
+  it('shows the bucket, axe-clean with one h1, on a desktop and at 390 px', async () => {
+    await page.goto(`${server.url}/${formula}/needs-attention`);
+    await page.getByRole('heading', { level: 1, name: 'Needs Attention' }).waitFor();
+    await rowWith(MYSTERY_EMAIL).waitFor();
+    await rowWith(NEW_EMAIL).waitFor();
+    expect(await page.locator('h1').count()).toBe(1);
+    expect(await axeViolations()).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.waitForTimeout(300);
+      // the table scrolls in its container; the page itself does not scroll sideways
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await axeViolations()).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  }, 60_000);
+
+  it('finds the CRM record of a supporter with Match Search, and picks it', async () => {
+    await rowWith(MYSTERY_EMAIL).getByRole('button', { name: /^Review record/ }).click();
+    const review = page.getByRole('dialog', { name: 'Record review' });
+    await review.getByText('The searches found no destination record. Use Match Search, or create a new record.').waitFor();
+    const search = review.getByLabel(/^Find a destination record/);
+    await search.fill('ab');
+    await review.getByRole('button', { name: 'Search' }).click();
+    await review.getByText('Query search needs at least 3 characters').waitFor();
+    await search.fill(known.email);
+    await review.getByRole('button', { name: 'Search' }).click();
+    await review.getByRole('button', { name: `Pick ${known.id}` }).waitFor();
+    // the review, with Match Search's results, is axe-clean too. As in tests/e2e/accessibility.test.ts,
+    // Mantine draws the drawer's header as a <header> that axe alone counts as a second banner
+    expect(await axeViolations('[role="dialog"]', ['landmark-no-duplicate-banner'])).toEqual([]);
+    await review.getByRole('button', { name: `Pick ${known.id}` }).click();
+    await review.getByText(`Matched to destination record ${known.id}.`).waitFor();
+    await page.keyboard.press('Escape');
+    await review.waitFor({ state: 'hidden' });
+    // matched, it is ready: it has left Needs Attention
+    await rowWith(MYSTERY_EMAIL).waitFor({ state: 'detached' });
+  }, 60_000);
+
+  it('creates a new record for the other', async () => {
+    await rowWith(NEW_EMAIL).getByRole('checkbox').check();
+    await toolbar().getByRole('button', { name: 'Create new' }).click();
+    await page.getByText('1 record set to create new records.').waitFor();
+    await page.getByText('No records in this bucket.').waitFor();
+  }, 60_000);
+
+  it('exports the Ready bucket, then sends it', async () => {
+    await page.getByRole('navigation', { name: 'Buckets' }).getByRole('link', { name: /^Ready records/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Ready records' }).waitFor();
+    await rowWith(MYSTERY_EMAIL).waitFor();
+    await rowWith(NEW_EMAIL).waitFor();
+
+    await toolbar().getByRole('button', { name: 'Export to CSV' }).click();
+    await page.getByText(/Export complete: 2 records/).waitFor({ timeout: 30_000 });
+    const trail: string[] = [];
+    page.on('response', (r) => trail.push(`${r.status()} ${r.request().method()} ${r.url()}`));
+    page.on('console', (m) => trail.push(`console: ${m.text()}`));
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 15_000 }).catch(async (e: unknown) => {
+        throw new Error(`${String(e)}\n${await page.getByRole('status', { name: 'Export status' }).textContent()}\n${trail.join('\n')}`);
+      }),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = fs.readFileSync((await download.path())!, 'utf8');
+    expect(csv).toContain(NEW_EMAIL);
+    expect(csv).toContain(MYSTERY_EMAIL);
+
+    const repo = forTenant(server.database.db, tenantId);
+    const before = (await repo.sandboxCrm.counts()).constituents;
+    await page.getByRole('checkbox', { name: 'Select every record on this page' }).check();
+    await toolbar().getByRole('button', { name: 'Send now' }).click();
+    await page.getByText('2 records queued for sending.').waitFor();
+
+    await expect.poll(async () => (await repo.records.countByState(formula)).sent ?? 0, { timeout: 30_000, interval: 250 }).toBe(2);
+    // the new supporter was created; the one matched by hand updated its CRM record, not created one
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await repo.sandboxCrm.counts()).constituents - before).toBe(1);
+    await page.reload();
+    await page.getByText('No records in this bucket.').waitFor();
+  }, 90_000);
+});

@@ -1,0 +1,305 @@
+/**
+ * Model-based tests of reviewing one record (src/machines/recordReview.ts) on the rendered review:
+ * incoming values beside the compared candidate's with differences marked, candidates with their
+ * confidence and match reasons, picking one, creating new, an inline edit refused with 'Input
+ * contains incompatible data', the per-field overwrite choice, and Match Search with its 3
+ * characters. The records API is faked at the machine's actors. Then the one-at-a-time Needs
+ * Attention review (needs-attention/v2) with its keyboard shortcuts, on the same review.
+ */
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { MantineProvider } from '@mantine/core';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
+import { RECORD_API_MESSAGES, type MatchSearchResult, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
+import { ROLE_POLICIES, type Policies } from '../../src/domain/roles.ts';
+import { bucketRecordsMachine, NO_EDIT_PERMISSION, type ActionRequest, type PageAnswer, type PageRequest } from '../../src/machines/bucketRecords.ts';
+import { recordReviewMachine } from '../../src/machines/recordReview.ts';
+import { ApiError } from '../../src/services/gateway.ts';
+import { NeedsAttentionReview } from '../../src/views/records/NeedsAttentionReview.tsx';
+import { RecordReview } from '../../src/views/records/RecordReview.tsx';
+import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
+import { expectBrokenGuardToFail, named, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
+
+afterEach(() => cleanup());
+
+type Snap = SnapshotFrom<typeof recordReviewMachine>;
+
+const FORMULA = '5b0c8a52-27a4-4c3e-9d0e-7a0f3d1b2c4e';
+const RECORD = '00000000-0000-4000-8000-000000000001';
+const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
+  id: RECORD, sourceKey: 'gift-1', recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
+  errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2,
+  summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD' }, matching: null,
+  candidates: [
+    { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ' } },
+    { id: 'crm-8', score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD' } },
+  ],
+  destination: null, overwrite: {}, outcome: null, ...extra,
+});
+const DETAIL = detail();
+const PICKED = detail({ destination: { id: 'crm-8', fields: DETAIL.candidates[1]!.fields }, recordId: 'crm-8' });
+const EDITED = detail({ transformed: { ...DETAIL.transformed, postcode: 'AB1 2CE' }, overwrite: { postcode: false } });
+const FOUND_PICKED = detail({ destination: { id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }, recordId: 'crm-42' });
+const FOUND: MatchSearchResult = { results: [{ id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }], fields: ['firstName', 'email'] };
+const INCOMPATIBLE = new ApiError(400, { title: 'record-incompatible-data', status: 400 }, { silent: true });
+const NOT_EDITABLE = new ApiError(409, { title: 'record-not-editable', status: 409 }, { silent: true });
+const NOT_EDITABLE_TEXT = 'This record has been sent or is being sent, so it can no longer be changed.';
+
+const serializeState = (s: Snap) => {
+  const c = s.context;
+  return JSON.stringify([s.value, c.compared, c.detail?.destination?.id ?? null, c.detail?.transformed?.postcode ?? null, c.notice, c.actionError,
+    c.fieldErrors, c.searchProblem, c.results?.results.length ?? null, c.pendingAction, c.change, c.searched]);
+};
+const settled = (c: Snap['context']) => !c.notice && !c.actionError && !Object.values(c.fieldErrors).some(Boolean) && !c.searchProblem && !c.results;
+
+const model = testModel(recordReviewMachine, {
+  input: { formulaId: FORMULA, recordId: RECORD, canEdit: true },
+  serializeState: serializeState as never,
+  events: (s) => {
+    const snap = s as Snap;
+    const c = snap.context;
+    if (snap.matches('loading')) {
+      return (c.detail ? [{ type: 'xstate.done.actor.loadRecord', output: DETAIL }] : [
+        { type: 'xstate.done.actor.loadRecord', output: DETAIL }, { type: 'xstate.error.actor.loadRecord', error: new Error('offline') },
+      ]) as never;
+    }
+    if (snap.matches('failed')) return [{ type: 'record.reload' }] as never;
+    if (snap.matches('picking')) return [{ type: 'xstate.done.actor.pickMatch', output: c.compared === 'crm-42' ? FOUND_PICKED : PICKED }, { type: 'xstate.error.actor.pickMatch', error: NOT_EDITABLE }] as never;
+    if (snap.matches('saving')) return [{ type: 'xstate.done.actor.saveChange', output: EDITED }, { type: 'xstate.error.actor.saveChange', error: INCOMPATIBLE }] as never;
+    if (snap.matches('acting')) return [{ type: 'xstate.done.actor.runAction', output: { affected: 1, skipped: 0 } }, { type: 'xstate.error.actor.runAction', error: NOT_EDITABLE }] as never;
+    if (snap.matches('searching')) return [{ type: 'xstate.done.actor.matchSearch', output: FOUND }, { type: 'xstate.error.actor.matchSearch', error: new Error('offline') }] as never;
+    // a destination record Match Search found can be picked
+    if (c.results?.results.length && !c.notice && !c.actionError) return [{ type: 'match.pick', candidateId: 'crm-42' }] as never;
+    if (!settled(c) || c.detail?.destination) return [] as never;
+    return [
+      ...(c.compared === 'crm-7' ? [{ type: 'candidate.compare', candidateId: 'crm-8' }] : [{ type: 'match.pick', candidateId: 'crm-8' }]),
+      { type: 'record.act', action: 'createNew' },
+      { type: 'record.change', change: { field: 'postcode', value: 'AB1 2CE' } },
+      { type: 'record.change', change: { field: 'postcode', overwrite: false } },
+      { type: 'search.submit', q: 'Lo' },
+      { type: 'search.submit', q: 'Lovelace' },
+    ] as never;
+  },
+});
+
+function renderReview(machine: typeof recordReviewMachine, policies: Policies = ROLE_POLICIES['Data Processor']) {
+  const calls = {
+    load: fakeCall<{ recordId: string }, RecordDetail>('load the record'),
+    pick: fakeCall<{ candidateId: string; query?: string }, RecordDetail>('pick a match'),
+    save: fakeCall<{ change: unknown }, RecordDetail>('save a change'),
+    act: fakeCall<{ action: string }, { affected: number }>('act on the record'),
+    search: fakeCall<{ q: string }, MatchSearchResult>('Match Search'),
+  };
+  const logic = machine.provide({
+    actors: { loadRecord: calls.load.logic, pickMatch: calls.pick.logic, saveChange: calls.save.logic, runAction: calls.act.logic, matchSearch: calls.search.logic } as never,
+  });
+  render(<MantineProvider><RecordReview formulaId={FORMULA} recordId={RECORD} policies={policies} logic={logic} /></MantineProvider>);
+  return calls;
+}
+
+const region = () => screen.getByRole('region', { name: 'Record gift-1' });
+const decision = (name: string) => within(screen.getByRole('toolbar', { name: 'Record decisions' })).getByRole('button', { name }) as HTMLButtonElement;
+
+const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview>> = {
+  render: (machine) => renderReview(machine),
+  params: (r) => ({
+    states: {
+      loading: async (s) => {
+        if (!(s as Snap).context.detail) await screen.findByRole('status', { name: 'Loading the record' });
+        else await waitFor(() => expect(decision('Create new').disabled).toBe(true));
+      },
+      failed: async () => { await screen.findByText('The record could not be loaded'); },
+      picking: async (s) => {
+        const c = (s as Snap).context;
+        // picked with the query that found it when it is not one of the candidates
+        expect(await r.pick.called()).toEqual(c.compared === 'crm-42'
+          ? { formulaId: FORMULA, recordId: RECORD, candidateId: 'crm-42', query: 'Lovelace' }
+          : { formulaId: FORMULA, recordId: RECORD, candidateId: 'crm-8' });
+        await waitFor(() => expect(decision('Create new').disabled).toBe(true));
+      },
+      saving: async (s) => {
+        expect((await r.save.called()).change).toEqual((s as Snap).context.change);
+        await waitFor(() => expect(decision('Add to Ready').disabled).toBe(true));
+      },
+      acting: async () => {
+        expect((await r.act.called()).action).toBe('createNew');
+        await waitFor(() => expect(decision('Create new').getAttribute('data-loading')).toBe('true'));
+      },
+      searching: async () => {
+        expect((await r.search.called()).q).toBe('Lovelace');
+        await waitFor(() => expect(screen.getByRole('button', { name: 'Search' }).getAttribute('data-loading')).toBe('true'));
+      },
+      showing: async (s) => {
+        const c = (s as Snap).context;
+        const d = c.detail!;
+        await screen.findByRole('heading', { name: 'Record gift-1' });
+        const table = within(region()).getByRole('table', { name: 'Incoming and destination values' });
+        // the compared candidate, or the chosen destination record (a Match Search result not picked is neither)
+        const compared = d.candidates.find((x) => x.id === c.compared) ?? (d.destination?.id === c.compared ? d.destination : null);
+        expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toContain(compared ? `Destination ${compared.id}` : 'Destination');
+        // the differences with the compared candidate are marked, and only they
+        const differing = compared ? Object.keys(d.transformed!).filter((f) => String(d.transformed![f]) !== String(compared.fields[f])) : [];
+        expect(within(table).queryAllByText('differs').map((b) => b.closest('tr')!.querySelector('th')!.firstChild!.textContent)).toEqual(differing);
+        const postcode = within(table).getByRole('rowheader', { name: /^postcode/ }).closest('tr')!;
+        expect(within(postcode).getAllByRole('cell')[0]!.textContent).toContain(String(d.transformed!.postcode));
+        // each candidate with its confidence, match reasons, and the chosen one
+        for (const x of d.candidates) {
+          const card = screen.getByRole('group', { name: `Candidate ${x.id}` });
+          within(card).getByText(`Confidence ${x.score}`);
+          within(card).getByText(x.reasons[0]!);
+          expect(!!within(card).queryByText('Chosen')).toBe(d.destination?.id === x.id);
+        }
+        const overwrite = within(table).queryByRole('checkbox', { name: 'Overwrite postcode in the destination' }) as HTMLInputElement | null;
+        expect(!!overwrite).toBe(!!compared);
+        if (overwrite) expect(overwrite.checked).toBe(d.overwrite.postcode !== false);
+        expect(!!screen.queryByText(RECORD_API_MESSAGES.incompatible)).toBe(Object.values(c.fieldErrors).includes(RECORD_API_MESSAGES.incompatible));
+        expect(!!screen.queryByText(RECORD_API_MESSAGES.matchQueryShort)).toBe(c.searchProblem === RECORD_API_MESSAGES.matchQueryShort);
+        expect(!!screen.queryByText(NOT_EDITABLE_TEXT)).toBe(c.actionError === NOT_EDITABLE_TEXT);
+        if (c.notice) await screen.findByText(c.notice);
+        const results = screen.queryByRole('table', { name: 'Match Search results' });
+        expect(!!results).toBe(!!c.results);
+        if (results) within(results).getByText('crm-42');
+        expect(decision('Create new').disabled).toBe(false);
+      },
+    },
+    events: {
+      'xstate.done.actor.loadRecord': (step) => r.load.answer(step.event),
+      'xstate.error.actor.loadRecord': (step) => r.load.answer(step.event),
+      'xstate.done.actor.pickMatch': (step) => r.pick.answer(step.event),
+      'xstate.error.actor.pickMatch': (step) => r.pick.answer(step.event),
+      'xstate.done.actor.saveChange': (step) => r.save.answer(step.event),
+      'xstate.error.actor.saveChange': (step) => r.save.answer(step.event),
+      'xstate.done.actor.runAction': (step) => r.act.answer(step.event),
+      'xstate.error.actor.runAction': (step) => r.act.answer(step.event),
+      'xstate.done.actor.matchSearch': (step) => r.search.answer(step.event),
+      'xstate.error.actor.matchSearch': (step) => r.search.answer(step.event),
+      'record.reload': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Try again' })); },
+      'candidate.compare': async () => { fireEvent.click(screen.getByRole('button', { name: 'Compare crm-8' })); },
+      'match.pick': async (step) => {
+        const { candidateId } = step.event as unknown as { candidateId: string };
+        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? 'Pick crm-42' : `Pick this match ${candidateId}` }));
+      },
+      'record.act': async () => { fireEvent.click(decision('Create new')); },
+      'record.change': async (step) => {
+        const change = (step.event as unknown as { change: { field: string; value?: string; overwrite?: boolean } }).change;
+        if ('value' in change) {
+          fireEvent.click(screen.getByRole('button', { name: 'Edit postcode' }));
+          fireEvent.change(screen.getByRole('textbox', { name: 'New postcode' }), { target: { value: change.value } });
+          fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+        } else {
+          fireEvent.click(screen.getByRole('checkbox', { name: 'Overwrite postcode in the destination' }));
+        }
+      },
+      'search.submit': async (step) => {
+        fireEvent.change(screen.getByLabelText(/^Find a destination record/), { target: { value: (step.event as unknown as { q: string }).q } });
+        fireEvent.click(screen.getByRole('button', { name: 'Search' }));
+      },
+    },
+  }),
+};
+
+const paths = model.getShortestPaths() as unknown as ModelPath<Snap>[];
+const stepName = (e: { type: string; candidateId?: string; q?: string; change?: { overwrite?: boolean } }) =>
+  e.type === 'search.submit' ? `search "${e.q}"` : e.type === 'record.change' ? (e.change && 'overwrite' in e.change ? 'overwrite off' : 'edit value') : e.type.replace('xstate.', '');
+
+describe('reviewing a record (record-review shortest paths on the rendered review)', () => {
+  it('reaches every state', () => {
+    const values = new Set(paths.flatMap((p) => [...p.steps.map((st) => st.state), p.state]).map((s) => JSON.stringify(s.value)));
+    expect([...values].sort()).toEqual(['"acting"', '"failed"', '"loading"', '"picking"', '"saving"', '"searching"', '"showing"']);
+  });
+
+  it.each(named(paths, (p) => p.steps.filter((s) => s.event.type !== 'xstate.init').map((s) => stepName(s.event)).join(' → ')))('%s', async (_name, path) => {
+    await runPath(path, recordReviewMachine, view);
+  }, 20_000);
+
+  it('View Only may look, and is told it may not edit when it tries', async () => {
+    const r = renderReview(recordReviewMachine, ROLE_POLICIES['View Only']);
+    await r.load.answer({ type: 'xstate.done.actor.loadRecord', output: DETAIL });
+    fireEvent.click(await screen.findByRole('button', { name: 'Pick this match crm-8' }));
+    await screen.findByText(NO_EDIT_PERMISSION);
+    expect(r.pick.calls).toEqual([]);
+  });
+});
+
+describe('the suite can fail', () => {
+  it('notices a long enough Match Search refused when its guard is broken', async () => {
+    const searching = paths.filter((p) => p.steps.some((st) => (st.event as { q?: string }).q === 'Lovelace')).slice(0, 2);
+    await expectBrokenGuardToFail(recordReviewMachine, 'isQueryLongEnough', { paths: searching, view, every: true });
+  }, 60_000);
+
+  it('notices edits refused when the permission guard is broken', async () => {
+    const picking = paths.filter((p) => p.steps.some((st) => st.event.type === 'match.pick')).slice(0, 2);
+    await expectBrokenGuardToFail(recordReviewMachine, 'mayEdit', { paths: picking, view, every: true });
+  }, 60_000);
+});
+
+// ------------------------------------------------------------------ needs-attention/v2
+
+const row = (n: number): RecordPage['records'][number] => ({
+  id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
+  matchReasons: [], errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92,
+  candidateCount: 2, summary: {},
+});
+
+function renderOneAtATime(policies: Policies = ROLE_POLICIES['Data Processor']) {
+  const page = fakeCall<PageRequest, PageAnswer>('load a page');
+  const bucket = bucketRecordsMachine.provide({
+    actors: { loadPage: page.logic, runAction: fakeCall<ActionRequest>().logic, loadFormula: answeredCall(() => 'Spring appeal').logic } as never,
+  });
+  const pick = fakeCall<{ candidateId: string }, RecordDetail>('pick a match');
+  const act = fakeCall<{ action: string; recordId: string }, { affected: number }>('act on the record');
+  const review = recordReviewMachine.provide({
+    actors: {
+      loadRecord: answeredCall<{ recordId: string }, RecordDetail>(({ recordId }) => detail({ id: recordId, sourceKey: `gift-${recordId.at(-1)}` })).logic,
+      pickMatch: pick.logic, runAction: act.logic,
+    } as never,
+  });
+  const router = createMemoryRouter([{ path: '*', element: <NeedsAttentionReview formulaId={FORMULA} policies={policies} logic={bucket} reviewLogic={review} /> }]);
+  render(<MantineProvider><RouterProvider router={router} /></MantineProvider>);
+  return { page, pick, act };
+}
+const press = (key: string) => act(() => { fireEvent.keyDown(document.body, { key }); });
+
+describe('Needs Attention one record at a time (needs-attention/v2)', () => {
+  it('walks the records with J and K, shows the shortcuts with ?, picks the best with P and creates new with N', async () => {
+    const r = renderOneAtATime();
+    await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1), row(2)], summaryFields: [], nextCursor: null }, counts: null } });
+    expect(screen.getAllByRole('heading', { level: 1 }).map((h) => h.textContent)).toEqual(['Needs Attention']);
+    await screen.findByRole('heading', { name: 'Record gift-1' });
+    screen.getByText('Record 1 of 2');
+    await press('j');
+    await screen.findByRole('heading', { name: 'Record gift-2' });
+    await press('ArrowRight');
+    screen.getByText('Record 2 of 2');
+    await press('k');
+    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await press('?');
+    within(screen.getByRole('region', { name: 'Keyboard shortcuts' })).getByText('Pick the best candidate');
+    await press('p');
+    expect((await r.pick.called()).candidateId).toBe('crm-7');
+    await r.pick.answer({ type: 'xstate.done.actor.pickMatch', output: detail({ destination: { id: 'crm-7', fields: {} } }) });
+    // a decision reads the list again, which keeps the record in view
+    await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1), row(2)], summaryFields: [], nextCursor: null }, counts: null } });
+    await press('n');
+    expect((await r.act.called())).toMatchObject({ action: 'createNew', recordId: row(1).id });
+  });
+
+  it('keys typed into a field stay in the field', async () => {
+    const r = renderOneAtATime();
+    await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1), row(2)], summaryFields: [], nextCursor: null }, counts: null } });
+    const search = await screen.findByLabelText(/^Find a destination record/);
+    await act(() => { fireEvent.keyDown(search, { key: 'n' }); fireEvent.keyDown(search, { key: 'j' }); });
+    screen.getByText('Record 1 of 2');
+    expect(r.act.calls).toEqual([]);
+  });
+
+  it('View Only is told it may not edit when it presses R', async () => {
+    const r = renderOneAtATime(ROLE_POLICIES['View Only']);
+    await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1)], summaryFields: [], nextCursor: null }, counts: null } });
+    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await press('r');
+    await screen.findByText(NO_EDIT_PERMISSION);
+    expect(r.act.calls).toEqual([]);
+  });
+});
