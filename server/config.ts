@@ -45,6 +45,23 @@ export interface Config {
   signInThrottle: SignInThrottleSettings;
   /** INTERNAL_EMAIL_DOMAIN: e-mail domain of internal staff, marked in user management; null: nobody is */
   internalEmailDomain: string | null;
+  /** SMTP_URL and SMTP_FROM: where password-reset mail goes out; null: reset links go to the server log */
+  smtp: SmtpSettings | null;
+  /**
+   * AUTH0_MANAGEMENT_CLIENT_ID and AUTH0_MANAGEMENT_CLIENT_SECRET: a machine-to-machine application of
+   * the Auth0 tenant allowed to create password change tickets; null: passwords cannot be reset from here
+   */
+  auth0Management: { clientId: string; clientSecret: string } | null;
+}
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** smtps://: TLS from the first byte; smtp:// still upgrades with STARTTLS when the server offers it */
+  secure: boolean;
+  user: string | null;
+  pass: string | null;
+  from: string;
 }
 
 /**
@@ -107,8 +124,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (internalEmailDomain && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(internalEmailDomain)) {
     throw new Error(`INTERNAL_EMAIL_DOMAIN must be a domain such as example.org, got "${env.INTERNAL_EMAIL_DOMAIN}"`);
   }
+  const managementId = env.AUTH0_MANAGEMENT_CLIENT_ID || undefined;
+  const managementSecret = env.AUTH0_MANAGEMENT_CLIENT_SECRET || undefined;
+  if (Boolean(managementId) !== Boolean(managementSecret)) {
+    throw new Error('AUTH0_MANAGEMENT_CLIENT_ID and AUTH0_MANAGEMENT_CLIENT_SECRET are set together or not at all');
+  }
   return {
     internalEmailDomain,
+    smtp: env.SMTP_URL ? smtpSettings(env.SMTP_URL, env.SMTP_FROM || `no-reply@${publicOrigin.hostname}`) : null,
+    auth0Management: managementId && managementSecret ? { clientId: managementId, clientSecret: managementSecret } : null,
     port,
     host: env.HOST ?? '0.0.0.0',
     publicUrl,
@@ -153,6 +177,24 @@ function heartbeatSeconds(raw: string): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 10) throw new Error(`JOBS_HEARTBEAT_SECONDS must be a whole number of at least 10 (pg-boss's minimum), got "${raw}"`);
   return value;
+}
+
+function smtpSettings(raw: string, from: string): SmtpSettings {
+  let url: URL;
+  try { url = new URL(raw); } catch { throw new Error('SMTP_URL must be a URL such as smtp://user:password@mail.example.org:587 or smtps://mail.example.org:465'); }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//"`);
+  if (!url.hostname) throw new Error('SMTP_URL must name the mail server\'s host');
+  const secure = url.protocol === 'smtps:';
+  const port = url.port ? Number(url.port) : secure ? 465 : 587;
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from.replace(/^.*<([^>]*)>\s*$/, '$1').trim())) {
+    throw new Error(`SMTP_FROM must be an e-mail address such as no-reply@example.org or "Tributary <no-reply@example.org>", got "${from}"`);
+  }
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''), port, secure,
+    user: url.username ? decodeURIComponent(url.username) : null,
+    pass: url.password ? decodeURIComponent(url.password) : null,
+    from,
+  };
 }
 
 function normaliseDomain(domain: string): string {

@@ -9,6 +9,7 @@ import {
 } from '../db/accounts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import { passwordResetDelivery } from '../identity/resetDelivery.ts';
 import { usersService, type UserManager } from '../services/users.ts';
 import { requireOwnOrganization, type TokenVerifier } from './auth.ts';
 import type { AppEnv, Caller, TenantEnv } from './env.ts';
@@ -18,11 +19,12 @@ import { contractRouter } from './routes.ts';
 
 const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function accountManagementRouter(db: Db, verifier: TokenVerifier, config: Pick<Config, 'internalEmailDomain' | 'auth'>) {
+export function accountManagementRouter(db: Db, verifier: TokenVerifier, config: Pick<Config, 'internalEmailDomain' | 'auth' | 'smtp' | 'auth0Management'>) {
   const { app, on } = contractRouter(db, verifier);
   const api = accountManagementService.endpoints;
   const users = usersService({
     db, internalEmailDomain: config.internalEmailDomain, embeddedIssuer: config.auth.embedded ? config.auth.domain : null,
+    resetDelivery: passwordResetDelivery(config),
   });
 
   // Before sign-in the browser knows only its host name; the organisation id is not a secret.

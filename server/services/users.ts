@@ -15,6 +15,7 @@ import {
 import type { Db } from '../db/database.ts';
 import { forTenant, type Executor } from '../db/tenancy.ts';
 import { createResetLink } from '../identity/passwordReset.ts';
+import { embeddedToLog, type PasswordResetDeliverer, type ResetLog } from '../identity/resetDelivery.ts';
 import { recordEvent } from './events.ts';
 
 export interface UserManager {
@@ -31,6 +32,8 @@ export interface UsersDeps {
   internalEmailDomain: string | null;
   /** the embedded provider's origin; null when an external provider holds passwords */
   embeddedIssuer: string | null;
+  /** how reset links reach users (server/identity/resetDelivery.ts); the server log when not given */
+  resetDelivery?: PasswordResetDeliverer;
 }
 
 type Membership = Awaited<ReturnType<typeof membershipsOf>>[number];
@@ -175,20 +178,23 @@ export function usersService(deps: UsersDeps) {
       });
     },
 
-    async resetPassword(me: UserManager, auth0Id: string, log: { info(obj: object, msg: string): void }) {
+    async resetPassword(me: UserManager, auth0Id: string, log: ResetLog) {
       const { user, all } = await target(me, auth0Id);
-      if (!deps.embeddedIssuer) throw new DomainError('password-not-reset', 'Passwords are kept by the identity provider; reset it there.');
+      if (!deps.embeddedIssuer && !deps.resetDelivery) throw new DomainError('password-not-reset', 'Passwords are kept by the identity provider; reset it there.');
       if (user.deactivatedOn) throw new DomainError('password-not-reset', 'The user is deactivated.');
       requireAllManaged(all, await managed(me, 'edit'), 'password-not-reset');
-      const link = await db.transaction(async (tx) => {
-        const made = await createResetLink(tx, user.id, deps.embeddedIssuer!);
-        await events(tx, me, all.map((m) => m.tenantId), 'user.password.reset', `${me.name} reset the password of ${user.fullName}`,
-          { user: user.auth0Id, email: user.email });
-        return made;
+      // An undelivered link is harmless: its token exists only in the message that failed, and it
+      // expires in a day. The event is written only once the link is on its way.
+      const delivery = await (deps.resetDelivery ?? embeddedToLog()).deliverPasswordReset({
+        to: { auth0Id: user.auth0Id, email: user.email, fullName: user.fullName },
+        embeddedLink: () => createResetLink(db, user.id, deps.embeddedIssuer!),
+        log,
       });
-      // no mail is sent: the link goes to the server log, for whoever runs the server to pass on
-      log.info({ user: user.auth0Id, email: user.email, passwordResetLink: link }, 'password reset link');
-      return { delivery: 'server-log' as const };
+      await db.transaction(async (tx) => {
+        await events(tx, me, all.map((m) => m.tenantId), 'user.password.reset', `${me.name} reset the password of ${user.fullName}`,
+          { user: user.auth0Id, email: user.email, delivery });
+      });
+      return { delivery };
     },
   };
 }

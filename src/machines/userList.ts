@@ -5,7 +5,7 @@
  * that may see users but not change them is told so (SPEC.md section 6) instead of acting.
  */
 import { assign, fromPromise, setup } from 'xstate';
-import type { UserListItem } from '../domain/api/accountManagement.ts';
+import type { PasswordResetDelivery, UserListItem } from '../domain/api/accountManagement.ts';
 import { MESSAGES } from '../domain/errors.ts';
 import { can, type Action, type Policies } from '../domain/roles.ts';
 import { USERS_PAGE_SIZE } from '../domain/users.ts';
@@ -58,19 +58,25 @@ const NEEDS: Record<UserAction | 'create' | 'edit', Action> = {
 
 export const REFUSED: Notice = { tone: 'refused', title: MESSAGES.noEditPermission, text: 'Your role lets you see users, not change them.' };
 
-/** What the page says when an action is done, and its SPEC.md section 8 message when it fails. */
-export function actionMessages(action: UserAction, user: UserListItem, tenantName: string): { done: string; failed: string } {
+/** What the page says when an action is done (`output`: the server's answer), and its SPEC.md section 8 message when it fails. */
+export function actionMessages(action: UserAction, user: UserListItem, tenantName: string, output?: unknown): { done: string; failed: string } {
   switch (action) {
     case 'deactivate': return { done: `${user.fullName} has been deactivated`, failed: MESSAGES.userNotUpdated };
     case 'reactivate': return { done: `${user.fullName} has been reactivated`, failed: MESSAGES.userNotUpdated };
     case 'resetPassword': return {
-      done: `A password reset link for ${user.fullName} has been sent to the server log, for whoever runs Tributary to pass on. It works once, for a day.`,
+      done: resetDone((output as { delivery?: PasswordResetDelivery } | undefined)?.delivery, user),
       failed: MESSAGES.passwordNotReset,
     };
     case 'removeHere': return { done: `${user.fullName} has been removed from ${tenantName}`, failed: MESSAGES.userNotUpdated };
     case 'removeAll': return { done: `${user.fullName} has been removed from all your tenants`, failed: MESSAGES.userNotUpdated };
     case 'delete': return { done: `${user.fullName} has been deleted`, failed: MESSAGES.userNotDeleted };
   }
+}
+
+function resetDone(delivery: PasswordResetDelivery | undefined, user: UserListItem): string {
+  if (delivery === 'email') return `A reset link was e-mailed to ${user.email}.`;
+  if (delivery === 'auth0') return `Auth0 made a password reset link for ${user.fullName}; it is in the server log, for whoever runs Tributary to pass on. It works once, for a day.`;
+  return `A password reset link for ${user.fullName} has been sent to the server log, for whoever runs Tributary to pass on. It works once, for a day.`;
 }
 
 function run(service: UsersService, action: UserAction, user: UserListItem, tenantId: string | null): Promise<unknown> {
@@ -168,7 +174,7 @@ export const userListMachine = setup({
         onDone: {
           target: 'loading',
           actions: assign({
-            notice: ({ context }) => ({ tone: 'done', title: actionMessages(context.pending!.action, context.pending!.user, context.tenantName).done, text: null }),
+            notice: ({ context, event }) => ({ tone: 'done', title: actionMessages(context.pending!.action, context.pending!.user, context.tenantName, event.output).done, text: null }),
             pending: null,
           }),
         },

@@ -1,5 +1,5 @@
 /** User management of the account-management service (/account-management/v1), typed by its contract (src/domain/api/accountManagement.ts). */
-import { accountManagementService, type UserListItem } from '../domain/api/accountManagement.ts';
+import { accountManagementService, type PasswordResetDelivery, type UserListItem } from '../domain/api/accountManagement.ts';
 import { USERS_PAGE_SIZE, type UserInput } from '../domain/users.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 
@@ -28,7 +28,7 @@ export function usersService(orgId: string) {
     removeFromTenant: (userId: string, tenantId: string, o?: RequestOptions): Promise<void> =>
       client.call('removeUserFromTenant', { params: { ...user(userId), tenantId } }, o),
     removeFromAllTenants: (userId: string, o?: RequestOptions): Promise<void> => client.call('removeUserFromAllTenants', { params: user(userId) }, o),
-    resetPassword: (userId: string, o?: RequestOptions): Promise<{ delivery: 'server-log' }> => client.call('resetUserPassword', { params: user(userId) }, o),
+    resetPassword: (userId: string, o?: RequestOptions): Promise<{ delivery: PasswordResetDelivery }> => client.call('resetUserPassword', { params: user(userId) }, o),
   };
 }
 export type UsersService = ReturnType<typeof usersService>;

@@ -62,6 +62,13 @@ export const UsersQuerySchema = v.object({
 });
 export type UsersQuery = v.InferOutput<typeof UsersQuerySchema>;
 
+/**
+ * Where a password-reset link went: e-mailed to the user, into the server log (no mail server
+ * configured), or made by Auth0 and put in the server log.
+ */
+export const PASSWORD_RESET_DELIVERIES = ['email', 'server-log', 'auth0'] as const;
+export type PasswordResetDelivery = typeof PASSWORD_RESET_DELIVERIES[number];
+
 const UserOut = v.object({ user: UserListItemSchema });
 const manage = (action: 'view' | 'create' | 'edit' | 'delete') => ({ resource: 'usermanagement', action }) as const;
 
@@ -134,8 +141,8 @@ export const accountManagementService = service({
       summary: 'Removes a user from every tenant the caller manages.', problems: ['user-not-updated'],
     }),
     resetUserPassword: endpoint({
-      method: 'post', path: '/user/organization/:orgId/users/:userId/password-reset', access: manage('edit'), response: v.object({ delivery: v.picklist(['server-log']) }),
-      summary: 'Makes a password-reset link for the user (printed in the server log when no mail is configured).',
+      method: 'post', path: '/user/organization/:orgId/users/:userId/password-reset', access: manage('edit'), response: v.object({ delivery: v.picklist(PASSWORD_RESET_DELIVERIES) }),
+      summary: 'Makes a password-reset link for the user (Auth0\'s with a real Auth0 tenant) and e-mails it through SMTP_URL, or prints it in the server log when no mail is configured.',
       problems: ['password-not-reset'],
     }),
   },
