@@ -11,7 +11,12 @@ import classes from './MenuButton.module.css';
 
 const CloseMenu = createContext<() => void>(() => undefined);
 
-export function MenuButton({ label, target, children }: { label: string; target: ReactNode; children: ReactNode }) {
+export function MenuButton({ label, target, children, align = 'end', disabled = false }: {
+  label: string; target: ReactNode; children: ReactNode;
+  /** which edge of the button the menu lines up with */
+  align?: 'start' | 'end';
+  disabled?: boolean;
+}) {
   const [opened, setOpened] = useState(false);
   const id = useId();
   const button = useRef<HTMLButtonElement>(null);
@@ -51,7 +56,7 @@ export function MenuButton({ label, target, children }: { label: string; target:
   return (
     <div className={classes.root}>
       <UnstyledButton
-        ref={button} id={`${id}-button`} aria-label={label} aria-haspopup="menu" aria-expanded={opened}
+        ref={button} id={`${id}-button`} aria-label={label} aria-haspopup="menu" aria-expanded={opened} disabled={disabled}
         aria-controls={opened ? `${id}-menu` : undefined}
         onClick={() => setOpened((o) => !o)}
         onKeyDown={(e) => {
@@ -61,7 +66,7 @@ export function MenuButton({ label, target, children }: { label: string; target:
         {target}
       </UnstyledButton>
       {opened && (
-        <div ref={menu} id={`${id}-menu`} role="menu" aria-labelledby={`${id}-button`} className={classes.dropdown} onKeyDown={onMenuKey}>
+        <div ref={menu} id={`${id}-menu`} role="menu" aria-labelledby={`${id}-button`} className={classes.dropdown} data-align={align} onKeyDown={onMenuKey}>
           <CloseMenu.Provider value={close}>{children}</CloseMenu.Provider>
         </div>
       )}

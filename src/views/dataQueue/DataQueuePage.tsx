@@ -10,7 +10,8 @@
 import { useEffect, useRef } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Button, Card, Group, Modal, Notification, Skeleton, Stack, Tabs, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Button, Card, Group, Notification, Skeleton, Stack, Tabs, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { LazyModal } from '../../ui/LazyModal.tsx';
 import { IconPlus } from '@tabler/icons-react';
 import type { Tab } from '../../domain/api/dataQueue.ts';
 import { DATA_QUEUE_MESSAGES, MAX_TABS, mayAddTab, TAB_NAME_MAX_LENGTH } from '../../domain/dataQueue.ts';
@@ -249,7 +250,7 @@ function TabNameDialog({ state, send }: { state: DataQueueTabsState; send: Send 
   const saving = state.matches({ ready: 'savingName' });
   const { editing, name, nameError } = state.context;
   return (
-    <Modal opened={naming} onClose={() => !saving && send({ type: 'name.cancel' })} title={editing ? 'Rename tab' : 'Add a tab'} centered>
+    <LazyModal opened={naming} onClose={() => !saving && send({ type: 'name.cancel' })} title={editing ? 'Rename tab' : 'Add a tab'} centered>
       <form onSubmit={(e) => { e.preventDefault(); send({ type: 'name.submit' }); }} noValidate>
         <Stack>
           <TextInput
@@ -263,7 +264,7 @@ function TabNameDialog({ state, send }: { state: DataQueueTabsState; send: Send 
           </Group>
         </Stack>
       </form>
-    </Modal>
+    </LazyModal>
   );
 }
 
@@ -272,7 +273,7 @@ function DeleteTabDialog({ state, send }: { state: DataQueueTabsState; send: Sen
   const deleting = state.matches({ ready: 'deleting' });
   const tab = state.context.tabs.find((t) => t.id === state.context.deleting);
   return (
-    <Modal opened={open} onClose={() => !deleting && send({ type: 'delete.cancel' })} title="Delete tab" centered>
+    <LazyModal opened={open} onClose={() => !deleting && send({ type: 'delete.cancel' })} title="Delete tab" centered>
       <Stack>
         <Text>Delete the tab {tab?.name}? Its formulas stay in All Formulas.</Text>
         <Group justify="flex-end">
@@ -280,6 +281,6 @@ function DeleteTabDialog({ state, send }: { state: DataQueueTabsState; send: Sen
           <Button color="red" loading={deleting} onClick={() => send({ type: 'delete.confirm' })}>Delete</Button>
         </Group>
       </Stack>
-    </Modal>
+    </LazyModal>
   );
 }

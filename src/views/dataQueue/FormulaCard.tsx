@@ -6,7 +6,7 @@
  */
 import type { DragEvent, KeyboardEvent, ReactNode } from 'react';
 import { Link } from 'react-router';
-import { ActionIcon, Anchor, Button, Card, Group, Menu, Stack, Text, Title } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { IconGripVertical } from '@tabler/icons-react';
 import type { Tab } from '../../domain/api/dataQueue.ts';
 import { CARD_COUNTS, VALIDATION_COUNT_PREFIX } from '../../domain/dataQueue.ts';
@@ -15,6 +15,7 @@ import { ROUTES } from '../../domain/screens.ts';
 import type { JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../services/formulas.ts';
 import { CommandButton, endOf, formulaLive, JobLines, StatusBadges, type JobActor } from '../formulas/FormulaLive.tsx';
+import { MenuButton, MenuItem } from '../../ui/MenuButton.tsx';
 import classes from './DataQueue.module.css';
 
 const at = (pattern: string, formulaId: string, extra: Record<string, string> = {}) =>
@@ -120,14 +121,13 @@ export function FormulaCard({ formula: f, counts, jobState, job, policies, editT
           <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs" size="sm">{mayEdit ? 'Edit' : 'Open'}</Anchor>
           {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
           {otherTabs.length > 0 && (
-            <Menu position="bottom-start" withinPortal>
-              <Menu.Target>
-                <Button size="compact-xs" variant="default" disabled={busy} aria-label={`Add ${name} to a tab`}>Add to tab</Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                {otherTabs.map((t) => <Menu.Item key={t.id} onClick={() => arrangement.place(t.id)}>{t.name}</Menu.Item>)}
-              </Menu.Dropdown>
-            </Menu>
+            // the shell's light menu: Mantine's Menu would bring its popover engine to the Data Queue's budget
+            <MenuButton
+              label={`Add ${name} to a tab`} align="start" disabled={busy}
+              target={<Button component="span" size="compact-xs" variant="default" disabled={busy}>Add to tab</Button>}
+            >
+              {otherTabs.map((t) => <MenuItem key={t.id} onClick={() => arrangement.place(t.id)}>{t.name}</MenuItem>)}
+            </MenuButton>
           )}
           {tab && (
             <Button size="compact-xs" variant="default" disabled={busy} onClick={arrangement.remove} aria-label={`Remove ${name} from ${tab.name}`}>

@@ -6,7 +6,8 @@
  * commands are the job-status machine's (src/machines/jobStatus.ts).
  */
 import type { ActorRefFrom } from 'xstate';
-import { Alert, Badge, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, Stack, Text } from '@mantine/core';
+import { LazyModal } from '../../ui/LazyModal.tsx';
 import type { FormulaStatus } from '../../domain/api/formulas.ts';
 import { STATUS_POLL_INTERVAL_MS } from '../../domain/api/formulaStatusStream.ts';
 import { connectorFor } from '../../domain/connectors/catalogue.ts';
@@ -130,7 +131,7 @@ export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; jo
           {COMMAND_LABELS[failure.command.name]}, {failure.command.label}{failure.detail ? `: ${failure.detail}` : ''}
         </Alert>
       )}
-      <Modal
+      <LazyModal
         opened={!!confirmation}
         onClose={() => job.send({ type: 'command.cancel' })}
         title={confirmation ? CONFIRMATIONS[confirmation.command.name]?.title : undefined}
@@ -145,7 +146,7 @@ export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; jo
             </Group>
           </Stack>
         )}
-      </Modal>
+      </LazyModal>
     </>
   );
 }
