@@ -3,7 +3,8 @@
  * extension, size), sent with progress, and ends in one of the eight outcomes of SPEC.md, each a
  * state named as SPEC.md names it and tagged 'outcome'. Any other refusal (sign-in expired, no
  * permission) is 'failed'. From every outcome another file can be chosen; a send that did not
- * reach the server can be retried.
+ * reach the server can be retried. Given a file-upload formula's id (input `formulaId`), every
+ * file is sent to that formula, which processes all of its rows.
  */
 import { assign, fromCallback, setup, type AnyEventObject } from 'xstate';
 import {
@@ -28,6 +29,12 @@ export interface UploadContext {
   detail: string | null;
   /** the problem of a refusal that is no upload outcome */
   problem: Partial<Problem> | null;
+  /** the file-upload formula each file is sent to, or null for a sample only */
+  formulaId: string | null;
+}
+
+export interface UploadInput {
+  formulaId?: string | undefined;
 }
 
 /**
@@ -35,9 +42,10 @@ export interface UploadContext {
  * reports progress, then success or failure, as events to the machine. Leaving `uploading`
  * (cancel) aborts the request.
  */
-export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEventObject, { file: File }>(({ input, sendBack }) => {
+export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEventObject, { file: File; formulaId: string | null }>(({ input, sendBack }) => {
   const controller = new AbortController();
   upload(input.file, {
+    ...(input.formulaId ? { formulaId: input.formulaId } : {}),
     signal: controller.signal,
     onProgress: (p) => sendBack({ type: 'upload.progress', loaded: p.loaded, total: p.total }),
   }).then(
@@ -60,6 +68,7 @@ export const uploadMachine = setup({
   types: {
     context: {} as UploadContext,
     events: {} as UploadMachineEvent,
+    input: {} as UploadInput | undefined,
   },
   actors: { sendFile },
   guards: {
@@ -93,7 +102,7 @@ export const uploadMachine = setup({
 }).createMachine({
   id: 'upload',
   initial: 'idle',
-  context: { file: null, progress: null, summary: null, detail: null, problem: null },
+  context: ({ input }) => ({ file: null, progress: null, summary: null, detail: null, problem: null, formulaId: input?.formulaId ?? null }),
   states: {
     idle: {
       on: { 'file.select': { target: 'validating', actions: 'chooseFile' } },
@@ -110,7 +119,7 @@ export const uploadMachine = setup({
     },
     uploading: {
       entry: 'startProgress',
-      invoke: { src: 'sendFile', input: ({ context }) => ({ file: context.file! }) },
+      invoke: { src: 'sendFile', input: ({ context }) => ({ file: context.file!, formulaId: context.formulaId }) },
       on: {
         'upload.progress': { actions: 'recordProgress' },
         'upload.succeeded': { target: 'success', actions: 'recordSummary' },

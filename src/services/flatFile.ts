@@ -12,8 +12,14 @@ export type { UploadOptions, UploadProgress } from './postFile.ts';
 const BASE = '/flat-file-service/v1';
 const client = gatewayClient(BASE);
 
+export interface FileUploadOptions extends UploadOptions {
+  /** a file-upload formula that processes every row of the file (the server keeps the file for it and queues its run) */
+  formulaId?: string | undefined;
+}
+
 /** Sends one file as multipart/form-data (part "file"); resolves with what the server kept of it. */
-export const uploadFile = (file: File, opts: UploadOptions = {}): Promise<UploadSummary> => postFile<UploadSummary>(`${BASE}/uploads`, file, opts);
+export const uploadFile = (file: File, { formulaId, ...opts }: FileUploadOptions = {}): Promise<UploadSummary> =>
+  postFile<UploadSummary>(`${BASE}/uploads${formulaId ? `?formulaId=${encodeURIComponent(formulaId)}` : ''}`, file, opts);
 
 /** An upload's headers and first 20 rows (the sample mapping uses). */
 export const getUpload = (id: string, o?: RequestOptions) =>

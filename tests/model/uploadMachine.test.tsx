@@ -6,17 +6,19 @@
  * rendered UploadPage (choose a file in the dropzone, Try again, Cancel) or an answer of the fake
  * server (progress, success, a refusal); each state is an assertion on what the screen shows.
  * The only fake is the server: the machine's real sendFile actor runs over `fakeServer.upload`.
+ * The same paths also run with a file-upload formula's id as the machine's input (the upload
+ * dialog of a formula's card): each file reaches the service with that id.
  */
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SnapshotFrom } from 'xstate';
+import { createActor, type SnapshotFrom } from 'xstate';
 import { messageForProblem, type Problem } from '../../src/domain/errors.ts';
 import { MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, UPLOAD_MESSAGES, UPLOAD_OUTCOMES, type UploadOutcome, type UploadSummary } from '../../src/domain/upload.ts';
 import { createSendFile, uploadMachine, type UploadMachineEvent } from '../../src/machines/upload.ts';
 import { ApiError } from '../../src/services/gateway.ts';
-import type { UploadOptions } from '../../src/services/flatFile.ts';
+import type { FileUploadOptions } from '../../src/services/flatFile.ts';
 import { UploadPage } from '../../src/views/upload/UploadPage.tsx';
 import { fakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
@@ -27,10 +29,12 @@ afterEach(() => cleanup());
 
 /** A server the test answers by hand: each upload waits until the path's next event answers it; cancelling aborts it. */
 function fakeServerFor() {
-  const upload = fakeCall<{ file: File; opts: UploadOptions }, UploadSummary>('upload');
+  const upload = fakeCall<{ file: File; opts: FileUploadOptions }, UploadSummary>('upload');
   return {
     get calls() { return upload.calls.map((c) => c.file.name); },
-    upload: (file: File, opts: UploadOptions = {}) => upload.call({ file, opts }, opts.signal),
+    /** the formula each upload was sent to, or null */
+    get formulaIds() { return upload.calls.map((c) => c.opts.formulaId ?? null); },
+    upload: (file: File, opts: FileUploadOptions = {}) => upload.call({ file, opts }, opts.signal),
     progress(loaded: number, total: number) { upload.next!.opts.onProgress?.({ loaded, total }); },
     succeed(summary: UploadSummary) { upload.resolve(summary); },
     refuse(status: number, problem: Partial<Problem>) { upload.reject(new ApiError(status, problem, { silent: true })); },
@@ -98,12 +102,17 @@ const serializeState = (s: SnapshotFrom<typeof uploadMachine>) => JSON.stringify
 
 type Server = ReturnType<typeof fakeServerFor>;
 
-function renderPage(machine: typeof uploadMachine, server: Server) {
+/** the live file-upload formula of the paths that upload to one */
+const FORMULA = { id: 'f0f0f0f0-0000-4000-8000-000000000001', name: 'Walk-in donations' };
+
+function renderPage(machine: typeof uploadMachine, server: Server, formula?: typeof FORMULA) {
   const provided = machine.provide({ actors: { sendFile: createSendFile(server.upload) } });
   const user = userEvent.setup({ applyAccept: false });
-  render(<MantineProvider><UploadPage machine={provided} /></MantineProvider>);
+  render(<MantineProvider><UploadPage machine={provided} {...(formula ? { formula } : {})} /></MantineProvider>);
   return user;
 }
+
+const RUN_QUEUED = `Its rows will be processed by ${FORMULA.name}: the run is queued, and the formula's status shows it running.`;
 
 const dropzoneInput = () => document.querySelector<HTMLInputElement>('[data-testid="upload-dropzone"] input[type="file"]')!;
 
@@ -137,6 +146,8 @@ function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
         await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe(String(percent)));
         expect(screen.getByText(`Uploading ${s.context.file!.name}: ${percent}%`)).toBeTruthy();
         expect(screen.queryByRole('alert')).toBeNull();
+        // the file is on its way to the formula the machine was given, or to none
+        await waitFor(() => expect(server.formulaIds.at(-1)).toBe(s.context.formulaId));
       },
       success: async (s: SnapshotFrom<typeof uploadMachine>) => {
         await expectOutcome('success', UPLOAD_MESSAGES.success);
@@ -146,6 +157,7 @@ function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
         // never "clean" when nothing scanned it
         const notScanned = screen.queryByRole('status');
         expect(notScanned?.textContent ?? null).toBe(s.context.summary!.scanStatus === 'not-scanned' ? NOT_SCANNED_MESSAGE : null);
+        expect(screen.queryByText(RUN_QUEUED) !== null).toBe(s.context.formulaId === FORMULA.id);
       },
       failed: async (s: SnapshotFrom<typeof uploadMachine>) => {
         await expectOutcome('failed', messageForProblem(s.context.problem ?? undefined));
@@ -175,18 +187,17 @@ function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
   };
 }
 
+const serializeEvent = (e: UploadMachineEvent) => JSON.stringify(e, (k, v) => (v instanceof File ? `${v.name}:${v.size}` : v));
 /** The test model over the machine's graph. */
-const model = testModel(uploadMachine, {
-  events: EVENTS,
-  serializeState,
-  serializeEvent: (e) => JSON.stringify(e, (k, v) => (v instanceof File ? `${v.name}:${v.size}` : v)),
-});
+const model = testModel(uploadMachine, { events: EVENTS, serializeState, serializeEvent });
+/** The same graph with a file-upload formula's id as the machine's input. */
+const formulaModel = testModel(uploadMachine, { events: EVENTS, serializeState, serializeEvent, input: { formulaId: FORMULA.id } });
 
-/** the upload screen over the fake server */
+/** the upload screen over the fake server; for the formula model's paths, the screen of the formula's upload dialog */
 const view: ModelView<typeof uploadMachine, { server: Server; user: ReturnType<typeof userEvent.setup> }> = {
-  render(machine) {
+  render(machine, path) {
     const server = fakeServerFor();
-    return { server, user: renderPage(machine, server) };
+    return { server, user: renderPage(machine, server, path.state.context.formulaId === FORMULA.id ? FORMULA : undefined) };
   },
   params: ({ server, user }) => pathParams(server, user),
 };
@@ -226,6 +237,35 @@ describe('upload machine: retry and cancel paths on the real upload screen', () 
     const [path] = model.getPathsFromEvents(events);
     expect(path!.steps.length).toBe(events.length + 1);
     await runPath(path!, uploadMachine, view);
+  });
+});
+
+describe('upload machine: a file uploaded to a file-upload formula', () => {
+  const formulaPaths = formulaModel.getShortestPaths().filter((p) => (['success', 'unreachable-server', 'failed'] as const).some((v) => p.state.matches(v)));
+  it('starts from the formula\'s id', () => {
+    expect(formulaPaths.length).toBeGreaterThanOrEqual(4);
+    expect(formulaPaths.every((p) => p.state.context.formulaId === FORMULA.id)).toBe(true);
+  });
+
+  it.each(named(formulaPaths))('%s', async (_d, path) => runPath(path, uploadMachine, view));
+
+  it('sends a retried file to the formula again', async () => {
+    const byType = (type: string, title?: string) => EVENTS.find((e) => e.type === type && (!title || (e as { problem?: Partial<Problem> }).problem?.title === title))!;
+    // paths from events start at the machine's initial state without the model's input: start them at the formula's
+    const [path] = formulaModel.getPathsFromEvents(
+      [SELECTIONS[0]!, byType('upload.failed', 'network'), byType('upload.retry'), byType('upload.succeeded')],
+      { fromState: createActor(uploadMachine, { input: { formulaId: FORMULA.id } }).getSnapshot() },
+    );
+    expect(path!.state.context.formulaId).toBe(FORMULA.id);
+    await runPath(path!, uploadMachine, view);
+  });
+
+  it('sends a file of the upload screen itself to no formula', async () => {
+    const server = fakeServerFor();
+    const user = renderPage(uploadMachine, server);
+    await user.upload(dropzoneInput(), FILES.good());
+    await waitFor(() => expect(server.waiting).toBe(true));
+    expect(server.formulaIds).toEqual([null]);
   });
 });
 

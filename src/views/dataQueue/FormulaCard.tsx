@@ -1,8 +1,9 @@
 /**
  * A formula's card in the Data Queue (SPEC.md section 2): its name, source and destination, its
  * records per bucket (each leading to its bucket screen), its live status and commands (shared
- * with All Formulas, src/views/formulas/FormulaLive.tsx), and the actions that arrange it: add to
- * a tab, remove from this tab, and a handle to move it by drag or keyboard.
+ * with All Formulas, src/views/formulas/FormulaLive.tsx, as is 'Upload a file' for a live
+ * file-upload formula), and the actions that arrange it: add to a tab, remove from this tab, and a
+ * handle to move it by drag or keyboard.
  */
 import type { DragEvent, KeyboardEvent, ReactNode } from 'react';
 import { Link } from 'react-router';
@@ -14,7 +15,7 @@ import type { Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import type { JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../services/formulas.ts';
-import { CommandButton, endOf, formulaLive, JobLines, StatusBadges, type JobActor } from '../formulas/FormulaLive.tsx';
+import { CommandButton, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from '../formulas/FormulaLive.tsx';
 import { MenuButton, MenuItem } from '../../ui/MenuButton.tsx';
 import classes from './DataQueue.module.css';
 
@@ -120,6 +121,7 @@ export function FormulaCard({ formula: f, counts, jobState, job, policies, editT
         <Group gap={4} wrap="wrap" role="group" aria-label={`Actions for ${name}`}>
           <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs" size="sm">{mayEdit ? 'Edit' : 'Open'}</Anchor>
           {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
+          <UploadFileAction formula={f} policies={policies} />
           {otherTabs.length > 0 && (
             // the shell's light menu: Mantine's Menu would bring its popover engine to the Data Queue's budget
             <MenuButton

@@ -23,7 +23,7 @@ import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.
 import type { FormulaView } from '../../services/formulas.ts';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';
-import { CommandButton, CommandDialogs, ConnectionLine, endOf, formulaLive, JobLines, StatusBadges, type JobActor } from './FormulaLive.tsx';
+import { CommandButton, CommandDialogs, ConnectionLine, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from './FormulaLive.tsx';
 
 const NO_POLICIES: Policies = {};
 
@@ -139,6 +139,7 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo }: {
         <Group gap={4} wrap="wrap" role="group" aria-label={`Actions for ${name}`}>
           <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs">{mayEdit ? 'Edit' : 'Open'}</Anchor>
           {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
+          <UploadFileAction formula={f} policies={policies} />
         </Group>
       </Table.Td>
     </Table.Tr>

@@ -3,8 +3,10 @@
  * the Data Queue's cards): its status and job status badges, 'Needs reprocess', the retry
  * countdown, its error with dismiss and retry, the commands the role may use, the confirmation of
  * clearing and deactivating, a refused command, and how statuses arrive. The statuses and
- * commands are the job-status machine's (src/machines/jobStatus.ts).
+ * commands are the job-status machine's (src/machines/jobStatus.ts). A live file-upload formula
+ * also takes a file to process ('Upload a file').
  */
+import { useState } from 'react';
 import type { ActorRefFrom } from 'xstate';
 import { Alert, Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { LazyModal } from '../../ui/LazyModal.tsx';
@@ -14,9 +16,10 @@ import { connectorFor } from '../../domain/connectors/catalogue.ts';
 import { COMMAND_LABELS, commandsFor, needsConfirmation, type FormulaCommandName, type OfferedCommand } from '../../domain/formula/commands.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import type { FormulaListStatus, JobStatus } from '../../domain/formula/statuses.ts';
-import type { Policies } from '../../domain/roles.ts';
+import { can, type Policies } from '../../domain/roles.ts';
 import { connectionOf, lastRunCounts, pendingCommand, retryLine, type jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../services/formulas.ts';
+import { UploadToFormulaDialog } from './UploadToFormulaDialog.tsx';
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** SPEC.md section 4's words, capitalised: 'Processing'; a job's 'finished-pulling' as 'Finished pulling' */
@@ -83,6 +86,28 @@ export function CommandButton({ command: { name: command, enabled }, formula, jo
     >
       {COMMAND_LABELS[command]}
     </Button>
+  );
+}
+
+/**
+ * Whether a file can be uploaded to the formula: a file-upload formula that is live (the engine
+ * runs no draft), for a role the upload endpoint lets upload (src/domain/api/flatFile.ts).
+ */
+export const mayUploadTo = (f: Pick<FormulaView, 'isDraft' | 'usesFileUpload'>, policies: Policies): boolean =>
+  f.usesFileUpload && !f.isDraft && can(policies, 'formula', 'create');
+
+/** 'Upload a file' and its dialog, for a formula that may take one (mayUploadTo); nothing otherwise. */
+export function UploadFileAction({ formula, policies }: { formula: FormulaView; policies: Policies }) {
+  const [opened, setOpened] = useState(false);
+  if (!mayUploadTo(formula, policies)) return null;
+  const name = formulaDisplayName(formula);
+  return (
+    <>
+      <Button size="compact-xs" variant="light" aria-label={`Upload a file: ${name}`} aria-haspopup="dialog" onClick={() => setOpened(true)}>
+        Upload a file
+      </Button>
+      <UploadToFormulaDialog formula={{ id: formula.id, name }} opened={opened} onClose={() => setOpened(false)} />
+    </>
   );
 }
 

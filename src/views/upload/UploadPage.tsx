@@ -1,7 +1,8 @@
 /**
  * The upload screen: a Mantine dropzone (click, drop, or Enter/Space on it; or the "Choose a
  * file" button), a progress bar while the file is sent, and each outcome's message in an alert.
- * A thin renderer of the upload machine.
+ * A thin renderer of the upload machine. Given a file-upload formula (the upload dialog of its
+ * card), each file is sent to that formula, which processes every row of it.
  */
 import { useEffect, useRef } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
@@ -29,10 +30,12 @@ export interface UploadPageProps {
   machine?: typeof uploadMachine;
   /** told once a file is uploaded (the formula wizard continues with its sample) */
   onUploaded?(summary: UploadSummary): void;
+  /** a live file-upload formula every file is sent to; its dialog titles the screen */
+  formula?: { id: string; name: string };
 }
 
-export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPageProps) {
-  const actor = useActorRef(machine);
+export function UploadPage({ machine = uploadMachine, onUploaded, formula }: UploadPageProps) {
+  const actor = useActorRef(machine, { input: { formulaId: formula?.id } });
   const state = useSelector(actor, (s) => s);
   const openRef = useRef<() => void>(null);
   const { file, progress, summary, detail, problem } = state.context;
@@ -52,11 +55,18 @@ export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPagePr
 
   return (
     <Stack maw={880}>
-      <Title order={1}>Upload a file</Title>
-      <Text>
-        A CSV or Excel file ({ACCEPTED_EXTENSIONS.join(', ')}) of at most 15MB, with a header row. Its headers and
-        first {SAMPLE_ROWS} rows are kept for mapping.
-      </Text>
+      {!formula && <Title order={1}>Upload a file</Title>}
+      {formula ? (
+        <Text>
+          A CSV or Excel file ({ACCEPTED_EXTENSIONS.join(', ')}) of at most 15MB, with a header row. {formula.name} processes
+          every row of it.
+        </Text>
+      ) : (
+        <Text>
+          A CSV or Excel file ({ACCEPTED_EXTENSIONS.join(', ')}) of at most 15MB, with a header row. Its headers and
+          first {SAMPLE_ROWS} rows are kept for mapping.
+        </Text>
+      )}
 
       <Dropzone
         openRef={openRef}
@@ -100,6 +110,12 @@ export function UploadPage({ machine = uploadMachine, onUploaded }: UploadPagePr
           <Alert role="alert" color="green" icon={<IconCircleCheck />} title={UPLOAD_MESSAGES.success} data-outcome="success">
             {summary.fileName}: {summary.headers.length} columns
             {summary.rowCount !== null ? `, ${summary.rowCount} rows` : ''}. The first {summary.sampleRows.length} rows are shown below.
+            {formula && (
+              // the server queued the run as it kept the file; the formula's live status shows it running
+              <Text size="sm" mt={4} data-testid="formula-run-queued">
+                Its rows will be processed by {formula.name}: the run is queued, and the formula&apos;s status shows it running.
+              </Text>
+            )}
           </Alert>
           {summary.scanStatus === 'not-scanned' && (
             <Alert role="status" color="yellow" icon={<IconAlertTriangle />} data-testid="not-scanned">{NOT_SCANNED_MESSAGE}</Alert>
