@@ -3,6 +3,10 @@ import react from '@vitejs/plugin-react';
 
 export default defineConfig({
   test: {
+    // vitest's default on 2 cores is one worker: everything in series. The API and e2e files spend
+    // most of their time waiting on PostgreSQL, Chromium and clamd, so two files run at once
+    // (e2e files still one at a time: fileParallelism below).
+    maxWorkers: 2,
     projects: [
       { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
       {
