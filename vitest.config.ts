@@ -5,7 +5,8 @@ export default defineConfig({
   test: {
     // vitest's default on 2 cores is one worker: everything in series. The API and e2e files spend
     // most of their time waiting on PostgreSQL, Chromium and clamd, so two files run at once
-    // (e2e files still one at a time: fileParallelism below).
+    // (e2e files one at a time: fileParallelism below; `npm test` runs that project in a vitest
+    // process of its own beside the others, scripts/test-suites.ts).
     maxWorkers: 2,
     projects: [
       { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
@@ -20,6 +21,8 @@ export default defineConfig({
         test: {
           name: 'api', include: ['tests/api/**/*.test.ts'], environment: 'node',
           globalSetup: ['tests/support/globalSetup.ts', 'tests/support/clamav.ts'], testTimeout: 60_000, hookTimeout: 120_000,
+          // what a test polls for comes from a server (and a browser) on a busy machine: a second is too little
+          expect: { poll: { timeout: 15_000 } },
         },
       },
       {
@@ -27,6 +30,7 @@ export default defineConfig({
           name: 'e2e', include: ['tests/e2e/**/*.test.ts'], environment: 'node',
           globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts', 'tests/support/clamav.ts'],
           testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false,
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],

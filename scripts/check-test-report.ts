@@ -1,14 +1,14 @@
 /**
- * The end of `npm test`: reads vitest's JSON report, lists every skipped test by name, prints the
+ * The end of `npm test`: reads the JSON reports of its vitest runs (scripts/test-suites.ts), lists every skipped test by name, prints the
  * closing line 'N passed, N failed, N skipped', and refuses the run when vitest failed, a test
  * failed, one of the four projects ran no test (a global setup that gave up, a filter gone wrong), or
- * a suite was left out for a missing program under CI. Vitest's exit code is the argument, since
- * unhandled errors fail the run without failing a test.
+ * a suite was left out for a missing program under CI. The vitest runs' exit codes are the arguments,
+ * since unhandled errors fail a run without failing a test.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { REPORTS } from './testReports.ts';
 
-const REPORT = '.data/test-report.json';
 const PROJECT_DIRS = ['tests/unit/', 'tests/model/', 'tests/api/', 'tests/e2e/'];
 // A developer without these programs may leave their tests out of a local run, never under CI
 // (scripts/setup.mjs and tests/support/clamav.ts refuse them there too).
@@ -23,14 +23,18 @@ interface Report {
 }
 
 const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
-const vitestExit = Number(process.argv[2] ?? 0);
+const vitestExits = process.argv.slice(2).map(Number);
+// the end-to-end run's report, unless a developer left that suite out
+const expected = process.env.TRIBUTARY_SKIP_E2E ? [REPORTS.main] : [REPORTS.main, REPORTS.e2e];
 
-if (!fs.existsSync(REPORT)) {
-  console.error(`No test report at ${REPORT}: the test run did not finish (vitest exited with ${vitestExit}).`);
+const missing = expected.filter((f) => !fs.existsSync(f));
+if (missing.length) {
+  console.error(`No test report at ${missing.join(', ')}: a test run did not finish (vitest exited with ${vitestExits.join(', ')}).`);
   console.log('0 passed, 1 failed, 0 skipped');
   process.exit(1);
 }
-const report = JSON.parse(fs.readFileSync(REPORT, 'utf8')) as Report;
+const reports = expected.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as Report);
+const report = { success: reports.every((r) => r.success), testResults: reports.flatMap((r) => r.testResults) };
 const tests = report.testResults.flatMap((file) =>
   file.assertionResults.map((t) => ({ ...t, file: path.relative(process.cwd(), file.name) })));
 const ran = (dir: string) => tests.filter((t) => t.file.startsWith(dir) && (t.status === 'passed' || t.status === 'failed')).length;
@@ -43,7 +47,7 @@ const failed = tests.filter((t) => t.status === 'failed' || t.status === 'pendin
 
 const optedOut = Object.entries(OPT_OUTS).filter(([name]) => process.env[name]);
 const problems = [
-  ...(vitestExit !== 0 ? [`vitest exited with code ${vitestExit}`] : []),
+  ...vitestExits.filter((code) => code !== 0).map((code) => `vitest exited with code ${code}`),
   ...(!report.success && failed === 0 ? ['vitest reported the run as unsuccessful'] : []),
   ...(failed > 0 ? [`${failed} failed`] : []),
   ...brokenFiles.map((f) => `${path.relative(process.cwd(), f.name)} did not load: ${f.message}`),
