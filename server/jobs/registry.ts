@@ -8,5 +8,6 @@ import { formulaScheduler } from './formulaScheduler.ts';
 import { identityCleanup } from './identityCleanup.ts';
 import { recordExport, recordExportSweep } from './recordExport.ts';
 import { recordsSend } from './recordsSend.ts';
+import { recordTallySweep } from './recordTallySweep.ts';
 
-export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler, recordExport, recordExportSweep, recordsSend];
+export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler, recordExport, recordExportSweep, recordsSend, recordTallySweep];

@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import type { DryRunResult, FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import { cardCounts } from '../../src/domain/dataQueue.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import type { RunOnce } from '../../src/domain/formula/parts.ts';
 import { ScheduleSchema } from '../../src/domain/formula/parts.ts';
@@ -105,15 +106,16 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
 
   async function statusOf(tenant: TenantScope, row: FormulaRow): Promise<FormulaStatus> {
     const [last] = await tenant.runs.latest(row.id, 1);
+    const groups = await tenant.records.tally(row.id);
     const buckets: Record<string, number> = {};
-    for (const b of await tenant.records.countByBucket(row.id)) {
-      const key = b.customBucket ? `${b.bucket}/${b.customBucket}` : b.bucket;
-      buckets[key] = (buckets[key] ?? 0) + b.count;
+    for (const g of groups) {
+      const key = g.customBucket ? `${g.bucket}/${g.customBucket}` : g.bucket;
+      buckets[key] = (buckets[key] ?? 0) + g.count;
     }
     return {
       id: row.id, status: formulaListStatus(row), jobStatus: row.jobStatus, enabled: row.enabled, paused: row.paused,
       needsReprocess: row.needsReprocess, nextRunAt: row.nextRunAt?.toISOString() ?? null, lastError: row.lastError,
-      lastRun: last ? await runView(last) : null, buckets,
+      lastRun: last ? await runView(last) : null, buckets, counts: cardCounts(groups),
     };
   }
 

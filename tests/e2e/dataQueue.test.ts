@@ -4,6 +4,7 @@
  * Space, arrow, Space), and after a reload the order is the one saved.
  */
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, sessionFor } from '../support/api.ts';
@@ -78,5 +79,27 @@ describe('the Data Queue on a phone-wide screen', () => {
     await page.reload();
     await page.getByRole('tab', { name: TAB }).click();
     await expect.poll(cardsOnTab).toEqual([SECOND, FIRST]);
+  });
+
+  it('counts records on a card as they arrive and move, without a reload', async () => {
+    const count = (label: string) => page.getByRole('link', { name: new RegExp(`^${label}: \\d+ records? of ${FIRST}$`) }).getAttribute('aria-label');
+    await expect.poll(() => count('Needs Attention')).toBe(`Needs Attention: 0 records of ${FIRST}`);
+    const db = new pg.Client({ connectionString: server.databaseUrl });
+    await db.connect();
+    try {
+      // what a run writes: records held for review, as the engine stores them
+      await db.query(`
+        insert into records (tenant_id, formula_id, source_key, bucket, state, raw, idempotency_key)
+        select f.tenant_id, f.id, 'live-' || i, 'new', 'needs-attention', '{}'::jsonb, 'live-' || i
+        from formulas f, generate_series(1, 3) as i where f.name = $1`, [FIRST]);
+      await expect.poll(() => count('Needs Attention')).toBe(`Needs Attention: 3 records of ${FIRST}`);
+      expect(await count('New')).toBe(`New: 3 records of ${FIRST}`);
+      // a reviewer adds one to Ready
+      await db.query(`update records set state = 'ready' where source_key = 'live-1'`);
+      await expect.poll(() => count('Ready')).toBe(`Ready: 1 record of ${FIRST}`);
+      expect(await count('Needs Attention')).toBe(`Needs Attention: 2 records of ${FIRST}`);
+    } finally {
+      await db.end();
+    }
   });
 });

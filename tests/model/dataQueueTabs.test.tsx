@@ -15,6 +15,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import type { DataQueue, Tab } from '../../src/domain/api/dataQueue.ts';
+import type { FormulaStatus } from '../../src/domain/api/formulas.ts';
 import { DATA_QUEUE_MESSAGES, MAX_TABS } from '../../src/domain/dataQueue.ts';
 import { NOTIFICATION_TIMEOUT_MS } from '../../src/domain/errors.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
@@ -157,7 +158,8 @@ interface Rendered {
   auth: { stop(): void };
 }
 
-async function renderQueue(machine: typeof dataQueueTabsMachine): Promise<Rendered> {
+/** `onStream` is handed the fake status stream's voice; without it the stream stays silent */
+async function renderQueue(machine: typeof dataQueueTabsMachine, onStream?: (speak: (event: { type: string; [k: string]: unknown }) => void) => void): Promise<Rendered> {
   const r = {
     load: fakeCall<void, DataQueue>('GET /tabs'),
     create: fakeCall<{ name: string }, Tab>('POST /tabs'),
@@ -171,8 +173,8 @@ async function renderQueue(machine: typeof dataQueueTabsMachine): Promise<Render
     actors: { loadTabs: r.load.logic, createTab: r.create.logic, renameTab: r.rename.logic, deleteTab: r.remove.logic, saveOrder: r.order.logic, changeCards: r.cards.logic } as never,
   });
   const list = formulaListMachine.provide({ actors: { loadList: fromPromise(async () => ({ formulas: FORMULAS, sources: [SOURCE] })) } });
-  // no live status: the cards show the statuses the list gave
-  const jobs = jobStatusMachine.provide({ actors: { statusStream: fromCallback(() => () => {}) } as never });
+  // no live status unless a test speaks for the stream: the cards show what the list and the tabs gave
+  const jobs = jobStatusMachine.provide({ actors: { statusStream: fromCallback(({ sendBack }) => { onStream?.(sendBack); return () => {}; }) } as never });
   const router = createMemoryRouter([{ path: '*', element: <DataQueuePage machines={{ tabs, list, jobs }} /> }], { initialEntries: ['/data-queue'] });
   render(
     <MantineProvider>
@@ -221,7 +223,7 @@ function expectScreen(snap: Snap) {
   const showsA = !tab || tab.formulaIds.includes(A.id);
   if (showsA) {
     expect(screen.getByRole('link', { name: 'Ready: 2 records of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/ready-records`);
-    expect(screen.getByRole('link', { name: 'Needs Attention: 1 records of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/needs-attention`);
+    expect(screen.getByRole('link', { name: 'Needs Attention: 1 record of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/needs-attention`);
     expect(screen.getByRole('link', { name: 'Missing email: 4 records of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/validation-exceptions/Missing%20email`);
     expect(screen.queryByRole('link', { name: /^Exceptions: .* of Spring appeal/ })).toBeNull();
     expect(counts[A.id]).toBeTruthy();
@@ -339,6 +341,27 @@ describe('the Data Queue\'s tabs (shortest paths on the rendered screen)', () =>
 
   it.each(named(paths, stepsOf))('%s', async (_name, path) => {
     await runPath(path, dataQueueTabsMachine, view);
+  });
+});
+
+describe('live counts', () => {
+  it('shows the counts a formula\'s live status brings as records move, without loading the tabs again', async () => {
+    let speak: ((event: { type: string; [k: string]: unknown }) => void) | undefined;
+    const r = await renderQueue(dataQueueTabsMachine, (s) => { speak = s; });
+    await answer(r.load as never, { type: 'xstate.done.actor.loadTabs', output: LISTINGS['one tab'] } as never);
+    expect(screen.getByRole('link', { name: 'Ready: 2 records of Spring appeal' })).toBeTruthy();
+    const status = (counts: Record<string, number>): FormulaStatus => ({
+      id: A.id, status: 'processing', jobStatus: 'running', enabled: true, paused: false, needsReprocess: false, nextRunAt: null, lastError: null,
+      lastRun: null, buckets: {}, counts,
+    });
+    await act(async () => speak!({ type: 'stream.snapshot', statuses: [status({ ...COUNTS[A.id], 'ready-records': 2 })] }));
+    await act(async () => speak!({ type: 'stream.status', status: status({ ...COUNTS[A.id], 'ready-records': 7, 'needs-attention': 0, exception: 1 }) }));
+    await settle();
+    expect(screen.getByRole('link', { name: 'Ready: 7 records of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/ready-records`);
+    expect(screen.getByRole('link', { name: 'Needs Attention: 0 records of Spring appeal' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Exceptions: 1 record of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/exception`);
+    expect(r.load.calls).toHaveLength(1);
+    r.auth.stop();
   });
 });
 

@@ -55,7 +55,7 @@ const run = (status: RunView['status'], counts: Record<string, number>, extra: P
 const NEXT_TRY_AT = new Date(T0 + 150_000).toISOString();
 const ACTIVE: FormulaStatus = {
   id: F, status: 'active', jobStatus: 'scheduled', enabled: true, paused: false, needsReprocess: false, nextRunAt: null, lastError: null,
-  lastRun: run('finished', { collected: 12, created: 7, updated: 3 }, { finishedOn: '2026-11-20T09:05:00.000Z' }), buckets: {},
+  lastRun: run('finished', { collected: 12, created: 7, updated: 3 }, { finishedOn: '2026-11-20T09:05:00.000Z' }), buckets: {}, counts: {},
 };
 const STATUSES = {
   active: ACTIVE,

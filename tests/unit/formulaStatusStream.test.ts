@@ -12,7 +12,7 @@ import { eventStreamParser, openStatusStream } from '../../src/services/formulaS
 import { setIdentitySource } from '../../src/services/gateway.ts';
 
 const STATUS: FormulaStatus = {
-  id: 'f1', status: 'paused', jobStatus: 'paused', enabled: true, paused: true, needsReprocess: false, nextRunAt: null, lastError: null, lastRun: null, buckets: {},
+  id: 'f1', status: 'paused', jobStatus: 'paused', enabled: true, paused: true, needsReprocess: false, nextRunAt: null, lastError: null, lastRun: null, buckets: {}, counts: {},
 };
 
 describe('eventStreamParser', () => {

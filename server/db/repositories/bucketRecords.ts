@@ -10,11 +10,12 @@
  * Which records a view, filter or selection means is recordScope.ts's, shared with the exports.
  */
 import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
-import type { RecordScope, RecordSelection, RecordSort } from '../../../src/domain/records/query.ts';
+import type { RecordState } from '../../../src/domain/formula/statuses.ts';
+import type { RecordGroup, RecordScope, RecordSelection, RecordSort } from '../../../src/domain/records/query.ts';
 import { records, RECORD_SORT_SQL } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
 import { scopeCondition, selectionCondition } from './recordScope.ts';
+import { recordGroups } from './recordTallies.ts';
 
 type RecordRow = typeof records.$inferSelect;
 
@@ -57,11 +58,9 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
         .limit(q.limit);
     },
 
-    /** Records per bucket, custom bucket and state: what the view counts are summed from. */
-    async tally(formulaId: string): Promise<{ bucket: Bucket; customBucket: string | null; state: RecordState; count: number }[]> {
-      return db.select({ bucket: records.bucket, customBucket: records.customBucket, state: records.state, count: sql<number>`count(*)::int` })
-        .from(records).where(and(mine, eq(records.formulaId, formulaId)))
-        .groupBy(records.bucket, records.customBucket, records.state);
+    /** Records per bucket, custom bucket and state: what the view counts are summed from (the kept tallies). */
+    async tally(formulaId: string): Promise<RecordGroup[]> {
+      return recordGroups(db, tenantId, formulaId);
     },
 
     /** How many of a selection exist (for an action's skipped count). */

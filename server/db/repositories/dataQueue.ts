@@ -5,10 +5,10 @@
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { RecordGroup } from '../../../src/domain/dataQueue.ts';
-import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
 import { dataQueueCards, dataQueueTabs } from '../schema/dataQueue.ts';
-import { formulas, records } from '../schema/formulas.ts';
+import { formulas } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
+import { recordGroups } from './recordTallies.ts';
 
 export interface TabWithCards { id: string; name: string; formulaIds: string[] }
 
@@ -102,17 +102,13 @@ export function dataQueueRepository(db: Executor, tenantId: string) {
         where c.tenant_id = ${tenantId}::uuid and c.tab_id = ${tabId}::uuid and c.formula_id = o.formula_id::uuid`);
     },
 
-    /** the tenant's records grouped by formula, bucket and state: one query for every card's counts */
+    /** the tenant's records grouped by formula, bucket and state: every card's counts from the kept tallies */
     async recordGroups(): Promise<Map<string, RecordGroup[]>> {
-      const rows = await db.select({
-        formulaId: records.formulaId, bucket: records.bucket, customBucket: records.customBucket, state: records.state, count: sql<number>`count(*)::int`,
-      }).from(records).where(eq(records.tenantId, tenantId))
-        .groupBy(records.formulaId, records.bucket, records.customBucket, records.state);
       const out = new Map<string, RecordGroup[]>();
-      for (const r of rows) {
-        const list = out.get(r.formulaId) ?? [];
-        list.push({ bucket: r.bucket as Bucket, customBucket: r.customBucket, state: r.state as RecordState, count: r.count });
-        out.set(r.formulaId, list);
+      for (const { formulaId, ...g } of await recordGroups(db, tenantId)) {
+        const list = out.get(formulaId) ?? [];
+        list.push(g);
+        out.set(formulaId, list);
       }
       return out;
     },

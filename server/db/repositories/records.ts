@@ -8,6 +8,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
 import { records } from '../schema/formulas.ts';
 import { bucketRecordsRepository } from './bucketRecords.ts';
+import { recordGroups } from './recordTallies.ts';
 import type { Executor } from '../tenancy.ts';
 
 export type RecordRow = typeof records.$inferSelect;
@@ -63,16 +64,22 @@ export function recordsRepository(db: Executor, tenantId: string) {
 
     /** records per bucket (and custom validation bucket) of one formula */
     async countByBucket(formulaId: string): Promise<{ bucket: Bucket; customBucket: string | null; count: number }[]> {
-      return db.select({ bucket: records.bucket, customBucket: records.customBucket, count: sql<number>`count(*)::int` })
-        .from(records).where(and(mine, eq(records.formulaId, formulaId)))
-        .groupBy(records.bucket, records.customBucket);
+      const out = new Map<string, { bucket: Bucket; customBucket: string | null; count: number }>();
+      for (const g of await recordGroups(db, tenantId, formulaId)) {
+        const key = `${g.bucket}/${g.customBucket ?? ''}`;
+        const b = out.get(key) ?? { bucket: g.bucket, customBucket: g.customBucket, count: 0 };
+        b.count += g.count;
+        out.set(key, b);
+      }
+      return [...out.values()].filter((b) => b.count !== 0);
     },
 
     /** records per state of one formula */
     async countByState(formulaId: string): Promise<Partial<Record<RecordState, number>>> {
-      const rows = await db.select({ state: records.state, count: sql<number>`count(*)::int` })
-        .from(records).where(and(mine, eq(records.formulaId, formulaId))).groupBy(records.state);
-      return Object.fromEntries(rows.map((r) => [r.state, r.count]));
+      const out: Partial<Record<RecordState, number>> = {};
+      for (const g of await recordGroups(db, tenantId, formulaId)) out[g.state] = (out[g.state] ?? 0) + g.count;
+      for (const k of Object.keys(out) as RecordState[]) if (!out[k]) delete out[k];
+      return out;
     },
 
     /**

@@ -3,7 +3,7 @@
  * model of src/domain/formula. Every row carries its tenant (DESIGN.md section 4a), child rows too.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
 import type { Bucket, JobStatus, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
 import type { RecordSort } from '../../../src/domain/records/query.ts';
@@ -159,4 +159,25 @@ export const records = pgTable('records', {
   // the text filter: a trigram index over the record's raw and transformed values (pg_trgm, which
   // the embedded PostgreSQL and any plain server ship), so "contains, any case" stays an index search
   index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`),
+]);
+
+/**
+ * How many records each formula holds per bucket, custom bucket and state, kept as it changes so
+ * that counts (bucket screens, Data Queue cards, formula statuses) never count a million records.
+ * Rows are deltas: a trigger on `records` (migration 0010) adds one row per group a statement
+ * changed, never updating one, so concurrent runs and reviews never wait on a counter; a count is
+ * the sum of its rows, and the tally sweep (server/jobs/recordTallySweep.ts) folds them together.
+ * No foreign keys: the trigger also fires for records a deleted formula or tenant takes with it,
+ * and the sweep drops the rows of formulas that are gone.
+ */
+export const recordTallies = pgTable('record_tallies', {
+  tenantId: uuid('tenant_id').notNull(),
+  formulaId: uuid('formula_id').notNull(),
+  bucket: text('bucket').$type<Bucket>().notNull(),
+  customBucket: text('custom_bucket'),
+  state: text('state').$type<RecordState>().notNull(),
+  n: bigint('n', { mode: 'number' }).notNull(),
+}, (t) => [
+  index('record_tallies_formula_idx').on(t.formulaId),
+  index('record_tallies_tenant_idx').on(t.tenantId),
 ]);

@@ -74,6 +74,8 @@ export const FormulaStatusSchema = v.object({
   lastRun: v.nullable(RunViewSchema),
   /** records per bucket (custom validation buckets as validation-exception/<name>) */
   buckets: v.record(v.string(), v.number()),
+  /** what the formula's Data Queue card counts, per bucket screen (src/domain/dataQueue.ts cardCounts): live with the status */
+  counts: v.record(v.string(), v.number()),
 });
 export type FormulaStatus = v.InferOutput<typeof FormulaStatusSchema>;
 

@@ -197,6 +197,7 @@ function CardList({ tab, ids, formulas, tabs, counts, jobState, job, policies, s
   ids: string[];
   formulas: FormulaView[];
   tabs: Tab[];
+  /** the counts the tabs were loaded with; a formula's live status (pushed as records move) has newer ones */
   counts: Record<string, Record<string, number>>;
   jobState: JobStatusState;
   job: JobActor;
@@ -224,7 +225,7 @@ function CardList({ tab, ids, formulas, tabs, counts, jobState, job, policies, s
             const f = byId.get(id)!;
             return (
               <FormulaCard
-                key={id} formula={f} counts={counts[id] ?? NO_COUNTS} jobState={jobState} job={job} policies={policies} editTo={editTo(id)}
+                key={id} formula={f} counts={jobState.context.statuses[id]?.counts ?? counts[id] ?? NO_COUNTS} jobState={jobState} job={job} policies={policies} editTo={editTo(id)}
                 mayEdit={can(policies, 'formula', 'edit')}
                 arrangement={{
                   tab, busy,

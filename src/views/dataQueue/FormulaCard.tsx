@@ -48,7 +48,7 @@ function Counts({ formula, counts, name }: { formula: FormulaView; counts: Recor
     <ul className={classes.counts} aria-label={`Records of ${name}`}>
       {items.map((i) => (
         <li key={i.key}>
-          <Anchor component={Link} to={i.to} size="sm" aria-label={`${i.label}: ${i.n} records of ${name}`}>
+          <Anchor component={Link} to={i.to} size="sm" aria-label={`${i.label}: ${i.n} ${i.n === 1 ? 'record' : 'records'} of ${name}`}>
             <Text span fw={700}>{i.n}</Text> {i.label}
           </Anchor>
         </li>
