@@ -109,6 +109,13 @@ function candidatesOf(row: Pick<RecordRow, 'candidates'>): StoredCandidate[] {
   }));
 }
 
+/** What a related record waits for, as the engine noted it (server/engine/process.ts). */
+function waitingForOf(matching: Record<string, unknown> | null): RecordRowView['waitingFor'] {
+  const w = matching?.waitingFor as Record<string, unknown> | undefined;
+  return w && typeof w.object === 'string' && typeof w.field === 'string' && w.value !== undefined && w.value !== null
+    ? { object: w.object, field: w.field, value: String(w.value) } : null;
+}
+
 function rowView(row: RecordRow, summaryFields: readonly string[]): RecordRowView {
   const candidates = candidatesOf(row);
   const chosen = candidates.find((c) => c.id === row.destinationRecordId) ?? candidates[0];
@@ -118,6 +125,7 @@ function rowView(row: RecordRow, summaryFields: readonly string[]): RecordRowVie
     dateAdded: row.dateAdded.toISOString(), dateProcessed: row.dateProcessed?.toISOString() ?? null,
     matchReasons: chosen?.reasons ?? [], errorReason: row.errorReason, errorDate: row.errorDate?.toISOString() ?? null,
     bucket: row.bucket, customBucket: row.customBucket, state: row.state, score: row.score, candidateCount: candidates.length,
+    waitingFor: row.bucket === 'relationship-match' ? waitingForOf(row.matching) : null,
     summary: Object.fromEntries(summaryFields.map((f) => [f, values[f] ?? null])),
   };
 }

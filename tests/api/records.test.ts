@@ -4,6 +4,7 @@
  * filtering; each action by role; tenants apart; actions as events; send now writing once however
  * often it is asked; inline editing refusing what a field cannot hold.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordCounts, RecordDetail, RecordPage } from '../../src/domain/api/records.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
@@ -115,6 +116,25 @@ describe('listing a view', () => {
   it('refuses a cursor it did not write', async () => {
     const res = await as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records' }, cursor: 'bm90LWEtY3Vyc29y' } });
     expect(res.status).toBe(400);
+  });
+
+  it('names, for each related record, the destination record it waits for', async () => {
+    // as the engine holds a gift whose constituent the destination lacks (server/engine/process.ts)
+    await server.database.db.execute(sql`
+      insert into records (tenant_id, formula_id, source_key, bucket, state, raw, matching, error_reason, idempotency_key)
+      values (${who.admin!.tenantId}::uuid, ${formula}::uuid, 'gift-77', 'relationship-match', 'needs-attention', '{"Donor": "SC-404"}'::jsonb,
+        '{"waitingFor": {"object": "constituents", "field": "lookupId", "value": "SC-404"}}'::jsonb,
+        'Waiting for its constituent SC-404, which the destination does not hold yet.', 'gift-77')`);
+    try {
+      const p = await page({ scope: { view: 'related-records' } });
+      expect(p.records.map((r) => [r.sourceKey, r.waitingFor])).toEqual([['gift-77', { object: 'constituents', field: 'lookupId', value: 'SC-404' }]]);
+      const counts = await json<RecordCounts>(await as.viewer!(`${R}/${formula}/counts`));
+      expect(counts.views['related-records']).toBe(1);
+      // records of other buckets wait for nothing
+      expect((await page({ scope: { view: 'new-records' }, limit: 3 })).records.every((r) => r.waitingFor === null)).toBe(true);
+    } finally {
+      await server.database.db.execute(sql`delete from records where formula_id = ${formula}::uuid and source_key = 'gift-77'`);
+    }
   });
 });
 

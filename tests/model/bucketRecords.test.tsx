@@ -29,7 +29,7 @@ const FORMULA = '5b0c8a52-27a4-4c3e-9d0e-7a0f3d1b2c4e';
 const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 const row = (n: number, extra: Partial<RecordPage['records'][number]> = {}): RecordPage['records'][number] => ({
   id: id(n), sourceKey: `gift-${n}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
-  errorReason: null, errorDate: null, bucket: 'one-to-one-match', customBucket: null, state: 'needs-attention', score: 80 + n, candidateCount: 1,
+  errorReason: null, errorDate: null, bucket: 'one-to-one-match', customBucket: null, state: 'needs-attention', score: 80 + n, candidateCount: 1, waitingFor: null,
   summary: { firstName: `Ada ${n}`, email: `ada${n}@example.org` }, ...extra,
 });
 const COUNTS: RecordCounts = {

@@ -29,7 +29,7 @@ const FORMULA = '5b0c8a52-27a4-4c3e-9d0e-7a0f3d1b2c4e';
 const RECORD = '00000000-0000-4000-8000-000000000001';
 const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
   id: RECORD, sourceKey: 'gift-1', recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
-  errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2,
+  errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
   summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD' }, matching: null,
   candidates: [
     { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ' } },
@@ -239,7 +239,7 @@ describe('the suite can fail', () => {
 const row = (n: number): RecordPage['records'][number] => ({
   id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
   matchReasons: [], errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92,
-  candidateCount: 2, summary: {},
+  candidateCount: 2, waitingFor: null, summary: {},
 });
 
 function renderOneAtATime(policies: Policies = ROLE_POLICIES['Data Processor']) {

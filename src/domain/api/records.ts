@@ -64,6 +64,8 @@ export const RecordRowSchema = v.object({
   /** the best candidate's confidence, 0 to 100 */
   score: v.nullable(v.number()),
   candidateCount: v.number(),
+  /** related records: the destination record this one waits for (a gift's constituent), by the field and value that name it */
+  waitingFor: v.nullable(v.object({ object: v.string(), field: v.string(), value: v.string() })),
   /** the formula's summary fields (destination fields) with the record's incoming values */
   summary: v.record(v.string(), v.unknown()),
 });

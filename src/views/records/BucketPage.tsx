@@ -306,13 +306,14 @@ function RecordsTable({ context: c, onOpen, onSort, onToggle, onTogglePage, onSe
               {sort('dateProcessed')}
               {sort('score')}
               <Table.Th>Match reasons</Table.Th>
+              {c.view === 'related-records' && <Table.Th>Waits for</Table.Th>}
               <Table.Th>Error reason</Table.Th>
               {sort('errorDate')}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {c.records.map((r) => (
-              <Row key={r.id} record={r} fields={c.summaryFields} selected={matching || ids.includes(r.id)} onOpen={onOpen} onToggle={onToggle} />
+              <Row key={r.id} record={r} fields={c.summaryFields} waits={c.view === 'related-records'} selected={matching || ids.includes(r.id)} onOpen={onOpen} onToggle={onToggle} />
             ))}
           </Table.Tbody>
         </Table>
@@ -333,8 +334,8 @@ function SelectMatching({ matching, filtered, onSelect }: { matching: boolean; f
   );
 }
 
-function Row({ record: r, fields, selected, onOpen, onToggle }: {
-  record: RecordRow; fields: string[]; selected: boolean; onOpen(id: string): void; onToggle(id: string): void;
+function Row({ record: r, fields, waits, selected, onOpen, onToggle }: {
+  record: RecordRow; fields: string[]; waits: boolean; selected: boolean; onOpen(id: string): void; onToggle(id: string): void;
 }) {
   const label = r.sourceKey;
   return (
@@ -349,6 +350,7 @@ function Row({ record: r, fields, selected, onOpen, onToggle }: {
       <Table.Td>{when(r.dateProcessed)}</Table.Td>
       <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>
       <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>
+      {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${r.waitingFor.field} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
       <Table.Td><Text size="sm">{r.errorReason ?? ''}</Text></Table.Td>
       <Table.Td>{r.errorDate ? when(r.errorDate) : null}</Table.Td>
     </Table.Tr>
