@@ -5,76 +5,40 @@
  *
  * Setup: a scratch database on DATABASE_URL's server (else an embedded cluster under
  * .data/bench-buckets), migrations and the demo seed, one formula, and the records written by
- * generate_series in one statement per 100,000 (bulk, as tests/support/sandboxBulk.ts loads the
- * Sandbox CRM), spread over the buckets and states the engine routes to.
+ * generate_series in one statement per 100,000 with the indexes built afterwards
+ * (tests/support/benchDatabase.ts), spread over the buckets and states the engine routes to.
  *
  * Runs inside `npm run bench`, or alone: `npx tsx tests/bench/bucketScreens.ts`; smaller with
  * BENCH_BUCKET_RECORDS=100000.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { loadConfig } from '../../server/config.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
-import { openDatabase } from '../../server/db/database.ts';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
-import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
-import { createLogger } from '../../server/log.ts';
 import { recordReviewService } from '../../server/services/records.ts';
+import { benchDemo, bulkLoadRecords, n, scratchDatabase } from '../support/benchDatabase.ts';
 
 export const PAGE_TARGET_MS = 100;
 const ROUNDS = 40;
-const CHUNK = 100_000;
-const n = (x: number) => Math.round(x).toLocaleString('en');
-
-async function scratchDatabase() {
-  let embedded: EmbeddedDatabase | undefined;
-  let admin = process.env.DATABASE_URL;
-  if (!admin) {
-    embedded = await startEmbeddedPostgres(path.resolve('.data/bench-buckets'), await freePort(), createLogger('warn'));
-    admin = embedded.url;
-  }
-  const name = `bench_buckets_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-      await embedded?.stop();
-    },
-  };
-}
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 export async function bucketScreensBench(): Promise<void> {
   const total = Number(process.env.BENCH_BUCKET_RECORDS ?? 1_000_000);
-  const scratch = await scratchDatabase();
+  const scratch = await scratchDatabase('buckets');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-buckets-'));
-  const database = await openDatabase(scratch.url);
+  const { database, tenantId } = await benchDemo(scratch);
   try {
-    await seedDemo(database.db);
-    const { rows: [t] } = await database.pool.query<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]);
-    const tenant = forTenant(database.db, t!.id);
+    const tenant = forTenant(database.db, tenantId);
     const formula = await tenant.formulas.create({ name: 'Bucket bench', isDraft: false });
     await tenant.parts.upsert(formula.id, 'summary-fields', { fields: ['firstName', 'lastName', 'email'] }, null);
 
-    let started = performance.now();
-    for (let from = 0; from < total; from += CHUNK) {
-      // buckets and states in the engine's proportions: most records new or matched, a few exceptions
-      await database.pool.query(`
+    // buckets and states in the engine's proportions: most records new or matched, a few exceptions
+    const load = await bulkLoadRecords(database.pool, total, (from, to) => database.pool.query(`
         insert into records (tenant_id, formula_id, source_key, bucket, custom_bucket, state, raw, transformed, candidates, score,
           idempotency_key, error_reason, error_date, date_added)
         select $1::uuid, $2::uuid, 'S' || i,
@@ -86,10 +50,9 @@ export async function bucketScreensBench(): Promise<void> {
           '[]'::jsonb, case when i % 10 in (3, 4, 5) then 40 + i % 60 end,
           'k' || i, case when i % 10 in (6, 7, 8) then 'refused' end, case when i % 10 in (6, 7, 8) then now() - (i || ' seconds')::interval end,
           now() - (i || ' seconds')::interval
-        from generate_series($3::int, $4::int) as i`, [tenant.tenantId, formula.id, from, Math.min(total, from + CHUNK) - 1]);
-    }
-    await database.pool.query('analyze records');
-    console.log(`buckets: ${n(total)} records loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+        from generate_series($3::int, $4::int) as i`, [tenantId, formula.id, from, to]));
+    console.log(`buckets: ${n(total)} records loaded in ${load.insertS.toFixed(0)} s, indexed in ${load.indexS.toFixed(0)} s`);
+    let started: number;
 
     const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: scratch.url, SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent' });
     const review = recordReviewService({ secrets: createSecretBox(randomBytes(32)), config, sends: { queue: async () => null } });

@@ -33,15 +33,14 @@ import { loadConfig } from '../../server/config.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
 import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
-import { openDatabase, type Database } from '../../server/db/database.ts';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
-import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
+import type { Database } from '../../server/db/database.ts';
 import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
 import { startJobs, type Jobs } from '../../server/jobs/boss.ts';
 import { formulaRun } from '../../server/jobs/formulaRun.ts';
 import { createLogger } from '../../server/log.ts';
 import { formulaRunsService, type RunActor } from '../../server/services/formulaRuns.ts';
 import { formulasService } from '../../server/services/formulas.ts';
+import { benchDemo, n, scratchDatabase, type ScratchDatabase } from '../support/benchDatabase.ts';
 import { loadSandboxConstituents, personAsConstituent } from '../support/sandboxBulk.ts';
 import { COLUMN_FIELDS, generateIncoming, generatePeople, SOURCE_COLUMNS, type Person } from '../support/syntheticPeople.ts';
 
@@ -54,7 +53,6 @@ const FORMULAS = 4;
 /** rows per file: a formula reads a few daily exports */
 const FILE_ROWS = 5000;
 const FOLDER = 'bench-engine';
-const n = (x: number) => Math.round(x).toLocaleString('en');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Pass {
@@ -139,32 +137,6 @@ async function stopWorker(w: Worker): Promise<void> {
 
 // ------------------------------------------------------------------ setup
 
-async function scratchDatabase(): Promise<{ admin: string; url: string; name: string; drop(): Promise<void> }> {
-  let embedded: EmbeddedDatabase | undefined;
-  let admin = process.env.DATABASE_URL;
-  if (!admin) {
-    embedded = await startEmbeddedPostgres(path.resolve('.data/bench-engine'), await freePort(), createLogger('warn'));
-    admin = embedded.url;
-  }
-  const name = `bench_engine_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    admin, url: url.toString(), name,
-    async drop() {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-      await embedded?.stop();
-    },
-  };
-}
-
 const csvCell = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
 
 /** The incoming records as files of FILE_ROWS rows, formula k reading `incoming-k-*.csv`; oldest first. */
@@ -191,7 +163,7 @@ function writeFiles(dir: string, rows: Record<string, string>[]): { patterns: st
 
 interface Setup {
   database: Database;
-  scratch: { url: string; name: string };
+  scratch: ScratchDatabase;
   jobs: Jobs;
   tenant: TenantScope;
   people: Person[];
@@ -207,11 +179,9 @@ async function setUp(scratch: Setup['scratch'], crmSize: number, records: number
   const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: scratch.url, SECRET_KEY: secretKey, LOG_LEVEL: 'silent' });
   const log = createLogger('silent');
   const secrets = createSecretBox(Buffer.from(secretKey, 'base64'));
-  const database = await openDatabase(scratch.url);
-  await seedDemo(database.db);
-  const { rows: [tenantRow] } = await database.pool.query<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]);
-  const { rows: [user] } = await database.pool.query<{ id: string; full_name: string }>("select id, full_name from users where email = 'administrator@demo.tributary.test'");
-  const tenant = forTenant(database.db, tenantRow!.id);
+  const { database, tenantId, userId, userName } = await benchDemo(scratch);
+  const user = { id: userId, full_name: userName };
+  const tenant = forTenant(database.db, tenantId);
 
   let started = performance.now();
   const people = generatePeople(crmSize, SEED);
@@ -229,11 +199,11 @@ async function setUp(scratch: Setup['scratch'], crmSize: number, records: number
   });
   const formulas = formulasService({ box: secrets, config, runs });
   const correlationId = `bench-engine-${Date.now()}`;
-  const actor = { userId: user!.id, name: user!.full_name, correlationId, log };
-  const who: RunActor = { actor: { userId: user!.id, name: user!.full_name }, correlationId, log };
+  const actor = { userId: user.id, name: user.full_name, correlationId, log };
+  const who: RunActor = { actor: { userId: user.id, name: user.full_name }, correlationId, log };
 
   const flat = crypto.randomUUID();
-  await tenant.dataSources.insert({ id: flat, system: 'flat-file', displayName: 'Bench drop folder', settings: { folder: FOLDER }, createdBy: user!.id, modifiedBy: user!.id });
+  await tenant.dataSources.insert({ id: flat, system: 'flat-file', displayName: 'Bench drop folder', settings: { folder: FOLDER }, createdBy: user.id, modifiedBy: user.id });
   const crm = (await tenant.dataSources.list()).find((d) => d.system === 'sandbox-crm')!.id;
   const parts: { [P in FormulaPartName]?: unknown } = {
     mapping: { fields: SOURCE_COLUMNS.map((c) => ({ destination: COLUMN_FIELDS[c], kind: 'source', source: c })) },
@@ -377,7 +347,7 @@ export async function engineThroughputBench(): Promise<void> {
   const crmSize = Number(process.env.BENCH_ENGINE_CRM ?? 1_000_000);
   const records = Number(process.env.BENCH_ENGINE_RECORDS ?? 100_000);
   const counts = (process.env.BENCH_ENGINE_WORKERS ?? '1,2').split(',').map(Number).filter((x) => x > 0);
-  const scratch = await scratchDatabase();
+  const scratch = await scratchDatabase('engine');
   let s: Setup | undefined;
   try {
     s = await setUp(scratch, crmSize, records);

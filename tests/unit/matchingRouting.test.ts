@@ -16,6 +16,7 @@ import {
 import { bestField, nameWords, recommendedMatching, recommendedScenarios, type ConceptName, type FieldRef } from '../../src/domain/formula/recommendedScenarios.ts';
 import { isMatchingField, MATCHING_FIELD_NAMES, MATCHING_FIELDS } from '../../src/domain/formula/routingFields.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
+import { SANDBOX_CONSTITUENT_FIELDS } from '../support/matchEvaluation.ts';
 
 /** each issue as 'path: message' ('' for the root) */
 function issues(schema: v.GenericSchema, input: unknown): string[] {
@@ -209,19 +210,6 @@ describe('custom routing', () => {
 
 // ------------------------------------------------------------------------------ recommended scenarios
 
-const SANDBOX_CONSTITUENT_FIELDS: FieldRef[] = [
-  { name: 'lookupId', label: 'Lookup ID', searchable: true },
-  { name: 'title', label: 'Title', searchable: true },
-  { name: 'firstName', label: 'First name', searchable: true },
-  { name: 'lastName', label: 'Last name', searchable: true },
-  { name: 'email', label: 'E-mail', searchable: true },
-  { name: 'phone', label: 'Phone', searchable: true },
-  { name: 'addressLine1', label: 'Address line 1', searchable: true },
-  { name: 'addressLine2', label: 'Address line 2' },
-  { name: 'city', label: 'City', searchable: true },
-  { name: 'postalCode', label: 'Postal code', searchable: true },
-  { name: 'country', label: 'Country' },
-];
 const headers = (...names: string[]): FieldRef[] => names.map((name) => ({ name }));
 const constituents = (sourceFields: FieldRef[], destinationFields = SANDBOX_CONSTITUENT_FIELDS) =>
   recommendedScenarios({ system: 'sandbox-crm', object: 'constituents', destinationFields, sourceFields });

@@ -17,6 +17,7 @@ import {
 } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
 import { upsertConstituents } from './sandboxCrmWrites.ts';
+import { EMAIL, orderedUuid, str, UUID } from './sandboxCrmValues.ts';
 import { matchKey, MATCH_KEYS_VERSION, type KeyKind } from '../../../src/domain/formula/matchKeys.ts';
 
 type Tx = Parameters<Parameters<Executor['transaction']>[0]>[0];
@@ -29,7 +30,6 @@ function objectOf(object: string): Object_ {
 
 /** the outer constituent, always qualified (drizzle leaves columns bare inside selected expressions) */
 const OWNER_ID = sql.raw('"sandbox_constituents"."id"');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const watermarkText = (col: SQL | unknown) => sql<string>`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** Constituents with their primary address, e-mail and phone, flattened. */
@@ -422,12 +422,6 @@ async function* pull(db: Executor, tenantId: string, object: string, since: stri
 
 // ------------------------------------------------------------------ upsert
 
-const str = (v: unknown): string | undefined => {
-  if (v === undefined || v === null) return undefined;
-  const s = String(v).trim();
-  return s === '' ? undefined : s;
-};
-
 async function writeGift(tx: Tx, tenantId: string, item: UpsertItem): Promise<{ id: string; outcome: 'created' | 'updated' }> {
   const f = item.fields;
   const amount = str(f.amount);
@@ -521,7 +515,6 @@ export interface ImportOutcome {
 /** rows per INSERT statement */
 export const IMPORT_CHUNK = 5000;
 const MAX_VALUE_LENGTH = 500;
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const INPUT_LABELS = {
   lookupId: 'lookup ID', title: 'title', firstName: 'first name', lastName: 'last name', email: 'e-mail address', phone: 'phone number',
   addressLine1: 'address line 1', addressLine2: 'address line 2', city: 'city', state: 'state', postalCode: 'postal code', country: 'country',
@@ -578,20 +571,6 @@ async function importConstituents(db: Executor, tenantId: string, input: readonl
   }
   refused.sort((a, b) => a.index - b.index);
   return { imported, refused };
-}
-
-/**
- * A time-ordered UUID (version 7): rows of one import sit together in the id indexes, so a bulk
- * load appends to them instead of touching pages all over.
- */
-function orderedUuid(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let ms = Date.now();
-  for (let i = 5; i >= 0; i--) { bytes[i] = ms % 256; ms = Math.floor(ms / 256); }
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 async function insertChunk(db: Executor, tenantId: string, chunk: { id: string; values: InputValues; keys: ConstituentKeys }[]): Promise<Set<string>> {

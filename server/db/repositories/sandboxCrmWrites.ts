@@ -15,27 +15,9 @@ import { sandboxLookupSeq } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
 import { MATCH_KEYS_VERSION } from '../../../src/domain/formula/matchKeys.ts';
 import { constituentKeys } from './sandboxCrm.ts';
+import { EMAIL, orderedUuid, str, UUID } from './sandboxCrmValues.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const ADDRESS_FIELDS = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'] as const;
-
-const str = (v: unknown): string | undefined => {
-  if (v === undefined || v === null) return undefined;
-  const s = String(v).trim();
-  return s === '' ? undefined : s;
-};
-
-/** A time-ordered UUID (version 7): a batch's new rows sit together in the id indexes. */
-function orderedUuid(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let ms = Date.now();
-  for (let i = 5; i >= 0; i--) { bytes[i] = ms % 256; ms = Math.floor(ms / 256); }
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 type Address = Record<(typeof ADDRESS_FIELDS)[number], string | undefined>;
 
