@@ -26,7 +26,7 @@ import { formulaRun } from '../jobs/formulaRun.ts';
 import { recordsSend } from '../jobs/recordsSend.ts';
 import { formulaRunsService } from '../services/formulaRuns.ts';
 import { createSecretBox, loadSecretKey } from '../connectors/secrets.ts';
-import type { TokenVerifier } from './auth.ts';
+import { recordRefusal, type TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { SERVICES } from '../../src/domain/api/services.ts';
 import { apiDocsPage, openApiDocument } from './openapi.ts';
@@ -55,7 +55,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { config, database, jobs, verifier, log } = deps;
   const app = new Hono<AppEnv>();
-  installErrorHandling(app);
+  installErrorHandling(app, { refused: recordRefusal });
 
   app.use('*', async (c, next) => {
     const requestId = crypto.randomUUID();

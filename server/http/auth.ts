@@ -13,6 +13,7 @@ import type { Db } from '../db/database.ts';
 import { memberships, users } from '../db/schema/accounts.ts';
 import { forTenant } from '../db/tenancy.ts';
 import { recordEvent } from '../services/events.ts';
+import type { DomainError } from '../../src/domain/errors.ts';
 import type { AppEnv, Caller, TenantEnv } from './env.ts';
 import { fail } from './problem.ts';
 
@@ -107,34 +108,41 @@ export function requireTenant(): MiddlewareHandler<TenantEnv> {
 }
 
 /**
- * A policy check from the role table; it needs a tenant, since roles belong to a tenant. Every
- * endpoint's check runs here, so a refusal is recorded in the tenant's activity history here too.
+ * A policy check from the role table; it needs a tenant, since roles belong to a tenant. The
+ * refusal is recorded with every other one (recordRefusal), naming the policy checked here.
  */
 export function requirePolicy(resource: Resource, action: Action): MiddlewareHandler<TenantEnv> {
   return async (c, next) => {
     if (!c.var.tenant) return fail('bad-request', 'Header tenantId is required.');
     if (!can(c.var.caller.policies, resource, action)) {
-      await recordRefusal(c, resource, action);
+      c.set('refusedPolicy', { resource, action });
       return fail('forbidden', `You need ${resource} ${action} permission.`);
     }
     await next();
   };
 }
 
-/** The refusal's event; failing to write it is logged and never changes the answer, which stays a 403. */
-async function recordRefusal(c: Context<TenantEnv>, resource: Resource, action: Action): Promise<void> {
-  const { caller } = c.var;
+/**
+ * Every 403 a signed-in caller gets in a tenant becomes a 'permission.refused' event in that
+ * tenant's activity history: a policy check's (requirePolicy) and a service's own checks alike,
+ * since the error handling calls this for each one (server/http/problem.ts). Failing to write it is
+ * logged and never changes the answer, which stays a 403.
+ */
+export async function recordRefusal(c: Context<AppEnv>, err: DomainError): Promise<void> {
+  const { caller, tenant, refusedPolicy: policy } = c.var;
+  if (!caller || !tenant) return;
   const endpoint = `${c.req.method} ${routePath(c)}`;
+  const why = policy ? `it needs ${policy.resource} ${policy.action} permission` : err.detail ?? err.title;
   try {
-    await recordEvent(c.var.tenant, {
+    await recordEvent(tenant, {
       actor: { userId: caller.userId, name: caller.fullName },
       type: 'permission.refused',
-      description: `${caller.fullName} was refused ${endpoint}: it needs ${resource} ${action} permission`,
-      details: { endpoint, path: c.req.path, policy: { resource, action }, roles: caller.roles },
+      description: `${caller.fullName} was refused ${endpoint}: ${why}`,
+      details: { endpoint, path: c.req.path, ...(policy ? { policy } : { reason: err.detail ?? err.title }), roles: caller.roles },
       correlationId: c.var.correlationId,
     });
-  } catch (err) {
-    c.var.log?.warn({ err, endpoint }, 'could not record a permission refusal');
+  } catch (e) {
+    c.var.log?.warn({ err: e, endpoint }, 'could not record a permission refusal');
   }
 }
 

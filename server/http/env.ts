@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Policies, Role } from '../../src/domain/roles.ts';
+import type { Action, Policies, Resource, Role } from '../../src/domain/roles.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 
 /** Who is calling, after the token and the headers have been checked against the database. */
@@ -24,6 +24,8 @@ export interface AppEnv {
     caller: Caller;
     /** the caller's tenant as a scope (server/db/tenancy.ts), when the request named one the caller may use */
     tenant: TenantScope | null;
+    /** set by requirePolicy when it refuses: the policy the caller lacks, for the refusal's event */
+    refusedPolicy?: { resource: Resource; action: Action };
   };
 }
 

@@ -95,9 +95,10 @@ export function toProblem(err: unknown, c: Context): Response {
 /**
  * The one error handling of an app: every error becomes a problem (toProblem). Hono hands only
  * Error instances to onError, so a boundary first turns anything else thrown into an Error.
+ * `refused` hears of every refusal (a 403) before it is answered, wherever it was decided.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function installErrorHandling(app: Hono<any>): void {
+export function installErrorHandling(app: Hono<any>, hooks: { refused?(c: Context<any>, err: DomainError): Promise<void> } = {}): void {
   app.use('*', async (_c, next) => {
     try {
       await next();
@@ -106,5 +107,8 @@ export function installErrorHandling(app: Hono<any>): void {
       throw new Error('A value that is not an Error was thrown', { cause: err });
     }
   });
-  app.onError((err, c) => toProblem(err, c));
+  app.onError(async (err, c) => {
+    if (hooks.refused && err instanceof DomainError && statusOf(err.title, err.code) === 403) await hooks.refused(c, err);
+    return toProblem(err, c);
+  });
 }

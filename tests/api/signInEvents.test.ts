@@ -192,6 +192,22 @@ describe('permission refusals', () => {
     expect(await eventsIn(foodBank, { type: 'permission.refused', actor: viewerId })).toHaveLength(1);
   });
 
+  it('a refusal a service decides (no editing permission on records) is recorded too, with its reason', async () => {
+    const viewer = await sessionFor(base, 'view.only@demo.tributary.test');
+    const viewerId = (await db.query<{ id: string }>('select id from users where email = $1', [viewer.email])).rows[0]!.id;
+    const formula = crypto.randomUUID();
+    const res = await call(base, `/web-api/v1/records/${formula}/actions/ready`, {
+      method: 'POST', headers: { ...viewer.headers, tenantId: foodBank }, body: { selection: { kind: 'ids', ids: [crypto.randomUUID()] } },
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ title: 'no-edit-permission', detail: 'You need records edit permission.' });
+    const events = await eventsIn(foodBank, { type: 'permission.refused', actor: viewerId });
+    expect(events.find((e) => e.correlationId === res.headers.get('x-correlation-id'))).toMatchObject({
+      description: 'Vic Viewer was refused POST /web-api/v1/records/:formulaId/actions/ready: You need records edit permission.',
+      details: { endpoint: 'POST /web-api/v1/records/:formulaId/actions/ready', reason: 'You need records edit permission.', roles: ['View Only'] },
+    });
+  });
+
   it('a failure to record the refusal leaves the answer as it was', async () => {
     const viewer = await sessionFor(base, 'view.only@demo.tributary.test');
     const headers = { ...viewer.headers, tenantId: foodBank };
