@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { startServer, type StartOptions } from './main.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from './db/seed.ts';
+import { seedDemoFormula } from './services/demoFormula.ts';
 
 const dev = process.argv.includes('--dev');
 async function main() {
@@ -27,6 +28,16 @@ async function main() {
     for (const u of DEMO_USERS) {
       const roles = Object.values(u.roles).flat();
       console.log(`  ${u.email.padEnd(42)} ${Object.keys(u.roles).length === 0 ? '(no tenants)' : roles.length ? [...new Set(roles)].join(', ') : '(no roles)'}`);
+    }
+  }
+  // only with a freshly seeded demo: a restart keeps whatever people did with it
+  if (running.seeded) {
+    try {
+      const demo = await seedDemoFormula({ database: running.database, config, jobs: running.jobs, log });
+      console.log(`Demo formula "${demo.name}" is running: its records wait for review in the Data Queue.`);
+    } catch (err) {
+      // the demo organisation works without it
+      log.error({ err }, 'the demo formula could not be created');
     }
   }
   console.log('Press Ctrl-C to stop.\n');
