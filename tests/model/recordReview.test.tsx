@@ -32,7 +32,7 @@ const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
   errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
   summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD' }, matching: null,
   candidates: [
-    { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ' } },
+    { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds' } },
     { id: 'crm-8', score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD' } },
   ],
   destination: null, overwrite: {}, outcome: null, ...extra,
@@ -143,6 +143,12 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         expect(within(table).queryAllByText('differs').map((b) => b.closest('tr')!.querySelector('th')!.firstChild!.textContent)).toEqual(differing);
         const postcode = within(table).getByRole('rowheader', { name: /^postcode/ }).closest('tr')!;
         expect(within(postcode).getAllByRole('cell')[0]!.textContent).toContain(String(d.transformed!.postcode));
+        // the destination's fields the formula does not write: shown for context, never a difference, never overwritten
+        for (const f of Object.keys(compared?.fields ?? {}).filter((k) => !Object.hasOwn(d.transformed!, k))) {
+          const row = within(table).getByRole('rowheader', { name: f }).closest('tr')!;
+          expect(within(row).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['Not mapped', String(compared!.fields[f]), '']);
+          expect(within(table).queryByRole('checkbox', { name: `Overwrite ${f} in the destination` })).toBeNull();
+        }
         // each candidate with its confidence, match reasons, and the chosen one
         for (const x of d.candidates) {
           const card = screen.getByRole('group', { name: `Candidate ${x.id}` });

@@ -149,7 +149,10 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
   onChange(change: { field: string; value: string | null } | { field: string; overwrite: boolean }): void;
 }) {
   const incoming = d.transformed ?? d.raw;
-  const fields = [...new Set([...Object.keys(incoming), ...Object.keys(compared?.fields ?? {})])];
+  // the fields the formula writes are compared; the destination record's others are shown for
+  // context only: the formula leaves them as they are, so they never differ
+  const fields = Object.keys(incoming);
+  const others = Object.keys(compared?.fields ?? {}).filter((f) => !Object.hasOwn(incoming, f));
   return (
     <Table.ScrollContainer minWidth={560}>
       <Table aria-label="Incoming and destination values" withTableBorder>
@@ -185,6 +188,14 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
               </Table.Tr>
             );
           })}
+          {others.map((field) => (
+            <Table.Tr key={field} data-unmapped>
+              <Table.Th scope="row"><Text span size="sm" c="dimmed">{field}</Text></Table.Th>
+              <Table.Td><Text size="sm" c="dimmed">Not mapped</Text></Table.Td>
+              <Table.Td><Text size="sm" c="dimmed">{text(compared?.fields[field])}</Text></Table.Td>
+              <Table.Td />
+            </Table.Tr>
+          ))}
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
