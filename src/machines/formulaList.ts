@@ -9,7 +9,9 @@ import { integrations, type DataSourceListItem } from '../services/integrations.
 
 export interface FormulaListContext {
   formulas: FormulaView[];
-  sources: DataSourceListItem[];
+  /** null for a role that may not see data sources: whether one exists is not this user's to know */
+  sources: DataSourceListItem[] | null;
+  maySeeSources: boolean;
   /** the draft just created: the view opens the wizard on it */
   created: FormulaView | null;
   error: string | null;
@@ -17,14 +19,21 @@ export interface FormulaListContext {
 
 export type FormulaListEvent = { type: 'list.reload' } | { type: 'formula.create' };
 
-/** whether the tenant has a data source that can be a formula's source ('Go to Connections' when not) */
-export const hasSourceFor = (sources: DataSourceListItem[]) => sources.some((s) => connectorFor(s.system).roles.source);
+/**
+ * Whether the tenant has a data source that can be a formula's source ('Go to Connections' when
+ * not). Taken as yes for a role that cannot see data sources, who is never told to add one.
+ */
+export const hasSourceFor = (sources: DataSourceListItem[] | null) => sources === null || sources.some((s) => connectorFor(s.system).roles.source);
 
 export const formulaListMachine = setup({
-  types: { context: {} as FormulaListContext, events: {} as FormulaListEvent },
+  types: { context: {} as FormulaListContext, events: {} as FormulaListEvent, input: {} as { maySeeSources?: boolean } | undefined },
   actors: {
-    loadList: fromPromise(async () => {
-      const [list, sources] = await Promise.all([formulas.list({ silent: true }), integrations.list({ silent: true }).catch(() => [])]);
+    // data sources only for a role that may see them: asking without the permission is a refusal on record
+    loadList: fromPromise(async ({ input }: { input: { maySeeSources: boolean } }) => {
+      const [list, sources] = await Promise.all([
+        formulas.list({ silent: true }),
+        input.maySeeSources ? integrations.list({ silent: true }).catch(() => []) : Promise.resolve(null),
+      ]);
       return { formulas: list, sources };
     }),
     createDraft: fromPromise(async () => formulas.create({})),
@@ -32,7 +41,7 @@ export const formulaListMachine = setup({
 }).createMachine({
   id: 'formulaList',
   initial: 'loading',
-  context: { formulas: [], sources: [], created: null, error: null },
+  context: ({ input }) => ({ formulas: [], sources: [], maySeeSources: input?.maySeeSources ?? true, created: null, error: null }),
   states: {
     loading: {
       // the draft made before was opened already
@@ -40,6 +49,7 @@ export const formulaListMachine = setup({
       invoke: {
         id: 'loadList',
         src: 'loadList',
+        input: ({ context }) => ({ maySeeSources: context.maySeeSources }),
         onDone: { target: 'ready', actions: assign(({ event }) => ({ formulas: event.output.formulas, sources: event.output.sources, error: null })) },
         onError: { target: 'failed', actions: assign({ error: 'The formulas could not be loaded.' }) },
       },

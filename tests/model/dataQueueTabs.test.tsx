@@ -172,7 +172,7 @@ async function renderQueue(machine: typeof dataQueueTabsMachine, onStream?: (spe
   const tabs = machine.provide({
     actors: { loadTabs: r.load.logic, createTab: r.create.logic, renameTab: r.rename.logic, deleteTab: r.remove.logic, saveOrder: r.order.logic, changeCards: r.cards.logic } as never,
   });
-  const list = formulaListMachine.provide({ actors: { loadList: fromPromise(async () => ({ formulas: FORMULAS, sources: [SOURCE] })) } });
+  const list = formulaListMachine.provide({ actors: { loadList: fromPromise(async () => ({ formulas: FORMULAS, sources: [SOURCE] as DataSourceListItem[] | null })) } });
   // no live status unless a test speaks for the stream: the cards show what the list and the tabs gave
   const jobs = jobStatusMachine.provide({ actors: { statusStream: fromCallback(({ sendBack }) => { onStream?.(sendBack); return () => {}; }) } as never });
   const router = createMemoryRouter([{ path: '*', element: <DataQueuePage machines={{ tabs, list, jobs }} /> }], { initialEntries: ['/data-queue'] });

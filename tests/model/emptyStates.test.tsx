@@ -45,7 +45,7 @@ const SANDBOX: DataSourceListItem = {
 };
 /** no formula yet, over these data sources */
 const noFormulas = (sources: DataSourceListItem[]) => formulaListMachine.provide({
-  actors: { loadList: fromPromise(async () => ({ formulas: [] as FormulaView[], sources })) },
+  actors: { loadList: fromPromise(async () => ({ formulas: [] as FormulaView[], sources: sources as DataSourceListItem[] | null })) },
 });
 
 describe.each(['Data Queue', 'All Formulas'])('%s with no formula yet', (title) => {

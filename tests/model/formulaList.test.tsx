@@ -10,7 +10,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, setup, type SnapshotFrom } from 'xstate';
 import { policiesFor } from '../../src/domain/roles.ts';
-import { formulaListMachine } from '../../src/machines/formulaList.ts';
+import { formulaListMachine, hasSourceFor } from '../../src/machines/formulaList.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import type { DataSourceListItem } from '../../src/services/integrations.ts';
 import { FormulaList } from '../../src/views/formulas/AllFormulasPage.tsx';
@@ -21,7 +21,7 @@ import { named, runPath, testModel, type ModelPath, type ModelView } from '../su
 afterEach(() => cleanup());
 
 type Snap = SnapshotFrom<typeof formulaListMachine>;
-type Listing = { formulas: FormulaView[]; sources: DataSourceListItem[] };
+type Listing = { formulas: FormulaView[]; sources: DataSourceListItem[] | null };
 
 const source = (system: DataSourceListItem['system']): DataSourceListItem => ({
   id: `ds-${system}`, system, displayName: system === 'sandbox-crm' ? 'Sandbox CRM' : 'Uploads', createdOn: '', createdBy: null, modifiedOn: '', modifiedBy: null, usedByCount: 0,
@@ -35,6 +35,8 @@ const LISTINGS: Record<string, Listing> = {
   two: { formulas: [formula('f1', 'Spring appeal'), formula('f2', null, false)], sources: [source('sandbox-crm')] },
   none: { formulas: [], sources: [source('sandbox-crm')] },
   'no source': { formulas: [], sources: [] },
+  // a role that may not see data sources is never told to add one
+  'sources not visible': { formulas: [], sources: null },
 };
 const DRAFT = formula('f-new', null);
 
@@ -50,9 +52,9 @@ const model = testModel(formulaListMachine, {
     if (snap.matches('creating')) return [{ type: 'xstate.done.actor.createDraft', output: DRAFT }, { type: 'xstate.error.actor.createDraft', error: new Error('no') }] as never;
     if (snap.matches('failed')) return [{ type: 'list.reload' }];
     // a Create button is offered only where a data source can be a source
-    return snap.context.sources.length ? [{ type: 'formula.create' }, { type: 'list.reload' }] : [{ type: 'list.reload' }];
+    return hasSourceFor(snap.context.sources) ? [{ type: 'formula.create' }, { type: 'list.reload' }] : [{ type: 'list.reload' }];
   },
-  serializeState: (s) => JSON.stringify([(s as Snap).value, (s as Snap).context.formulas.length, (s as Snap).context.sources.length, !!(s as Snap).context.created, !!(s as Snap).context.error]),
+  serializeState: (s) => JSON.stringify([(s as Snap).value, (s as Snap).context.formulas.length, (s as Snap).context.sources?.length ?? 'not visible', !!(s as Snap).context.created, !!(s as Snap).context.error]),
 });
 
 const authLogic = setup({}).createMachine({ context: { user: { policies: policiesFor(['Formula Producer']) } } });
@@ -84,18 +86,19 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
       ready: async (s) => {
         const { formulas, sources, created, error } = (s as Snap).context;
         await waitFor(() => expect(screen.queryByLabelText('Loading formulas')).toBeNull());
-        if (!sources.length) {
+        if (!hasSourceFor(sources)) {
           await screen.findByRole('link', { name: 'Go to Connections' });
           expect(screen.queryByRole('button', { name: 'Create a formula' })).toBeNull();
         } else {
           await screen.findByRole('button', { name: 'Create a formula' });
+          expect(screen.queryByText(/^A formula reads from a data source/)).toBeNull();
         }
         if (formulas.length) {
           const table = await screen.findByRole('table', { name: 'Formulas' });
           expect(table.textContent).toContain('Spring appeal');
           expect(table.textContent).toContain('Untitled formula');
           expect(table.textContent).toContain('Needs reprocess');
-        } else if (sources.length) {
+        } else if (hasSourceFor(sources)) {
           await screen.findByText('No formulas yet. Create one to start moving records.');
         }
         if (created) await waitFor(() => expect(r.router.state.location.search).toBe(`?wizardFormulaId=${created.id}&wizardStep=data-sources`));

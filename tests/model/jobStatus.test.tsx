@@ -228,7 +228,7 @@ async function renderList(role: Role, machine: typeof jobStatusMachine): Promise
   const polls = fakeCall<void, FormulaStatus[]>('poll GET /statuses');
   const commands = fakeCall<FormulaCommand, FormulaStatus | null>('a formula command');
   const auth = createActor(setup({}).createMachine({ context: { user: { policies: policiesFor([role]) } } })).start();
-  const list = formulaListMachine.provide({ actors: { loadList: fromPromise(async () => ({ formulas: [FORMULA], sources: [SOURCE] })) } });
+  const list = formulaListMachine.provide({ actors: { loadList: fromPromise(async () => ({ formulas: [FORMULA], sources: [SOURCE] as DataSourceListItem[] | null })) } });
   const jobs = machine.provide({ actors: { statusStream: stream.logic, fetchStatuses: polls.logic, runCommand: commands.logic } as never });
   const router = createMemoryRouter([{ path: '*', element: <FormulaList title="All Formulas" logic={list} jobs={jobs} /> }], { initialEntries: ['/integrations-formulas'] });
   render(

@@ -18,6 +18,7 @@ import { DATA_QUEUE_MESSAGES, MAX_TABS, mayAddTab, TAB_NAME_MAX_LENGTH } from '.
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
+import { NoSourceNotice } from '../formulas/NoSourceNotice.tsx';
 import { ALL_FORMULAS, dataQueueTabsMachine, orderNotice, type DataQueueTabsEvent, type DataQueueTabsState } from '../../machines/dataQueueTabs.ts';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
@@ -42,7 +43,7 @@ export function DataQueuePage({ machines = {} }: { machines?: DataQueueMachines 
   const { auth } = useAppActors();
   const policies = useSelector(auth, (s) => s.context.user?.policies ?? NO_POLICIES);
   const mayCreate = can(policies, 'formula', 'create');
-  const list = useActorRef(machines.list ?? formulaListMachine);
+  const list = useActorRef(machines.list ?? formulaListMachine, { input: { maySeeSources: can(policies, 'datasource', 'view') } });
   const listState = useSelector(list, (s) => s);
   const job = useActorRef(machines.jobs ?? jobStatusMachine, { input: { policies } });
   const jobState = useSelector(job, (s) => s);
@@ -95,10 +96,7 @@ export function DataQueuePage({ machines = {} }: { machines?: DataQueueMachines 
       )}
       {listed && listState.context.error && <Alert color="red" role="alert">{listState.context.error}</Alert>}
       {listed && !hasSource && (
-        <Card withBorder>
-          <Text>A formula reads from a data source. {can(policies, 'datasource', 'create') ? 'Add one first.' : 'A colleague who manages connections adds one first.'}</Text>
-          {can(policies, 'datasource', 'view') && <Button component={Link} to={ROUTES.connections} mt="sm" w="fit-content">Go to Connections</Button>}
-        </Card>
+        <NoSourceNotice policies={policies} />
       )}
       <CommandDialogs jobState={jobState} job={job} />
       {listed && !loading && !failed && (

@@ -18,6 +18,7 @@ import { Alert, Anchor, Button, Card, Group, Skeleton, Stack, Table, Text, Title
 import { IconPlus } from '@tabler/icons-react';
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
+import { NoSourceNotice } from './NoSourceNotice.tsx';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../services/formulas.ts';
@@ -36,7 +37,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
   const policies = useSelector(auth, (s) => s.context.user?.policies ?? NO_POLICIES);
   const mayCreate = can(policies, 'formula', 'create');
   const mayEdit = can(policies, 'formula', 'edit');
-  const list = useActorRef(logic);
+  const list = useActorRef(logic, { input: { maySeeSources: can(policies, 'datasource', 'view') } });
   const state = useSelector(list, (s) => s);
   const job = useActorRef(jobs, { input: { policies } });
   const jobState = useSelector(job, (s) => s);
@@ -77,10 +78,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
       )}
       {ready && state.context.error && <Alert color="red" role="alert">{state.context.error}</Alert>}
       {ready && !hasSource && (
-        <Card withBorder>
-          <Text>A formula reads from a data source. {can(policies, 'datasource', 'create') ? 'Add one first.' : 'A colleague who manages connections adds one first.'}</Text>
-          {can(policies, 'datasource', 'view') && <Button component={Link} to={ROUTES.connections} mt="sm" w="fit-content">Go to Connections</Button>}
-        </Card>
+        <NoSourceNotice policies={policies} />
       )}
       {ready && formulas.length === 0 && hasSource && (
         <Card withBorder>
