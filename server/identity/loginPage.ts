@@ -52,6 +52,7 @@ function layout(title: string, body: string, script = false): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 ${script ? `<script src="${AUTOSUBMIT_PATH}" defer></script>\n` : ''}</head>
 <body>

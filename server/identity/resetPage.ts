@@ -17,7 +17,7 @@ const TOKEN = /^[\w-]{20,100}$/;
 function formPage(token: string, error?: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
-<title>${TITLE}</title><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
+<title>${TITLE}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
 <body><main><h1>${TITLE}</h1>
 ${error ? `<p role="alert" class="alert">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${RESET_PATH}">
 <input type="hidden" name="token" value="${escapeHtml(token)}">

@@ -31,6 +31,9 @@ describe('signing in with the Auth0 SDK against the embedded provider', () => {
     page.on('response', (r) => {
       if (r.url().includes('/User/organization/')) apiCalls.push({ auth: r.request().headers().authorization, status: r.status() });
     });
+    // nothing the pages load is missing (the browser's own request for an icon included: the provider's pages name none)
+    const missing: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error' && /Failed to load resource/.test(m.text())) missing.push(`${m.location().url}: ${m.text()}`); });
     const tokenGrants: string[] = [];
     page.on('request', (r) => {
       if (r.url().endsWith('/oauth/token')) tokenGrants.push(new URLSearchParams(r.postData() ?? '').get('grant_type') ?? '');
@@ -68,6 +71,7 @@ describe('signing in with the Auth0 SDK against the embedded provider', () => {
     await page.waitForURL(/\/interaction\//);
     await page.getByLabel('Password').waitFor();
     expect(errors).toEqual([]);
+    expect(missing).toEqual([]);
     await context.close();
   });
 
