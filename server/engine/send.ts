@@ -58,10 +58,18 @@ export async function sendReady(plan: FormulaPlan, opts: {
   const { tenant, destination, formula } = plan;
   const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
   if (opts.ids && !opts.ids.length) return total;
+  // batches come in id order: each goes on after the last one's, and when none is left there, one
+  // more look from the start finds any record that became ready (or sending) behind it meanwhile
+  let after: string | undefined;
   for (let first = true; ; first = false) {
     if (!first && opts.stop?.()) break;
-    const rows = await tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, opts.ids);
+    let rows = await tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, opts.ids, after);
+    if (!rows.length && after !== undefined) {
+      after = undefined;
+      rows = await tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, opts.ids);
+    }
     if (!rows.length) break;
+    after = rows.at(-1)!.id;
     const items: UpsertItem[] = rows.map((r) => ({
       idempotencyKey: r.idempotencyKey,
       ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),

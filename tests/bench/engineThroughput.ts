@@ -100,6 +100,44 @@ function postgresCpu(database: string): Map<number, number> {
   return out;
 }
 
+/**
+ * Where PostgreSQL spends its time, when the server has pg_stat_statements loaded (a server started
+ * with shared_preload_libraries=pg_stat_statements and the extension created in the admin database):
+ * cleared before a pass, its top statements printed after, in milliseconds per collected record.
+ */
+async function statementsReset(admin: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  try {
+    await c.query('select pg_stat_statements_reset()');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end();
+  }
+}
+
+async function statementsReport(scratch: ScratchDatabase, collected: number): Promise<void> {
+  const c = new pg.Client({ connectionString: scratch.admin });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ total: number; calls: number; rows: number; hit: number; dirtied: number; wal: number; query: string }>(`
+      select s.total_exec_time as total, s.calls::int, s.rows::int, s.shared_blks_hit::int as hit, s.shared_blks_dirtied::int as dirtied,
+        s.wal_bytes::float8 as wal, s.query
+      from pg_stat_statements s join pg_database d on d.oid = s.dbid
+      where d.datname = $1 order by s.total_exec_time desc limit 15`, [scratch.name]);
+    const all = rows.reduce((t, r) => t + r.total, 0);
+    console.log(`engine: top statements by time (${(all / collected).toFixed(3)} ms per record in these):`);
+    for (const r of rows) {
+      console.log(`  ${(r.total / collected).toFixed(3)} ms/rec  ${r.calls} calls  ${r.rows} rows  ${(r.hit / collected).toFixed(1)} hit/rec  `
+        + `${(r.dirtied / collected).toFixed(2)} dirtied/rec  ${(r.wal / collected).toFixed(0)} WAL B/rec  ${r.query.replace(/\s+/g, ' ').slice(0, 220)}`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
 function peakRssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -275,6 +313,7 @@ async function measure(s: Setup, procs: Worker[], records: number): Promise<Pass
   const cpu0 = procs.map((p) => cpuSeconds(p.child.pid!));
   // backends come and go with the pools: sampled while the pass runs, each one's latest figure kept
   const pg0 = postgresCpu(s.scratch.name);
+  const statements = await statementsReset(s.scratch.admin);
   const pgNow = new Map(pg0);
   const samplePostgres = () => { for (const [pid, cpu] of postgresCpu(s.scratch.name)) pgNow.set(pid, cpu); };
   const started = performance.now();
@@ -307,6 +346,7 @@ async function measure(s: Setup, procs: Worker[], records: number): Promise<Pass
       avg(pg_column_size(matching))::int as matching, avg(pg_column_size(candidates))::int as candidates
     from records r where tenant_id = $1`, [s.tenant.tenantId]);
   const sum = (k: string) => rows.reduce((t, r) => t + (r.counts[k] ?? 0), 0);
+  if (statements) await statementsReport(s.scratch, sum('collected'));
   const failed = rows.filter((r) => r.status !== 'finished').map((r) => `${r.status}: ${r.error}`);
   const created = sum('created');
   const updated = sum('updated');

@@ -124,11 +124,14 @@ export function recordsRepository(db: Executor, tenantId: string) {
     /**
      * Takes up to `limit` of a formula's records for sending: first any left 'sending' by an
      * interrupted run (sent again with the same idempotency key), then 'ready' ones, which are
-     * marked 'sending' before anything is written, in the same statement.
+     * marked 'sending' before anything is written, in the same statement. Only ids after `after`
+     * when given: a send loop goes on from its last batch instead of walking again over the index
+     * entries its earlier batches left behind (dead until vacuum), which grow with every batch.
      */
-    async takeForSending(formulaId: string, limit: number, ids?: string[]): Promise<RecordRow[]> {
+    async takeForSending(formulaId: string, limit: number, ids?: string[], after?: string): Promise<RecordRow[]> {
       const interrupted = await db.select().from(records)
-        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'), ids ? inArray(records.id, ids) : undefined))
+        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'), ids ? inArray(records.id, ids) : undefined,
+          after ? sql`${records.id} > ${after}::uuid` : undefined))
         .orderBy(records.id).limit(limit);
       if (interrupted.length) return interrupted;
       // marked and read in one statement
@@ -136,6 +139,7 @@ export function recordsRepository(db: Executor, tenantId: string) {
           select id from records
           where tenant_id = ${tenantId}::uuid and formula_id = ${formulaId}::uuid and state = 'ready'
             ${ids ? sql`and id = any(${`{${ids.join(',')}}`}::uuid[])` : sql``}
+            ${after ? sql`and id > ${after}::uuid` : sql``}
           order by id limit ${limit} for update skip locked)`))).returning();
       return taken.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },

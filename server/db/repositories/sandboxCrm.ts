@@ -268,15 +268,24 @@ function batchValue(obj: Object_, field: string, value: string): string | null {
   return v;
 }
 
-/** One criterion of a batch statement, against the unnested column `q.v<i>`. */
-function batchCondition(obj: Object_, field: string, i: number): SQL {
+/** Keys that find one constituent or a few; name keys are shared by many (every John Smith). */
+const NARROW_KEYS: readonly KeyedField[] = ['email', 'phone', 'addressLine1'];
+
+/**
+ * One criterion of a batch statement, against the unnested column `q.v<i>`. With a narrow key
+ * among `fields`, name keys are compared as expressions no index serves: the planner, which takes
+ * first and last name for independent, would otherwise walk every constituent of a common name
+ * and filter them by the narrow key.
+ */
+function batchCondition(obj: Object_, field: string, i: number, fields: readonly string[]): SQL {
   const v = sql.raw(`q.v${i}`);
   const lowered = (col: string) => sql`lower(${sql.raw(col)}) = lower(${v})`;
   if (obj === 'constituents') {
     const keyed = keyedField(field);
     if (keyed) {
-      // "is not null" lets the partial key indexes serve the join
       const col = sql.raw(`c.${KEYED[keyed].column}`);
+      if (!NARROW_KEYS.includes(keyed) && fields.some((f) => NARROW_KEYS.includes(f as KeyedField))) return sql`(${col} || '') = ${v}`;
+      // "is not null" lets the partial key indexes serve the join
       return sql`${col} = ${v} and ${col} is not null`;
     }
     switch (field) {
@@ -307,7 +316,7 @@ async function searchGroup(db: Executor, tenantId: string, obj: Object_, fields:
   const columns = fields.map((_, i) => sql`${sql.param(members.map((m) => m.values[i]!))}::text[]`);
   const names = sql.raw(['idx', 'lim', ...fields.map((_, i) => `v${i}`)].join(', '));
   const q = sql`select * from unnest(${sql.param(members.map((m) => m.index))}::int[], ${sql.param(members.map((m) => m.limit))}::int[], ${sql.join(columns, sql`, `)}) as q(${names})`;
-  const conditions = sql.join(fields.map((f, i) => batchCondition(obj, f, i)), sql` and `);
+  const conditions = sql.join(fields.map((f, i) => batchCondition(obj, f, i, fields)), sql` and `);
   const { rows } = obj === 'constituents'
     ? await db.execute<Record<string, unknown>>(sql`
       with q as (${q}), hits as (

@@ -254,38 +254,44 @@ async function childKeys(tx: Executor, tenantId: string, ids: string[]): Promise
   }));
 }
 
-/** The replaced primary e-mails, phones and addresses: the old ones deleted, the new ones inserted, a statement each. */
-async function writeChildren(tx: Executor, tenantId: string, created: State[], updated: State[]): Promise<void> {
-  const all = [...created, ...updated];
-  const replaced = (which: 'newEmail' | 'newPhone' | 'newAddress') => updated.filter((s) => s[which]).map((s) => s.id);
-  const del = async (table: string, ids: string[]) => {
-    if (ids.length) await tx.execute(sql`delete from ${sql.raw(table)} where tenant_id = ${tenantId}::uuid and constituent_id = any(${param(ids)}::uuid[]) and is_primary`);
-  };
-  await del('sandbox_emails', replaced('newEmail'));
-  await del('sandbox_phones', replaced('newPhone'));
-  await del('sandbox_addresses', replaced('newAddress'));
+/** A table of primary children: its value columns and the type a written one gets. */
+interface ChildTable { table: string; type: string; columns: readonly string[] }
+const EMAILS: ChildTable = { table: 'sandbox_emails', type: 'Personal', columns: ['address'] };
+const PHONES: ChildTable = { table: 'sandbox_phones', type: 'Mobile', columns: ['number'] };
+const ADDRESSES: ChildTable = { table: 'sandbox_addresses', type: 'Home', columns: ['line1', 'line2', 'city', 'state', 'postal_code', 'country'] };
 
-  const emails = all.filter((s) => s.newEmail);
-  if (emails.length) {
+/**
+ * The replaced primary children: each constituent ends with one primary row of the new values. A
+ * sole primary row that already holds them is kept (most updates send the values the constituent
+ * has); any other primary row is deleted, and a new one is inserted where none is left.
+ */
+async function replaceChildren(tx: Executor, tenantId: string, t: ChildTable, created: State[], updated: State[], valuesOf: (s: State) => (string | null)[]): Promise<void> {
+  const cols = t.columns.map((c) => sql.raw(c));
+  const table = sql.raw(t.table);
+  const unnested = (states: State[]) => sql`unnest(${param(states.map((s) => s.id))}::uuid[],
+    ${sql.join(t.columns.map((_, i) => sql`${param(states.map((s) => valuesOf(s)[i] ?? null))}::text[]`), sql`, `)}) as x(id, ${sql.join(cols, sql`, `)})`;
+  if (updated.length) {
+    const same = sql.join(t.columns.map((c) => sql`e.${sql.raw(c)} is not distinct from x.${sql.raw(c)}`), sql` and `);
     await tx.execute(sql`
-      insert into sandbox_emails (tenant_id, constituent_id, type, address, is_primary)
-      select ${tenantId}::uuid, x.id, 'Personal', x.address, true
-      from unnest(${param(emails.map((s) => s.id))}::uuid[], ${param(emails.map((s) => s.email))}::text[]) as x(id, address)`);
+      delete from ${table} e using ${unnested(updated)}
+      where e.tenant_id = ${tenantId}::uuid and e.constituent_id = x.id and e.is_primary
+        and not (e.type = ${t.type} and ${same}
+          and not exists (select 1 from ${table} o where o.constituent_id = x.id and o.is_primary and o.id <> e.id))`);
   }
-  const phones = all.filter((s) => s.newPhone);
-  if (phones.length) {
-    await tx.execute(sql`
-      insert into sandbox_phones (tenant_id, constituent_id, type, number, is_primary)
-      select ${tenantId}::uuid, x.id, 'Mobile', x.number, true
-      from unnest(${param(phones.map((s) => s.id))}::uuid[], ${param(phones.map((s) => s.phone))}::text[]) as x(id, number)`);
-  }
-  const addresses = all.filter((s) => s.newAddress);
-  if (addresses.length) {
-    const col = (k: (typeof ADDRESS_FIELDS)[number]) => sql`${param(addresses.map((s) => s.address![k] ?? null))}::text[]`;
-    await tx.execute(sql`
-      insert into sandbox_addresses (tenant_id, constituent_id, type, line1, line2, city, state, postal_code, country, is_primary)
-      select ${tenantId}::uuid, x.id, 'Home', x.line1, x.line2, x.city, x.state, x.postal_code, x.country, true
-      from unnest(${param(addresses.map((s) => s.id))}::uuid[], ${col('addressLine1')}, ${col('addressLine2')}, ${col('city')}, ${col('state')},
-        ${col('postalCode')}, ${col('country')}) as x(id, line1, line2, city, state, postal_code, country)`);
-  }
+  const all = [...created, ...updated];
+  if (!all.length) return;
+  await tx.execute(sql`
+    insert into ${table} (tenant_id, constituent_id, type, ${sql.join(cols, sql`, `)}, is_primary)
+    select ${tenantId}::uuid, x.id, ${t.type}, ${sql.join(t.columns.map((c) => sql`x.${sql.raw(c)}`), sql`, `)}, true
+    from ${unnested(all)}
+    ${updated.length ? sql`where not exists (select 1 from ${table} e where e.constituent_id = x.id and e.is_primary)` : sql``}`);
+}
+
+/** The replaced primary e-mails, phones and addresses, a statement or two each. */
+async function writeChildren(tx: Executor, tenantId: string, created: State[], updated: State[]): Promise<void> {
+  const write = (t: ChildTable, which: 'newEmail' | 'newPhone' | 'newAddress', valuesOf: (s: State) => (string | null)[]) =>
+    replaceChildren(tx, tenantId, t, created.filter((s) => s[which]), updated.filter((s) => s[which]), valuesOf);
+  await write(EMAILS, 'newEmail', (s) => [s.email]);
+  await write(PHONES, 'newPhone', (s) => [s.phone]);
+  await write(ADDRESSES, 'newAddress', (s) => ADDRESS_FIELDS.map((k) => s.address![k] ?? null));
 }

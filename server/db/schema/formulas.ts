@@ -6,7 +6,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { type AnyPgColumn, bigint, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
 import type { Bucket, JobStatus, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
-import type { RecordSort } from '../../../src/domain/records/query.ts';
+import { RECORD_VIEWS, type RecordSort, type RecordViewDef } from '../../../src/domain/records/query.ts';
 import { tenants, users } from './accounts.ts';
 import { dataSources } from './connections.ts';
 import { uploads } from './uploads.ts';
@@ -110,6 +110,24 @@ const RECORD_SORT_KEYS = Object.keys(RECORD_SORT_SQL) as RecordSort[];
 /** What the text filter searches: the values (not the keys) of raw and transformed data, lower case. */
 export const RECORD_SEARCH_TEXT_SQL = sql.raw(`lower(jsonb_path_query_array("raw", '$.*')::text || ' ' || coalesce(jsonb_path_query_array("transformed", '$.*')::text, ''))`);
 
+/**
+ * The records some bucket screen lists (RECORD_VIEWS): those in a state a view by state shows, or
+ * in a bucket a view by bucket shows. The screens' sort and text indexes hold only these, so the
+ * records on their way out (sending, then sent: two more row versions each) never write their
+ * entries, and a screen's query, whose view implies this condition, still uses them.
+ */
+const viewDefs: readonly RecordViewDef[] = Object.values(RECORD_VIEWS);
+const LISTED_STATES = [...new Set(viewDefs.flatMap((d) => (d.buckets ? [] : d.states ?? [])))];
+const LISTED_BUCKETS = [...new Set(viewDefs.flatMap((d) => (d.states ? [] : d.buckets ?? [])))];
+for (const d of viewDefs) {
+  // a view by bucket and state must fall inside one of the two lists, or its records would be missing from the indexes
+  if (d.buckets && d.states && !d.states.every((x) => LISTED_STATES.includes(x)) && !d.buckets.every((x) => LISTED_BUCKETS.includes(x))) {
+    throw new Error('a bucket view lists records the bucket screen indexes leave out');
+  }
+}
+const literals = (values: readonly string[]) => values.map((x) => `'${x}'`).join(', ');
+const LISTED_SQL = sql.raw(`"state" in (${literals(LISTED_STATES)}) or "bucket" in (${literals(LISTED_BUCKETS)})`);
+
 /** A record on its way from source to destination, with everything SPEC.md section 3 says it keeps. */
 export const records = pgTable('records', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -154,11 +172,12 @@ export const records = pgTable('records', {
   // views by state use the first family, views by bucket (and custom bucket) the second, one index
   // per sort, so every page of every sort reads only its rows at a million records per formula.
   // Nullable sort columns are indexed through RECORD_SORT_SQL's expressions (nulls as the lowest).
-  ...RECORD_SORT_KEYS.map((sort) => index(`records_state_${sort}_idx`).on(t.formulaId, t.state, RECORD_SORT_SQL[sort](t), t.id)),
-  ...RECORD_SORT_KEYS.map((sort) => index(`records_bucket_${sort}_idx`).on(t.formulaId, t.bucket, sql`coalesce(${t.customBucket}, '')`, RECORD_SORT_SQL[sort](t), t.id)),
+  // Only records a screen lists (LISTED_SQL).
+  ...RECORD_SORT_KEYS.map((sort) => index(`records_state_${sort}_idx`).on(t.formulaId, t.state, RECORD_SORT_SQL[sort](t), t.id).where(LISTED_SQL)),
+  ...RECORD_SORT_KEYS.map((sort) => index(`records_bucket_${sort}_idx`).on(t.formulaId, t.bucket, sql`coalesce(${t.customBucket}, '')`, RECORD_SORT_SQL[sort](t), t.id).where(LISTED_SQL)),
   // the text filter: a trigram index over the record's raw and transformed values (pg_trgm, which
   // the embedded PostgreSQL and any plain server ship), so "contains, any case" stays an index search
-  index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`),
+  index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`).where(LISTED_SQL),
 ]);
 
 /**
