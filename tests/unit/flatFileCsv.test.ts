@@ -144,6 +144,19 @@ describe('type by content, not by extension', () => {
     }
   });
 
+  it('knows a Windows program by its PE header, and reads a CSV that merely starts with MZ', async () => {
+    // a program's DOS header: 'MZ', then at bytes 60-63 the offset of 'PE\0\0'
+    const program = Buffer.alloc(256, 0);
+    program.write('MZ', 0, 'latin1');
+    program.writeUInt32LE(128, 60);
+    program.write('PE\0\0', 128, 'latin1');
+    const refused = await refusal(parse(program));
+    expect([refused.outcome, refused.message]).toEqual(['unsupported-type', 'The file is a program, not a CSV or Excel file.']);
+
+    const table = await parse('MZ,Name\r\nA1,Ada\r\n');
+    expect(table.headers).toEqual(['MZ', 'Name']);
+  });
+
   it('refuses an extension other than .csv, .xlsx and .xls, whatever the content', async () => {
     expect((await refusal(parse('a,b\n1,2\n', 'data.txt'))).outcome).toBe('unsupported-type');
     expect((await refusal(parse('a,b\n1,2\n', 'data'))).outcome).toBe('unsupported-type');

@@ -32,9 +32,18 @@ const KNOWN_OTHER: [string, number[]][] = [
   ['a 7-Zip archive', [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
   ['a RAR archive', ascii('Rar!')],
   ['a program', [0x7f, 0x45, 0x4c, 0x46]],
-  ['a program', ascii('MZ')],
   ['an RTF document', ascii('{\\rtf')],
 ];
+
+/**
+ * A Windows program: 'MZ', and at the offset its header names (bytes 60-63), 'PE' and two NULs.
+ * 'MZ' alone is not enough: a CSV may well start with a column named MZ.
+ */
+function isWindowsProgram(b: Uint8Array): boolean {
+  if (!startsWith(b, ascii('MZ')) || b.length < 64) return false;
+  const pe = b[60]! | (b[61]! << 8) | (b[62]! << 16) | (b[63]! << 24);
+  return pe >= 64 && pe + 4 <= b.length && startsWith(b, [0x50, 0x45, 0, 0], pe);
+}
 
 /** Markup that spreadsheet-looking exports sometimes really are (an HTML table or XML saved as .xls). */
 const MARKUP = /^\s*(<\?xml|<!doctype|<html|<table|<workbook|<svg)/i;
@@ -46,6 +55,7 @@ export function detectKind(head: Uint8Array): Detected {
   for (const [name, sig] of KNOWN_OTHER) {
     if (startsWith(head, sig)) return { kind: 'unsupported', reason: `The file is ${name}, not a CSV or Excel file.` };
   }
+  if (isWindowsProgram(head)) return { kind: 'unsupported', reason: 'The file is a program, not a CSV or Excel file.' };
 
   // Text. A byte-order mark names the encoding; otherwise valid UTF-8 is UTF-8 and anything else
   // is taken as Windows-1252 (what Excel's "CSV" export writes on Windows).
