@@ -12,6 +12,8 @@ export const theme = createTheme({
   components: {
     // an active link's description is drawn at 90% opacity: 4.1:1 on its tint, full opacity 4.9:1
     NavLink: { styles: { description: { opacity: 1 } } },
+    // a badge says one word or two: never cut to "ACT…" by a narrow table column or a long title beside it
+    Badge: { styles: { root: { minWidth: 'max-content' } } },
   },
 });
 
