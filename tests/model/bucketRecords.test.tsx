@@ -241,6 +241,26 @@ describe('roles without editing permission', () => {
   });
 });
 
+describe('related records', () => {
+  it('name the destination record each one waits for, in a column of their own', async () => {
+    const page = fakeCall<PageRequest, PageAnswer>('load a page');
+    const formula = answeredCall<{ formulaId: string }, string | null>(() => 'Spring gifts');
+    const logic = bucketRecordsMachine.provide({ actors: { loadPage: page.logic, loadFormula: formula.logic } as never });
+    const router = createMemoryRouter([{
+      path: '/:formulaId/related-records',
+      element: <BucketPage screen="relatedRecords" formulaId={FORMULA} customBucket={null} policies={ROLE_POLICIES['Data Processor']} logic={logic} />,
+    }], { initialEntries: [`/${FORMULA}/related-records`] });
+    render(<MantineProvider><RouterProvider router={router} /></MantineProvider>);
+    const waiting = row(1, { bucket: 'relationship-match', waitingFor: { object: 'constituents', field: 'lookupId', value: 'SC-404' } });
+    await page.answer({ type: 'xstate.done.actor.loadPage', output: answer([waiting], null) });
+    const table = await screen.findByRole('table', { name: 'Records' });
+    const headers = within(table).getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toContain('Waits for');
+    const cells = within(within(table).getAllByRole('row')[1]!).getAllByRole('cell').map((c) => c.textContent);
+    expect(cells[headers.indexOf('Waits for')]).toBe('constituents with lookupId SC-404');
+  });
+});
+
 describe('the suite can fail', () => {
   it('notices a valid filter refused when the guard is broken', async () => {
     const filtering = paths.filter((p) => p.steps.some((st) => (st.event as { name?: string }).name === 'smith'));
