@@ -6,11 +6,12 @@
  * time, the indexes built again once, then ANALYZE.
  */
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
 import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
 import { createLogger } from '../../server/log.ts';
+import { createDatabaseOn } from './scratchDatabase.ts';
 
 export const n = (x: number) => Math.round(x).toLocaleString('en');
 export const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(0);
@@ -31,20 +32,11 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
     embedded = await startEmbeddedPostgres(path.resolve(`.data/bench-${label}`), await freePort(), createLogger('warn'));
     admin = embedded.url;
   }
-  const name = `bench_${label}_${Date.now().toString(36)}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
+  const made = await createDatabaseOn(admin, `bench_${label}`);
   return {
-    admin, url: url.toString(), name,
+    admin, url: made.url, name: made.name,
     async drop() {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      await made.drop();
       await embedded?.stop();
     },
   };
