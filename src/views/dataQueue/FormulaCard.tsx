@@ -113,7 +113,7 @@ export function FormulaCard({ formula: f, counts, jobState, job, policies, editT
             {handle}
             <Title order={3} size="h4" className={classes.name}>{name}</Title>
           </Group>
-          <div className={classes.badges}><StatusBadges formula={f} view={view} /></div>
+          <StatusBadges formula={f} view={view} />
         </Group>
         <Text size="sm" c="dimmed">{endOf(f.sourceDataSource)} → {endOf(f.firstDestinationDataSource)}</Text>
         <Counts formula={f} counts={counts} name={name} />
