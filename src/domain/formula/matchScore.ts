@@ -84,13 +84,13 @@ export function jaroWinkler(a: string, b: string): number {
   if (a === b) return 1;
   if (!a || !b) return 0;
   const window = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
-  const aMatched = new Array<boolean>(a.length).fill(false);
-  const bMatched = new Array<boolean>(b.length).fill(false);
+  const aMatched = new Uint8Array(a.length);
+  const bMatched = new Uint8Array(b.length);
   let matches = 0;
   for (let i = 0; i < a.length; i++) {
     for (let j = Math.max(0, i - window); j < Math.min(b.length, i + window + 1); j++) {
       if (bMatched[j] || a[i] !== b[j]) continue;
-      aMatched[i] = bMatched[j] = true;
+      aMatched[i] = bMatched[j] = 1;
       matches++;
       break;
     }
@@ -112,36 +112,90 @@ export function jaroWinkler(a: string, b: string): number {
 /** Jaro-Winkler spread over its useful range: 0.7 and below (unrelated strings) is 0. */
 const spread = (jw: number): number => Math.max(0, (jw - 0.7) / 0.3);
 
-function firstNameSimilarity(a: string, b: string): number {
-  const [fa, fb] = [foldName(a), foldName(b)];
-  const [ka, kb] = [matchKey('firstName', a), matchKey('firstName', b)];
+// ------------------------------------------------------------------------------- prepared values
+
+/**
+ * What the similarities read of one value of a kind: its key, folded forms, nickname groups or
+ * address words. A record is scored against every candidate and the same names, streets and towns
+ * come back record after record, so each value is prepared once and kept (a bounded memo).
+ */
+interface Prepared {
+  key: string | null;
+  /** foldName: names; the folded text: other and locality values */
+  folded: string;
+  /** first names: the canonical names of its key and nickname groups; whether it is a known given name */
+  groups?: ReadonlySet<string>;
+  known?: boolean;
+  /** last names: the words of a double-barrelled name */
+  parts?: readonly string[];
+  /** address lines */
+  words?: readonly string[];
+  /** other and locality values: a number, compared as one */
+  number?: boolean;
+  hasDigit?: boolean;
+}
+
+const PREPARED_MAX = 20_000;
+const preparedMemo = new Map<FieldKind, Map<string, Prepared>>();
+
+function prepare(kind: FieldKind, t: string): Prepared {
+  // keys of e-mails, phones and postal codes cost less than remembering them
+  if (kind === 'email' || kind === 'phone' || kind === 'postalCode') return { key: matchKey(kind, t), folded: '' };
+  let memo = preparedMemo.get(kind);
+  if (!memo) preparedMemo.set(kind, memo = new Map());
+  let p = memo.get(t);
+  if (p) return p;
+  switch (kind) {
+    case 'firstName': {
+      const folded = foldName(t);
+      const key = matchKey('firstName', t);
+      p = { key, folded, groups: new Set([...(key ? [key] : []), ...nicknameGroups(folded)]), known: isKnownGivenName(folded) };
+      break;
+    }
+    case 'lastName': p = { key: matchKey('lastName', t), folded: foldName(t), parts: nameParts(t) }; break;
+    case 'addressLine1': {
+      const words = addressWords(t);
+      p = { key: words.join('') || null, folded: '', words };
+      break;
+    }
+    default: {
+      const folded = t.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ');
+      p = { key: null, folded, number: numeric(t), hasDigit: /\d/.test(folded) };
+    }
+  }
+  if (memo.size >= PREPARED_MAX) memo.clear();
+  memo.set(t, p);
+  return p;
+}
+
+function firstNameSimilarity(a: Prepared, b: Prepared): number {
+  const [fa, fb, ka, kb] = [a.folded, b.folded, a.key, b.key];
   if (!fa || !fb || !ka || !kb) return 0;
   if (ka === kb) return 1;
-  const groups = new Set([ka, ...nicknameGroups(fa)]);
-  if (groups.has(kb) || nicknameGroups(fb).some((g) => groups.has(g))) return 0.9;
+  // a nickname of the other (Bill, William), or of a group both belong to
+  for (const g of b.groups!) if (a.groups!.has(g)) return 0.9;
   if (fa.length === 1 || fb.length === 1) return fa[0] === fb[0] ? 0.7 : 0;
   // two known names are two names, however alike they look (Mark, Mary; Daniel, Danielle)
-  if (isKnownGivenName(fa) && isKnownGivenName(fb)) return 0;
+  if (a.known && b.known) return 0;
   return 0.9 * spread(Math.max(jaroWinkler(fa, fb), jaroWinkler(ka, kb)));
 }
 
 /** A name's words (Smith-Jones -> smith, jones), apostrophes dropped. */
 const nameParts = (value: string): string[] => value.replace(/['\u2019]/g, '').split(/[\s-]+/).map(foldName).filter(Boolean);
 
-function lastNameSimilarity(a: string, b: string): number {
-  if (foldName(a) === foldName(b)) return 1;
-  const [pa, pb] = [nameParts(a), nameParts(b)];
+function lastNameSimilarity(a: Prepared, b: Prepared): number {
+  if (a.folded === b.folded) return 1;
+  const [pa, pb] = [a.parts!, b.parts!];
   const [short, long] = pa.length <= pb.length ? [pa, pb] : [pb, pa];
   // one half of a double-barrelled name
   if (short.length && long.length > short.length && short.every((p) => long.includes(p))) return 0.85;
-  return spread(jaroWinkler(foldName(a), foldName(b)));
+  return spread(jaroWinkler(a.folded, b.folded));
 }
 
 const hasDigit = (word: string) => /\d/.test(word);
 
 /** Soft Dice over address words: words match when equal or, without digits, close (a typo). */
-function addressSimilarity(a: string, b: string): number {
-  const [wa, wb] = [addressWords(a), addressWords(b)];
+function addressSimilarity(wa: readonly string[], wb: readonly string[]): number {
   if (!wa.length || !wb.length) return 0;
   const used = new Array<boolean>(wb.length).fill(false);
   let matched = 0;
@@ -165,14 +219,12 @@ const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 /** Numbers compare as numbers ('25' = '25.00'), but text with a leading zero is a code ('02906'). */
 const numeric = (t: string): boolean => NUMBER.test(t) && !/^[+-]?0\d/.test(t);
 
-function otherSimilarity(a: string, b: string): number {
-  if (numeric(a) && numeric(b)) return Number(a) === Number(b) ? 1 : 0;
-  const fold = (t: string) => t.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ');
-  const [fa, fb] = [fold(a), fold(b)];
-  if (fa === fb) return 1;
+function otherSimilarity(a: Prepared, b: Prepared): number {
+  if (a.number && b.number) return Number(a.folded) === Number(b.folded) ? 1 : 0;
+  if (a.folded === b.folded) return 1;
   // codes and dates are equal or not; only words have typos
-  if (/\d/.test(fa) || /\d/.test(fb)) return 0;
-  return spread(jaroWinkler(fa, fb));
+  if (a.hasDigit || b.hasDigit) return 0;
+  return spread(jaroWinkler(a.folded, b.folded));
 }
 
 /**
@@ -184,8 +236,9 @@ export function fieldSimilarity(field: string, a: unknown, b: unknown): number |
   if (!ta || !tb) return null;
   const kind = kindOf(field);
   if (kind === 'identifier') return ta.toLowerCase() === tb.toLowerCase() ? 1 : 0;
-  if (kind === 'other' || kind === 'locality') return otherSimilarity(ta, tb);
-  const [ka, kb] = [matchKey(kind, ta), matchKey(kind, tb)];
+  const [pa, pb] = [prepare(kind, ta), prepare(kind, tb)];
+  if (kind === 'other' || kind === 'locality') return otherSimilarity(pa, pb);
+  const [ka, kb] = [pa.key, pb.key];
   if (ka === null || kb === null) return null;
   switch (kind) {
     case 'email': return ka === kb ? 1 : 0;
@@ -195,10 +248,10 @@ export function fieldSimilarity(field: string, a: unknown, b: unknown): number |
       const [short, long] = ka.length <= kb.length ? [ka, kb] : [kb, ka];
       return short.length < 10 && long.endsWith(short) ? 0.9 : 0;
     }
-    case 'firstName': return firstNameSimilarity(ta, tb);
-    case 'lastName': return lastNameSimilarity(ta, tb);
+    case 'firstName': return firstNameSimilarity(pa, pb);
+    case 'lastName': return lastNameSimilarity(pa, pb);
     case 'postalCode': return ka === kb ? 1 : ka.slice(0, 3) === kb.slice(0, 3) ? 0.5 : 0;
-    case 'addressLine1': return ka === kb ? 1 : addressSimilarity(ta, tb);
+    case 'addressLine1': return ka === kb ? 1 : addressSimilarity(pa.words!, pb.words!);
   }
 }
 
