@@ -48,7 +48,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
     control.signal?.throwIfAborted();
     const processed = await processBatch(plan, batch.incoming);
     await tenant.transaction(async (tx) => {
-      const stored = await tx.records.store(formula.id, run.id, processed);
+      const stored = await tx.records.store(formula.id, run.id, processed, { claimReady: plan.autosend });
       if (batch.watermark !== null) {
         if (usesRunCursor(run)) await tx.runs.update(run.id, { params: { ...run.params, cursor: batch.watermark } });
         else await tx.formulas.setWatermark(formula.id, batch.watermark);
@@ -79,8 +79,8 @@ export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow
   const started = Date.now();
   const outOfTime = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
 
-  // records a killed run left half-sent go first, with their own keys
-  await sendReady(plan, { ids: await tenant.records.interruptedIds(formula.id), runId: run.id });
+  // records claimed for sending that no send finished (a killed run, an earlier slice) go first, with their own keys
+  await sendReady(plan, { claimedOnly: true, runId: run.id });
 
   if (run.kind === 'reprocess') throw new Error('reprocessing is worked by reprocess.ts');
   const { finished } = await collectAndStore(plan, run, control, outOfTime);

@@ -1,7 +1,8 @@
 /**
  * Send: ready records to the destination in batches, each write with its record's idempotency key
- * (DESIGN.md section 7). Records are marked 'sending' before anything is written; a run killed
- * mid-batch finds them so on its next start and sends them again with the same keys, which the
+ * (DESIGN.md section 7). Records are marked 'sending' before anything is written (when the formula
+ * sends automatically, already as its Ready records are stored); a run killed before or during
+ * their batch finds them so on its next start and sends them again with the same keys, which the
  * destination answers from its first write: every record is written exactly once or still pending.
  * A record the destination refuses becomes an exception with the reason and date while the rest go
  * on; a failure of the whole call (timeout, server error) stops the run for a retry.
@@ -48,6 +49,8 @@ export function fieldsToWrite(plan: FormulaPlan, record: RecordRow): Record<stri
  */
 export async function sendReady(plan: FormulaPlan, opts: {
   ids?: string[];
+  /** only records already marked 'sending' (claimed as they were stored, or left so by a killed run) */
+  claimedOnly?: boolean;
   batchSize?: number;
   /** asked after each batch: at least one batch goes, however short the time */
   stop?: () => boolean;
@@ -63,10 +66,11 @@ export async function sendReady(plan: FormulaPlan, opts: {
   let after: string | undefined;
   for (let first = true; ; first = false) {
     if (!first && opts.stop?.()) break;
-    let rows = await tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, opts.ids, after);
+    const take = (from?: string) => tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, { ids: opts.ids, after: from, claimedOnly: opts.claimedOnly });
+    let rows = await take(after);
     if (!rows.length && after !== undefined) {
       after = undefined;
-      rows = await tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, opts.ids);
+      rows = await take();
     }
     if (!rows.length) break;
     after = rows.at(-1)!.id;

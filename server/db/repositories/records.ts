@@ -86,8 +86,12 @@ export function recordsRepository(db: Executor, tenantId: string) {
      * Stores a processed batch in one statement. A source record seen before is replaced when its
      * raw data changed, unless it is being sent; one already sent comes back as a new version (a
      * new write with a new idempotency key). The same data again changes nothing.
+     *
+     * `claimReady` (a formula that sends automatically): Ready records are stored already taken for
+     * sending, as takeForSending would mark them, so the send stage writes one row version less per
+     * record and they never enter the bucket screens' indexes on their way out.
      */
-    async store(formulaId: string, runId: string, batch: ProcessedRecord[]): Promise<StoreOutcome> {
+    async store(formulaId: string, runId: string, batch: ProcessedRecord[], opts: { claimReady?: boolean } = {}): Promise<StoreOutcome> {
       if (!batch.length) return { added: 0, changed: 0, unchanged: 0, written: new Set() };
       // one row per source key: the last copy in a batch wins
       const bySource = new Map(batch.map((r) => [r.sourceKey, r]));
@@ -100,8 +104,8 @@ export function recordsRepository(db: Executor, tenantId: string) {
         insert into records as r (tenant_id, formula_id, run_id, source_key, raw, transformed, matching, candidates, score, bucket,
           custom_bucket, state, destination_record_id, error_reason, error_date, idempotency_key, date_processed)
         select ${tenantId}::uuid, ${formulaId}::uuid, ${runId}::uuid, x.source_key, x.raw, x.transformed, x.matching, x.candidates, x.score,
-          x.bucket, x.custom_bucket, x.state, x.destination_record_id, x.error_reason,
-          case when x.error_reason is null then null else now() end, x.idempotency_key, null
+          x.bucket, x.custom_bucket, case when x.state = 'ready' and ${opts.claimReady === true} then 'sending' else x.state end,
+          x.destination_record_id, x.error_reason, case when x.error_reason is null then null else now() end, x.idempotency_key, null
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(source_key text, raw jsonb, transformed jsonb, matching jsonb,
           candidates jsonb, score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text,
           idempotency_key text)
@@ -122,33 +126,27 @@ export function recordsRepository(db: Executor, tenantId: string) {
     },
 
     /**
-     * Takes up to `limit` of a formula's records for sending: first any left 'sending' by an
-     * interrupted run (sent again with the same idempotency key), then 'ready' ones, which are
+     * Takes up to `limit` of a formula's records for sending: first those already 'sending' (stored
+     * so by a run that sends automatically, or left so by an interrupted one: sent again with the
+     * same idempotency key), then, unless `claimedOnly`, 'ready' ones, which are
      * marked 'sending' before anything is written, in the same statement. Only ids after `after`
      * when given: a send loop goes on from its last batch instead of walking again over the index
      * entries its earlier batches left behind (dead until vacuum), which grow with every batch.
      */
-    async takeForSending(formulaId: string, limit: number, ids?: string[], after?: string): Promise<RecordRow[]> {
-      const interrupted = await db.select().from(records)
-        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'), ids ? inArray(records.id, ids) : undefined,
-          after ? sql`${records.id} > ${after}::uuid` : undefined))
+    async takeForSending(formulaId: string, limit: number, opts: { ids?: string[]; after?: string; claimedOnly?: boolean } = {}): Promise<RecordRow[]> {
+      const { ids, after } = opts;
+      const chosen = ids ? sql`and id = any(${`{${ids.join(',')}}`}::uuid[])` : sql``;
+      const later = after ? sql`and id > ${after}::uuid` : sql``;
+      const claimed = await db.select().from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'), sql`true ${chosen} ${later}`))
         .orderBy(records.id).limit(limit);
-      if (interrupted.length) return interrupted;
+      if (claimed.length || opts.claimedOnly) return claimed;
       // marked and read in one statement
       const taken = await db.update(records).set({ state: 'sending' }).where(and(mine, inArray(records.id, sql`(
           select id from records
-          where tenant_id = ${tenantId}::uuid and formula_id = ${formulaId}::uuid and state = 'ready'
-            ${ids ? sql`and id = any(${`{${ids.join(',')}}`}::uuid[])` : sql``}
-            ${after ? sql`and id > ${after}::uuid` : sql``}
+          where tenant_id = ${tenantId}::uuid and formula_id = ${formulaId}::uuid and state = 'ready' ${chosen} ${later}
           order by id limit ${limit} for update skip locked)`))).returning();
       return taken.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    },
-
-    /** records a killed run left marked 'sending' */
-    async interruptedIds(formulaId: string): Promise<string[]> {
-      const rows = await db.select({ id: records.id }).from(records)
-        .where(and(mine, eq(records.formulaId, formulaId), eq(records.state, 'sending'))).orderBy(records.id);
-      return rows.map((r) => r.id);
     },
 
     /** what the destination did with each record sent */
