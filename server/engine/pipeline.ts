@@ -1,7 +1,8 @@
 /**
  * One run of a formula's pipeline: resume interrupted sends, collect batch by batch (each
  * transformed, validated, matched and routed in memory, then stored with the new watermark in one
- * transaction), then send what is ready when the formula sends automatically. A run works for a
+ * transaction) and, when the formula sends automatically, send each batch's Ready records as it is
+ * stored, then whatever else is ready. A run works for a
  * slice of time and then hands the rest to a continuation job at the back of the queue, so one
  * tenant's big run never holds the workers from another tenant's (runs of different tenants
  * share workers fairly); a continuation picks up from the watermark.
@@ -11,7 +12,7 @@ import type { TenantScope } from '../db/tenancy.ts';
 import { collect, usesRunCursor } from './collect.ts';
 import { loadPlan, type EngineDeps, type FormulaPlan } from './plan.ts';
 import { processBatch } from './process.ts';
-import { sendReady } from './send.ts';
+import { SEND_BATCH, sendReady, sendRecords } from './send.ts';
 
 export interface RunControl {
   signal?: AbortSignal;
@@ -47,7 +48,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
   for await (const batch of collect(plan, run, control.batchSize)) {
     control.signal?.throwIfAborted();
     const processed = await processBatch(plan, batch.incoming);
-    await tenant.transaction(async (tx) => {
+    const claimed = await tenant.transaction(async (tx) => {
       const stored = await tx.records.store(formula.id, run.id, processed, { claimReady: plan.autosend });
       if (batch.watermark !== null) {
         if (usesRunCursor(run)) await tx.runs.update(run.id, { params: { ...run.params, cursor: batch.watermark } });
@@ -55,12 +56,20 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
       }
       // what was written: a batch read again after a kill adds nothing to the counts
       await tx.runs.addCounts(run.id, { ...countsOf(processed.filter((r) => stored.written.has(r.sourceKey))), unchanged: stored.unchanged });
+      return stored.claimed;
     });
     if (usesRunCursor(run) && batch.watermark !== null) run.params = { ...run.params, cursor: batch.watermark };
     if (batch.watermark !== null && plan.source.connector.acknowledge) {
       await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });
     }
     collected += processed.length;
+    // a formula that sends automatically sends each batch as it is stored, from what is in hand; a
+    // kill before the send leaves the batch claimed, and the next start sends it with the same keys
+    if (claimed.length) {
+      const bySource = new Map(processed.map((r) => [r.sourceKey, r]));
+      const sendable = claimed.map((c) => ({ ...c, transformed: bySource.get(c.sourceKey)!.transformed, candidates: bySource.get(c.sourceKey)!.candidates }));
+      for (let i = 0; i < sendable.length; i += SEND_BATCH) await sendRecords(plan, sendable.slice(i, i + SEND_BATCH), run.id);
+    }
     await control.progress?.(collected, `Collected ${collected} records`);
     // a slice ends only where the stored position moved: a continuation from an older one would
     // read the same rows again, and a source slower than a slice would never finish

@@ -16,6 +16,9 @@ export const SEND_BATCH = 500;
 
 export interface SendOutcome { created: number; updated: number; refused: number }
 
+/** What sending a record reads of it. */
+export type Sendable = Pick<RecordRow, 'id' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite'>;
+
 const blank = (v: unknown) => v === null || v === undefined || valueText(v as never).trim() === '';
 
 /**
@@ -24,7 +27,7 @@ const blank = (v: unknown) => v === null || v === undefined || valueText(v as ne
  * blanks writes only fields the matched record had blank; overwrite writes every value and, with
  * blankValues 'clear', blanks too.
  */
-export function fieldsToWrite(plan: FormulaPlan, record: RecordRow): Record<string, unknown> {
+export function fieldsToWrite(plan: FormulaPlan, record: Sendable): Record<string, unknown> {
   const values = (record.transformed ?? {}) as Record<string, unknown>;
   const updating = !!record.destinationRecordId;
   const onMatch = plan.destination.settings.onMatch ?? 'overwrite';
@@ -58,7 +61,7 @@ export async function sendReady(plan: FormulaPlan, opts: {
   runId?: string;
   onBatch?: (o: SendOutcome) => Promise<void>;
 } = {}): Promise<SendOutcome> {
-  const { tenant, destination, formula } = plan;
+  const { tenant, formula } = plan;
   const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
   if (opts.ids && !opts.ids.length) return total;
   // batches come in id order: each goes on after the last one's, and when none is left there, one
@@ -74,35 +77,46 @@ export async function sendReady(plan: FormulaPlan, opts: {
     }
     if (!rows.length) break;
     after = rows.at(-1)!.id;
-    const items: UpsertItem[] = rows.map((r) => ({
-      idempotencyKey: r.idempotencyKey,
-      ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
-      fields: fieldsToWrite(plan, r),
-    }));
-    const results = await destination.connector.upsert(destination.ctx, destination.object, items);
-    const byKey = new Map(results.map((r) => [r.idempotencyKey, r]));
-    const sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[] = [];
-    const refused: { id: string; reason: string }[] = [];
-    for (const r of rows) {
-      const result = byKey.get(r.idempotencyKey);
-      if (!result) refused.push({ id: r.id, reason: 'The destination did not answer for this record.' });
-      else if (result.outcome === 'failed') refused.push({ id: r.id, reason: result.error ?? 'The destination refused the record.' });
-      else sent.push({ id: r.id, destinationRecordId: result.id, outcome: result.outcome });
-    }
-    const outcome = {
-      created: sent.filter((s) => s.outcome === 'created').length,
-      updated: sent.filter((s) => s.outcome === 'updated').length,
-      refused: refused.length,
-    };
-    await tenant.transaction(async (tx) => {
-      await tx.records.markSent(sent);
-      await tx.records.markRefused(refused);
-      if (opts.runId) await tx.runs.addCounts(opts.runId, { ...outcome });
-    });
+    const outcome = await sendRecords(plan, rows, opts.runId);
     total.created += outcome.created;
     total.updated += outcome.updated;
     total.refused += outcome.refused;
     await opts.onBatch?.(outcome);
   }
   return total;
+}
+
+/**
+ * One batch of records marked 'sending' to the destination, and what it did with each marked on
+ * them (with the run's counts, in one transaction).
+ */
+export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome> {
+  const { tenant, destination } = plan;
+  if (!rows.length) return { created: 0, updated: 0, refused: 0 };
+  const items: UpsertItem[] = rows.map((r) => ({
+    idempotencyKey: r.idempotencyKey,
+    ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
+    fields: fieldsToWrite(plan, r),
+  }));
+  const results = await destination.connector.upsert(destination.ctx, destination.object, items);
+  const byKey = new Map(results.map((r) => [r.idempotencyKey, r]));
+  const sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[] = [];
+  const refused: { id: string; reason: string }[] = [];
+  for (const r of rows) {
+    const result = byKey.get(r.idempotencyKey);
+    if (!result) refused.push({ id: r.id, reason: 'The destination did not answer for this record.' });
+    else if (result.outcome === 'failed') refused.push({ id: r.id, reason: result.error ?? 'The destination refused the record.' });
+    else sent.push({ id: r.id, destinationRecordId: result.id, outcome: result.outcome });
+  }
+  const outcome = {
+    created: sent.filter((s) => s.outcome === 'created').length,
+    updated: sent.filter((s) => s.outcome === 'updated').length,
+    refused: refused.length,
+  };
+  await tenant.transaction(async (tx) => {
+    await tx.records.markSent(sent);
+    await tx.records.markRefused(refused);
+    if (runId) await tx.runs.addCounts(runId, { ...outcome });
+  });
+  return outcome;
 }

@@ -164,6 +164,39 @@ describe('a run from a flat file into the Sandbox CRM', () => {
   });
 });
 
+describe('a formula that sends automatically', () => {
+  it('sends each batch as it is stored: the first records are in the CRM while the run still collects', async () => {
+    const formula = await liveFormula({
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      autosend: { enabled: true },
+    }, 'stream-*.csv');
+    // before each batch of records is stored: how many of the formula's records were sent by then
+    const pool = server.database.pool;
+    await pool.query('create table engine_stream_probe (sent int not null)');
+    await pool.query(`create function engine_stream_probe() returns trigger language plpgsql as $$
+      begin
+        insert into engine_stream_probe select count(*) from records where formula_id = '${formula}' and state = 'sent';
+        return null;
+      end $$`);
+    await pool.query(`create trigger engine_stream_probe before insert on records for each statement execute function engine_stream_probe()`);
+    try {
+      // three batches of the engine's 1000
+      dropFile('stream-1.csv', [header, ...Array.from({ length: 2500 }, (_, i) => [`River${i}`, `Stream${i}`, `river${i}.stream@example.org`])]);
+      const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+      const done = await waitForRun(formula, run.id);
+      expect(done.counts).toMatchObject({ collected: 2500, created: 2500 });
+      const { rows } = await pool.query<{ sent: number }>('select sent from engine_stream_probe');
+      // the statements of this run (other formulas' runs may have stored too): the last batch found the first two sent
+      expect(rows.map((r) => r.sent)).toContain(2000);
+      expect(await tenant().records.countByState(formula)).toEqual({ sent: 2500 });
+    } finally {
+      await pool.query('drop trigger if exists engine_stream_probe on records');
+      await pool.query('drop function if exists engine_stream_probe()');
+      await pool.query('drop table if exists engine_stream_probe');
+    }
+  }, 90_000);
+});
+
 describe('a file-upload formula', () => {
   it('runs every row of each file uploaded to it, then deletes the file and keeps its sample', async () => {
     const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {

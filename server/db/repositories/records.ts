@@ -49,6 +49,8 @@ export interface StoreOutcome {
   unchanged: number;
   /** the source keys of the records written (added or changed): what a run counts */
   written: Set<string>;
+  /** the records written as claimed for sending (claimReady), as the send stage reads them */
+  claimed: (Pick<RecordRow, 'id' | 'sourceKey' | 'idempotencyKey' | 'destinationRecordId' | 'overwrite'>)[];
 }
 
 export function recordsRepository(db: Executor, tenantId: string) {
@@ -92,7 +94,7 @@ export function recordsRepository(db: Executor, tenantId: string) {
      * record and they never enter the bucket screens' indexes on their way out.
      */
     async store(formulaId: string, runId: string, batch: ProcessedRecord[], opts: { claimReady?: boolean } = {}): Promise<StoreOutcome> {
-      if (!batch.length) return { added: 0, changed: 0, unchanged: 0, written: new Set() };
+      if (!batch.length) return { added: 0, changed: 0, unchanged: 0, written: new Set(), claimed: [] };
       // one row per source key: the last copy in a batch wins
       const bySource = new Map(batch.map((r) => [r.sourceKey, r]));
       const rows = [...bySource.values()].map((r) => ({
@@ -100,7 +102,10 @@ export function recordsRepository(db: Executor, tenantId: string) {
         bucket: r.bucket, custom_bucket: r.customBucket, state: r.state, destination_record_id: r.destinationRecordId,
         error_reason: r.errorReason, idempotency_key: idempotencyKey(formulaId, r.sourceKey, 1),
       }));
-      const result = await db.execute<{ inserted: boolean; source_key: string }>(sql`
+      const result = await db.execute<{
+        inserted: boolean; id: string; source_key: string; state: RecordState; idempotency_key: string;
+        destination_record_id: string | null; overwrite: Record<string, boolean>;
+      }>(sql`
         insert into records as r (tenant_id, formula_id, run_id, source_key, raw, transformed, matching, candidates, score, bucket,
           custom_bucket, state, destination_record_id, error_reason, error_date, idempotency_key, date_processed)
         select ${tenantId}::uuid, ${formulaId}::uuid, ${runId}::uuid, x.source_key, x.raw, x.transformed, x.matching, x.candidates, x.score,
@@ -117,11 +122,14 @@ export function recordsRepository(db: Executor, tenantId: string) {
           version = case when r.state = 'sent' then r.version + 1 else r.version end,
           idempotency_key = case when r.state = 'sent' then ${KEY_SQL(sql`(r.version + 1)`)} else r.idempotency_key end
         where r.tenant_id = ${tenantId}::uuid and r.state <> 'sending' and r.raw is distinct from excluded.raw
-        returning (xmax = 0) as inserted, r.source_key`);
+        returning (xmax = 0) as inserted, r.id, r.source_key, r.state, r.idempotency_key, r.destination_record_id, r.overwrite`);
       const added = result.rows.filter((r) => r.inserted).length;
       return {
         added, changed: result.rows.length - added, unchanged: rows.length - result.rows.length,
         written: new Set(result.rows.map((r) => r.source_key)),
+        claimed: result.rows.filter((r) => r.state === 'sending').map((r) => ({
+          id: r.id, sourceKey: r.source_key, idempotencyKey: r.idempotency_key, destinationRecordId: r.destination_record_id, overwrite: r.overwrite,
+        })),
       };
     },
 
