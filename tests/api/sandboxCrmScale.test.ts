@@ -61,12 +61,9 @@ interface KeyRow {
 /** Each constituent's stored keys beside its values, for a tenant (or some of its constituents). */
 async function keyRows(tenantId: string, where = 'true', params: unknown[] = []): Promise<KeyRow[]> {
   const { rows } = await pool.query<KeyRow>(`
-    select c.id, c.first_name, c.last_name, e.address as email, p.number as phone, a.line1, a.postal_code,
+    select c.id, c.first_name, c.last_name, c.email, c.phone, c.address_line1 as line1, c.postal_code,
       c.email_key, c.phone_key, c.first_name_key, c.last_name_key, c.postal_key, c.address_key
     from sandbox_constituents c
-    left join sandbox_emails e on e.constituent_id = c.id and e.is_primary
-    left join sandbox_phones p on p.constituent_id = c.id and p.is_primary
-    left join sandbox_addresses a on a.constituent_id = c.id and a.is_primary
     where c.tenant_id = $1 and ${where}`, [tenantId, ...params]);
   return rows;
 }

@@ -16,7 +16,8 @@
  *
  * Runs inside `npm run bench`, or alone: `npx tsx tests/bench/engineThroughput.ts`; smaller with
  * BENCH_ENGINE_CRM=100000 BENCH_ENGINE_RECORDS=20000 (BENCH_ENGINE_WORKERS=1,2 picks the passes;
- * BENCH_ENGINE_PROFILE=<folder> has each worker write a CPU profile there).
+ * BENCH_ENGINE_PROFILE=<folder> has each worker write a CPU profile there; BENCH_ENGINE_NODE_FLAGS adds
+ * Node flags to the workers, such as --max-old-space-size=256).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -150,7 +151,8 @@ async function startWorker(env: Record<string, string>): Promise<Worker> {
   const { DATABASE_URL: _d, DATA_DIR: _dd, SECRET_KEY: _k, RUN_SLICE_MS: _s, ...rest } = process.env;
   // BENCH_ENGINE_PROFILE=<folder>: each worker writes a CPU profile there when it stops
   const profile = process.env.BENCH_ENGINE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_ENGINE_PROFILE)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'server/worker.ts'], {
+  const flags = (process.env.BENCH_ENGINE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...profile, ...flags, '--import', 'tsx', 'server/worker.ts'], {
     cwd: ROOT, env: { ...rest, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -294,7 +296,7 @@ async function reset(s: Setup): Promise<void> {
   await q('delete from records where tenant_id = $1', [tenantId]);
   await q('delete from formula_runs where tenant_id = $1', [tenantId]);
   await q('update formulas set watermark = null where tenant_id = $1', [tenantId]);
-  await q('vacuum analyze records, formula_runs, sandbox_writes, sandbox_constituents, sandbox_emails, sandbox_phones, sandbox_addresses');
+  await q('vacuum analyze records, formula_runs, sandbox_writes, sandbox_constituents');
 }
 
 async function pass(s: Setup, workers: number, records: number): Promise<Pass> {

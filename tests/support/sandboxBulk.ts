@@ -40,6 +40,6 @@ export async function loadSandboxConstituents(
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
   }
-  if (opts.analyze ?? true) await db.execute(sql`analyze sandbox_constituents, sandbox_emails, sandbox_phones, sandbox_addresses`);
+  if (opts.analyze ?? true) await db.execute(sql`analyze sandbox_constituents`);
   return { imported, refused, ms: performance.now() - started };
 }

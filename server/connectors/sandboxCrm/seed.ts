@@ -47,23 +47,17 @@ export async function seedSandboxCrm(db: Executor, tenantIds: string[], perTenan
     ), named as materialized (
       select n.*, ${pick(FIRST, h)} as first_name, ${pick(LAST, sql`h / 7 + g`)} as last_name from n
     ), c as (
-      insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name, created_on, modified_on)
+      insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name, email, phone,
+        address_line1, city, state, postal_code, country, created_on, modified_on)
       select id, tenant_id, 'SC-' || lpad(g::text, 6, '0'), nullif(${pick(['', '', '', 'Mr.', 'Ms.', 'Dr.', 'Mx.'], sql`h / 11`)}, ''),
              first_name, last_name,
+             lower(replace(first_name || '.' || last_name, chr(39), '')) || g || '@example.org',
+             '+1555' || lpad((h % 10000000)::text, 7, '0'),
+             (1 + h % 980)::text || ' ' || ${pick(STREETS, sql`h / 3`)},
+             (${arr(PLACES.map((p) => p[0]))})[1 + (g % ${PLACES.length})], (${arr(PLACES.map((p) => p[1]))})[1 + (g % ${PLACES.length})],
+             (${arr(PLACES.map((p) => p[2]))})[1 + (g % ${PLACES.length})] || lpad((h % 100)::text, 2, '0'), 'United States',
              timestamptz '2025-01-01T00:00:00Z' + g * interval '1 minute', timestamptz '2025-01-01T00:00:00Z' + g * interval '1 minute'
       from named
-    ), a as (
-      insert into sandbox_addresses (tenant_id, constituent_id, type, line1, city, state, postal_code, country, is_primary)
-      select tenant_id, id, 'Home', (1 + h % 980)::text || ' ' || ${pick(STREETS, sql`h / 3`)},
-             (${arr(PLACES.map((p) => p[0]))})[1 + (g % ${PLACES.length})], (${arr(PLACES.map((p) => p[1]))})[1 + (g % ${PLACES.length})],
-             (${arr(PLACES.map((p) => p[2]))})[1 + (g % ${PLACES.length})] || lpad((h % 100)::text, 2, '0'), 'United States', true
-      from named
-    ), e as (
-      insert into sandbox_emails (tenant_id, constituent_id, type, address, is_primary)
-      select tenant_id, id, 'Personal', lower(replace(first_name || '.' || last_name, chr(39), '')) || g || '@example.org', true from named
-    ), p as (
-      insert into sandbox_phones (tenant_id, constituent_id, type, number, is_primary)
-      select tenant_id, id, 'Mobile', '+1555' || lpad((h % 10000000)::text, 7, '0'), true from named
     )
     insert into sandbox_gifts (tenant_id, constituent_id, lookup_id, amount, gift_date, type, fund, campaign, appeal, payment_method, created_on, modified_on)
     select tenant_id, id, 'G-' || lpad(g::text, 6, '0') || '-' || k, ${pick(AMOUNTS, sql`h + k * 31`)}::numeric,

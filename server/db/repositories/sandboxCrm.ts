@@ -1,12 +1,12 @@
 /**
  * The Sandbox CRM's storage (reached through forTenant): constituents (names, primary address,
- * e-mail and phone) and gifts of one tenant in Tributary's own database. Pull by modification
- * time, search by any field, and upsert with an idempotency key: a retried write answers with the
- * first one's result and writes nothing (DESIGN.md section 7). Every write keeps the constituent's
- * match keys (matchKey of its names, primary e-mail, phone and address), so equals searches and
- * batch searches (one statement per set of criteria fields) join on indexed keys; bulk imports
- * insert a few thousand constituents per statement. The connector (server/connectors/sandboxCrm)
- * speaks the connector interface over it.
+ * e-mail and phone, all columns of the constituent's row) and gifts of one tenant in Tributary's
+ * own database. Pull by modification time, search by any field, and upsert with an idempotency
+ * key: a retried write answers with the first one's result and writes nothing (DESIGN.md section
+ * 7). Every write keeps the constituent's match keys (matchKey of its names, primary e-mail, phone
+ * and address), so equals searches and batch searches (one statement per set of criteria fields)
+ * join on indexed keys; bulk imports insert a few thousand constituents per statement. The
+ * connector (server/connectors/sandboxCrm) speaks the connector interface over it.
  */
 import { and, asc, eq, gt, or, sql, type SQL } from 'drizzle-orm';
 import {
@@ -28,28 +28,25 @@ function objectOf(object: string): Object_ {
   throw new ConnectorInputError(`The Sandbox CRM has no object ${object}; it has constituents and gifts.`);
 }
 
-/** the outer constituent, always qualified (drizzle leaves columns bare inside selected expressions) */
-const OWNER_ID = sql.raw('"sandbox_constituents"."id"');
 const watermarkText = (col: SQL | unknown) => sql<string>`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** Constituents with their primary address, e-mail and phone, flattened. */
+/** Constituents with their primary address, e-mail and phone. */
 function constituentSelect(db: Executor) {
-  const email = sql<string | null>`(select e.address from sandbox_emails e where e.constituent_id = ${OWNER_ID} and e.is_primary limit 1)`;
-  const phone = sql<string | null>`(select p.number from sandbox_phones p where p.constituent_id = ${OWNER_ID} and p.is_primary limit 1)`;
-  const addr = (col: string) => sql<string | null>`(select ${sql.raw(`a.${col}`)} from sandbox_addresses a where a.constituent_id = ${OWNER_ID} and a.is_primary limit 1)`;
+  const c = sandboxConstituents;
   return db.select({
-    id: sandboxConstituents.id,
-    lookupId: sandboxConstituents.lookupId,
-    title: sandboxConstituents.title,
-    firstName: sandboxConstituents.firstName,
-    lastName: sandboxConstituents.lastName,
-    email, phone,
-    addressLine1: addr('line1'), addressLine2: addr('line2'), city: addr('city'), state: addr('state'),
-    postalCode: addr('postal_code'), country: addr('country'),
-    createdOn: sandboxConstituents.createdOn,
-    modifiedOn: sandboxConstituents.modifiedOn,
-    mark: watermarkText(sandboxConstituents.modifiedOn),
-  }).from(sandboxConstituents);
+    id: c.id,
+    lookupId: c.lookupId,
+    title: c.title,
+    firstName: c.firstName,
+    lastName: c.lastName,
+    email: c.email,
+    phone: c.phone,
+    addressLine1: c.addressLine1, addressLine2: c.addressLine2, city: c.city, state: c.state,
+    postalCode: c.postalCode, country: c.country,
+    createdOn: c.createdOn,
+    modifiedOn: c.modifiedOn,
+    mark: watermarkText(c.modifiedOn),
+  }).from(c);
 }
 
 function giftSelect(db: Executor) {
@@ -127,11 +124,8 @@ async function rekeyBatch(db: Executor, tenantId: string, where: SQL, after: str
     select c.id, c.first_name as "firstName", c.last_name as "lastName",
       c.email_key as "emailKey", c.phone_key as "phoneKey", c.first_name_key as "firstNameKey",
       c.last_name_key as "lastNameKey", c.postal_key as "postalKey", c.address_key as "addressKey",
-      (select e.address from sandbox_emails e where e.constituent_id = c.id and e.is_primary limit 1) as email,
-      (select p.number from sandbox_phones p where p.constituent_id = c.id and p.is_primary limit 1) as phone,
-      a.line1 as "addressLine1", a.postal_code as "postalCode"
+      c.email, c.phone, c.address_line1 as "addressLine1", c.postal_code as "postalCode"
     from sandbox_constituents c
-    left join lateral (select a.line1, a.postal_code from sandbox_addresses a where a.constituent_id = c.id and a.is_primary limit 1) a on true
     where c.tenant_id = ${tenantId} and ${where} ${after ? sql`and c.id > ${after}::uuid` : sql``}
     order by c.id limit ${limit}`);
   const changed: (ConstituentKeys & { id: string })[] = [];
@@ -190,24 +184,22 @@ function constituentCondition(c: SearchCriterion): SQL {
     const key = matchKey(KEYED[keyed].kind, c.value);
     return key === null ? sql`false` : sql`${sql.raw(`"sandbox_constituents"."${KEYED[keyed].column}"`)} = ${key}`;
   }
-  const child = (table: string, col: string) =>
-    sql`exists (select 1 from ${sql.raw(table)} x where x.constituent_id = ${OWNER_ID} and ${textMatch(sql.raw(`x.${col}`), c)})`;
   switch (c.field) {
     case 'lookupId': return textMatch(sandboxConstituents.lookupId, c);
     case 'title': return textMatch(sandboxConstituents.title, c);
     case 'firstName': return textMatch(sandboxConstituents.firstName, c);
     case 'lastName': return textMatch(sandboxConstituents.lastName, c);
-    case 'email': return child('sandbox_emails', 'address');
+    case 'email': return textMatch(sandboxConstituents.email, c);
     case 'phone': {
       const d = digits(c.value);
       if (!d) throw new ConnectorInputError('A phone search needs digits.');
       const pattern = c.operator === 'starts-with' ? `${d}%` : `%${d}%`;
-      return sql`exists (select 1 from sandbox_phones x where x.constituent_id = ${OWNER_ID} and regexp_replace(x.number, '\\D', '', 'g') like ${pattern})`;
+      return sql`regexp_replace(${sandboxConstituents.phone}, '\\D', '', 'g') like ${pattern}`;
     }
-    case 'addressLine1': return child('sandbox_addresses', 'line1');
-    case 'city': return child('sandbox_addresses', 'city');
-    case 'state': return child('sandbox_addresses', 'state');
-    case 'postalCode': return child('sandbox_addresses', 'postal_code');
+    case 'addressLine1': return textMatch(sandboxConstituents.addressLine1, c);
+    case 'city': return textMatch(sandboxConstituents.city, c);
+    case 'state': return textMatch(sandboxConstituents.state, c);
+    case 'postalCode': return textMatch(sandboxConstituents.postalCode, c);
     default: throw new ConnectorInputError(`Constituents cannot be searched by ${c.field}.`);
   }
 }
@@ -291,8 +283,8 @@ function batchCondition(obj: Object_, field: string, i: number, fields: readonly
     switch (field) {
       case 'lookupId': return lowered('c.lookup_id');
       case 'title': return lowered('c.title');
-      case 'city': return sql`exists (select 1 from sandbox_addresses x where x.constituent_id = c.id and lower(x.city) = lower(${v}))`;
-      case 'state': return sql`exists (select 1 from sandbox_addresses x where x.constituent_id = c.id and lower(x.state) = lower(${v}))`;
+      case 'city': return lowered('c.city');
+      case 'state': return lowered('c.state');
     }
   } else {
     switch (field) {
@@ -320,18 +312,15 @@ async function searchGroup(db: Executor, tenantId: string, obj: Object_, fields:
   const { rows } = obj === 'constituents'
     ? await db.execute<Record<string, unknown>>(sql`
       with q as (${q}), hits as (
-        select q.idx, q.lim, c.id, c.lookup_id, c.title, c.first_name, c.last_name, c.created_on, c.modified_on,
+        select q.idx, q.lim, c.id, c.lookup_id, c.title, c.first_name, c.last_name, c.email, c.phone, c.address_line1, c.address_line2,
+          c.city, c.state, c.postal_code, c.country, c.created_on, c.modified_on,
           row_number() over (partition by q.idx order by c.last_name, c.first_name, c.id) as rn
         from q join sandbox_constituents c on c.tenant_id = ${tenantId} and ${conditions}
       )
-      select h.idx, h.id, h.lookup_id as "lookupId", h.title, h.first_name as "firstName", h.last_name as "lastName",
-        (select e.address from sandbox_emails e where e.constituent_id = h.id and e.is_primary limit 1) as email,
-        (select p.number from sandbox_phones p where p.constituent_id = h.id and p.is_primary limit 1) as phone,
-        a.line1 as "addressLine1", a.line2 as "addressLine2", a.city, a.state, a.postal_code as "postalCode", a.country,
+      select h.idx, h.id, h.lookup_id as "lookupId", h.title, h.first_name as "firstName", h.last_name as "lastName", h.email, h.phone,
+        h.address_line1 as "addressLine1", h.address_line2 as "addressLine2", h.city, h.state, h.postal_code as "postalCode", h.country,
         h.created_on as "createdOn", h.modified_on as "modifiedOn"
       from hits h
-      left join lateral (select a.line1, a.line2, a.city, a.state, a.postal_code, a.country from sandbox_addresses a
-        where a.constituent_id = h.id and a.is_primary limit 1) a on true
       where h.rn <= h.lim
       order by h.idx, h.rn`)
     : await db.execute<Record<string, unknown>>(sql`
@@ -590,29 +579,18 @@ async function insertChunk(db: Executor, tenantId: string, chunk: { id: string; 
       select * from unnest(${sql.param(chunk.map((r) => r.id))}::uuid[], ${v('lookupId')}, ${v('title')}, ${v('firstName')}, ${v('lastName')},
         ${v('email')}, ${v('phone')}, ${v('addressLine1')}, ${v('addressLine2')}, ${v('city')}, ${v('state')}, ${v('postalCode')}, ${v('country')},
         ${k('emailKey')}, ${k('phoneKey')}, ${k('firstNameKey')}, ${k('lastNameKey')}, ${k('postalKey')}, ${k('addressKey')})
-        as i(id, lookup_id, title, first_name, last_name, email, phone, line1, line2, city, state, postal_code, country,
+        as i(id, lookup_id, title, first_name, last_name, email, phone, address_line1, address_line2, city, state, postal_code, country,
              email_key, phone_key, first_name_key, last_name_key, postal_key, address_key)
-    ), c as (
-      insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name,
-        email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, keys_version)
-      select id, ${tenantId}::uuid, coalesce(lookup_id, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)})), title, first_name, last_name,
-        email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, ${MATCH_KEYS_VERSION}
-      from i
-      on conflict (tenant_id, lookup_id) do nothing
-      returning id
-    ), e as (
-      -- each child row takes its constituent's id: one of each per imported constituent, and time-ordered
-      insert into sandbox_emails (id, tenant_id, constituent_id, type, address, is_primary)
-      select i.id, ${tenantId}::uuid, i.id, 'Personal', i.email, true from i join c on c.id = i.id where i.email is not null
-    ), p as (
-      insert into sandbox_phones (id, tenant_id, constituent_id, type, number, is_primary)
-      select i.id, ${tenantId}::uuid, i.id, 'Mobile', i.phone, true from i join c on c.id = i.id where i.phone is not null
-    ), a as (
-      insert into sandbox_addresses (id, tenant_id, constituent_id, type, line1, line2, city, state, postal_code, country, is_primary)
-      select i.id, ${tenantId}::uuid, i.id, 'Home', i.line1, i.line2, i.city, i.state, i.postal_code, i.country, true from i join c on c.id = i.id
-      where coalesce(i.line1, i.line2, i.city, i.state, i.postal_code, i.country) is not null
     )
-    select id from c`);
+    insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name,
+      email, phone, address_line1, address_line2, city, state, postal_code, country,
+      email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, keys_version)
+    select id, ${tenantId}::uuid, coalesce(lookup_id, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)})), title, first_name, last_name,
+      email, phone, address_line1, address_line2, city, state, postal_code, country,
+      email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, ${MATCH_KEYS_VERSION}
+    from i
+    on conflict (tenant_id, lookup_id) do nothing
+    returning id`);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -1,7 +1,9 @@
 /**
  * Constituent upserts of the Sandbox CRM a batch at a time (DESIGN.md sections 4b and 7): a send
- * of 500 records is a dozen statements in one transaction instead of a transaction per record,
- * with the same answers as writing the items one by one.
+ * of 500 records is a few statements in one transaction instead of a transaction per record,
+ * with the same answers as writing the items one by one. Each constituent's row, which holds its
+ * primary e-mail, phone and address, is written once: inserted when created, updated once however
+ * many items of the batch change it.
  *
  * Idempotency: the transaction first claims the batch's keys in sandbox_writes (insert ... on
  * conflict do nothing, in key order so two batches never deadlock). A key already written
@@ -9,7 +11,7 @@
  * at the claim, then answers its result. An item that turns out to fail gives its claim back
  * before the commit, so nothing of it is kept.
  */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { ConnectorInputError, type UpsertItem, type UpsertResult } from '../../connectors/connector.ts';
 import { sandboxLookupSeq } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
@@ -54,51 +56,44 @@ function changeOf(item: UpsertItem): Change | string {
   return change;
 }
 
-type Keys = ReturnType<typeof constituentKeys>;
-/** The keys of the primary children a batch may leave as they are. */
-type ChildKeys = Pick<Keys, 'emailKey' | 'phoneKey' | 'postalKey' | 'addressKey'>;
-const NO_CHILDREN: ChildKeys = { emailKey: null, phoneKey: null, postalKey: null, addressKey: null };
+const param = <T>(values: T[]) => sql.param(values);
 
-/** A constituent as it stands after the batch's changes: what its row, primary children and keys are written from. */
-interface State {
+/** A constituent as it stands after the batch's changes: what its row is written from. */
+interface State extends Record<(typeof ADDRESS_FIELDS)[number], string | null> {
   id: string;
   title: string | null;
   firstName: string | null;
   lastName: string;
-  /** the replacing primary e-mail, phone and address (when newEmail, newPhone, newAddress) */
   email: string | null;
   phone: string | null;
-  address: Address | null;
-  newEmail: boolean;
-  newPhone: boolean;
-  newAddress: boolean;
-  /** the keys of the children as they are, for those the batch does not replace */
-  kept: ChildKeys;
 }
 
-/** The keys the constituent is written with: of its names and new children, and the kept ones of the rest. */
-function keysOf(s: State): Keys {
-  const fresh = constituentKeys({
-    firstName: s.firstName, lastName: s.lastName, email: s.email, phone: s.phone, addressLine1: s.address?.addressLine1, postalCode: s.address?.postalCode,
-  });
-  return {
-    ...fresh,
-    ...(s.newEmail ? {} : { emailKey: s.kept.emailKey }),
-    ...(s.newPhone ? {} : { phoneKey: s.kept.phoneKey }),
-    ...(s.newAddress ? {} : { postalKey: s.kept.postalKey, addressKey: s.kept.addressKey }),
-  };
+/** The columns a write sets beside the id, and the value of each: names, primary e-mail, phone and address, and the keys of what the row ends with. */
+const COLUMNS: [string, (s: State, keys: ReturnType<typeof constituentKeys>) => string | null][] = [
+  ['title', (s) => s.title], ['first_name', (s) => s.firstName], ['last_name', (s) => s.lastName], ['email', (s) => s.email], ['phone', (s) => s.phone],
+  ['address_line1', (s) => s.addressLine1], ['address_line2', (s) => s.addressLine2], ['city', (s) => s.city], ['state', (s) => s.state],
+  ['postal_code', (s) => s.postalCode], ['country', (s) => s.country],
+  ['email_key', (_, k) => k.emailKey], ['phone_key', (_, k) => k.phoneKey], ['first_name_key', (_, k) => k.firstNameKey],
+  ['last_name_key', (_, k) => k.lastNameKey], ['postal_key', (_, k) => k.postalKey], ['address_key', (_, k) => k.addressKey],
+];
+const column = (f: (name: string) => string) => sql.raw(COLUMNS.map(([name]) => f(name)).join(', '));
+
+/** The constituents' rows as `x(id, <COLUMNS>[, n])`, one array per column unnested (n: their order, for an insert). */
+function rowsOf(states: State[], ordered: boolean): SQL {
+  const keys = states.map((s) => constituentKeys(s));
+  const arrays = COLUMNS.map(([, value]) => sql`${param(states.map((s, i) => value(s, keys[i]!)))}::text[]`);
+  return sql`unnest(${param(states.map((s) => s.id))}::uuid[], ${sql.join(arrays, sql`, `)})${ordered ? sql` with ordinality` : sql``}
+    as x(id, ${column((c) => c)}${ordered ? sql`, n` : sql``})`;
 }
 
 function apply(state: State, change: Change): void {
   if (change.title !== undefined) state.title = change.title;
   if (change.firstName !== undefined) state.firstName = change.firstName;
   if (change.lastName !== undefined) state.lastName = change.lastName;
-  if (change.email !== undefined) { state.email = change.email; state.newEmail = true; }
-  if (change.phone !== undefined) { state.phone = change.phone; state.newPhone = true; }
-  if (change.address !== undefined) { state.address = change.address; state.newAddress = true; }
+  if (change.email !== undefined) state.email = change.email;
+  if (change.phone !== undefined) state.phone = change.phone;
+  if (change.address !== undefined) for (const k of ADDRESS_FIELDS) state[k] = change.address[k] ?? null;
 }
-
-const param = <T>(values: T[]) => sql.param(values);
 
 /** Creates and updates constituents in one transaction; one result per item, in order. */
 export async function upsertConstituents(db: Executor, tenantId: string, items: UpsertItem[]): Promise<UpsertResult[]> {
@@ -157,22 +152,14 @@ export async function upsertConstituents(db: Executor, tenantId: string, items: 
     const updateIds = [...new Set(mine.filter((w) => w.outcome === 'updated').map((w) => w.id))].sort();
     if (updateIds.length) {
       // locked in id order: concurrent batches updating one constituent queue up without deadlocks
-      const { rows } = await tx.execute<ChildKeysRow & { title: string | null; first_name: string | null; last_name: string; keys_version: number }>(sql`
-        select c.id, c.title, c.first_name, c.last_name, c.email_key, c.phone_key, c.postal_key, c.address_key, c.keys_version
+      const { rows } = await tx.execute<Record<string, unknown>>(sql`
+        select c.id, c.title, c.first_name as "firstName", c.last_name as "lastName", c.email, c.phone, c.address_line1 as "addressLine1",
+          c.address_line2 as "addressLine2", c.city, c.state, c.postal_code as "postalCode", c.country
         from sandbox_constituents c
         where c.tenant_id = ${tenantId}::uuid and c.id = any(${param(updateIds)}::uuid[])
         order by c.id
         for no key update of c`);
-      // keys of today's version are those of the children as they are; older ones are computed from the children
-      const stale = rows.filter((r) => r.keys_version !== MATCH_KEYS_VERSION).map((r) => r.id);
-      const recomputed = stale.length ? await childKeys(tx, tenantId, stale) : new Map<string, ChildKeys>();
-      for (const r of rows) {
-        states.set(r.id, {
-          id: r.id, title: r.title, firstName: r.first_name, lastName: r.last_name, email: null, phone: null, address: null,
-          newEmail: false, newPhone: false, newAddress: false,
-          kept: recomputed.get(r.id) ?? { emailKey: r.email_key, phoneKey: r.phone_key, postalKey: r.postal_key, addressKey: r.address_key },
-        });
-      }
+      for (const r of rows as unknown as State[]) states.set(r.id, r);
     }
 
     const lost: string[] = [];
@@ -185,8 +172,8 @@ export async function upsertConstituents(db: Executor, tenantId: string, items: 
         apply(state, w.change);
       } else {
         const state: State = {
-          id: w.id, title: null, firstName: null, lastName: '', email: null, phone: null, address: null, newEmail: false, newPhone: false, newAddress: false,
-          kept: NO_CHILDREN,
+          id: w.id, title: null, firstName: null, lastName: '', email: null, phone: null,
+          addressLine1: null, addressLine2: null, city: null, state: null, postalCode: null, country: null,
         };
         apply(state, w.change);
         created.push(state);
@@ -200,33 +187,19 @@ export async function upsertConstituents(db: Executor, tenantId: string, items: 
     const updated = [...states.values()];
 
     if (created.length) {
-      const keys = created.map(keysOf);
-      const key = (k: keyof Keys) => sql`${param(keys.map((x) => x[k]))}::text[]`;
       await tx.execute(sql`
-        insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name,
-          email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, keys_version)
-        select x.id, ${tenantId}::uuid, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)}), x.title, x.first_name, x.last_name,
-          x.email_key, x.phone_key, x.first_name_key, x.last_name_key, x.postal_key, x.address_key, ${MATCH_KEYS_VERSION}
-        from unnest(${param(created.map((s) => s.id))}::uuid[], ${param(created.map((s) => s.title))}::text[], ${param(created.map((s) => s.firstName))}::text[],
-          ${param(created.map((s) => s.lastName))}::text[], ${key('emailKey')}, ${key('phoneKey')}, ${key('firstNameKey')}, ${key('lastNameKey')},
-          ${key('postalKey')}, ${key('addressKey')}) with ordinality
-          as x(id, title, first_name, last_name, email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, n)
+        insert into sandbox_constituents (id, tenant_id, lookup_id, ${column((c) => c)}, keys_version)
+        select x.id, ${tenantId}::uuid, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)}), ${column((c) => `x.${c}`)}, ${MATCH_KEYS_VERSION}
+        from ${rowsOf(created, true)}
         order by x.n`);
     }
     if (updated.length) {
-      const keys = updated.map(keysOf);
-      const key = (k: keyof Keys) => sql`${param(keys.map((x) => x[k]))}::text[]`;
       await tx.execute(sql`
-        update sandbox_constituents c set title = x.title, first_name = x.first_name, last_name = x.last_name, modified_on = now(),
-          email_key = x.email_key, phone_key = x.phone_key, first_name_key = x.first_name_key, last_name_key = x.last_name_key,
-          postal_key = x.postal_key, address_key = x.address_key, keys_version = ${MATCH_KEYS_VERSION}
-        from unnest(${param(updated.map((s) => s.id))}::uuid[], ${param(updated.map((s) => s.title))}::text[], ${param(updated.map((s) => s.firstName))}::text[],
-          ${param(updated.map((s) => s.lastName))}::text[], ${key('emailKey')}, ${key('phoneKey')}, ${key('firstNameKey')}, ${key('lastNameKey')},
-          ${key('postalKey')}, ${key('addressKey')})
-          as x(id, title, first_name, last_name, email_key, phone_key, first_name_key, last_name_key, postal_key, address_key)
+        update sandbox_constituents c set ${column((c) => `${c} = x.${c}`)},
+          keys_version = ${MATCH_KEYS_VERSION}, modified_on = now()
+        from ${rowsOf(updated, false)}
         where c.tenant_id = ${tenantId}::uuid and c.id = x.id`);
     }
-    await writeChildren(tx, tenantId, created, updated);
   });
   items.forEach((item, i) => {
     if (results[i]) return;
@@ -234,64 +207,4 @@ export async function upsertConstituents(db: Executor, tenantId: string, items: 
     results[i] = first.outcome === 'failed' ? { ...first } : { ...first, replayed: true };
   });
   return results as UpsertResult[];
-}
-
-type ChildKeysRow = { id: string; email_key: string | null; phone_key: string | null; postal_key: string | null; address_key: string | null };
-
-/** The keys of constituents' primary children computed from the children, for constituents keyed by an older version. */
-async function childKeys(tx: Executor, tenantId: string, ids: string[]): Promise<Map<string, ChildKeys>> {
-  const { rows } = await tx.execute<{ id: string; email: string | null; phone: string | null; line1: string | null; postal_code: string | null }>(sql`
-    select c.id,
-      (select e.address from sandbox_emails e where e.constituent_id = c.id and e.is_primary limit 1) as email,
-      (select p.number from sandbox_phones p where p.constituent_id = c.id and p.is_primary limit 1) as phone,
-      a.line1, a.postal_code
-    from sandbox_constituents c
-    left join lateral (select a.line1, a.postal_code from sandbox_addresses a where a.constituent_id = c.id and a.is_primary limit 1) a on true
-    where c.tenant_id = ${tenantId}::uuid and c.id = any(${param(ids)}::uuid[])`);
-  return new Map(rows.map((r) => {
-    const k = constituentKeys({ email: r.email, phone: r.phone, addressLine1: r.line1, postalCode: r.postal_code });
-    return [r.id, { emailKey: k.emailKey, phoneKey: k.phoneKey, postalKey: k.postalKey, addressKey: k.addressKey }];
-  }));
-}
-
-/** A table of primary children: its value columns and the type a written one gets. */
-interface ChildTable { table: string; type: string; columns: readonly string[] }
-const EMAILS: ChildTable = { table: 'sandbox_emails', type: 'Personal', columns: ['address'] };
-const PHONES: ChildTable = { table: 'sandbox_phones', type: 'Mobile', columns: ['number'] };
-const ADDRESSES: ChildTable = { table: 'sandbox_addresses', type: 'Home', columns: ['line1', 'line2', 'city', 'state', 'postal_code', 'country'] };
-
-/**
- * The replaced primary children: each constituent ends with one primary row of the new values. A
- * sole primary row that already holds them is kept (most updates send the values the constituent
- * has); any other primary row is deleted, and a new one is inserted where none is left.
- */
-async function replaceChildren(tx: Executor, tenantId: string, t: ChildTable, created: State[], updated: State[], valuesOf: (s: State) => (string | null)[]): Promise<void> {
-  const cols = t.columns.map((c) => sql.raw(c));
-  const table = sql.raw(t.table);
-  const unnested = (states: State[]) => sql`unnest(${param(states.map((s) => s.id))}::uuid[],
-    ${sql.join(t.columns.map((_, i) => sql`${param(states.map((s) => valuesOf(s)[i] ?? null))}::text[]`), sql`, `)}) as x(id, ${sql.join(cols, sql`, `)})`;
-  if (updated.length) {
-    const same = sql.join(t.columns.map((c) => sql`e.${sql.raw(c)} is not distinct from x.${sql.raw(c)}`), sql` and `);
-    await tx.execute(sql`
-      delete from ${table} e using ${unnested(updated)}
-      where e.tenant_id = ${tenantId}::uuid and e.constituent_id = x.id and e.is_primary
-        and not (e.type = ${t.type} and ${same}
-          and not exists (select 1 from ${table} o where o.constituent_id = x.id and o.is_primary and o.id <> e.id))`);
-  }
-  const all = [...created, ...updated];
-  if (!all.length) return;
-  await tx.execute(sql`
-    insert into ${table} (tenant_id, constituent_id, type, ${sql.join(cols, sql`, `)}, is_primary)
-    select ${tenantId}::uuid, x.id, ${t.type}, ${sql.join(t.columns.map((c) => sql`x.${sql.raw(c)}`), sql`, `)}, true
-    from ${unnested(all)}
-    ${updated.length ? sql`where not exists (select 1 from ${table} e where e.constituent_id = x.id and e.is_primary)` : sql``}`);
-}
-
-/** The replaced primary e-mails, phones and addresses, a statement or two each. */
-async function writeChildren(tx: Executor, tenantId: string, created: State[], updated: State[]): Promise<void> {
-  const write = (t: ChildTable, which: 'newEmail' | 'newPhone' | 'newAddress', valuesOf: (s: State) => (string | null)[]) =>
-    replaceChildren(tx, tenantId, t, created.filter((s) => s[which]), updated.filter((s) => s[which]), valuesOf);
-  await write(EMAILS, 'newEmail', (s) => [s.email]);
-  await write(PHONES, 'newPhone', (s) => [s.phone]);
-  await write(ADDRESSES, 'newAddress', (s) => ADDRESS_FIELDS.map((k) => s.address![k] ?? null));
 }

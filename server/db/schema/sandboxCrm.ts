@@ -1,10 +1,11 @@
 /**
  * The Sandbox CRM: a practice destination kept in Tributary's own database, one per tenant, so a
- * user can run a whole formula without an outside account. Constituents with names, addresses,
- * e-mails, phones and gifts; searchable and upsertable; every write carries an idempotency key.
+ * user can run a whole formula without an outside account. Constituents with names and one
+ * primary e-mail, phone and address each, and gifts; searchable and upsertable; every write
+ * carries an idempotency key.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, date, index, integer, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { date, index, integer, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from './accounts.ts';
 
 /** lookup ids of constituents and gifts created by upserts (seeded ones count from 1) */
@@ -23,6 +24,15 @@ export const sandboxConstituents = pgTable('sandbox_constituents', {
   title: text('title'),
   firstName: text('first_name'),
   lastName: text('last_name').notNull(),
+  /** the one primary e-mail, phone and address the connector shows, stored on the row: searches read no other table */
+  email: text('email'),
+  phone: text('phone'),
+  addressLine1: text('address_line1'),
+  addressLine2: text('address_line2'),
+  city: text('city'),
+  state: text('state'),
+  postalCode: text('postal_code'),
+  country: text('country'),
   /**
    * Normalised keys of the names and of the primary e-mail, phone and address
    * (src/domain/formula/matchKeys.ts), written with every change: batch search joins on them.
@@ -48,44 +58,6 @@ export const sandboxConstituents = pgTable('sandbox_constituents', {
 ]);
 
 const owner = () => uuid('constituent_id').notNull().references(() => sandboxConstituents.id, { onDelete: 'cascade' });
-
-export const sandboxAddresses = pgTable('sandbox_addresses', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  tenantId: tenant(),
-  constituentId: owner(),
-  type: text('type').notNull().default('Home'),
-  line1: text('line1'),
-  line2: text('line2'),
-  city: text('city'),
-  state: text('state'),
-  postalCode: text('postal_code'),
-  country: text('country'),
-  isPrimary: boolean('is_primary').notNull().default(true),
-}, (t) => [
-  index('sandbox_addresses_owner_idx').on(t.constituentId),
-]);
-
-export const sandboxEmails = pgTable('sandbox_emails', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  tenantId: tenant(),
-  constituentId: owner(),
-  type: text('type').notNull().default('Personal'),
-  address: text('address').notNull(),
-  isPrimary: boolean('is_primary').notNull().default(true),
-}, (t) => [
-  index('sandbox_emails_owner_idx').on(t.constituentId),
-]);
-
-export const sandboxPhones = pgTable('sandbox_phones', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  tenantId: tenant(),
-  constituentId: owner(),
-  type: text('type').notNull().default('Mobile'),
-  number: text('number').notNull(),
-  isPrimary: boolean('is_primary').notNull().default(true),
-}, (t) => [
-  index('sandbox_phones_owner_idx').on(t.constituentId),
-]);
 
 export const sandboxGifts = pgTable('sandbox_gifts', {
   id: uuid('id').primaryKey().defaultRandom(),
