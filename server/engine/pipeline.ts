@@ -2,7 +2,8 @@
  * One run of a formula's pipeline: resume interrupted sends, collect batch by batch (each
  * transformed, validated, matched and routed in memory, then stored with the new watermark in one
  * transaction) and, when the formula sends automatically, send each batch's Ready records as it is
- * stored, then whatever else is ready. A run works for a
+ * stored, then whatever else is ready (so a later batch is matched against what earlier batches of
+ * the run wrote: a supporter in two batches of one file is created once, then updated). A run works for a
  * slice of time and then hands the rest to a continuation job at the back of the queue, so one
  * tenant's big run never holds the workers from another tenant's (runs of different tenants
  * share workers fairly); a continuation picks up from the watermark.
@@ -10,7 +11,7 @@
 import type { RunRow } from '../db/repositories/runs.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import { collect, usesRunCursor } from './collect.ts';
-import { loadPlan, type EngineDeps, type FormulaPlan } from './plan.ts';
+import { loadPlan, sendsAutomatically, type EngineDeps, type FormulaPlan } from './plan.ts';
 import { processBatch } from './process.ts';
 import { SEND_BATCH, sendReady, sendRecords } from './send.ts';
 
@@ -45,9 +46,13 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
   const { tenant, formula } = plan;
   let collected = 0;
   let position = usesRunCursor(run) ? run.params.cursor ?? null : formula.watermark;
+  let first = true;
   for await (const batch of collect(plan, run, control.batchSize)) {
     control.signal?.throwIfAborted();
     const processed = await processBatch(plan, batch.incoming);
+    // autosend as it is now: turned off while the run collects, it holds the records collected from then on
+    if (!first) plan.autosend = await sendsAutomatically(tenant, formula.id);
+    first = false;
     const claimed = await tenant.transaction(async (tx) => {
       const stored = await tx.records.store(formula.id, run.id, processed, { claimReady: plan.autosend });
       if (batch.watermark !== null) {
@@ -59,17 +64,18 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
       return stored.claimed;
     });
     if (usesRunCursor(run) && batch.watermark !== null) run.params = { ...run.params, cursor: batch.watermark };
-    if (batch.watermark !== null && plan.source.connector.acknowledge) {
-      await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });
-    }
-    collected += processed.length;
-    // a formula that sends automatically sends each batch as it is stored, from what is in hand; a
-    // kill before the send leaves the batch claimed, and the next start sends it with the same keys
+    // a formula that sends automatically sends each batch as it is stored, from what is in hand, and
+    // before anything else can fail: a kill before the send leaves the batch claimed, and the next
+    // start sends it with the same keys
     if (claimed.length) {
       const bySource = new Map(processed.map((r) => [r.sourceKey, r]));
       const sendable = claimed.map((c) => ({ ...c, transformed: bySource.get(c.sourceKey)!.transformed, candidates: bySource.get(c.sourceKey)!.candidates }));
       for (let i = 0; i < sendable.length; i += SEND_BATCH) await sendRecords(plan, sendable.slice(i, i + SEND_BATCH), run.id);
     }
+    if (batch.watermark !== null && plan.source.connector.acknowledge) {
+      await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });
+    }
+    collected += processed.length;
     await control.progress?.(collected, `Collected ${collected} records`);
     // a slice ends only where the stored position moved: a continuation from an older one would
     // read the same rows again, and a source slower than a slice would never finish
@@ -88,14 +94,14 @@ export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow
   const started = Date.now();
   const outOfTime = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
 
-  // records claimed for sending that no send finished (a killed run, an earlier slice) go first, with their own keys
+  // records claimed for sending that no send finished (a killed or failed run) go first, with their own keys
   await sendReady(plan, { claimedOnly: true, runId: run.id });
 
   if (run.kind === 'reprocess') throw new Error('reprocessing is worked by reprocess.ts');
   const { finished } = await collectAndStore(plan, run, control, outOfTime);
   if (!finished) return { done: false, counts: {} };
 
-  if (plan.autosend) {
+  if (await sendsAutomatically(tenant, formula.id)) {
     await tenant.runs.update(run.id, { status: 'finished-pulling' });
     await tenant.formulas.setJobStatus(formula.id, 'finished-pulling');
     let sent = 0;

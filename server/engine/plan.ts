@@ -77,6 +77,16 @@ async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, obj
   };
 }
 
+/**
+ * Whether the formula sends automatically now. A run asks again before each batch it stores, so
+ * turning autosend off while a run collects holds the records it collects from then on.
+ */
+export async function sendsAutomatically(tenant: TenantScope, formulaId: string): Promise<boolean> {
+  const row = await tenant.parts.get(formulaId, 'autosend');
+  const parsed = row ? v.safeParse(FORMULA_PARTS.autosend.schema, row.body) : null;
+  return parsed?.success ? parsed.output.enabled : false;
+}
+
 export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, signal?: AbortSignal): Promise<FormulaPlan> {
   const rows = await tenant.parts.list(formula.id);
   const parts = new Map(rows.map((r) => [r.part, r.body]));

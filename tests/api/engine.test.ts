@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
-import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { refused, type Connector } from '../../server/connectors/connector.ts';
+import { dropFolderPath, flatFileConnector } from '../../server/connectors/fileSources/flatFile.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
@@ -193,6 +194,51 @@ describe('a formula that sends automatically', () => {
       await pool.query('drop trigger if exists engine_stream_probe on records');
       await pool.query('drop function if exists engine_stream_probe()');
       await pool.query('drop table if exists engine_stream_probe');
+    }
+  }, 90_000);
+
+  it('turned off while the run collects, holds in Ready what the run collects from then on', async () => {
+    const formula = await liveFormula({
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      autosend: { enabled: true },
+    }, 'turned-*.csv');
+    // a person turns autosend off just as the run stores its first batch
+    const pool = server.database.pool;
+    await pool.query(`create function engine_autosend_off() returns trigger language plpgsql as $$
+      begin
+        update formula_parts set body = '{"enabled": false}' where formula_id = '${formula}' and part = 'autosend';
+        return null;
+      end $$`);
+    await pool.query(`create trigger engine_autosend_off after insert on records for each statement execute function engine_autosend_off()`);
+    try {
+      dropFile('turned-1.csv', [header, ...Array.from({ length: 2500 }, (_, i) => [`Brook${i}`, `Turned${i}`, `brook${i}.turned@example.org`])]);
+      const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+      const done = await waitForRun(formula, run.id);
+      expect(done.status, JSON.stringify(done)).toBe('finished');
+      expect(done.counts).toMatchObject({ collected: 2500, created: 1000 });
+      expect(await tenant().records.countByState(formula)).toEqual({ sent: 1000, ready: 1500 });
+    } finally {
+      await pool.query('drop trigger if exists engine_autosend_off on records');
+      await pool.query('drop function if exists engine_autosend_off()');
+    }
+  }, 90_000);
+
+  it('sends a stored batch before the source is told it was read: a source failing then leaves nothing claimed and unsent', async () => {
+    const formula = await liveFormula({
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      autosend: { enabled: true },
+    }, 'moved-*.csv');
+    dropFile('moved-1.csv', [header, ['Ria', 'Moved', 'ria.moved@example.org'], ['Sam', 'Moved', 'sam.moved@example.org']]);
+    // the source cannot move what was read (as an SFTP folder it may not write to): a failure retrying cannot mend
+    const source = flatFileConnector as Connector;
+    source.acknowledge = async () => { throw refused('Processed files cannot be moved to /processed.'); };
+    try {
+      const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
+      const done = await waitForRun(formula, run.id);
+      expect(done.status).toBe('errored');
+      expect(await tenant().records.countByState(formula)).toEqual({ sent: 2 });
+    } finally {
+      delete source.acknowledge;
     }
   }, 90_000);
 });
