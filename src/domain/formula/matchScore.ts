@@ -138,13 +138,25 @@ interface Prepared {
 const PREPARED_MAX = 20_000;
 const preparedMemo = new Map<FieldKind, Map<string, Prepared>>();
 
+/** Values worth remembering: names, streets and places recur; long text, notes and amounts do not. */
+const MEMO_MAX_LENGTH = 64;
+
 function prepare(kind: FieldKind, t: string): Prepared {
   // keys of e-mails, phones and postal codes cost less than remembering them
   if (kind === 'email' || kind === 'phone' || kind === 'postalCode') return { key: matchKey(kind, t), folded: '' };
+  if (kind === 'other' || t.length > MEMO_MAX_LENGTH) return prepareValue(kind, t);
   let memo = preparedMemo.get(kind);
   if (!memo) preparedMemo.set(kind, memo = new Map());
   let p = memo.get(t);
   if (p) return p;
+  p = prepareValue(kind, t);
+  if (memo.size >= PREPARED_MAX) memo.clear();
+  memo.set(t, p);
+  return p;
+}
+
+function prepareValue(kind: FieldKind, t: string): Prepared {
+  let p: Prepared;
   switch (kind) {
     case 'firstName': {
       const folded = foldName(t);
@@ -163,8 +175,6 @@ function prepare(kind: FieldKind, t: string): Prepared {
       p = { key: null, folded, number: numeric(t), hasDigit: /\d/.test(folded) };
     }
   }
-  if (memo.size >= PREPARED_MAX) memo.clear();
-  memo.set(t, p);
   return p;
 }
 
