@@ -21,6 +21,7 @@ import { startJobs, type Jobs } from '../../server/jobs/boss.ts';
 import { defineJob, JobPayloadError, PermanentJobError, tenantPayload, USER_RETRY } from '../../server/jobs/definition.ts';
 import { describeRetrying, type JobRunStatus } from '../../server/jobs/retryStatus.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { workerArgs } from '../support/workerProcess.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const uuid = v.pipe(v.string(), v.uuid());
@@ -223,7 +224,7 @@ describe('the worker', () => {
 describe('npm run worker', () => {
   function runWorker(env: Record<string, string>) {
     const { SECRET_KEY: _k, DATABASE_URL: _d, DATA_DIR: _dd, ...rest } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
+    const child = spawn(process.execPath, workerArgs(), {
       cwd: path.resolve(import.meta.dirname, '../..'),
       env: { ...rest, LOG_LEVEL: 'info', DATABASE_URL: testDb.url, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,6 +20,7 @@ import { formulaRun } from '../../server/jobs/formulaRun.ts';
 import { call, sessionFor } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { workerArgs } from '../support/workerProcess.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const F = '/web-api/v1/formulas';
@@ -65,7 +66,7 @@ const workers: Worker[] = [];
 async function startWorker(name: string, env: Record<string, string> = {}): Promise<Worker> {
   // only what this test gives: the API's database, key and data folder
   const { SECRET_KEY: _k, DATABASE_URL: _d, DATA_DIR: _dd, RUN_SLICE_MS: _s, ...rest } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/worker.ts'], {
+  const child = spawn(process.execPath, workerArgs(), {
     cwd: ROOT,
     env: {
       ...rest, ...TIMINGS, LOG_LEVEL: 'info', DATABASE_URL: server.databaseUrl, DATA_DIR: server.config.dataDir,

@@ -2,7 +2,8 @@
  * Engine throughput, printed, never asserted: records per second through the whole pipeline
  * (collect from flat files, transform, match, route, store, send with autosend) for incoming
  * records matched against a Sandbox CRM of many constituents, worked by real worker processes
- * (server/worker.ts), once with one worker and once with two, with each worker's peak memory.
+ * (server/worker.ts, started as `npm run worker` starts it), once with one worker and once with two,
+ * with each worker's peak memory.
  *
  * Setup: a scratch database on DATABASE_URL's server (else an embedded cluster under
  * .data/bench-engine), migrations and the demo seed, synthetic people loaded into the first demo
@@ -44,6 +45,7 @@ import { formulasService } from '../../server/services/formulas.ts';
 import { benchDemo, n, scratchDatabase, type ScratchDatabase } from '../support/benchDatabase.ts';
 import { loadSandboxConstituents, personAsConstituent } from '../support/sandboxBulk.ts';
 import { COLUMN_FIELDS, generateIncoming, generatePeople, SOURCE_COLUMNS, type Person } from '../support/syntheticPeople.ts';
+import { workerArgs } from '../support/workerProcess.ts';
 
 export const RATE_TARGET = 20_000;
 export const MEMORY_TARGET_MB = 512;
@@ -152,7 +154,7 @@ async function startWorker(env: Record<string, string>): Promise<Worker> {
   // BENCH_ENGINE_PROFILE=<folder>: each worker writes a CPU profile there when it stops
   const profile = process.env.BENCH_ENGINE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_ENGINE_PROFILE)}`] : [];
   const flags = (process.env.BENCH_ENGINE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...profile, ...flags, '--import', 'tsx', 'server/worker.ts'], {
+  const child = spawn(process.execPath, [...profile, ...flags, ...workerArgs()], {
     cwd: ROOT, env: { ...rest, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
