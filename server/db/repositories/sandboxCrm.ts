@@ -312,18 +312,17 @@ async function searchGroup(db: Executor, tenantId: string, obj: Object_, fields:
   const conditions = sql.join(fields.map((f, i) => batchCondition(obj, f, i, fields)), sql` and `);
   const { rows } = obj === 'constituents'
     ? await db.execute<Record<string, unknown>>(sql`
-      with q as (${q}), hits as (
-        select q.idx, q.lim, c.id, c.lookup_id, c.title, c.first_name, c.last_name, c.email, c.phone, c.address_line1, c.address_line2,
-          c.city, c.state, c.postal_code, c.country, c.created_on, c.modified_on,
-          row_number() over (partition by q.idx order by c.last_name, c.first_name, c.id) as rn
-        from q join sandbox_constituents c on c.tenant_id = ${tenantId} and ${conditions}
-      )
-      select h.idx, h.id, h.lookup_id as "lookupId", h.title, h.first_name as "firstName", h.last_name as "lastName", h.email, h.phone,
+      with q as (${q})
+      select q.idx, h.id, h.lookup_id as "lookupId", h.title, h.first_name as "firstName", h.last_name as "lastName", h.email, h.phone,
         h.address_line1 as "addressLine1", h.address_line2 as "addressLine2", h.city, h.state, h.postal_code as "postalCode", h.country,
         ${isoText('h.created_on')} as "createdOn", ${isoText('h.modified_on')} as "modifiedOn"
-      from hits h
-      where h.rn <= h.lim
-      order by h.idx, h.rn`)
+      from q cross join lateral (
+        -- each query's first candidates in the answer's order: an index in that order stops at the limit
+        select c.*, row_number() over (order by c.last_name, c.first_name, c.id) as rn
+        from (select c.* from sandbox_constituents c where c.tenant_id = ${tenantId} and ${conditions}
+          order by c.last_name, c.first_name, c.id limit q.lim) c
+      ) h
+      order by q.idx, h.rn`)
     : await db.execute<Record<string, unknown>>(sql`
       with q as (${q}), hits as (
         select q.idx, q.lim, g.id, g.lookup_id, g.constituent_id, c.lookup_id as constituent_lookup_id, g.amount, g.gift_date, g.type,

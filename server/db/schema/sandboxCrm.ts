@@ -50,7 +50,9 @@ export const sandboxConstituents = pgTable('sandbox_constituents', {
   index('sandbox_constituents_email_key_idx').on(t.tenantId, t.emailKey).where(sql`${t.emailKey} is not null`),
   index('sandbox_constituents_phone_key_idx').on(t.tenantId, t.phoneKey).where(sql`${t.phoneKey} is not null`),
   index('sandbox_constituents_last_name_key_idx').on(t.tenantId, t.lastNameKey, t.firstNameKey),
-  index('sandbox_constituents_postal_key_idx').on(t.tenantId, t.postalKey, t.lastNameKey).where(sql`${t.postalKey} is not null`),
+  // then in a search's answer order, so a search by last name and postal code (many namesakes in a
+  // town) reads only the candidates it answers
+  index('sandbox_constituents_postal_key_idx').on(t.tenantId, t.postalKey, t.lastNameKey, t.lastName, t.firstName, t.id).where(sql`${t.postalKey} is not null`),
   index('sandbox_constituents_address_key_idx').on(t.tenantId, t.addressKey).where(sql`${t.addressKey} is not null`),
   index('sandbox_constituents_keys_version_idx').on(t.tenantId, t.keysVersion),
   uniqueIndex('sandbox_constituents_lookup_idx').on(t.tenantId, t.lookupId),

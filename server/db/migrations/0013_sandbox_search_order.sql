@@ -1,0 +1,2 @@
+DROP INDEX "sandbox_constituents_postal_key_idx";--> statement-breakpoint
+CREATE INDEX "sandbox_constituents_postal_key_idx" ON "sandbox_constituents" USING btree ("tenant_id","postal_key","last_name_key","last_name","first_name","id") WHERE "sandbox_constituents"."postal_key" is not null;
