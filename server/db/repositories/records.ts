@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
 import { records } from '../schema/formulas.ts';
+import { orderedUuid } from '../orderedUuid.ts';
 import { bucketRecordsRepository } from './bucketRecords.ts';
 import { recordGroups } from './recordTallies.ts';
 import type { Executor } from '../tenancy.ts';
@@ -97,8 +98,9 @@ export function recordsRepository(db: Executor, tenantId: string) {
       if (!batch.length) return { added: 0, changed: 0, unchanged: 0, written: new Set(), claimed: [] };
       // one row per source key: the last copy in a batch wins
       const bySource = new Map(batch.map((r) => [r.sourceKey, r]));
+      // time-ordered ids: a batch appends to the id indexes instead of dirtying pages all over them
       const rows = [...bySource.values()].map((r) => ({
-        source_key: r.sourceKey, raw: r.raw, transformed: r.transformed, matching: r.matching, candidates: r.candidates, score: r.score,
+        id: orderedUuid(), source_key: r.sourceKey, raw: r.raw, transformed: r.transformed, matching: r.matching, candidates: r.candidates, score: r.score,
         bucket: r.bucket, custom_bucket: r.customBucket, state: r.state, destination_record_id: r.destinationRecordId,
         error_reason: r.errorReason, idempotency_key: idempotencyKey(formulaId, r.sourceKey, 1),
       }));
@@ -106,12 +108,12 @@ export function recordsRepository(db: Executor, tenantId: string) {
         inserted: boolean; id: string; source_key: string; state: RecordState; idempotency_key: string;
         destination_record_id: string | null; overwrite: Record<string, boolean>;
       }>(sql`
-        insert into records as r (tenant_id, formula_id, run_id, source_key, raw, transformed, matching, candidates, score, bucket,
+        insert into records as r (id, tenant_id, formula_id, run_id, source_key, raw, transformed, matching, candidates, score, bucket,
           custom_bucket, state, destination_record_id, error_reason, error_date, idempotency_key, date_processed)
-        select ${tenantId}::uuid, ${formulaId}::uuid, ${runId}::uuid, x.source_key, x.raw, x.transformed, x.matching, x.candidates, x.score,
+        select x.id, ${tenantId}::uuid, ${formulaId}::uuid, ${runId}::uuid, x.source_key, x.raw, x.transformed, x.matching, x.candidates, x.score,
           x.bucket, x.custom_bucket, case when x.state = 'ready' and ${opts.claimReady === true} then 'sending' else x.state end,
           x.destination_record_id, x.error_reason, case when x.error_reason is null then null else now() end, x.idempotency_key, null
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(source_key text, raw jsonb, transformed jsonb, matching jsonb,
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, source_key text, raw jsonb, transformed jsonb, matching jsonb,
           candidates jsonb, score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text,
           idempotency_key text)
         on conflict (formula_id, source_key) do update set

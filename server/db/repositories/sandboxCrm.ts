@@ -17,7 +17,8 @@ import {
 } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
 import { upsertConstituents } from './sandboxCrmWrites.ts';
-import { EMAIL, orderedUuid, str, UUID } from './sandboxCrmValues.ts';
+import { orderedUuid } from '../orderedUuid.ts';
+import { EMAIL, str, UUID } from './sandboxCrmValues.ts';
 import { matchKey, MATCH_KEYS_VERSION, type KeyKind } from '../../../src/domain/formula/matchKeys.ts';
 
 type Tx = Parameters<Parameters<Executor['transaction']>[0]>[0];

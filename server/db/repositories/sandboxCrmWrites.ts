@@ -17,7 +17,8 @@ import { sandboxLookupSeq } from '../schema/sandboxCrm.ts';
 import type { Executor } from '../tenancy.ts';
 import { MATCH_KEYS_VERSION } from '../../../src/domain/formula/matchKeys.ts';
 import { constituentKeys } from './sandboxCrm.ts';
-import { EMAIL, orderedUuid, str, UUID } from './sandboxCrmValues.ts';
+import { orderedUuid } from '../orderedUuid.ts';
+import { EMAIL, str, UUID } from './sandboxCrmValues.ts';
 
 const ADDRESS_FIELDS = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'] as const;
 
