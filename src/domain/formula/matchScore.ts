@@ -213,11 +213,12 @@ function addressSimilarity(wa: readonly string[], wb: readonly string[]): number
   for (const word of wa) {
     let best = -1;
     let bestSim = 0;
-    wb.forEach((other, j) => {
-      if (used[j]) return;
+    for (let j = 0; j < wb.length; j++) {
+      if (used[j]) continue;
+      const other = wb[j]!;
       const sim = word === other ? 1 : !hasDigit(word) && !hasDigit(other) && word.length >= 4 ? jaroWinkler(word, other) : 0;
       if (sim > bestSim) { best = j; bestSim = sim; }
-    });
+    }
     if (best >= 0 && bestSim >= 0.88) { used[best] = true; matched += bestSim; } else if (hasDigit(word)) numbersDiffer = true;
   }
   // a number on both sides left unmatched: another house or flat, not a missing unit
@@ -270,11 +271,19 @@ export function fieldSimilarity(field: string, a: unknown, b: unknown): number |
 export interface ComparedField { field: string; similarity: number }
 export interface CandidateScore { score: number; compared: ComparedField[] }
 
+/** Each field once; a formula's field list is scored against every candidate, so its answer is kept. */
+const uniques = new WeakMap<readonly string[], readonly string[]>();
+function uniqueFields(fields: readonly string[]): readonly string[] {
+  let unique = uniques.get(fields);
+  if (!unique) uniques.set(fields, unique = [...new Set(fields)]);
+  return unique;
+}
+
 /** The 0-100 confidence that a candidate is the record, over the given (mapped destination) fields. */
 export function scoreCandidate(record: Record<string, FieldValue>, candidate: Record<string, unknown>, fields: readonly string[]): CandidateScore {
   const compared: ComparedField[] = [];
   const of: Partial<Record<FieldKind, number>> = {};
-  for (const field of new Set(fields)) {
+  for (const field of uniqueFields(fields)) {
     const similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
     if (similarity === null) continue;
     compared.push({ field, similarity });
