@@ -113,9 +113,10 @@ export function constituentKeys(v: { firstName?: unknown; lastName?: unknown; em
 /**
  * Constituents keyed by other rules than today's (never keyed, written by the seed's SQL, or keyed
  * before matchKey changed): every keyed write records MATCH_KEYS_VERSION, so an older version marks
- * them, and its index finds them without reading the table.
+ * them, and its partial index (which holds only them) finds them without reading the table. The
+ * version is written out, not a parameter, so the planner sees the index's condition.
  */
-const STALE_KEYS = sql`c.keys_version <> ${MATCH_KEYS_VERSION}`;
+const STALE_KEYS = sql.raw(`c.keys_version <> ${MATCH_KEYS_VERSION}`);
 
 interface KeySourceRow extends ConstituentKeys {
   id: string; firstName: string | null; lastName: string; email: string | null; phone: string | null; addressLine1: string | null; postalCode: string | null;

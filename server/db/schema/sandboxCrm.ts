@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { date, index, integer, numeric, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { MATCH_KEYS_VERSION } from '../../../src/domain/formula/matchKeys.ts';
 import { tenants } from './accounts.ts';
 
 /** lookup ids of constituents and gifts created by upserts (seeded ones count from 1) */
@@ -54,7 +55,9 @@ export const sandboxConstituents = pgTable('sandbox_constituents', {
   // town) reads only the candidates it answers
   index('sandbox_constituents_postal_key_idx').on(t.tenantId, t.postalKey, t.lastNameKey, t.lastName, t.firstName, t.id).where(sql`${t.postalKey} is not null`),
   index('sandbox_constituents_address_key_idx').on(t.tenantId, t.addressKey).where(sql`${t.addressKey} is not null`),
-  index('sandbox_constituents_keys_version_idx').on(t.tenantId, t.keysVersion),
+  // only the rows keyed by another MATCH_KEYS_VERSION (normally none): writes, which key rows by
+  // today's version, never touch it; a new version brings a migration that indexes them all
+  index('sandbox_constituents_keys_version_idx').on(t.tenantId, t.keysVersion).where(sql.raw(`"keys_version" <> ${MATCH_KEYS_VERSION}`)),
   uniqueIndex('sandbox_constituents_lookup_idx').on(t.tenantId, t.lookupId),
   index('sandbox_constituents_modified_idx').on(t.tenantId, t.modifiedOn, t.id),
 ]);

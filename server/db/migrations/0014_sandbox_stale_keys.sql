@@ -1,0 +1,2 @@
+DROP INDEX "sandbox_constituents_keys_version_idx";--> statement-breakpoint
+CREATE INDEX "sandbox_constituents_keys_version_idx" ON "sandbox_constituents" USING btree ("tenant_id","keys_version") WHERE "keys_version" <> 1;
