@@ -166,76 +166,67 @@ describe('a run from a flat file into the Sandbox CRM', () => {
 });
 
 describe('a formula that sends automatically', () => {
+  const autosending = (object: string) => liveFormula({
+    routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+    autosend: { enabled: true },
+  }, object);
+  const runNow = async (formula: string) => waitForRun(formula, (await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
+  /** `body` (PL/pgSQL) run by a statement trigger on records while `work` runs */
+  async function withTrigger(name: string, when: 'before' | 'after', body: string, work: () => Promise<void>): Promise<void> {
+    const pool = server.database.pool;
+    await pool.query(`create function ${name}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`);
+    await pool.query(`create trigger ${name} ${when} insert on records for each statement execute function ${name}()`);
+    try {
+      await work();
+    } finally {
+      await pool.query(`drop trigger if exists ${name} on records`);
+      await pool.query(`drop function if exists ${name}()`);
+    }
+  }
+  /** three batches of the engine's 1000 */
+  const supportersFile = (name: string, word: string) =>
+    dropFile(name, [header, ...Array.from({ length: 2500 }, (_, i) => [`${word}${i}`, `Auto${i}`, `${word.toLowerCase()}${i}.auto@example.org`])]);
+
   it('sends each batch as it is stored: the first records are in the CRM while the run still collects', async () => {
-    const formula = await liveFormula({
-      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
-      autosend: { enabled: true },
-    }, 'stream-*.csv');
-    // before each batch of records is stored: how many of the formula's records were sent by then
+    const formula = await autosending('stream-*.csv');
     const pool = server.database.pool;
     await pool.query('create table engine_stream_probe (sent int not null)');
-    await pool.query(`create function engine_stream_probe() returns trigger language plpgsql as $$
-      begin
-        insert into engine_stream_probe select count(*) from records where formula_id = '${formula}' and state = 'sent';
-        return null;
-      end $$`);
-    await pool.query(`create trigger engine_stream_probe before insert on records for each statement execute function engine_stream_probe()`);
     try {
-      // three batches of the engine's 1000
-      dropFile('stream-1.csv', [header, ...Array.from({ length: 2500 }, (_, i) => [`River${i}`, `Stream${i}`, `river${i}.stream@example.org`])]);
-      const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
-      const done = await waitForRun(formula, run.id);
-      expect(done.counts).toMatchObject({ collected: 2500, created: 2500 });
+      // before each batch of records is stored: how many of the formula's records were sent by then
+      await withTrigger('engine_stream_probe', 'before', `insert into engine_stream_probe select count(*) from records where formula_id = '${formula}' and state = 'sent';`, async () => {
+        supportersFile('stream-1.csv', 'River');
+        const done = await runNow(formula);
+        expect(done.counts).toMatchObject({ collected: 2500, created: 2500 });
+      });
       const { rows } = await pool.query<{ sent: number }>('select sent from engine_stream_probe');
       // the statements of this run (other formulas' runs may have stored too): the last batch found the first two sent
       expect(rows.map((r) => r.sent)).toContain(2000);
       expect(await tenant().records.countByState(formula)).toEqual({ sent: 2500 });
     } finally {
-      await pool.query('drop trigger if exists engine_stream_probe on records');
-      await pool.query('drop function if exists engine_stream_probe()');
       await pool.query('drop table if exists engine_stream_probe');
     }
   }, 90_000);
 
   it('turned off while the run collects, holds in Ready what the run collects from then on', async () => {
-    const formula = await liveFormula({
-      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
-      autosend: { enabled: true },
-    }, 'turned-*.csv');
+    const formula = await autosending('turned-*.csv');
     // a person turns autosend off just as the run stores its first batch
-    const pool = server.database.pool;
-    await pool.query(`create function engine_autosend_off() returns trigger language plpgsql as $$
-      begin
-        update formula_parts set body = '{"enabled": false}' where formula_id = '${formula}' and part = 'autosend';
-        return null;
-      end $$`);
-    await pool.query(`create trigger engine_autosend_off after insert on records for each statement execute function engine_autosend_off()`);
-    try {
-      dropFile('turned-1.csv', [header, ...Array.from({ length: 2500 }, (_, i) => [`Brook${i}`, `Turned${i}`, `brook${i}.turned@example.org`])]);
-      const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
-      const done = await waitForRun(formula, run.id);
+    await withTrigger('engine_autosend_off', 'after', `update formula_parts set body = '{"enabled": false}' where formula_id = '${formula}' and part = 'autosend';`, async () => {
+      supportersFile('turned-1.csv', 'Brook');
+      const done = await runNow(formula);
       expect(done.status, JSON.stringify(done)).toBe('finished');
       expect(done.counts).toMatchObject({ collected: 2500, created: 1000 });
-      expect(await tenant().records.countByState(formula)).toEqual({ sent: 1000, ready: 1500 });
-    } finally {
-      await pool.query('drop trigger if exists engine_autosend_off on records');
-      await pool.query('drop function if exists engine_autosend_off()');
-    }
+    });
+    expect(await tenant().records.countByState(formula)).toEqual({ sent: 1000, ready: 1500 });
   }, 90_000);
 
   it('sends a stored batch before the source is told it was read: a source failing then leaves nothing claimed and unsent', async () => {
-    const formula = await liveFormula({
-      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
-      autosend: { enabled: true },
-    }, 'moved-*.csv');
+    const formula = await autosending('moved-*.csv');
     dropFile('moved-1.csv', [header, ['Ria', 'Moved', 'ria.moved@example.org'], ['Sam', 'Moved', 'sam.moved@example.org']]);
     // the source cannot move what was read (as an SFTP folder it may not write to): a failure retrying cannot mend
     const source = flatFileConnector as Connector;
     source.acknowledge = async () => { throw refused('Processed files cannot be moved to /processed.'); };
     try {
-      const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
-      const done = await waitForRun(formula, run.id);
-      expect(done.status).toBe('errored');
+      expect((await runNow(formula)).status).toBe('errored');
       expect(await tenant().records.countByState(formula)).toEqual({ sent: 2 });
     } finally {
       delete source.acknowledge;
