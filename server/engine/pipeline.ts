@@ -13,7 +13,7 @@ import type { TenantScope } from '../db/tenancy.ts';
 import { collect, usesRunCursor } from './collect.ts';
 import { loadPlan, sendsAutomatically, type EngineDeps, type FormulaPlan } from './plan.ts';
 import { processBatch } from './process.ts';
-import { SEND_BATCH, sendReady, sendRecords } from './send.ts';
+import { sendReady, sendRecords } from './send.ts';
 
 export interface RunControl {
   signal?: AbortSignal;
@@ -70,7 +70,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
     if (claimed.length) {
       const bySource = new Map(processed.map((r) => [r.sourceKey, r]));
       const sendable = claimed.map((c) => ({ ...c, transformed: bySource.get(c.sourceKey)!.transformed, candidates: bySource.get(c.sourceKey)!.candidates }));
-      for (let i = 0; i < sendable.length; i += SEND_BATCH) await sendRecords(plan, sendable.slice(i, i + SEND_BATCH), run.id);
+      await sendRecords(plan, sendable, run.id);
     }
     if (batch.watermark !== null && plan.source.connector.acknowledge) {
       await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });

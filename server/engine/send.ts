@@ -19,6 +19,8 @@ export interface SendOutcome { created: number; updated: number; refused: number
 /** What sending a record reads of it. */
 export type Sendable = Pick<RecordRow, 'id' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite'>;
 
+const addOutcome = (total: SendOutcome, o: SendOutcome) => { total.created += o.created; total.updated += o.updated; total.refused += o.refused; };
+
 const blank = (v: unknown) => v === null || v === undefined || valueText(v as never).trim() === '';
 
 /**
@@ -66,10 +68,10 @@ export async function sendReady(plan: FormulaPlan, opts: {
   if (opts.ids && !opts.ids.length) return total;
   // batches come in id order: each goes on after the last one's, and when none is left there, one
   // more look from the start finds any record that became ready (or sending) behind it meanwhile
+  const take = (from?: string) => tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, { ids: opts.ids, after: from, claimedOnly: opts.claimedOnly });
   let after: string | undefined;
   for (let first = true; ; first = false) {
     if (!first && opts.stop?.()) break;
-    const take = (from?: string) => tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, { ids: opts.ids, after: from, claimedOnly: opts.claimedOnly });
     let rows = await take(after);
     if (!rows.length && after !== undefined) {
       after = undefined;
@@ -78,21 +80,26 @@ export async function sendReady(plan: FormulaPlan, opts: {
     if (!rows.length) break;
     after = rows.at(-1)!.id;
     const outcome = await sendRecords(plan, rows, opts.runId);
-    total.created += outcome.created;
-    total.updated += outcome.updated;
-    total.refused += outcome.refused;
+    addOutcome(total, outcome);
     await opts.onBatch?.(outcome);
   }
   return total;
 }
 
 /**
- * One batch of records marked 'sending' to the destination, and what it did with each marked on
- * them (with the run's counts, in one transaction).
+ * Records marked 'sending' to the destination, SEND_BATCH at a time, and what it did with each
+ * marked on them (with the run's counts, in one transaction per batch).
  */
 export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome> {
+  const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
+  for (let i = 0; i < rows.length; i += SEND_BATCH) {
+    addOutcome(total, await sendBatch(plan, rows.slice(i, i + SEND_BATCH), runId));
+  }
+  return total;
+}
+
+async function sendBatch(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome> {
   const { tenant, destination } = plan;
-  if (!rows.length) return { created: 0, updated: 0, refused: 0 };
   const items: UpsertItem[] = rows.map((r) => ({
     idempotencyKey: r.idempotencyKey,
     ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
