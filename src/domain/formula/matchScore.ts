@@ -156,26 +156,22 @@ function prepare(kind: FieldKind, t: string): Prepared {
 }
 
 function prepareValue(kind: FieldKind, t: string): Prepared {
-  let p: Prepared;
   switch (kind) {
     case 'firstName': {
       const folded = foldName(t);
       const key = matchKey('firstName', t);
-      p = { key, folded, groups: new Set([...(key ? [key] : []), ...nicknameGroups(folded)]), known: isKnownGivenName(folded) };
-      break;
+      return { key, folded, groups: new Set([...(key ? [key] : []), ...nicknameGroups(folded)]), known: isKnownGivenName(folded) };
     }
-    case 'lastName': p = { key: matchKey('lastName', t), folded: foldName(t), parts: nameParts(t) }; break;
+    case 'lastName': return { key: matchKey('lastName', t), folded: foldName(t), parts: nameParts(t) };
     case 'addressLine1': {
       const words = addressWords(t);
-      p = { key: words.join('') || null, folded: '', words };
-      break;
+      return { key: words.join('') || null, folded: '', words };
     }
     default: {
       const folded = t.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ');
-      p = { key: null, folded, number: numeric(t), hasDigit: /\d/.test(folded) };
+      return { key: null, folded, number: numeric(t), hasDigit: /\d/.test(folded) };
     }
   }
-  return p;
 }
 
 function firstNameSimilarity(a: Prepared, b: Prepared): number {
