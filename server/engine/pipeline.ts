@@ -69,7 +69,10 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
     // start sends it with the same keys
     if (claimed.length) {
       const bySource = new Map(processed.map((r) => [r.sourceKey, r]));
-      const sendable = claimed.map((c) => ({ ...c, transformed: bySource.get(c.sourceKey)!.transformed, candidates: bySource.get(c.sourceKey)!.candidates }));
+      const sendable = claimed.map((c) => {
+        const { transformed, candidates, matching } = bySource.get(c.sourceKey)!;
+        return { ...c, transformed, candidates, matching };
+      });
       await sendRecords(plan, sendable, run.id);
     }
     if (batch.watermark !== null && plan.source.connector.acknowledge) {

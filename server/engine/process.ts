@@ -5,12 +5,13 @@
  * disagree about a record.
  */
 import type { SearchScenario } from '../../src/domain/formula/parts.ts';
+import { copiesInBatch, copyReason, criterionValue } from '../../src/domain/formula/batchCopies.ts';
 import { decideMatch, exactFieldsMatch, type MatchDecision } from '../../src/domain/formula/matchScore.ts';
 import { routeRecord } from '../../src/domain/formula/route.ts';
 import { transformRecord, valueText, type FieldValue } from '../../src/domain/formula/transforms.ts';
 import { validateRecord } from '../../src/domain/formula/validationRules.ts';
 import type { SearchQuery, SourceRecord } from '../connectors/connector.ts';
-import type { ProcessedRecord } from '../db/repositories/records.ts';
+import type { ProcessedRecord, RecordRow, ReprocessedRecord } from '../db/repositories/records.ts';
 import type { FormulaEnd, FormulaPlan } from './plan.ts';
 
 /** A record as collected: its identity in the source and its raw fields. */
@@ -48,14 +49,12 @@ interface Hit { scenario: SearchScenario; candidates: { id: string; fields: Reco
 function queryFor(scenario: SearchScenario, raw: Record<string, unknown>): SearchQuery | null {
   const criteria = [];
   for (const c of scenario.criteria) {
-    const value = valueText(Object.hasOwn(raw, c.source) ? toText(raw[c.source]) : null).trim();
+    const value = criterionValue(raw, c.source);
     if (!value) return null;
     criteria.push({ field: c.destination, operator: 'equals' as const, value });
   }
   return { criteria, limit: SEARCH_LIMIT };
 }
-
-const toText = (v: unknown): FieldValue => (v === null || v === undefined ? null : typeof v === 'number' ? v : String(v));
 
 /** Searches the records by the scenarios: primary ones first, secondary ones only for records no primary search found. */
 async function searchTiers(plan: FormulaPlan, raws: Record<string, unknown>[]): Promise<Hit[][]> {
@@ -177,5 +176,37 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
       errorReason: null,
     };
   });
+  holdCopies(plan, batch, out as ProcessedRecord[]);
   return out as ProcessedRecord[];
+}
+
+/** Records a run or a send would create (not omitted, not failed). */
+const creates = (r: ProcessedRecord) => r.bucket === 'new' && (r.state === 'ready' || r.state === 'needs-attention');
+
+/**
+ * The same new person twice in a batch would be created twice: the later copy is held in Needs
+ * Attention, naming the first, which lists its copies so that sending it matches them again
+ * (matchCopiesAgain, server/engine/send.ts) against what it created.
+ */
+function holdCopies(plan: FormulaPlan, batch: Incoming[], out: ProcessedRecord[]): void {
+  const copies = copiesInBatch(out.map((r, i) => (creates(r) ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null)), plan.matching.scenarios, plan.mappedFields);
+  copies.forEach((copy, i) => {
+    if (!copy) return;
+    const first = out[copy.index]!;
+    const record = out[i]!;
+    out[i] = {
+      ...record, state: 'needs-attention',
+      matching: { ...record.matching, copyOf: { sourceKey: first.sourceKey, score: copy.score }, routeReason: copyReason(first.sourceKey) },
+    };
+    first.matching = { ...first.matching, copies: [...((first.matching?.copies as string[] | undefined) ?? []), record.sourceKey] };
+  });
+}
+
+/** Held records (reprocessing, or copies whose first was sent) through processBatch again, as replaceProcessed takes them. */
+export async function processAgain(plan: FormulaPlan, held: readonly Pick<RecordRow, 'id' | 'sourceKey' | 'raw'>[]): Promise<ReprocessedRecord[]> {
+  const processed = await processBatch(plan, held.map((r) => ({ sourceKey: r.sourceKey, raw: r.raw })));
+  return processed.map((p, i) => {
+    const { sourceKey: _s, raw: _r, ...rest } = p;
+    return { ...rest, id: held[i]!.id };
+  });
 }

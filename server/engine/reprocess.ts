@@ -7,7 +7,7 @@
 import type { RunRow } from '../db/repositories/runs.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import { loadPlan, type EngineDeps } from './plan.ts';
-import { processBatch } from './process.ts';
+import { processAgain } from './process.ts';
 import { DEFAULT_SLICE_MS, type RunControl, type RunResult } from './pipeline.ts';
 
 const REPROCESS_BATCH = 1000;
@@ -23,14 +23,11 @@ export async function reprocessHeld(tenant: TenantScope, deps: EngineDeps, run: 
     control.signal?.throwIfAborted();
     const held = await tenant.records.held(formula.id, cursor, control.batchSize ?? REPROCESS_BATCH);
     if (!held.length) return { done: true, counts: {} };
-    const processed = await processBatch(plan, held.map((r) => ({ sourceKey: r.sourceKey, raw: r.raw })));
+    const processed = await processAgain(plan, held);
     cursor = held.at(-1)!.id;
     const next = cursor;
     await tenant.transaction(async (tx) => {
-      const changed = await tx.records.replaceProcessed(processed.map((p, i) => {
-        const { sourceKey: _s, raw: _r, ...rest } = p;
-        return { ...rest, id: held[i]!.id };
-      }));
+      const changed = await tx.records.replaceProcessed(processed);
       await tx.runs.update(run.id, { params: { ...run.params, cursor: next } });
       await tx.runs.addCounts(run.id, { reprocessed: changed });
     });

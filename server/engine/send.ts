@@ -11,13 +11,14 @@ import { valueText } from '../../src/domain/formula/transforms.ts';
 import type { UpsertItem } from '../connectors/connector.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
 import type { FormulaPlan } from './plan.ts';
+import { processAgain } from './process.ts';
 
 export const SEND_BATCH = 500;
 
 export interface SendOutcome { created: number; updated: number; refused: number }
 
 /** What sending a record reads of it. */
-export type Sendable = Pick<RecordRow, 'id' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite'>;
+export type Sendable = Pick<RecordRow, 'id' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite' | 'matching'>;
 
 const addOutcome = (total: SendOutcome, o: SendOutcome) => { total.created += o.created; total.updated += o.updated; total.refused += o.refused; };
 
@@ -125,5 +126,21 @@ async function sendBatch(plan: FormulaPlan, rows: readonly Sendable[], runId?: s
     await tx.records.markRefused(refused);
     if (runId) await tx.runs.addCounts(runId, { ...outcome });
   });
+  const createdIds = new Set(sent.filter((s) => s.outcome === 'created').map((s) => s.id));
+  const copies = rows.flatMap((r) => (createdIds.has(r.id) ? ((r.matching?.copies as string[] | undefined) ?? []) : []));
+  if (copies.length) addOutcome(outcome, await matchCopiesAgain(plan, copies, runId));
   return outcome;
+}
+
+/**
+ * Copies of a new person held for the first record of their batch (process.ts holdCopies) are
+ * matched again once it is created: now they find what it created. A formula that sends
+ * automatically sends those that become Ready; otherwise they wait for review in their new bucket.
+ */
+async function matchCopiesAgain(plan: FormulaPlan, sourceKeys: string[], runId?: string): Promise<SendOutcome> {
+  const { tenant, formula } = plan;
+  const held = await tenant.records.heldCopies(formula.id, sourceKeys);
+  if (!held.length) return { created: 0, updated: 0, refused: 0 };
+  await tenant.records.replaceProcessed(await processAgain(plan, held));
+  return plan.autosend ? sendReady(plan, { ids: held.map((r) => r.id), runId }) : { created: 0, updated: 0, refused: 0 };
 }

@@ -54,6 +54,8 @@ async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000):
   }
 }
 
+/** runs the formula now and waits for the run to finish */
+const runNow = async (formula: string) => waitForRun(formula, (await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
 const status = async (id: string) => json<FormulaStatus>(await send('admin', `${F}/${id}/status`));
 
 async function liveFormula(parts: Partial<typeof VALID_PARTS> = {}, object = 'supporters-*.csv') {
@@ -170,7 +172,6 @@ describe('a formula that sends automatically', () => {
     routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
     autosend: { enabled: true },
   }, object);
-  const runNow = async (formula: string) => waitForRun(formula, (await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
   /** `body` (PL/pgSQL) run by a statement trigger on records while `work` runs */
   async function withTrigger(name: string, when: 'before' | 'after', body: string, work: () => Promise<void>): Promise<void> {
     const pool = server.database.pool;
@@ -231,6 +232,58 @@ describe('a formula that sends automatically', () => {
     } finally {
       delete source.acknowledge;
     }
+  }, 90_000);
+});
+
+describe('the same new person twice in one file', () => {
+  const twice = (name: string, who: string) => dropFile(name, [
+    header,
+    [who, 'Twice', `${who.toLowerCase()}.twice@example.org`],
+    ['Other', 'Person', `other.${who.toLowerCase()}@example.org`],
+    // the same registration again, the e-mail typed in capitals
+    [who, 'Twice', `${who.toUpperCase()}.TWICE@example.org`],
+  ]);
+  const crmByEmail = (email: string) => tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: email }] });
+  const records = async (formula: string) => (await server.database.pool.query<{ id: string; source_key: string; bucket: string; state: string; matching: Record<string, unknown>; outcome: string | null }>(
+    'select id, source_key, bucket, state, matching, outcome from records where formula_id = $1 order by source_key', [formula])).rows;
+
+  it('sending automatically, creates one constituent: the copy is matched again against it and sent as an update', async () => {
+    const formula = await liveFormula({
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      autosend: { enabled: true },
+    }, 'twice-*.csv');
+    twice('twice-1.csv', 'Wren');
+    const done = await runNow(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 2, updated: 1 });
+    expect(await crmByEmail('wren.twice@example.org')).toHaveLength(1);
+    const rows = await records(formula);
+    expect(rows.map((r) => [r.bucket, r.state, r.outcome])).toEqual([['new', 'sent', 'created'], ['new', 'sent', 'created'], ['one-to-one-match', 'sent', 'updated']]);
+  }, 90_000);
+
+  it('held for review, keeps the copy in Needs Attention naming the first, and matches it again once the first is sent', async () => {
+    const formula = await liveFormula({
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+    }, 'review-twice-*.csv');
+    twice('review-twice-1.csv', 'Lark');
+    expect((await runNow(formula)).status).toBe('finished');
+    let [first, , copy] = await records(formula);
+    expect(first).toMatchObject({ bucket: 'new', state: 'ready' });
+    expect(copy).toMatchObject({ bucket: 'new', state: 'needs-attention' });
+    expect(copy!.matching.routeReason).toBe(`Same person as ${first!.source_key} in the same batch: matched again once that record is sent`);
+
+    const sent = await send('admin', `/web-api/v1/records/${formula}/actions/send`, { method: 'POST', body: { selection: { kind: 'ids', ids: [first!.id] } } });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    const until = Date.now() + 30_000;
+    while ((copy = (await records(formula))[2])!.bucket === 'new' && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    [first] = await records(formula);
+    const [created] = await crmByEmail('lark.twice@example.org');
+    expect(first).toMatchObject({ state: 'sent', outcome: 'created' });
+    // found now, and waiting in Ready as the formula holds what it matches
+    expect(copy).toMatchObject({ bucket: 'one-to-one-match', state: 'ready' });
+    expect(copy!.matching).not.toHaveProperty('copyOf');
+    expect((await crmByEmail('lark.twice@example.org'))).toHaveLength(1);
+    expect(created).toBeDefined();
   }, 90_000);
 });
 

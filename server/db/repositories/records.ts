@@ -180,6 +180,13 @@ export function recordsRepository(db: Executor, tenantId: string) {
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
     },
 
+    /** the formula's held records of these source keys that wait as copies of another (process.ts holdCopies) */
+    async heldCopies(formulaId: string, sourceKeys: string[]): Promise<RecordRow[]> {
+      return db.select().from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.sourceKey, sourceKeys), inArray(records.state, HELD_STATES), sql`${records.matching} ? 'copyOf'`))
+        .orderBy(records.id);
+    },
+
     /** a page of the formula's held records (reprocessing), by id */
     async held(formulaId: string, afterId: string | null, limit: number): Promise<RecordRow[]> {
       return db.select().from(records)
