@@ -163,12 +163,15 @@ describe('the Formula Wizard in Chromium', () => {
     await shot('3-destination-settings');
     await saveAndExpect('Destination settings', 'mapping');
 
-    // ---- 4. mapping: three fields from the file, last name title-cased
+    // ---- 4. mapping: the file's columns come mapped by their names; the producer keeps three, last name title-cased
     const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
     await fieldsTable.waitFor();
-    for (const [destination, source] of [['First name', 'First name'], ['Last name', 'Last name'], ['E-mail', 'Email']] as const) {
-      await fieldsTable.getByRole('combobox', { name: `How ${destination} is filled` }).selectOption('source');
-      await fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` }).selectOption(source);
+    expect(await wizard().getByTestId('mapping-suggested').textContent()).toContain('5 fields were mapped from source fields with matching names');
+    for (const [destination, source] of [['First name', 'First name'], ['Last name', 'Last name'], ['E-mail', 'Email'], ['Phone', 'Phone'], ['Postal code', 'Zip']] as const) {
+      expect(await fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` }).inputValue()).toBe(source);
+    }
+    for (const destination of ['Phone', 'Postal code']) {
+      await fieldsTable.getByRole('combobox', { name: `How ${destination} is filled` }).selectOption('ignored');
     }
     const preview = wizard().getByRole('table', { name: 'Preview' });
     const lastNames = () => preview.locator('td[data-field="lastName"]').allTextContents();

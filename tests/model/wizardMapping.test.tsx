@@ -58,6 +58,8 @@ const PART_FAILED = (part: string) => new ApiError(500, { title: `${part}-get-fa
 
 interface Options {
   destination?: FieldInfo[];
+  /** the source's field names (SOURCE's by default) */
+  source?: string[];
   parts?: Partial<{ [P in FormulaPartName]: FormulaPartBody[P] }>;
   /** failures by call: 'destination', 'source', 'sample', or a part name */
   fail?: Partial<Record<string, unknown>>;
@@ -73,7 +75,7 @@ function fakeServices(opts: Options = {}) {
     return answer;
   };
   const fields = answeredCall<{ dataSourceId: string; object: string }, { object: string; fields: FieldInfo[] }>(({ dataSourceId, object }) =>
-    (dataSourceId === CRM.id ? { object, fields: failOr('destination', opts.destination ?? DESTINATION) } : { object, fields: failOr('source', SOURCE) }));
+    (dataSourceId === CRM.id ? { object, fields: failOr('destination', opts.destination ?? DESTINATION) } : { object, fields: failOr('source', opts.source ? opts.source.map((name) => ({ name, label: name, type: 'string' as const })) : SOURCE) }));
   const getPart = answeredCall<FormulaPartName, unknown>((part) => failOr(part, opts.parts?.[part] ?? null));
   const sample = answeredCall<string, FormulaSample>(() => failOr('sample', SAMPLE));
   const putPart = answeredCall<PutInput, unknown>(({ body }) => failOr('put', body));
@@ -135,10 +137,19 @@ describe('the mapping step', () => {
     const { user, props } = renderStep(fakes.services);
     const rows = within(await table()).getAllByRole('row');
     // the destination's required field comes first, marked
-    expect(within(rows[1]!).getByText('Last name')).toBeTruthy();
+    expect(within(rows[1]!).getByText('lastName')).toBeTruthy();
     expect(within(rows[1]!).getByText('Required')).toBeTruthy();
-    expect(screen.getByText(/Required by the destination and not mapped yet: Last name/)).toBeTruthy();
     expect(fakes.fields.calls).toEqual([{ dataSourceId: CRM.id, object: 'constituents' }, { dataSourceId: SFTP.id, object: 'supporters.csv' }]);
+    // with no mapping saved, source fields of the same names (or spellings: Street for Address line 1) are mapped from the start
+    expect(screen.getByTestId('mapping-suggested').textContent).toBe('4 fields were mapped from source fields with matching names. Check the mapping, then save it.');
+    expect((screen.getByRole('combobox', { name: 'Source field for Last name' }) as HTMLSelectElement).value).toBe('Last name');
+    expect((screen.getByRole('combobox', { name: 'Source field for E-mail' }) as HTMLSelectElement).value).toBe('Email');
+    expect((screen.getByRole('combobox', { name: 'Source field for Address line 1' }) as HTMLSelectElement).value).toBe('Street');
+    expect((screen.getByRole('combobox', { name: 'How Phone is filled' }) as HTMLSelectElement).value).toBe('ignored');
+    expect(props.onDirtyChange).not.toHaveBeenCalledWith(true);
+    expect(screen.queryByText(/Required by the destination/)).toBeNull();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'How Last name is filled' }), 'Ignore');
+    expect(screen.getByText(/Required by the destination and not mapped yet: Last name/)).toBeTruthy();
 
     await mapFrom(user, 'First name', 'First name');
     await mapFrom(user, 'Last name', 'Last name');
@@ -225,6 +236,7 @@ describe('the mapping step', () => {
     ]);
     expect(fakes.putPart.calls.every((c) => c.id === FORMULA_ID)).toBe(true);
     expect(await screen.findByText('Mapping has been saved')).toBeTruthy();
+    expect(screen.queryByTestId('mapping-suggested')).toBeNull();
     // the wizard moves on with the formula as the server now has it, and nothing is left unsaved
     expect(props.onSaved).toHaveBeenCalledWith(expect.objectContaining({ parts: ['mapping', 'transform', 'validation', 'summary-fields'] }));
     expect(props.onDirtyChange).toHaveBeenLastCalledWith(false);
@@ -390,7 +402,8 @@ describe('the mapping step', () => {
   });
 
   it('with nothing mapped says "Map at least one field" and saves nothing', async () => {
-    const fakes = fakeServices();
+    // columns named after nothing the destination has: nothing is mapped from the start
+    const fakes = fakeServices({ source: ['Column A', 'Column B'] });
     const { user, props } = renderStep(fakes.services);
     await table();
     await user.click(screen.getByRole('button', { name: 'Save and continue' }));
@@ -420,8 +433,10 @@ describe('the mapping step', () => {
     await user.click(within(picker).getByRole('button', { name: 'Select these' }));
     expect(within(await table()).getAllByRole('row')).toHaveLength(3);
     await mapFrom(user, 'First name', 'First name');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'How Last name is filled' }), 'Ignore');
     await user.click(screen.getByRole('button', { name: 'Save and continue' }));
     await waitFor(() => expect(fakes.putPart.calls).toHaveLength(4));
+    // only the selected fields are saved: the e-mail mapped from the start is not among them
     expect(fakes.putPart.calls[0]!.body).toEqual({
       fields: [{ destination: 'firstName', kind: 'source', source: 'First name' }, { destination: 'lastName', kind: 'ignored' }],
       selectedFields: ['firstName', 'lastName'],
@@ -450,7 +465,7 @@ describe('the mapping step', () => {
     const fakes = fakeServices({ fail: { put: new ApiError(500, { title: 'mapping-upsert-failed', detail: 'Mapping could not be saved.' }) } });
     const { user, props } = renderStep(fakes.services);
     await table();
-    await mapFrom(user, 'E-mail', 'Email');
+    await mapFrom(user, 'Phone', 'Gift');
     await user.click(screen.getByRole('button', { name: 'Save and continue' }));
     expect(await screen.findByText('An error occured while saving Mapping')).toBeTruthy();
     expect(screen.getByText('Mapping could not be saved.')).toBeTruthy();

@@ -138,6 +138,17 @@ export function bestField(fields: readonly FieldRef[], concept: ConceptName): Fi
   return best;
 }
 
+/** The concept a field's name or label spells best (exactly before once qualifiers are dropped), or null. */
+export function conceptOf(field: FieldRef): ConceptName | null {
+  let best: ConceptName | null = null;
+  let bestScore = 0;
+  for (const concept of Object.keys(CONCEPTS) as ConceptName[]) {
+    const score = Math.max(spells(field.name, CONCEPTS[concept]), field.label ? spells(field.label, CONCEPTS[concept]) : 0);
+    if (score > bestScore) { best = concept; bestScore = score; }
+  }
+  return best;
+}
+
 /** The recommended search scenarios for this destination and source, in search order. */
 export function recommendedScenarios(input: RecommendationInput): SearchScenario[] {
   const searchable = input.destinationFields.filter((f) => f.searchable);

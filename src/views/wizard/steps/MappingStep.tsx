@@ -15,6 +15,7 @@ import {
 import { IconAlertTriangle, IconChecklist, IconFilter, IconLock, IconWand } from '@tabler/icons-react';
 import type { FieldInfo } from '../../../domain/api/integrations.ts';
 import { FIELD_SELECTION_REQUIRED_ABOVE } from '../../../domain/formula/constants.ts';
+import { suggestedMapping } from '../../../domain/formula/suggestedMapping.ts';
 import { mappedValue, transformRecord, type FieldValue } from '../../../domain/formula/transforms.ts';
 import { TableSkeleton } from '../../../ui/Skeletons.tsx';
 import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
@@ -78,7 +79,10 @@ type Editing = { destination: string; editor: 'transforms' | 'rules' } | null;
 
 function MappingEditor({ step: props, data, sample, onRetrySample }: { step: StepProps; data: MappingData; sample: SampleState; onRetrySample(): void }) {
   const { formulas } = useWizardServices();
-  const [form, setForm] = useState<MappingForm>(() => initialForm(data.destination, data.saved));
+  // a formula with no mapping saved yet starts from the source fields of the same names
+  const [start] = useState(() => (data.saved.mapping ? [] : suggestedMapping(data.destination, data.source)));
+  const [suggested, setSuggested] = useState(start.length);
+  const [form, setForm] = useState<MappingForm>(() => initialForm(data.destination, data.saved, start));
   const [baseline, setBaseline] = useState(() => snapshot(form));
   const [attempted, setAttempted] = useState(false);
   const [editing, setEditing] = useState<Editing>(null);
@@ -126,6 +130,7 @@ function MappingEditor({ step: props, data, sample, onRetrySample }: { step: Ste
       await formulas.putPart(id, 'validation', bodies.validation, silent);
       await formulas.putPart(id, 'summary-fields', bodies.summary, silent);
       setBaseline(current);
+      setSuggested(0);
       props.onDirtyChange(false);
       // the formula as the server now has it (its parts; a live one now needs reprocessing)
       try {
@@ -169,6 +174,11 @@ function MappingEditor({ step: props, data, sample, onRetrySample }: { step: Ste
       {showErrors && (
         <Alert ref={errorsRef} tabIndex={-1} role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title={MAPPING_ERRORS_TITLE} data-testid="mapping-errors">
           <List size="sm">{checked.problems.map((p, i) => <List.Item key={i}>{p}</List.Item>)}</List>
+        </Alert>
+      )}
+      {suggested > 0 && (
+        <Alert color="blue" icon={<IconWand aria-hidden />} data-testid="mapping-suggested">
+          {suggested === 1 ? '1 field was' : `${suggested} fields were`} mapped from source fields with matching names. Check the mapping, then save it.
         </Alert>
       )}
       {dropped.length > 0 && (

@@ -112,10 +112,13 @@ const ruleDraft = (r: ValidationRule): RuleDraft => ({
   values: r.rule === 'one-of' ? r.values.join('\n') : '',
 });
 
-/** The form as the saved parts have it; fields the destination no longer has are left out. */
-export function initialForm(destination: FieldInfo[], saved: SavedParts): MappingForm {
+/**
+ * The form as the saved parts have it; fields the destination no longer has are left out. With no
+ * mapping saved yet, the suggested one (src/domain/formula/suggestedMapping.ts) fills it.
+ */
+export function initialForm(destination: FieldInfo[], saved: SavedParts, suggested: readonly FieldMapping[] = []): MappingForm {
   const names = new Set(destination.map((f) => f.name));
-  const byName = new Map((saved.mapping?.fields ?? []).map((f) => [f.destination, f]));
+  const byName = new Map((saved.mapping?.fields ?? suggested).map((f) => [f.destination, f]));
   const group = <T, D>(items: T[], key: (t: T) => string, draft: (t: T) => D) => {
     const out: Record<string, D[]> = {};
     for (const item of items) {

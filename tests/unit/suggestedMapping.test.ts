@@ -1,0 +1,38 @@
+/**
+ * The mapping a new formula starts with: destination fields from source fields of the same name,
+ * else of the same concept; each source field once; nothing guessed from an unrelated name.
+ */
+import { describe, expect, it } from 'vitest';
+import { suggestedMapping } from '../../src/domain/formula/suggestedMapping.ts';
+import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
+
+const names = (...n: string[]) => n.map((name) => ({ name }));
+const asRecord = (m: ReturnType<typeof suggestedMapping>) => Object.fromEntries(m.map((f) => [f.destination, f.source]));
+
+describe('the suggested mapping', () => {
+  it('maps a spreadsheet of supporters into the Sandbox CRM by names and spellings', () => {
+    const m = suggestedMapping(sandbox.fields.constituents, names('First name', 'LAST_NAME', 'E-mail address', 'Home phone', 'Postcode', 'Street', 'Town', 'Gift amount'));
+    expect(asRecord(m)).toEqual({
+      firstName: 'First name', lastName: 'LAST_NAME', email: 'E-mail address', phone: 'Home phone', postalCode: 'Postcode', addressLine1: 'Street',
+    });
+    // in the destination's order, each from the source
+    expect(m.map((f) => f.destination)).toEqual(['firstName', 'lastName', 'email', 'phone', 'addressLine1', 'postalCode']);
+    expect(m.every((f) => f.kind === 'source')).toBe(true);
+  });
+
+  it('prefers the field of the same name to one of the same concept, and uses each source field once', () => {
+    const m = asRecord(suggestedMapping(sandbox.fields.constituents, names('Address', 'Address line 1', 'Address line 2', 'City')));
+    expect(m).toEqual({ addressLine1: 'Address line 1', addressLine2: 'Address line 2', city: 'City' });
+    const twice = suggestedMapping(names('email', 'workEmail'), names('Email'));
+    expect(twice).toEqual([{ destination: 'email', kind: 'source', source: 'Email' }]);
+  });
+
+  it('finds a destination field by its label (Salesforce\'s MailingPostalCode)', () => {
+    const m = suggestedMapping([{ name: 'MailingPostalCode', label: 'Mailing Zip/Postal Code' }, { name: 'FirstName', label: 'First Name' }], names('ZIP', 'first'));
+    expect(asRecord(m)).toEqual({ MailingPostalCode: 'ZIP', FirstName: 'first' });
+  });
+
+  it('guesses nothing from names that say nothing', () => {
+    expect(suggestedMapping(sandbox.fields.constituents, names('Column A', 'Notes', 'Amount'))).toEqual([]);
+  });
+});
