@@ -160,8 +160,9 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
           return;
         }
         const table = screen.getByRole('table', { name: 'Records' });
+        // the summary fields headed as words, not as the destination's field names
         const headers = within(table).getAllByRole('columnheader').map((h) => h.textContent);
-        expect(headers.slice(1, 4)).toEqual(['Record', 'firstName', 'email']);
+        expect(headers.slice(1, 4)).toEqual(['Record', 'First name', 'Email']);
         const rows = within(table).getAllByRole('row').slice(1);
         expect(rows.map((tr) => within(tr).getAllByRole('cell')[1]!.textContent)).toEqual(c.records.map((x) => x.sourceKey));
         expect(within(rows[0]!).getByText(c.records[0]!.summary.firstName as string)).toBeTruthy();

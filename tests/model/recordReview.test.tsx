@@ -18,6 +18,7 @@ import { recordReviewMachine } from '../../src/machines/recordReview.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { NeedsAttentionReview } from '../../src/views/records/NeedsAttentionReview.tsx';
 import { RecordReview } from '../../src/views/records/RecordReview.tsx';
+import { fieldHeading } from '../../src/domain/formula/fieldHeading.ts';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -140,14 +141,14 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toContain(compared ? `Destination ${compared.id}` : 'Destination');
         // the differences with the compared candidate are marked, and only they
         const differing = compared ? Object.keys(d.transformed!).filter((f) => String(d.transformed![f]) !== String(compared.fields[f])) : [];
-        expect(within(table).queryAllByText('differs').map((b) => b.closest('tr')!.querySelector('th')!.firstChild!.textContent)).toEqual(differing);
-        const postcode = within(table).getByRole('rowheader', { name: /^postcode/ }).closest('tr')!;
+        expect(within(table).queryAllByText('differs').map((b) => b.closest('tr')!.querySelector('th')!.firstChild!.textContent)).toEqual(differing.map(fieldHeading));
+        const postcode = within(table).getByRole('rowheader', { name: /^Postcode/ }).closest('tr')!;
         expect(within(postcode).getAllByRole('cell')[0]!.textContent).toContain(String(d.transformed!.postcode));
         // the destination's fields the formula does not write: shown for context, never a difference, never overwritten
         for (const f of Object.keys(compared?.fields ?? {}).filter((k) => !Object.hasOwn(d.transformed!, k))) {
-          const row = within(table).getByRole('rowheader', { name: f }).closest('tr')!;
+          const row = within(table).getByRole('rowheader', { name: fieldHeading(f) }).closest('tr')!;
           expect(within(row).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['Not mapped', String(compared!.fields[f]), '']);
-          expect(within(table).queryByRole('checkbox', { name: `Overwrite ${f} in the destination` })).toBeNull();
+          expect(within(table).queryByRole('checkbox', { name: `Overwrite ${fieldHeading(f)} in the destination` })).toBeNull();
         }
         // each candidate with its confidence, match reasons, and the chosen one
         for (const x of d.candidates) {
@@ -156,7 +157,7 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
           within(card).getByText(x.reasons[0]!);
           expect(!!within(card).queryByText('Chosen')).toBe(d.destination?.id === x.id);
         }
-        const overwrite = within(table).queryByRole('checkbox', { name: 'Overwrite postcode in the destination' }) as HTMLInputElement | null;
+        const overwrite = within(table).queryByRole('checkbox', { name: 'Overwrite Postcode in the destination' }) as HTMLInputElement | null;
         expect(!!overwrite).toBe(!!compared);
         if (overwrite) expect(overwrite.checked).toBe(d.overwrite.postcode !== false);
         expect(!!screen.queryByText(RECORD_API_MESSAGES.incompatible)).toBe(Object.values(c.fieldErrors).includes(RECORD_API_MESSAGES.incompatible));
@@ -190,11 +191,11 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       'record.change': async (step) => {
         const change = (step.event as unknown as { change: { field: string; value?: string; overwrite?: boolean } }).change;
         if ('value' in change) {
-          fireEvent.click(screen.getByRole('button', { name: 'Edit postcode' }));
-          fireEvent.change(screen.getByRole('textbox', { name: 'New postcode' }), { target: { value: change.value } });
+          fireEvent.click(screen.getByRole('button', { name: 'Edit Postcode' }));
+          fireEvent.change(screen.getByRole('textbox', { name: 'New Postcode' }), { target: { value: change.value } });
           fireEvent.click(screen.getByRole('button', { name: 'Save' }));
         } else {
-          fireEvent.click(screen.getByRole('checkbox', { name: 'Overwrite postcode in the destination' }));
+          fireEvent.click(screen.getByRole('checkbox', { name: 'Overwrite Postcode in the destination' }));
         }
       },
       'search.submit': async (step) => {

@@ -13,6 +13,7 @@ import {
 } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
 import type { SortDirection } from '../../domain/api/records.ts';
+import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
 import type { RecordFilter, RecordSort, RecordView } from '../../domain/records/query.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { SCREENS } from '../../domain/screens.ts';
@@ -94,7 +95,7 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
       <Toolbar context={c} acting={state.matches('acting')} formulaId={formulaId} onAction={(action) => actor.send({ type: 'action.request', action })} />
       {c.notice && <Alert color="green" role="status">{c.notice}</Alert>}
       {c.actionError && <Alert color="red" role="alert" title={c.actionError} />}
-      {state.matches('loading') && <TableSkeleton columns={['', 'Record', ...c.summaryFields, 'Date added', 'Score']} caption="Loading records" />}
+      {state.matches('loading') && <TableSkeleton columns={['', 'Record', ...c.summaryFields.map(fieldHeading), 'Date added', 'Score']} caption="Loading records" />}
       {state.matches('failed') && (
         <Alert color="red" role="alert" title="The records could not be loaded">
           <Button size="xs" mt="xs" onClick={() => actor.send({ type: 'list.reload' })}>Try again</Button>
@@ -300,7 +301,7 @@ function RecordsTable({ context: c, onOpen, onSort, onToggle, onTogglePage, onSe
                 />
               </Table.Th>
               <Table.Th>Record</Table.Th>
-              {c.summaryFields.map((f) => <Table.Th key={f}>{f}</Table.Th>)}
+              {c.summaryFields.map((f) => <Table.Th key={f}>{fieldHeading(f)}</Table.Th>)}
               <Table.Th>Record id</Table.Th>
               {sort('dateAdded')}
               {sort('dateProcessed')}

@@ -11,6 +11,7 @@ import {
   Alert, Badge, Button, Card, Checkbox, Group, Skeleton, Stack, Table, Text, TextInput, Title, VisuallyHidden,
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
+import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { recordReviewMachine, REVIEW_ACTION_LABELS, type RecordReviewContext } from '../../machines/recordReview.ts';
 import { Reasons } from './Reasons.tsx';
@@ -170,7 +171,7 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
             return (
               <Table.Tr key={field} bg={differs ? 'yellow.0' : undefined} data-differs={differs || undefined}>
                 <Table.Th scope="row">
-                  {field}
+                  {fieldHeading(field)}
                   {differs && <Badge ml={6} size="xs" color="dark" variant="outline">differs</Badge>}
                 </Table.Th>
                 <Table.Td>
@@ -180,7 +181,7 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
                 {compared && (
                   <Table.Td>
                     <Checkbox
-                      aria-label={`Overwrite ${field} in the destination`} checked={d.overwrite[field] !== false} disabled={busy}
+                      aria-label={`Overwrite ${fieldHeading(field)} in the destination`} checked={d.overwrite[field] !== false} disabled={busy}
                       onChange={(e) => onChange({ field, overwrite: e.currentTarget.checked })}
                     />
                   </Table.Td>
@@ -190,7 +191,7 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
           })}
           {others.map((field) => (
             <Table.Tr key={field} data-unmapped>
-              <Table.Th scope="row"><Text span size="sm" c="dimmed">{field}</Text></Table.Th>
+              <Table.Th scope="row"><Text span size="sm" c="dimmed">{fieldHeading(field)}</Text></Table.Th>
               <Table.Td><Text size="sm" c="dimmed">Not mapped</Text></Table.Td>
               <Table.Td><Text size="sm" c="dimmed">{text(compared?.fields[field])}</Text></Table.Td>
               <Table.Td />
@@ -215,16 +216,16 @@ function InlineValue({ field, value, error, disabled, onSave }: { field: string;
       <Stack gap={2}>
         <Group gap="xs" wrap="nowrap">
           <Text size="sm">{text(value)}</Text>
-          <Button size="compact-xs" variant="subtle" disabled={disabled} onClick={() => setDraft(text(value))} aria-label={`Edit ${field}`}>Edit</Button>
+          <Button size="compact-xs" variant="subtle" disabled={disabled} onClick={() => setDraft(text(value))} aria-label={`Edit ${fieldHeading(field)}`}>Edit</Button>
         </Group>
         {error && <Text size="xs" c="red.8" role="alert">{error}</Text>}
       </Stack>
     );
   }
   return (
-    <form onSubmit={submit} aria-label={`Edit ${field}`}>
+    <form onSubmit={submit} aria-label={`Edit ${fieldHeading(field)}`}>
       <Group gap="xs" wrap="nowrap">
-        <TextInput size="xs" aria-label={`New ${field}`} value={draft} onChange={(e) => setDraft(e.currentTarget.value)} autoFocus />
+        <TextInput size="xs" aria-label={`New ${fieldHeading(field)}`} value={draft} onChange={(e) => setDraft(e.currentTarget.value)} autoFocus />
         <Button size="compact-xs" type="submit">Save</Button>
         <Button size="compact-xs" variant="default" onClick={() => setDraft(null)}>Cancel</Button>
       </Group>
