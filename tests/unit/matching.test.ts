@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addressWords, foldName, keyKindOfField, matchKey } from '../../src/domain/formula/matchKeys.ts';
+import { addressWords, foldName, keyKindOfField, matchKey, sameFieldValue } from '../../src/domain/formula/matchKeys.ts';
 import {
   CONFIDENT_MATCH_SCORE, decideMatch, exactFieldsMatch, fieldSimilarity, jaroWinkler, NAME_CONFLICT_CAP, NO_IDENTIFIER_CAP,
   RECOMMENDED_DISCARD_BELOW, scoreCandidate, type MatchInput, type ScenarioHits,
@@ -527,5 +527,24 @@ describe('matching accuracy on synthetic people', () => {
     expect(result.recall).toBeGreaterThanOrEqual(0.9);
     // the people who are not in the CRM are never matched confidently in any number
     expect(result.byKind.namesake.confident + result.byKind.household.confident + result.byKind.stranger.confident).toBeLessThanOrEqual(result.falsePositives);
+  });
+});
+
+describe('the same value, written another way (the record review marks only real differences)', () => {
+  it('is the same phone, postal code, e-mail or street however written', () => {
+    expect(sameFieldValue('phone', '(555) 022-3514', '+15550223514')).toBe(true);
+    expect(sameFieldValue('postalCode', '87533-0000', '87533')).toBe(true);
+    expect(sameFieldValue('email', 'Ines.Novak@Example.org', 'ines.novak@example.org')).toBe(true);
+    expect(sameFieldValue('addressLine1', '12 Elm St.', '12 elm street')).toBe(true);
+    expect(sameFieldValue('lastName', 'NOVAK', 'Novak')).toBe(true);
+  });
+
+  it('differs in meaning: another number, another domain, a nickname, a blank', () => {
+    expect(sameFieldValue('phone', '555-022-3514', '555-022-3515')).toBe(false);
+    expect(sameFieldValue('email', 'ines.novak15@example.net', 'ines.novak15@example.org')).toBe(false);
+    // a nickname matches a person, but writing it changes what the destination holds
+    expect(sameFieldValue('firstName', 'Bill', 'William')).toBe(false);
+    expect(sameFieldValue('postalCode', '87533', '')).toBe(false);
+    expect(sameFieldValue('title', 'Dr', 'Dr.')).toBe(false);
   });
 });

@@ -106,3 +106,20 @@ export function keyKindOfField(field: string): KeyKind | null {
   if (/^(mailing|home|primary|billing|main)?(addressline1|address1|address|street|streetaddress|line1)$/.test(f)) return 'addressLine1';
   return null;
 }
+
+/** The kinds whose keys say a value's meaning, whatever way it is written: a person's name is not one (Bill is not William to a reader). */
+const WRITTEN_KINDS: ReadonlySet<KeyKind> = new Set(['email', 'phone', 'postalCode', 'addressLine1']);
+
+/**
+ * Whether two values of a field say the same thing: the same key for an e-mail, phone, postal
+ * code or address line written another way ('(555) 022-3514' and '+15550223514', '87533-0000'
+ * and '87533', '12 Elm St' and '12 Elm Street'); otherwise the same text in any case.
+ */
+export function sameFieldValue(field: string, a: unknown, b: unknown): boolean {
+  const [ta, tb] = [text(a), text(b)];
+  if (ta.toLowerCase() === tb.toLowerCase()) return true;
+  const kind = keyKindOfField(field);
+  if (!kind || !WRITTEN_KINDS.has(kind)) return false;
+  const ka = matchKey(kind, ta);
+  return ka !== null && ka === matchKey(kind, tb);
+}

@@ -12,6 +12,7 @@ import {
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
+import { sameFieldValue } from '../../domain/formula/matchKeys.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { recordReviewMachine, REVIEW_ACTION_LABELS, type RecordReviewContext } from '../../machines/recordReview.ts';
 import { Reasons } from './Reasons.tsx';
@@ -36,7 +37,6 @@ export function isTyping(e: KeyboardEvent): boolean {
 }
 
 const text = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
-const same = (a: unknown, b: unknown) => text(a).trim().toLowerCase() === text(b).trim().toLowerCase();
 
 export function RecordReview({ formulaId, recordId, policies, logic = recordReviewMachine, onChanged, headingLevel = 2, shortcuts = false }: RecordReviewProps) {
   const actor = useActorRef(logic, { input: { formulaId, recordId, canEdit: can(policies, 'records', 'edit') } });
@@ -167,7 +167,7 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
         </Table.Thead>
         <Table.Tbody>
           {fields.map((field) => {
-            const differs = !!compared && !same(incoming[field], compared.fields[field]);
+            const differs = !!compared && !sameFieldValue(field, incoming[field], compared.fields[field]);
             return (
               <Table.Tr key={field} bg={differs ? 'yellow.0' : undefined} data-differs={differs || undefined}>
                 <Table.Th scope="row">
