@@ -258,7 +258,7 @@ describe('related records', () => {
     const headers = within(table).getAllByRole('columnheader').map((h) => h.textContent);
     expect(headers).toContain('Waits for');
     const cells = within(within(table).getAllByRole('row')[1]!).getAllByRole('cell').map((c) => c.textContent);
-    expect(cells[headers.indexOf('Waits for')]).toBe('constituents with lookupId SC-404');
+    expect(cells[headers.indexOf('Waits for')]).toBe('constituents with Lookup ID SC-404');
   });
 });
 

@@ -343,15 +343,16 @@ function Row({ record: r, fields, waits, selected, onOpen, onToggle }: {
     <Table.Tr>
       <Table.Td><Checkbox aria-label={`Select record ${label}`} checked={selected} onChange={() => onToggle(r.id)} /></Table.Td>
       <Table.Td>
-        <Anchor component="button" type="button" size="sm" onClick={() => onOpen(r.id)} aria-label={`Review record ${label}`}>{label}</Anchor>
+        <Anchor component="button" type="button" size="sm" onClick={() => onOpen(r.id)} aria-label={`Review record ${label}`} style={{ whiteSpace: 'nowrap' }}>{label}</Anchor>
       </Table.Td>
       {fields.map((f) => <Table.Td key={f}><Text size="sm">{valueText(r.summary[f])}</Text></Table.Td>)}
-      <Table.Td><Text size="sm">{r.recordId ?? <Text span c="dimmed" size="sm">None yet</Text>}</Text></Table.Td>
+      {/* one line however long the destination's id: the whole id stays in the cell (copied, read aloud) and shows on hover */}
+      <Table.Td>{r.recordId ? <Text size="sm" truncate="end" maw={120} title={r.recordId}>{r.recordId}</Text> : <Text span c="dimmed" size="sm">None yet</Text>}</Table.Td>
       <Table.Td>{when(r.dateAdded)}</Table.Td>
       <Table.Td>{when(r.dateProcessed)}</Table.Td>
       <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>
       <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>
-      {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${r.waitingFor.field} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
+      {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
       <Table.Td><Text size="sm">{r.errorReason ?? ''}</Text></Table.Td>
       <Table.Td>{r.errorDate ? when(r.errorDate) : null}</Table.Td>
     </Table.Tr>
