@@ -181,30 +181,52 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
 }
 
 /** Records a run or a send would create (not omitted, not failed). */
-const creates = (r: ProcessedRecord) => r.bucket === 'new' && (r.state === 'ready' || r.state === 'needs-attention');
+const creates = (r: Pick<ProcessedRecord, 'bucket' | 'state'>) => r.bucket === 'new' && (r.state === 'ready' || r.state === 'needs-attention');
+
+/** The first record a held copy waits for (holdCopies), by its source key; null for any other record. */
+export const copyOf = (matching: Record<string, unknown> | null): string | null => {
+  const of = matching?.copyOf as { sourceKey?: unknown } | undefined;
+  return typeof of?.sourceKey === 'string' ? of.sourceKey : null;
+};
+
+const asCopy = (record: ProcessedRecord, first: string, score: number): ProcessedRecord => ({
+  ...record, state: 'needs-attention',
+  matching: { ...record.matching, copyOf: { sourceKey: first, score }, routeReason: copyReason(first) },
+});
 
 /**
  * The same new person twice in a batch would be created twice: the later copy is held in Needs
- * Attention, naming the first, which lists its copies so that sending it matches them again
- * (matchCopiesAgain, server/engine/send.ts) against what it created.
+ * Attention, naming the first. Sending the first matches its copies again against what it created
+ * (server/engine/send.ts), and a copy is never sent while its first is still to be.
  */
 function holdCopies(plan: FormulaPlan, batch: Incoming[], out: ProcessedRecord[]): void {
-  const copies = copiesInBatch(out.map((r, i) => (creates(r) ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null)), plan.matching.scenarios, plan.mappedFields);
+  // a source record read twice in a batch is stored once, as its last copy: the earlier ones are no one's first
+  const last = new Map(out.map((r, i) => [r.sourceKey, i]));
+  const copies = copiesInBatch(out.map((r, i) => (creates(r) && last.get(r.sourceKey) === i ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null)), plan.matching.scenarios, plan.mappedFields);
   copies.forEach((copy, i) => {
-    if (!copy) return;
-    const first = out[copy.index]!;
-    const record = out[i]!;
-    out[i] = {
-      ...record, state: 'needs-attention',
-      matching: { ...record.matching, copyOf: { sourceKey: first.sourceKey, score: copy.score }, routeReason: copyReason(first.sourceKey) },
-    };
-    first.matching = { ...first.matching, copies: [...((first.matching?.copies as string[] | undefined) ?? []), record.sourceKey] };
+    if (copy) out[i] = asCopy(out[i]!, out[copy.index]!.sourceKey, copy.score);
   });
 }
 
-/** Held records (reprocessing, or copies whose first was sent) through processBatch again, as replaceProcessed takes them. */
-export async function processAgain(plan: FormulaPlan, held: readonly Pick<RecordRow, 'id' | 'sourceKey' | 'raw'>[]): Promise<ReprocessedRecord[]> {
+/**
+ * Held records (reprocessing, or copies whose first was sent or refused) through processBatch
+ * again, as replaceProcessed takes them. Reprocessing pages through the held records, so a copy
+ * may come without its first: one still new stays a copy while its first is still to be sent.
+ */
+export async function processAgain(plan: FormulaPlan, held: readonly Pick<RecordRow, 'id' | 'sourceKey' | 'raw' | 'matching'>[], opts: { keepCopies: boolean }): Promise<ReprocessedRecord[]> {
   const processed = await processBatch(plan, held.map((r) => ({ sourceKey: r.sourceKey, raw: r.raw })));
+  if (opts.keepCopies) {
+    // a first in this batch was matched with it here: that answer stands
+    const here = new Set(held.map((r) => r.sourceKey));
+    const waiting = processed.flatMap((p, i) => {
+      const first = copyOf(held[i]!.matching);
+      return first !== null && !here.has(first) && creates(p) ? [{ i, first }] : [];
+    });
+    const unsent = waiting.length ? await plan.tenant.records.unsentNew(plan.formula.id, waiting.map((w) => w.first)) : new Set<string>();
+    for (const { i, first } of waiting) {
+      if (unsent.has(first)) processed[i] = asCopy(processed[i]!, first, (held[i]!.matching!.copyOf as { score: number }).score);
+    }
+  }
   return processed.map((p, i) => {
     const { sourceKey: _s, raw: _r, ...rest } = p;
     return { ...rest, id: held[i]!.id };

@@ -23,7 +23,7 @@ export async function reprocessHeld(tenant: TenantScope, deps: EngineDeps, run: 
     control.signal?.throwIfAborted();
     const held = await tenant.records.held(formula.id, cursor, control.batchSize ?? REPROCESS_BATCH);
     if (!held.length) return { done: true, counts: {} };
-    const processed = await processAgain(plan, held);
+    const processed = await processAgain(plan, held, { keepCopies: true });
     cursor = held.at(-1)!.id;
     const next = cursor;
     await tenant.transaction(async (tx) => {

@@ -11,14 +11,14 @@ import { valueText } from '../../src/domain/formula/transforms.ts';
 import type { UpsertItem } from '../connectors/connector.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
 import type { FormulaPlan } from './plan.ts';
-import { processAgain } from './process.ts';
+import { copyOf, processAgain } from './process.ts';
 
 export const SEND_BATCH = 500;
 
 export interface SendOutcome { created: number; updated: number; refused: number }
 
 /** What sending a record reads of it. */
-export type Sendable = Pick<RecordRow, 'id' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite' | 'matching'>;
+export type Sendable = Pick<RecordRow, 'id' | 'sourceKey' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite' | 'matching'>;
 
 const addOutcome = (total: SendOutcome, o: SendOutcome) => { total.created += o.created; total.updated += o.updated; total.refused += o.refused; };
 
@@ -99,8 +99,14 @@ export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], 
   return total;
 }
 
-async function sendBatch(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome> {
+async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], runId?: string): Promise<SendOutcome> {
   const { tenant, destination } = plan;
+  // a copy of a new person (process.ts holdCopies) whose first is still to be sent waits for it
+  // in Needs Attention: sent together, both would be created
+  const waiting = await copiesWaiting(plan, batch);
+  if (waiting.size) await tenant.records.holdBack([...waiting]);
+  const rows = batch.filter((r) => !waiting.has(r.id));
+  if (!rows.length) return { created: 0, updated: 0, refused: 0 };
   const items: UpsertItem[] = rows.map((r) => ({
     idempotencyKey: r.idempotencyKey,
     ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
@@ -126,21 +132,34 @@ async function sendBatch(plan: FormulaPlan, rows: readonly Sendable[], runId?: s
     await tx.records.markRefused(refused);
     if (runId) await tx.runs.addCounts(runId, { ...outcome });
   });
-  const createdIds = new Set(sent.filter((s) => s.outcome === 'created').map((s) => s.id));
-  const copies = rows.flatMap((r) => (createdIds.has(r.id) ? ((r.matching?.copies as string[] | undefined) ?? []) : []));
-  if (copies.length) addOutcome(outcome, await matchCopiesAgain(plan, copies, runId));
+  // the records that were to be created are settled (created, or refused): their copies are matched again
+  const settled = new Set([...sent.filter((s) => s.outcome === 'created').map((s) => s.id), ...refused.map((r) => r.id)]);
+  const firsts = rows.filter((r) => !r.destinationRecordId && settled.has(r.id)).map((r) => r.sourceKey);
+  if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, runId));
   return outcome;
+}
+
+/** The batch's copies whose first is still to be sent: in this batch, or held. */
+async function copiesWaiting(plan: FormulaPlan, batch: readonly Sendable[]): Promise<Set<string>> {
+  const copies = batch.flatMap((r) => {
+    const first = r.destinationRecordId ? null : copyOf(r.matching);
+    return first === null ? [] : [{ id: r.id, first }];
+  });
+  if (!copies.length) return new Set();
+  const unsent = await plan.tenant.records.unsentNew(plan.formula.id, copies.map((c) => c.first));
+  return new Set(copies.filter((c) => unsent.has(c.first)).map((c) => c.id));
 }
 
 /**
  * Copies of a new person held for the first record of their batch (process.ts holdCopies) are
- * matched again once it is created: now they find what it created. A formula that sends
- * automatically sends those that become Ready; otherwise they wait for review in their new bucket.
+ * matched again once it is created (now they find what it created) or refused (one of them may be
+ * created in its place). A formula that sends automatically sends those that become Ready;
+ * otherwise they wait for review in their bucket.
  */
-async function matchCopiesAgain(plan: FormulaPlan, sourceKeys: string[], runId?: string): Promise<SendOutcome> {
+async function matchCopiesAgain(plan: FormulaPlan, firsts: string[], runId?: string): Promise<SendOutcome> {
   const { tenant, formula } = plan;
-  const held = await tenant.records.heldCopies(formula.id, sourceKeys);
+  const held = await tenant.records.heldCopies(formula.id, firsts);
   if (!held.length) return { created: 0, updated: 0, refused: 0 };
-  await tenant.records.replaceProcessed(await processAgain(plan, held));
+  await tenant.records.replaceProcessed(await processAgain(plan, held, { keepCopies: false }));
   return plan.autosend ? sendReady(plan, { ids: held.map((r) => r.id), runId }) : { created: 0, updated: 0, refused: 0 };
 }

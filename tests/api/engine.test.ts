@@ -96,13 +96,15 @@ beforeAll(async () => {
 afterAll(async () => { await server?.close(); });
 
 const header = ['First name', 'Last name', 'Email'];
+/** new records and single matches to Ready */
+const READY_ROUTING: typeof VALID_PARTS.routing = { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false };
 
 describe('a run from a flat file into the Sandbox CRM', () => {
   let formula: string;
 
   it('collects every row, buckets each record and sends the ready ones exactly once', async () => {
     formula = await liveFormula({
-      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      routing: READY_ROUTING,
       autosend: { enabled: true },
     });
     const before = await tenant().sandboxCrm.counts();
@@ -169,7 +171,7 @@ describe('a run from a flat file into the Sandbox CRM', () => {
 
 describe('a formula that sends automatically', () => {
   const autosending = (object: string) => liveFormula({
-    routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+    routing: READY_ROUTING,
     autosend: { enabled: true },
   }, object);
   /** `body` (PL/pgSQL) run by a statement trigger on records while `work` runs */
@@ -236,54 +238,74 @@ describe('a formula that sends automatically', () => {
 });
 
 describe('the same new person twice in one file', () => {
-  const twice = (name: string, who: string) => dropFile(name, [
-    header,
-    [who, 'Twice', `${who.toLowerCase()}.twice@example.org`],
-    ['Other', 'Person', `other.${who.toLowerCase()}@example.org`],
-    // the same registration again, the e-mail typed in capitals
-    [who, 'Twice', `${who.toUpperCase()}.TWICE@example.org`],
-  ]);
   const crmByEmail = (email: string) => tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: email }] });
   const records = async (formula: string) => (await server.database.pool.query<{ id: string; source_key: string; bucket: string; state: string; matching: Record<string, unknown>; outcome: string | null }>(
     'select id, source_key, bucket, state, matching, outcome from records where formula_id = $1 order by source_key', [formula])).rows;
-
-  it('sending automatically, creates one constituent: the copy is matched again against it and sent as an update', async () => {
-    const formula = await liveFormula({
-      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
-      autosend: { enabled: true },
-    }, 'twice-*.csv');
-    twice('twice-1.csv', 'Wren');
+  const act = async (formula: string, action: string, ids: string[]) => {
+    const res = await send('admin', `/web-api/v1/records/${formula}/actions/${action}`, { method: 'POST', body: { selection: { kind: 'ids', ids } } });
+    expect(res.status, await res.clone().text()).toBe(200);
+  };
+  const eventually = async (done: () => Promise<boolean>) => {
+    for (const until = Date.now() + 30_000; !(await done()) && Date.now() < until;) await new Promise((r) => setTimeout(r, 250));
+  };
+  /** a live formula holding Ready for review (or sending automatically) and its run over one registration twice, with another person between */
+  async function twice(prefix: string, who: string, autosend = false) {
+    const formula = await liveFormula({ routing: READY_ROUTING, ...(autosend ? { autosend: { enabled: true } } : {}) }, `${prefix}-*.csv`);
+    dropFile(`${prefix}-1.csv`, [
+      header,
+      [who, 'Twice', `${who.toLowerCase()}.twice@example.org`],
+      ['Other', 'Person', `other.${who.toLowerCase()}@example.org`],
+      // the same registration again, the e-mail typed in capitals
+      [who, 'Twice', `${who.toUpperCase()}.TWICE@example.org`],
+    ]);
     const done = await runNow(formula);
     expect(done.status, JSON.stringify(done)).toBe('finished');
+    const [first, , copy] = await records(formula);
+    return { formula, done, first: first!, copy: copy! };
+  }
+
+  it('sending automatically, creates one constituent: the copy is matched again against it and sent as an update', async () => {
+    const { formula, done } = await twice('twice', 'Wren', true);
     expect(done.counts).toMatchObject({ collected: 3, created: 2, updated: 1 });
     expect(await crmByEmail('wren.twice@example.org')).toHaveLength(1);
     const rows = await records(formula);
     expect(rows.map((r) => [r.bucket, r.state, r.outcome])).toEqual([['new', 'sent', 'created'], ['new', 'sent', 'created'], ['one-to-one-match', 'sent', 'updated']]);
   }, 90_000);
 
-  it('held for review, keeps the copy in Needs Attention naming the first, and matches it again once the first is sent', async () => {
-    const formula = await liveFormula({
-      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
-    }, 'review-twice-*.csv');
-    twice('review-twice-1.csv', 'Lark');
-    expect((await runNow(formula)).status).toBe('finished');
-    let [first, , copy] = await records(formula);
+  it('held for review, keeps the copy in Needs Attention naming the first; sent together, the copy waits for the first and is matched again against what it created', async () => {
+    const { formula, first, copy } = await twice('review-twice', 'Lark');
     expect(first).toMatchObject({ bucket: 'new', state: 'ready' });
     expect(copy).toMatchObject({ bucket: 'new', state: 'needs-attention' });
-    expect(copy!.matching.routeReason).toBe(`Same person as ${first!.source_key} in the same batch: matched again once that record is sent`);
+    expect(copy.matching.routeReason).toBe(`Same person as ${first.source_key} in the same batch: matched again once that record is sent`);
 
-    const sent = await send('admin', `/web-api/v1/records/${formula}/actions/send`, { method: 'POST', body: { selection: { kind: 'ids', ids: [first!.id] } } });
-    expect(sent.status, await sent.clone().text()).toBe(200);
-    const until = Date.now() + 30_000;
-    while ((copy = (await records(formula))[2])!.bucket === 'new' && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
-    [first] = await records(formula);
-    const [created] = await crmByEmail('lark.twice@example.org');
-    expect(first).toMatchObject({ state: 'sent', outcome: 'created' });
-    // found now, and waiting in Ready as the formula holds what it matches
-    expect(copy).toMatchObject({ bucket: 'one-to-one-match', state: 'ready' });
-    expect(copy!.matching).not.toHaveProperty('copyOf');
-    expect((await crmByEmail('lark.twice@example.org'))).toHaveLength(1);
-    expect(created).toBeDefined();
+    // a person sends both at once: sent together, both would be created
+    await act(formula, 'send', [first.id, copy.id]);
+    await eventually(async () => (await records(formula))[2]!.state === 'sent');
+    const [sentFirst, , sentCopy] = await records(formula);
+    expect(sentFirst).toMatchObject({ state: 'sent', outcome: 'created' });
+    // found now, and sent as the person asked: an update of what the first created
+    expect(sentCopy).toMatchObject({ bucket: 'one-to-one-match', state: 'sent', outcome: 'updated' });
+    expect(sentCopy!.matching).not.toHaveProperty('copyOf');
+    expect(await crmByEmail('lark.twice@example.org')).toHaveLength(1);
+  }, 90_000);
+
+  it('a copy a person treats as new is theirs to send: it no longer waits for the first', async () => {
+    const { formula, first, copy } = await twice('own-twice', 'Tern');
+    await act(formula, 'create-new', [copy.id]);
+    await act(formula, 'send', [first.id, copy.id]);
+    const both = async () => (await records(formula)).filter((r) => r.id === first.id || r.id === copy.id);
+    await eventually(async () => (await both()).every((r) => r.state === 'sent'));
+    expect((await both()).map((r) => [r.state, r.outcome])).toEqual([['sent', 'created'], ['sent', 'created']]);
+    expect(await crmByEmail('tern.twice@example.org')).toHaveLength(2);
+  }, 90_000);
+
+  it('a copy whose first the destination refuses is matched again and goes its own way', async () => {
+    const formula = await liveFormula({ routing: READY_ROUTING, autosend: { enabled: true } }, 'refused-twice-*.csv');
+    // no last name: the Sandbox CRM refuses to create either
+    dropFile('refused-twice-1.csv', [header, ['Rae', '', 'rae.nolast@example.org'], ['Rae', '', 'RAE.NOLAST@example.org']]);
+    expect((await runNow(formula)).status).toBe('finished');
+    const rows = await records(formula);
+    expect(rows.map((r) => [r.bucket, r.state])).toEqual([['exception', 'failed'], ['exception', 'failed']]);
   }, 90_000);
 });
 

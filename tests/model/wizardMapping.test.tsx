@@ -461,6 +461,16 @@ describe('the mapping step', () => {
     expect(fakes.putPart.calls[0]!.body).toEqual({ fields: [{ destination: 'field7', kind: 'source', source: 'Email' }], selectedFields: ['field7'] });
   });
 
+  it('a destination of more than 200 fields starts with the suggested fields chosen', async () => {
+    const many: FieldInfo[] = [...Array.from({ length: 200 }, (_, i) => ({ name: `field${i + 1}`, label: `Field ${i + 1}`, type: 'string' as const })), { name: 'email', label: 'E-mail', type: 'string' }];
+    const fakes = fakeServices({ destination: many });
+    renderStep(fakes.services);
+    const rows = within(await table()).getAllByRole('row');
+    expect(rows).toHaveLength(2);
+    expect((screen.getByRole('combobox', { name: 'Source field for E-mail' }) as HTMLSelectElement).value).toBe('Email');
+    expect(screen.getByTestId('mapping-suggested').textContent).toContain('1 field was mapped');
+  });
+
   it('says so when a save fails, and stays', async () => {
     const fakes = fakeServices({ fail: { put: new ApiError(500, { title: 'mapping-upsert-failed', detail: 'Mapping could not be saved.' }) } });
     const { user, props } = renderStep(fakes.services);

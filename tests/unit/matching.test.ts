@@ -546,5 +546,9 @@ describe('the same value, written another way (the record review marks only real
     expect(sameFieldValue('firstName', 'Bill', 'William')).toBe(false);
     expect(sameFieldValue('postalCode', '87533', '')).toBe(false);
     expect(sameFieldValue('title', 'Dr', 'Dr.')).toBe(false);
+    // what matching forgives, a reviewer must still see: another +4, country code or extension
+    expect(sameFieldValue('postalCode', '87533-1234', '87533-9999')).toBe(false);
+    expect(sameFieldValue('phone', '+44 555 022 3514', '+1 555 022 3514')).toBe(false);
+    expect(sameFieldValue('phone', '555-022-3514 ext 2', '555-022-3514 ext 3')).toBe(false);
   });
 });

@@ -78,7 +78,8 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
 
     /** Treat as new: no destination record, bucket new, Ready. */
     async markNew(formulaId: string, selection: RecordSelection): Promise<number> {
-      const rows = await db.update(records).set({ state: 'ready', bucket: 'new', customBucket: null, destinationRecordId: null })
+      // a person who says new means it: a copy of another new record (server/engine/process.ts) no longer waits for it
+      const rows = await db.update(records).set({ state: 'ready', bucket: 'new', customBucket: null, destinationRecordId: null, matching: sql`${records.matching} - 'copyOf'` })
         .where(and(selected(formulaId, selection), actionable)).returning({ id: records.id });
       return rows.length;
     },

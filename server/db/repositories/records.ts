@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Bucket, RecordState } from '../../../src/domain/formula/statuses.ts';
-import { records } from '../schema/formulas.ts';
+import { COPY_OF_SQL, records } from '../schema/formulas.ts';
 import { orderedUuid } from '../orderedUuid.ts';
 import { bucketRecordsRepository } from './bucketRecords.ts';
 import { recordGroups } from './recordTallies.ts';
@@ -180,11 +180,25 @@ export function recordsRepository(db: Executor, tenantId: string) {
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
     },
 
-    /** the formula's held records of these source keys that wait as copies of another (process.ts holdCopies) */
-    async heldCopies(formulaId: string, sourceKeys: string[]): Promise<RecordRow[]> {
+    /** the copies (process.ts holdCopies) still held in Needs Attention for the records of these source keys */
+    async heldCopies(formulaId: string, firsts: string[]): Promise<RecordRow[]> {
       return db.select().from(records)
-        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.sourceKey, sourceKeys), inArray(records.state, HELD_STATES), sql`${records.matching} ? 'copyOf'`))
+        .where(and(mine, eq(records.formulaId, formulaId), sql`${COPY_OF_SQL} = any(${sql.param(firsts)}::text[])`,
+          sql`${records.matching} ? 'copyOf'`, eq(records.state, 'needs-attention'), eq(records.bucket, 'new')))
         .orderBy(records.id);
+    },
+
+    /** of these source keys, those whose record is new and still to be sent (held or being sent) */
+    async unsentNew(formulaId: string, sourceKeys: string[]): Promise<Set<string>> {
+      const rows = await db.select({ sourceKey: records.sourceKey }).from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.sourceKey, sourceKeys), eq(records.bucket, 'new'),
+          inArray(records.state, ['ready', 'needs-attention', 'sending'])));
+      return new Set(rows.map((r) => r.sourceKey));
+    },
+
+    /** records taken for sending that wait after all (a copy whose first is still to be sent) */
+    async holdBack(ids: string[]): Promise<void> {
+      await db.update(records).set({ state: 'needs-attention' }).where(and(mine, inArray(records.id, ids), eq(records.state, 'sending')));
     },
 
     /** a page of the formula's held records (reprocessing), by id */

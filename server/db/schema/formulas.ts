@@ -110,6 +110,9 @@ const RECORD_SORT_KEYS = Object.keys(RECORD_SORT_SQL) as RecordSort[];
 /** What the text filter searches: the values (not the keys) of raw and transformed data, lower case. */
 export const RECORD_SEARCH_TEXT_SQL = sql.raw(`lower(jsonb_path_query_array("raw", '$.*')::text || ' ' || coalesce(jsonb_path_query_array("transformed", '$.*')::text, ''))`);
 
+/** The first record a held copy of a new person waits for (server/engine/process.ts holdCopies), by its source key. */
+export const COPY_OF_SQL = sql.raw(`("matching" #>> '{copyOf,sourceKey}')`);
+
 /**
  * The records some bucket screen lists (RECORD_VIEWS): those in a state a view by state shows, or
  * in a bucket a view by bucket shows. The screens' sort and text indexes hold only these, so the
@@ -178,6 +181,8 @@ export const records = pgTable('records', {
   // the text filter: a trigram index over the record's raw and transformed values (pg_trgm, which
   // the embedded PostgreSQL and any plain server ship), so "contains, any case" stays an index search
   index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`).where(LISTED_SQL),
+  // the copies waiting for a record (only copies: sending a batch looks them up by the records it settled)
+  index('records_copy_of_idx').on(t.formulaId, COPY_OF_SQL).where(sql`${t.matching} ? 'copyOf'`),
 ]);
 
 /**

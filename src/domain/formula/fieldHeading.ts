@@ -15,10 +15,12 @@ export function fieldHeading(name: string): string {
     .split(/[\s_.]+/)
     .filter(Boolean);
   if (!words.length) return name;
+  // a name all in capitals (FIRST_NAME) says nothing by its capitals
+  const shouting = name === name.toUpperCase();
   return words.map((w, i) => {
     const lower = w.toLowerCase();
     // an acronym stays one (ID, URL, and any word written in capitals of more than one letter)
-    const word = KEPT.get(lower) ?? (w.length > 1 && w === w.toUpperCase() && /[A-Z]/.test(w) ? w : lower);
+    const word = KEPT.get(lower) ?? (!shouting && w.length > 1 && w === w.toUpperCase() && /[A-Z]/.test(w) ? w : lower);
     return i === 0 ? word[0]!.toUpperCase() + word.slice(1) : word;
   }).join(' ');
 }

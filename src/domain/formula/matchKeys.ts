@@ -107,19 +107,36 @@ export function keyKindOfField(field: string): KeyKind | null {
   return null;
 }
 
-/** The kinds whose keys say a value's meaning, whatever way it is written: a person's name is not one (Bill is not William to a reader). */
-const WRITTEN_KINDS: ReadonlySet<KeyKind> = new Set(['email', 'phone', 'postalCode', 'addressLine1']);
+const digitsOf = (t: string) => t.replace(/\D/g, '');
+const postalOf = (t: string) => t.toUpperCase().replace(/[^A-Z0-9]/g, '');
 
 /**
- * Whether two values of a field say the same thing: the same key for an e-mail, phone, postal
- * code or address line written another way ('(555) 022-3514' and '+15550223514', '87533-0000'
- * and '87533', '12 Elm St' and '12 Elm Street'); otherwise the same text in any case.
+ * Whether two values of a field say the same thing, so the record review does not mark them as a
+ * difference: an e-mail in another case, a phone with the same digits ('(555) 022-3514' and
+ * '+15550223514': a North American number with or without its 1), a postal code written another way
+ * or with its ZIP+4 added ('87533' and '87533-0000', never two different +4s), an address line
+ * abbreviated ('12 Elm St' and '12 Elm Street'); anything else, the same text in any case. Keys
+ * for matching are looser (a phone's last 10 digits): a reviewer must still see a different
+ * country code or extension.
  */
 export function sameFieldValue(field: string, a: unknown, b: unknown): boolean {
   const [ta, tb] = [text(a), text(b)];
   if (ta.toLowerCase() === tb.toLowerCase()) return true;
-  const kind = keyKindOfField(field);
-  if (!kind || !WRITTEN_KINDS.has(kind)) return false;
-  const ka = matchKey(kind, ta);
-  return ka !== null && ka === matchKey(kind, tb);
+  if (!ta || !tb) return false;
+  switch (keyKindOfField(field)) {
+    case 'phone': {
+      const [da, db] = [digitsOf(ta), digitsOf(tb)];
+      return da.length >= 7 && (da === db || da === `1${db}` || db === `1${da}`);
+    }
+    case 'postalCode': {
+      const [pa, pb] = [postalOf(ta), postalOf(tb)];
+      const [short, long] = pa.length <= pb.length ? [pa, pb] : [pb, pa];
+      return pa === pb || (/^\d{5}$/.test(short) && /^\d{9}$/.test(long) && long.startsWith(short));
+    }
+    case 'addressLine1': {
+      const ka = matchKey('addressLine1', ta);
+      return ka !== null && ka === matchKey('addressLine1', tb);
+    }
+    default: return false;
+  }
 }

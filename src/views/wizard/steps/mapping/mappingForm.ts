@@ -139,7 +139,10 @@ export function initialForm(destination: FieldInfo[], saved: SavedParts, suggest
     steps: Object.fromEntries((saved.transform?.fields ?? []).filter((f) => names.has(f.destination)).map((f) => [f.destination, f.steps.map(stepDraft)])),
     rules: group(saved.validation?.rules ?? [], (r) => r.destination, ruleDraft),
     summary: (saved.summary?.fields ?? []).filter((f) => names.has(f)),
-    selected: saved.mapping?.selectedFields ? normalSelection(destination, saved.mapping.selectedFields) : null,
+    selected: saved.mapping?.selectedFields ? normalSelection(destination, saved.mapping.selectedFields)
+      // a destination too big to show whole starts with the suggested fields chosen, so they are seen
+      : !saved.mapping && suggested.length && destination.length > FIELD_SELECTION_REQUIRED_ABOVE ? normalSelection(destination, suggested.map((f) => f.destination))
+      : null,
   };
 }
 

@@ -1,0 +1,1 @@
+CREATE INDEX "records_copy_of_idx" ON "records" USING btree ("formula_id",("matching" #>> '{copyOf,sourceKey}')) WHERE "records"."matching" ? 'copyOf';
