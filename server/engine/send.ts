@@ -100,13 +100,23 @@ export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], 
 }
 
 async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], runId?: string): Promise<SendOutcome> {
+  const { tenant } = plan;
+  // a copy of a new person (process.ts holdCopies) is never sent as it stands: sent with or after
+  // its first, it would be created twice. It goes back to Needs Attention and is matched again
+  // below, once this batch's records are written: against what its first created, or still
+  // waiting for a first that is yet to be sent.
+  const copies = batch.filter((r) => !r.destinationRecordId && copyOf(r.matching) !== null);
+  if (copies.length) await tenant.records.holdBack(copies.map((r) => r.id));
+  const rows = batch.filter((r) => !copies.includes(r));
+  const outcome = rows.length ? await write(plan, rows, runId) : { created: 0, updated: 0, refused: 0, settled: [] };
+  const firsts = [...new Set([...outcome.settled, ...copies.map((r) => copyOf(r.matching)!)])];
+  if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, runId));
+  return { created: outcome.created, updated: outcome.updated, refused: outcome.refused };
+}
+
+/** Writes the rows to the destination and marks what it did with each; answers the source keys of those that were to be created and are settled (created or refused). */
+async function write(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome & { settled: string[] }> {
   const { tenant, destination } = plan;
-  // a copy of a new person (process.ts holdCopies) whose first is still to be sent waits for it
-  // in Needs Attention: sent together, both would be created
-  const waiting = await copiesWaiting(plan, batch);
-  if (waiting.size) await tenant.records.holdBack([...waiting]);
-  const rows = batch.filter((r) => !waiting.has(r.id));
-  if (!rows.length) return { created: 0, updated: 0, refused: 0 };
   const items: UpsertItem[] = rows.map((r) => ({
     idempotencyKey: r.idempotencyKey,
     ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
@@ -132,34 +142,22 @@ async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], runId?: 
     await tx.records.markRefused(refused);
     if (runId) await tx.runs.addCounts(runId, { ...outcome });
   });
-  // the records that were to be created are settled (created, or refused): their copies are matched again
+  // the records that were to be created and are settled (created, or refused): their copies are matched again
   const settled = new Set([...sent.filter((s) => s.outcome === 'created').map((s) => s.id), ...refused.map((r) => r.id)]);
-  const firsts = rows.filter((r) => !r.destinationRecordId && settled.has(r.id)).map((r) => r.sourceKey);
-  if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, runId));
-  return outcome;
-}
-
-/** The batch's copies whose first is still to be sent: in this batch, or held. */
-async function copiesWaiting(plan: FormulaPlan, batch: readonly Sendable[]): Promise<Set<string>> {
-  const copies = batch.flatMap((r) => {
-    const first = r.destinationRecordId ? null : copyOf(r.matching);
-    return first === null ? [] : [{ id: r.id, first }];
-  });
-  if (!copies.length) return new Set();
-  const unsent = await plan.tenant.records.unsentNew(plan.formula.id, copies.map((c) => c.first));
-  return new Set(copies.filter((c) => unsent.has(c.first)).map((c) => c.id));
+  return { ...outcome, settled: rows.filter((r) => !r.destinationRecordId && settled.has(r.id)).map((r) => r.sourceKey) };
 }
 
 /**
- * Copies of a new person held for the first record of their batch (process.ts holdCopies) are
- * matched again once it is created (now they find what it created) or refused (one of them may be
- * created in its place). A formula that sends automatically sends those that become Ready;
+ * Copies of a new person held for these records (process.ts holdCopies) are matched again: a copy
+ * whose first is created now finds what it created, one whose first was refused may be created in
+ * its place, and one whose first is still to be sent stays a copy. A formula that sends
+ * automatically sends those that become Ready (a person's send takes them in its own loop);
  * otherwise they wait for review in their bucket.
  */
 async function matchCopiesAgain(plan: FormulaPlan, firsts: string[], runId?: string): Promise<SendOutcome> {
   const { tenant, formula } = plan;
   const held = await tenant.records.heldCopies(formula.id, firsts);
   if (!held.length) return { created: 0, updated: 0, refused: 0 };
-  await tenant.records.replaceProcessed(await processAgain(plan, held, { keepCopies: false }));
+  await tenant.records.replaceProcessed(await processAgain(plan, held, { keepCopies: true }));
   return plan.autosend ? sendReady(plan, { ids: held.map((r) => r.id), runId }) : { created: 0, updated: 0, refused: 0 };
 }

@@ -289,6 +289,17 @@ describe('the same new person twice in one file', () => {
     expect(await crmByEmail('lark.twice@example.org')).toHaveLength(1);
   }, 90_000);
 
+  it('a copy added to Ready and sent after its first is matched again before it goes: an update, never a second record', async () => {
+    const { formula, first, copy } = await twice('later-twice', 'Ibis');
+    await act(formula, 'ready', [copy.id]);
+    await act(formula, 'send', [first.id]);
+    await eventually(async () => (await records(formula))[0]!.state === 'sent');
+    await act(formula, 'send', [copy.id]);
+    await eventually(async () => (await records(formula))[2]!.state === 'sent');
+    expect((await records(formula))[2]).toMatchObject({ bucket: 'one-to-one-match', state: 'sent', outcome: 'updated' });
+    expect(await crmByEmail('ibis.twice@example.org')).toHaveLength(1);
+  }, 90_000);
+
   it('a copy a person treats as new is theirs to send: it no longer waits for the first', async () => {
     const { formula, first, copy } = await twice('own-twice', 'Tern');
     await act(formula, 'create-new', [copy.id]);

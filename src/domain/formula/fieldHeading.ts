@@ -16,7 +16,7 @@ export function fieldHeading(name: string): string {
     .filter(Boolean);
   if (!words.length) return name;
   // a name all in capitals (FIRST_NAME) says nothing by its capitals
-  const shouting = name === name.toUpperCase();
+  const shouting = name === name.toUpperCase() && words.length > 1;
   return words.map((w, i) => {
     const lower = w.toLowerCase();
     // an acronym stays one (ID, URL, and any word written in capitals of more than one letter)
