@@ -8,8 +8,10 @@ import type { DryRunResult, DryRunSample } from '../../src/domain/api/formulas.t
 import type { ProcessedRecord } from '../db/repositories/records.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
-import { loadPlan, type EngineDeps } from './plan.ts';
-import { processBatch, type Incoming } from './process.ts';
+import { exactFieldsMatch } from '../../src/domain/formula/matchScore.ts';
+import type { FieldValue } from '../../src/domain/formula/transforms.ts';
+import { loadPlan, type EngineDeps, type FormulaPlan } from './plan.ts';
+import { copyOf, processBatch, type Incoming } from './process.ts';
 
 export const DRY_RUN_DEFAULT = 100;
 export const DRY_RUN_MAX = 500;
@@ -24,6 +26,20 @@ function outcomeOf(r: ProcessedRecord): Outcome {
     case 'omitted': return 'omit';
     case 'failed': return 'exception';
   }
+}
+
+/**
+ * A copy of a new person (process.ts holdCopies) waits for its first. When the formula sends
+ * automatically and the first would be created, the copy is then matched against what the first
+ * created, a confident single match: the default routing sends it as an update when single
+ * matches go to Ready (or when the exact fields agree). Otherwise it stays held.
+ */
+function copyOutcome(plan: FormulaPlan, copy: ProcessedRecord, first: ProcessedRecord | undefined): Outcome {
+  if (!plan.autosend || !first || outcomeOf(first) !== 'create' || plan.routing.kind !== 'default') return 'hold';
+  const { singleMatch, exactFields, capitalizationIsDifference } = plan.routing;
+  const values = (r: ProcessedRecord) => (r.transformed ?? {}) as Record<string, FieldValue>;
+  if (singleMatch === 'ready') return 'update';
+  return singleMatch === 'ready-if-exact' && exactFieldsMatch(values(copy), values(first), exactFields, capitalizationIsDifference) ? 'update' : 'hold';
 }
 
 export async function dryRun(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, limit = DRY_RUN_DEFAULT, signal?: AbortSignal): Promise<DryRunResult> {
@@ -44,6 +60,7 @@ export async function dryRun(tenant: TenantScope, deps: EngineDeps, formula: For
     }
   }
   const processed = await processBatch(plan, incoming);
+  const bySource = new Map(processed.map((r) => [r.sourceKey, r]));
   const byBucket: Record<string, number> = {};
   const byOutcome: Record<Outcome, number> = { create: 0, update: 0, hold: 0, omit: 0, exception: 0 };
   const samples: DryRunSample[] = [];
@@ -51,7 +68,8 @@ export async function dryRun(tenant: TenantScope, deps: EngineDeps, formula: For
   for (const r of processed) {
     const bucket = r.customBucket ? `${r.bucket}/${r.customBucket}` : r.bucket;
     byBucket[bucket] = (byBucket[bucket] ?? 0) + 1;
-    const outcome = outcomeOf(r);
+    const first = copyOf(r.matching);
+    const outcome = first === null ? outcomeOf(r) : copyOutcome(plan, r, bySource.get(first));
     byOutcome[outcome]++;
     const group = `${bucket}|${outcome}`;
     if ((sampled.get(group) ?? 0) >= SAMPLES_PER_GROUP) continue;

@@ -310,6 +310,14 @@ describe('the same new person twice in one file', () => {
     expect(await crmByEmail('tern.twice@example.org')).toHaveLength(2);
   }, 90_000);
 
+  it('a dry run of a formula that sends automatically tells the copy will update what its first creates', async () => {
+    const formula = await liveFormula({ routing: READY_ROUTING, autosend: { enabled: true } }, 'preview-twice-*.csv');
+    dropFile('preview-twice-1.csv', [header, ['Kite', 'Twice', 'kite.twice@example.org'], ['Kite', 'Twice', 'KITE.TWICE@example.org']]);
+    const res = await send('admin', `${F}/${formula}/dry-run`, { method: 'POST', body: { limit: 50 } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await json<{ byOutcome: Record<string, number> }>(res)).byOutcome).toMatchObject({ create: 1, update: 1, hold: 0 });
+  }, 60_000);
+
   it('a copy whose first the destination refuses is matched again and goes its own way', async () => {
     const formula = await liveFormula({ routing: READY_ROUTING, autosend: { enabled: true } }, 'refused-twice-*.csv');
     // no last name: the Sandbox CRM refuses to create either
