@@ -107,7 +107,8 @@ async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], runId?: 
   // waiting for a first that is yet to be sent.
   const copies = batch.filter((r) => !r.destinationRecordId && copyOf(r.matching) !== null);
   if (copies.length) await tenant.records.holdBack(copies.map((r) => r.id));
-  const rows = batch.filter((r) => !copies.includes(r));
+  const held = new Set(copies);
+  const rows = batch.filter((r) => !held.has(r));
   const outcome = rows.length ? await write(plan, rows, runId) : { created: 0, updated: 0, refused: 0, settled: [] };
   const firsts = [...new Set([...outcome.settled, ...copies.map((r) => copyOf(r.matching)!)])];
   if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, runId));
