@@ -31,7 +31,7 @@ const RECORD = '00000000-0000-4000-8000-000000000001';
 const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
   id: RECORD, sourceKey: 'gift-1', recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
   errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
-  summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: null,
+  summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: { routeReason: 'Match not certain: review' },
   candidates: [
     { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
     { id: 'crm-8', score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
@@ -135,6 +135,8 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         const c = (s as Snap).context;
         const d = c.detail!;
         await screen.findByRole('heading', { name: 'Record gift-1' });
+        // why routing put it here, in the reviewer's sight
+        expect(screen.getByTestId('route-reason').textContent).toBe(String(d.matching?.routeReason));
         const table = within(region()).getByRole('table', { name: 'Incoming and destination values' });
         // the compared candidate, or the chosen destination record (a Match Search result not picked is neither)
         const compared = d.candidates.find((x) => x.id === c.compared) ?? (d.destination?.id === c.compared ? d.destination : null);

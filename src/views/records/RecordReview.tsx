@@ -91,6 +91,8 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
           {d.recordId && <Text size="sm">Destination record {d.recordId}</Text>}
         </Group>
         {d.errorReason && <Text size="sm" c="red.8">{d.errorReason}</Text>}
+        {/* why routing put it here ('Match not certain: review', a copy waiting for its first) */}
+        {typeof d.matching?.routeReason === 'string' && <Text size="sm" data-testid="route-reason">{d.matching.routeReason}</Text>}
         {/* what routing read: for a related record, the record it waits for */}
         <Facts summary="Matching data" facts={d.matching} />
         <Facts summary="Source values" facts={d.raw} />
