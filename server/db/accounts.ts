@@ -127,7 +127,7 @@ export async function insertUser(db: Executor, u: { organizationId: string; auth
   return row!;
 }
 
-export async function updateUserRow(db: Executor, userId: string, set: Partial<Pick<UserRow, 'email' | 'fullName' | 'deactivatedOn'>>): Promise<void> {
+export async function updateUserRow(db: Executor, userId: string, set: Partial<Pick<UserRow, 'email' | 'pendingEmail' | 'fullName' | 'deactivatedOn'>>): Promise<void> {
   await db.update(users).set(set).where(eq(users.id, userId));
 }
 

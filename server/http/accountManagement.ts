@@ -92,7 +92,7 @@ export function accountManagementRouter(db: Db, verifier: TokenVerifier, config:
   on(api.users, async (c, { params, query }) => users.list(manager(c, params.orgId), query));
   on(api.user, async (c, { params }) => users.get(manager(c, params.orgId), params.userId));
   on(api.createUser, async (c, { params, body }) => users.create(manager(c, params.orgId), body));
-  on(api.updateUser, async (c, { params, body }) => users.update(manager(c, params.orgId), params.userId, body));
+  on(api.updateUser, async (c, { params, body }) => users.update(manager(c, params.orgId), params.userId, body, c.var.log));
   on(api.deactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, false));
   on(api.reactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, true));
   on(api.deleteUser, async (c, { params }) => { await users.remove(manager(c, params.orgId), params.userId); });

@@ -6,12 +6,13 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { and, eq } from 'drizzle-orm';
-import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
 import { ACCOUNT_DEACTIVATED, accessEnded } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { memberships, users } from '../db/schema/accounts.ts';
 import { forTenant } from '../db/tenancy.ts';
+import { sessionEnded } from '../identity/sessions.ts';
 import { recordEvent } from '../services/events.ts';
 import type { DomainError } from '../../src/domain/errors.ts';
 import type { AppEnv, Caller, TenantEnv } from './env.ts';
@@ -38,7 +39,7 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
         issuer: verifier.issuer,
         audience: verifier.audience,
         algorithms: ['RS256'],
-        requiredClaims: ['sub', 'exp'],
+        requiredClaims: ['sub', 'exp', 'iat'],
       }));
     } catch (err) {
       const detail = err instanceof joseErrors.JWTExpired ? 'The access token has expired.' : 'The access token is not valid.';
@@ -57,23 +58,10 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
     if (userId !== payload.sub) fail('forbidden', 'Header userId does not match the signed-in user.');
     if (tokenClient && clientId !== tokenClient) fail('forbidden', 'Header clientId does not match the token.');
 
-    // read on every request, never cached: deactivation, roles and expiry hold from the next request on every process
-    const [user] = await db.select().from(users).where(eq(users.auth0Id, payload.sub!)).limit(1);
-    if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
-    if (user.deactivatedOn) return fail('forbidden', ACCOUNT_DEACTIVATED, {}, 'account-deactivated');
+    const { user, roles } = await currentAccess(db, { sub: payload.sub!, tenantId, signedInAt: signedInAt(payload) });
     if (user.organizationId !== orgId) fail('forbidden', 'Header orgId is not your organisation.');
     if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail('forbidden', 'Header userEmail does not match the signed-in user.');
 
-    let roles: string[] = [];
-    if (tenantId) {
-      const [m] = await db.select().from(memberships)
-        .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, tenantId))).limit(1);
-      if (!m) return fail('no-tenant-access');
-      if (isAccessExpired(m.accessExpiresOn)) {
-        return fail('no-tenant-access', accessEnded(m.accessExpiresOn!, 'this tenant'), {}, 'access-expired');
-      }
-      roles = m.roles;
-    }
     const caller: Caller = {
       userId: user.id,
       auth0Id: user.auth0Id,
@@ -86,11 +74,40 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
       policies: policiesFor(roles),
     };
     c.set('caller', caller);
+    c.set('token', { expiresAt: payload.exp! * 1000, signedInAt: signedInAt(payload) });
     // the one place a request becomes a tenant scope: the membership was checked just above
     c.set('tenant', tenantId ? forTenant(db, tenantId) : null);
     c.var.log?.debug({ user: user.id, tenantId }, 'authenticated');
     await next();
   };
+}
+
+/** When the token's sign-in happened: its auth_time (kept through refreshes), else when it was issued. */
+const signedInAt = (payload: JWTPayload) => (typeof payload.auth_time === 'number' ? payload.auth_time : payload.iat);
+
+/**
+ * The account and tenant a token may use now, read from the database (never cached, so
+ * deactivation, ended sessions, roles and expiry hold from the next request on every process).
+ * Requests use it, and so does every push of a long-lived status stream.
+ */
+export async function currentAccess(db: Db, who: { sub: string; tenantId: string | null; signedInAt: number | undefined }) {
+  const [user] = await db.select().from(users).where(eq(users.auth0Id, who.sub)).limit(1);
+  if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
+  if (user.deactivatedOn) return fail('forbidden', ACCOUNT_DEACTIVATED, {}, 'account-deactivated');
+  if (sessionEnded(user.sessionsValidAfter, who.signedInAt)) {
+    return fail('unauthenticated', 'This sign-in has ended. Please sign in again.', {}, 'session-ended');
+  }
+  let roles: string[] = [];
+  if (who.tenantId) {
+    const [m] = await db.select().from(memberships)
+      .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, who.tenantId))).limit(1);
+    if (!m) return fail('no-tenant-access');
+    if (isAccessExpired(m.accessExpiresOn)) {
+      return fail('no-tenant-access', accessEnded(m.accessExpiresOn!, 'this tenant'), {}, 'access-expired');
+    }
+    roles = m.roles;
+  }
+  return { user, roles };
 }
 
 function requiredHeader(value: string | undefined, name: string): string {

@@ -22,6 +22,8 @@ export interface AppEnv {
     requestId: string;
     correlationId: string;
     caller: Caller;
+    /** the access token's expiry and sign-in time (epoch ms; seconds for signedInAt) */
+    token: { expiresAt: number; signedInAt: number | undefined };
     /** the caller's tenant as a scope (server/db/tenancy.ts), when the request named one the caller may use */
     tenant: TenantScope | null;
     /** set by requirePolicy when it refuses: the policy the caller lacks, for the refusal's event */

@@ -31,8 +31,10 @@ import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { pgAdapterFactory, purgeExpired } from './adapter.ts';
 import { loadIdentityKeys } from './keys.ts';
 import { createSignInThrottle, tooManyAttempts } from './throttle.ts';
-import { RESET_PATH } from './passwordReset.ts';
+import { CONFIRM_EMAIL_PATH, RESET_PATH } from './passwordReset.ts';
+import { confirmEmailPage } from './confirmEmailPage.ts';
 import { passwordResetPage } from './resetPage.ts';
+import { sessionEnded, signInWait } from './sessions.ts';
 import {
   STATIC_PREFIX, autoSubmitPage, escapeHtml, loginPage, messagePage, staticAssets,
 } from './loginPage.ts';
@@ -81,7 +83,7 @@ const ROUTES = {
   revocation: '/oauth/revoke',
   userinfo: '/userinfo',
 } as const;
-const EXACT_PATHS = new Set<string>([...Object.values(ROUTES), RESET_PATH]);
+const EXACT_PATHS = new Set<string>([...Object.values(ROUTES), RESET_PATH, CONFIRM_EMAIL_PATH]);
 const PREFIXES = ['/authorize/', '/v2/logout/', '/.well-known/', '/interaction/', STATIC_PREFIX];
 const LOGOUT_PASSTHROUGH = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'ui_locales', 'logout_hint'];
 const ERROR_EVENTS = [
@@ -147,7 +149,7 @@ export async function createIdentity(opts: {
   const dummyHash = await dummyHashOnce();
 
   async function findUserBySub(sub: string) {
-    const [user] = await db.select({ email: users.email, fullName: users.fullName })
+    const [user] = await db.select({ email: users.email, fullName: users.fullName, sessionsValidAfter: users.sessionsValidAfter })
       .from(users)
       .where(and(eq(users.auth0Id, sub), isNull(users.deactivatedOn)))
       .limit(1);
@@ -184,6 +186,13 @@ export async function createIdentity(opts: {
       email: ['email', 'email_verified'],
       profile: ['name', 'nickname'],
     },
+    // the API refuses access tokens of a sign-in that has ended; refreshed tokens keep the sign-in's time
+    extraTokenClaims: async (ctx, token) => {
+      if (token.kind !== 'AccessToken') return undefined;
+      const entities = (ctx?.oidc?.entities ?? {}) as Record<string, { authTime?: number } | undefined>;
+      const authTime = entities.AuthorizationCode?.authTime ?? entities.RotatedRefreshToken?.authTime ?? entities.RefreshToken?.authTime;
+      return typeof authTime === 'number' ? { auth_time: authTime } : undefined;
+    },
     // the SDK reads name and email from the id token only
     conformIdTokenClaims: false,
     // the audience reaches only /authorize (Auth0's parameter, turned into a resource indicator)
@@ -212,9 +221,14 @@ export async function createIdentity(opts: {
       DeviceCode: 600,
       BackchannelAuthenticationRequest: 600,
     },
-    findAccount: async (_ctx, sub) => {
+    // also asked at every refresh and resumed sign-in: a sign-in from before the user's sessions
+    // ended (server/identity/sessions.ts) finds no account, so it cannot be refreshed or resumed
+    findAccount: async (ctx, sub, token) => {
       const user = await findUserBySub(sub);
       if (!user) return undefined;
+      const signedInAt = token ? (token as { authTime?: number }).authTime ?? token.iat
+        : (ctx?.oidc?.session as { loginTs?: number } | undefined)?.loginTs;
+      if (sessionEnded(user.sessionsValidAfter, signedInAt)) return undefined;
       const account: Account = {
         accountId: sub,
         claims: async () => ({
@@ -380,14 +394,17 @@ export async function createIdentity(opts: {
     return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
   }
 
-  async function handleReset(req: IncomingMessage, res: ServerResponse, url: URL) {
+  /** a one-time link's page: the password reset's or the new e-mail's confirmation */
+  async function handleLinkPage(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const title = url.pathname === RESET_PATH ? 'Password reset' : 'E-mail confirmation';
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.setHeader('Allow', 'GET, POST');
-      return sendHtml(res, 405, messagePage({ title: 'Password reset', message: 'This page takes GET and POST only.' }));
+      return sendHtml(res, 405, messagePage({ title, message: 'This page takes GET and POST only.' }));
     }
     const form = req.method === 'POST' ? await readForm(req) : undefined;
-    if (form === 'too-large' || form === 'bad-type') return sendHtml(res, form === 'too-large' ? 413 : 415, messagePage({ title: 'Password reset', message: 'The form could not be read.' }));
-    const answer = await passwordResetPage(db, req.method, url.searchParams, form);
+    if (form === 'too-large' || form === 'bad-type') return sendHtml(res, form === 'too-large' ? 413 : 415, messagePage({ title, message: 'The form could not be read.' }));
+    const page = url.pathname === RESET_PATH ? passwordResetPage : confirmEmailPage;
+    const answer = await page(db, req.method, url.searchParams, form);
     sendHtml(res, answer.status, answer.html);
   }
 
@@ -494,6 +511,10 @@ export async function createIdentity(opts: {
     }
 
     await admission.succeeded();
+    // tokens name whole seconds, and those of the second the user's sessions ended are refused:
+    // a sign-in right after that waits for the next second instead of being refused
+    const wait = signInWait(user.sessionsValidAfter);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (needsRehash(user.passwordHash)) await upgradeHash(user.id, user.passwordHash, password);
     await db.update(users).set({ loginCount: sql`${users.loginCount} + 1` }).where(eq(users.id, user.id));
     log.info({ sub: user.auth0Id }, 'signed in');
@@ -507,7 +528,7 @@ export async function createIdentity(opts: {
   async function userByEmail(email: string) {
     const [user] = await db.select({
       id: users.id, auth0Id: users.auth0Id, email: users.email, fullName: users.fullName,
-      passwordHash: users.passwordHash, deactivatedOn: users.deactivatedOn,
+      passwordHash: users.passwordHash, deactivatedOn: users.deactivatedOn, sessionsValidAfter: users.sessionsValidAfter,
     }).from(users).where(sql`lower(${users.email}) = ${email}`).limit(1);
     return user;
   }
@@ -630,10 +651,10 @@ export async function createIdentity(opts: {
       maybePurge();
 
       if (pathname.startsWith(STATIC_PREFIX)) return serveStatic(req, res, pathname);
-      if (pathname === RESET_PATH) {
-        handleReset(req, res, url).catch((err: unknown) => {
-          log.error({ err }, 'password reset page failed');
-          if (!res.headersSent) sendHtml(res, 500, messagePage({ title: 'Password reset problem', message: 'Something went wrong. Please try again later.' }));
+      if (pathname === RESET_PATH || pathname === CONFIRM_EMAIL_PATH) {
+        handleLinkPage(req, res, url).catch((err: unknown) => {
+          log.error({ err, pathname }, 'one-time link page failed');
+          if (!res.headersSent) sendHtml(res, 500, messagePage({ title: 'Something went wrong', message: 'Something went wrong. Please try again later.' }));
           else res.end();
         });
         return;

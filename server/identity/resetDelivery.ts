@@ -29,8 +29,18 @@ export interface ResetRequest {
   log: ResetLog;
 }
 
+export interface EmailConfirmationRequest {
+  /** the new address, which the link goes to */
+  to: ResetRecipient;
+  /** makes the embedded provider's confirmation link */
+  embeddedLink: () => Promise<string>;
+  log: ResetLog;
+}
+
 export interface PasswordResetDeliverer {
   deliverPasswordReset(request: ResetRequest): Promise<Delivery>;
+  /** A link that confirms a new sign-in e-mail, sent the way reset links go. */
+  deliverEmailConfirmation(request: EmailConfirmationRequest): Promise<Exclude<Delivery, 'auth0'>>;
 }
 
 /** network calls give up after this, so a hung mail server or Auth0 never holds the request */
@@ -39,6 +49,32 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 const TICKET_LIFETIME_SECONDS = 24 * 60 * 60;
 
 const notReset = (detail: string) => new DomainError('password-not-reset', detail);
+const notUpdated = (detail: string) => new DomainError('user-not-updated', detail);
+
+/** What a mail says, around its link. */
+export interface MailMessage {
+  subject: string;
+  text(name: string, link: string): string;
+  html(name: string, link: string): string;
+  /** the error when it cannot be sent */
+  failure(detail: string): DomainError;
+}
+
+export const RESET_MAIL: MailMessage = {
+  subject: 'Reset your Tributary password',
+  text: (name, link) => `Hello ${name},\n\nA password reset was asked for your Tributary account. Open this link to choose a new password:\n\n${link}\n\nThe link works once, for a day. If you did not expect it, you can ignore this e-mail.\n`,
+  html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>A password reset was asked for your Tributary account. `
+    + `<a href="${escapeHtml(link)}">Choose a new password</a>.</p><p>The link works once, for a day. If you did not expect it, you can ignore this e-mail.</p>`,
+  failure: notReset,
+};
+
+export const EMAIL_CONFIRMATION_MAIL: MailMessage = {
+  subject: 'Confirm your new Tributary sign-in e-mail',
+  text: (name, link) => `Hello ${name},\n\nThis address was given as the sign-in e-mail of your Tributary account. Open this link to confirm it; until then you sign in with your previous address:\n\n${link}\n\nThe link works once, for a day. If you did not expect it, you can ignore this e-mail.\n`,
+  html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>This address was given as the sign-in e-mail of your Tributary account. `
+    + `<a href="${escapeHtml(link)}">Confirm it</a>; until then you sign in with your previous address.</p><p>The link works once, for a day. If you did not expect it, you can ignore this e-mail.</p>`,
+  failure: notUpdated,
+};
 
 /** Chosen from the configuration: Auth0 tickets with a real tenant, else the embedded links; sent by SMTP when configured, else logged. */
 export function passwordResetDelivery(config: Pick<Config, 'auth' | 'smtp' | 'auth0Management'>): PasswordResetDeliverer {
@@ -59,6 +95,10 @@ export function embeddedToLog(): PasswordResetDeliverer {
       logLink(log, to, await embeddedLink());
       return 'server-log';
     },
+    async deliverEmailConfirmation({ to, embeddedLink, log }) {
+      log.info({ user: to.auth0Id, email: to.email, emailConfirmationLink: await embeddedLink() }, 'e-mail confirmation link');
+      return 'server-log';
+    },
   };
 }
 
@@ -67,6 +107,10 @@ export function embeddedByEmail(mailer: ResetMailer): PasswordResetDeliverer {
   return {
     async deliverPasswordReset({ to, embeddedLink }) {
       await mailer.send(to, await embeddedLink());
+      return 'email';
+    },
+    async deliverEmailConfirmation({ to, embeddedLink }) {
+      await mailer.send(to, await embeddedLink(), EMAIL_CONFIRMATION_MAIL);
       return 'email';
     },
   };
@@ -125,6 +169,9 @@ export function auth0Tickets(
       logLink(log, to, body.ticket);
       return 'auth0';
     },
+    async deliverEmailConfirmation() {
+      throw notUpdated('Sign-in e-mails are kept by Auth0: change the address there.');
+    },
   };
 }
 
@@ -133,7 +180,8 @@ function logLink(log: ResetLog, to: ResetRecipient, link: string) {
 }
 
 export interface ResetMailer {
-  send(to: ResetRecipient, link: string): Promise<void>;
+  /** a password-reset mail unless another message is given */
+  send(to: ResetRecipient, link: string, message?: MailMessage): Promise<void>;
 }
 
 export function smtpSender(smtp: SmtpSettings, { timeoutMs = DELIVERY_TIMEOUT_MS }: NetworkOptions = {}): ResetMailer {
@@ -143,19 +191,18 @@ export function smtpSender(smtp: SmtpSettings, { timeoutMs = DELIVERY_TIMEOUT_MS
     connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
   });
   return {
-    async send(to, link) {
+    async send(to, link, message = RESET_MAIL) {
       try {
         await transport.sendMail({
           from: smtp.from,
           to: { name: to.fullName, address: to.email },
-          subject: 'Reset your Tributary password',
-          text: `Hello ${to.fullName},\n\nA password reset was asked for your Tributary account. Open this link to choose a new password:\n\n${link}\n\nThe link works once, for a day. If you did not expect it, you can ignore this e-mail.\n`,
-          html: `<p>Hello ${escapeHtml(to.fullName)},</p><p>A password reset was asked for your Tributary account. `
-            + `<a href="${escapeHtml(link)}">Choose a new password</a>.</p><p>The link works once, for a day. If you did not expect it, you can ignore this e-mail.</p>`,
+          subject: message.subject,
+          text: message.text(to.fullName, link),
+          html: message.html(to.fullName, link),
         });
       } catch (err) {
         const code = (err as { code?: string }).code;
-        throw notReset(`The reset e-mail could not be sent through ${smtp.host}:${smtp.port}${code ? ` (${code})` : ''}.`);
+        throw message.failure(`The ${message === RESET_MAIL ? 'reset' : 'confirmation'} e-mail could not be sent through ${smtp.host}:${smtp.port}${code ? ` (${code})` : ''}.`);
       }
     },
   };

@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
 import { hashPassword } from './passwords.ts';
+import { endSessions } from './sessions.ts';
 import { consumeResetToken, RESET_PATH } from './passwordReset.ts';
 import { escapeHtml, messagePage, STYLESHEET_PATH } from './loginPage.ts';
 
@@ -44,6 +45,11 @@ export async function passwordResetPage(db: Db, method: string, query: URLSearch
   }
   const userId = await consumeResetToken(db, token);
   if (!userId) return { status: 410, html: messagePage({ title: TITLE, message: 'This link has expired or was already used. Ask your user manager for a new one.' }) };
-  await db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, userId));
+  const passwordHash = await hashPassword(password);
+  // whoever signed in with the old password is signed out
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    await endSessions(tx, userId);
+  });
   return { status: 200, html: messagePage({ title: TITLE, message: 'Your password has been set.', link: { href: '/', text: 'Sign in' } }) };
 }

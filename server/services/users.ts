@@ -1,20 +1,25 @@
 /**
- * User management (SPEC.md sections 5 and 6): a user manager adds, edits, deactivates, reactivates,
- * deletes users and resets their passwords, only in the tenants they manage; another tenant's
- * user is not found. Every change is an activity event in each tenant it touches.
+ * User management (SPEC.md sections 5 and 6): a user manager adds, edits, deactivates, reactivates
+ * users and resets their passwords, only in the tenants they manage; an Administrator also deletes
+ * them. Another tenant's user is not found. No role grants more than its holder has: a caller gives
+ * only roles they hold in that tenant (src/domain/users.ts, membershipChangeRefusal), never changes
+ * their own memberships, and only an Administrator changes an Administrator. A password reset,
+ * deactivation or removal from a tenant ends the user's sessions at once. Every change is an
+ * activity event in each tenant it touches.
  */
 import { randomUUID } from 'node:crypto';
 import type { UserListItem, UsersQuery } from '../../src/domain/api/accountManagement.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import { can, effectiveRoles, type Action } from '../../src/domain/roles.ts';
-import { isInternalEmail, type MembershipInput } from '../../src/domain/users.ts';
+import { can, effectiveRoles, grantableRoles, type Action, type Role } from '../../src/domain/roles.ts';
+import { GRANT_MESSAGES, isInternalEmail, membershipChangeRefusal, type MembershipInput, type MembershipState } from '../../src/domain/users.ts';
 import {
   deleteUserRow, emailTaken, insertUser, membershipsOf, removeMemberships, replaceMemberships, tenantAccess, updateUserRow,
   userByAuth0Id, usersOfTenant, type UserRow,
 } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { forTenant, type Executor } from '../db/tenancy.ts';
-import { createResetLink } from '../identity/passwordReset.ts';
+import { createEmailConfirmationLink, createResetLink } from '../identity/passwordReset.ts';
+import { endSessions } from '../identity/sessions.ts';
 import { embeddedToLog, type PasswordResetDeliverer, type ResetLog } from '../identity/resetDelivery.ts';
 import { recordEvent } from './events.ts';
 
@@ -41,16 +46,33 @@ type Membership = Awaited<ReturnType<typeof membershipsOf>>[number];
 export function usersService(deps: UsersDeps) {
   const { db } = deps;
 
-  /** Tenants where the caller may do this to users (unexpired memberships only). */
-  async function managed(me: UserManager, action: Action): Promise<Set<string>> {
+  /** Tenants where the caller may do this to users (unexpired memberships only), with the caller's roles there. */
+  async function managed(me: UserManager, action: Action): Promise<Map<string, Role[]>> {
     const access = await tenantAccess(db, me.userId);
-    return new Set(access.filter((t) => can(t.policies, 'usermanagement', action)).map((t) => t.tenantId));
+    return new Map(access.filter((t) => can(t.policies, 'usermanagement', action)).map((t) => [t.tenantId, t.roles]));
   }
 
-  function view(user: UserRow, all: Membership[], tenantId: string, visible: Set<string>): UserListItem {
+  const stateOf = (m: Membership | undefined): MembershipState | null => (m ? { roles: m.roles, accessExpiresOn: m.expires } : null);
+  const stateOfInput = (m: MembershipInput | undefined): MembershipState | null => (m ? { roles: m.roles, accessExpiresOn: m.accessExpiresOn ?? null } : null);
+
+  /** Each tenant's change of membership must be one the caller may make there (a 403 that says why). */
+  function requireGrants(mine: Map<string, Role[]>, self: boolean, changes: { tenantId: string; before: MembershipState | null; after: MembershipState | null }[]) {
+    for (const change of changes) {
+      const why = membershipChangeRefusal({ callerRoles: mine.get(change.tenantId) ?? [], self, before: change.before, after: change.after });
+      if (why) throw new DomainError('forbidden', why);
+    }
+  }
+
+  /** An Administrator's account (name, e-mail, password, deactivation, deletion) is changed only by an Administrator of each of their tenants. */
+  function requireNotOverAdministrator(all: Membership[], mine: Map<string, Role[]>) {
+    const over = all.some((m) => m.roles.includes('Administrator') && !(mine.get(m.tenantId) ?? []).includes('Administrator'));
+    if (over) throw new DomainError('forbidden', GRANT_MESSAGES.administratorAccount);
+  }
+
+  function view(user: UserRow, all: Membership[], tenantId: string, visible: Map<string, unknown>): UserListItem {
     const here = all.find((m) => m.userId === user.id && m.tenantId === tenantId);
     return {
-      auth0Id: user.auth0Id, fullName: user.fullName, email: user.email,
+      auth0Id: user.auth0Id, fullName: user.fullName, email: user.email, pendingEmail: user.pendingEmail,
       roles: effectiveRoles(here?.roles ?? []), accessExpiresOn: here?.expires?.toISOString() ?? null,
       active: user.deactivatedOn === null, internal: isInternalEmail(user.email, deps.internalEmailDomain),
       tenants: all.filter((m) => m.userId === user.id && visible.has(m.tenantId)).map((m) => ({
@@ -73,11 +95,11 @@ export function usersService(deps: UsersDeps) {
   }
 
   /** Account-wide changes need every tenant of the user to be one the caller manages. */
-  function requireAllManaged(all: Membership[], mine: Set<string>, title: 'user-not-updated' | 'user-not-deleted' | 'password-not-reset') {
+  function requireAllManaged(all: Membership[], mine: Map<string, unknown>, title: 'user-not-updated' | 'user-not-deleted' | 'password-not-reset') {
     if (!all.every((m) => mine.has(m.tenantId))) throw new DomainError(title, 'The user also belongs to tenants you do not manage.');
   }
 
-  function requireManaged(memberships: MembershipInput[], mine: Set<string>) {
+  function requireManaged(memberships: MembershipInput[], mine: Map<string, unknown>) {
     if (!memberships.every((m) => mine.has(m.tenantId))) throw new DomainError('no-tenant-access', 'You can only give access to tenants you manage.');
   }
 
@@ -103,7 +125,9 @@ export function usersService(deps: UsersDeps) {
     get: present,
 
     async create(me: UserManager, input: { fullName: string; email: string; memberships: MembershipInput[] }) {
-      requireManaged(input.memberships, await managed(me, 'create'));
+      const mine = await managed(me, 'create');
+      requireManaged(input.memberships, mine);
+      requireGrants(mine, false, input.memberships.map((m) => ({ tenantId: m.tenantId, before: null, after: stateOfInput(m) })));
       if (await emailTaken(db, input.email)) throw new DomainError('user-not-created', 'A user with this e-mail address already exists.');
       const user = await db.transaction(async (tx) => {
         const row = await insertUser(tx, { organizationId: me.organizationId, auth0Id: `auth0|${randomUUID()}`, email: input.email, fullName: input.fullName });
@@ -116,17 +140,43 @@ export function usersService(deps: UsersDeps) {
       return { user: view(user, all, me.tenantId, await managed(me, 'view')) };
     },
 
-    async update(me: UserManager, auth0Id: string, input: { fullName: string; email: string; memberships: MembershipInput[] }) {
+    async update(me: UserManager, auth0Id: string, input: { fullName: string; email: string; memberships: MembershipInput[] }, log: ResetLog) {
       const { user, all } = await target(me, auth0Id);
       const mine = await managed(me, 'edit');
       requireManaged(input.memberships, mine);
-      if (await emailTaken(db, input.email, user.id)) throw new DomainError('user-not-updated', 'A user with this e-mail address already exists.');
       const touched = [...all.map((m) => m.tenantId).filter((t) => mine.has(t)), ...input.memberships.map((m) => m.tenantId)];
+      requireGrants(mine, user.id === me.userId, [...new Set(touched)].map((tenantId) => ({
+        tenantId, before: stateOf(all.find((m) => m.tenantId === tenantId)), after: stateOfInput(input.memberships.find((m) => m.tenantId === tenantId)),
+      })));
+      const renamed = input.fullName !== user.fullName;
+      const newEmail = input.email.toLowerCase() !== user.email.toLowerCase() && input.email.toLowerCase() !== user.pendingEmail?.toLowerCase()
+        ? input.email : null;
+      // name and e-mail are the account's, in every tenant: the caller must manage each of them
+      if (renamed || newEmail) {
+        requireAllManaged(all, mine, 'user-not-updated');
+        requireNotOverAdministrator(all, mine);
+      }
+      if (newEmail) {
+        // whoever controls the sign-in e-mail can take the account over (a password reset goes
+        // there): only someone who could give each of its roles may point it elsewhere
+        for (const m of all) {
+          const missing = m.roles.find((r) => !grantableRoles(mine.get(m.tenantId) ?? []).includes(r as Role));
+          if (missing) throw new DomainError('forbidden', GRANT_MESSAGES.coverEmail(missing));
+        }
+        if (await emailTaken(db, newEmail, user.id)) throw new DomainError('user-not-updated', 'A user with this e-mail address already exists.');
+        if (!deps.embeddedIssuer) throw new DomainError('user-not-updated', 'Sign-in e-mails are kept by the identity provider: change the address there.');
+        // the address becomes the sign-in name only once its owner opens the link sent to it
+        await (deps.resetDelivery ?? embeddedToLog()).deliverEmailConfirmation({
+          to: { auth0Id: user.auth0Id, email: newEmail, fullName: input.fullName },
+          embeddedLink: () => createEmailConfirmationLink(db, user.id, newEmail, deps.embeddedIssuer!),
+          log,
+        });
+      }
       await db.transaction(async (tx) => {
-        await updateUserRow(tx, user.id, { fullName: input.fullName, email: input.email });
-        await replaceMemberships(tx, user.id, [...mine], toRows(input.memberships));
+        await updateUserRow(tx, user.id, { fullName: input.fullName, ...(newEmail ? { pendingEmail: newEmail } : {}) });
+        await replaceMemberships(tx, user.id, [...mine.keys()], toRows(input.memberships));
         await events(tx, me, touched, 'user.updated', `${me.name} updated ${input.fullName}`,
-          { user: user.auth0Id, email: input.email, memberships: summary(input.memberships) });
+          { user: user.auth0Id, email: user.email, ...(newEmail ? { newEmail } : {}), memberships: summary(input.memberships) });
       });
       return present(me, auth0Id);
     },
@@ -134,10 +184,13 @@ export function usersService(deps: UsersDeps) {
     async setActive(me: UserManager, auth0Id: string, active: boolean) {
       const { user, all } = await target(me, auth0Id);
       if (user.id === me.userId) throw new DomainError('user-not-updated', 'You cannot deactivate yourself.');
-      requireAllManaged(all, await managed(me, 'edit'), 'user-not-updated');
+      const mine = await managed(me, 'edit');
+      requireAllManaged(all, mine, 'user-not-updated');
+      requireNotOverAdministrator(all, mine);
       if ((user.deactivatedOn === null) !== active) {
         await db.transaction(async (tx) => {
           await updateUserRow(tx, user.id, { deactivatedOn: active ? null : new Date() });
+          if (!active) await endSessions(tx, user.id);
           await events(tx, me, all.map((m) => m.tenantId), active ? 'user.reactivated' : 'user.deactivated',
             `${me.name} ${active ? 'reactivated' : 'deactivated'} ${user.fullName}`, { user: user.auth0Id, email: user.email });
         });
@@ -148,7 +201,9 @@ export function usersService(deps: UsersDeps) {
     async remove(me: UserManager, auth0Id: string) {
       const { user, all } = await target(me, auth0Id);
       if (user.id === me.userId) throw new DomainError('user-not-deleted', 'You cannot delete yourself.');
-      requireAllManaged(all, await managed(me, 'delete'), 'user-not-deleted');
+      const mine = await managed(me, 'delete');
+      requireAllManaged(all, mine, 'user-not-deleted');
+      requireNotOverAdministrator(all, mine);
       try {
         await db.transaction(async (tx) => {
           // recorded first: the events keep the name, and their actor link is cleared by the delete
@@ -171,8 +226,10 @@ export function usersService(deps: UsersDeps) {
       if (tenantId !== undefined && !mine.has(tenantId)) throw new DomainError('no-tenant-access', 'You can only remove users from tenants you manage.');
       const from = all.map((m) => m.tenantId).filter((t) => mine.has(t) && (tenantId === undefined || t === tenantId));
       if (tenantId !== undefined && from.length === 0) throw new DomainError('not-found', 'The user does not belong to this tenant.');
+      requireGrants(mine, user.id === me.userId, from.map((t) => ({ tenantId: t, before: stateOf(all.find((m) => m.tenantId === t)), after: null })));
       await db.transaction(async (tx) => {
         await removeMemberships(tx, user.id, from);
+        await endSessions(tx, user.id);
         await events(tx, me, from, 'user.removed', `${me.name} removed ${user.fullName} from ${from.length === 1 ? 'this tenant' : 'the tenants'}`,
           { user: user.auth0Id, email: user.email, tenants: from });
       });
@@ -182,7 +239,9 @@ export function usersService(deps: UsersDeps) {
       const { user, all } = await target(me, auth0Id);
       if (!deps.embeddedIssuer && !deps.resetDelivery) throw new DomainError('password-not-reset', 'Passwords are kept by the identity provider; reset it there.');
       if (user.deactivatedOn) throw new DomainError('password-not-reset', 'The user is deactivated.');
-      requireAllManaged(all, await managed(me, 'edit'), 'password-not-reset');
+      const mine = await managed(me, 'edit');
+      requireAllManaged(all, mine, 'password-not-reset');
+      requireNotOverAdministrator(all, mine);
       // An undelivered link is harmless: its token exists only in the message that failed, and it
       // expires in a day. The event is written only once the link is on its way.
       const delivery = await (deps.resetDelivery ?? embeddedToLog()).deliverPasswordReset({
@@ -191,6 +250,8 @@ export function usersService(deps: UsersDeps) {
         log,
       });
       await db.transaction(async (tx) => {
+        // a reset is asked for when a password may be known to someone else: their sessions end now
+        await endSessions(tx, user.id);
         await events(tx, me, all.map((m) => m.tenantId), 'user.password.reset', `${me.name} reset the password of ${user.fullName}`,
           { user: user.auth0Id, email: user.email, delivery });
       });

@@ -43,7 +43,8 @@ export const ROLE_POLICIES: Record<Role, Policies> = {
     history: ['view'],
   },
   'Data Processor': { formula: ['view'], records: ['view', 'edit', 'send'], history: ['view'] },
-  'User Manager': { usermanagement: MANAGE },
+  // SPEC.md section 6: add, edit, deactivate, reactivate; deleting a user is an Administrator's
+  'User Manager': { usermanagement: ['view', 'create', 'edit'] },
   'View Only': { formula: ['view'], datasource: ['view'], records: ['view'], history: ['view'] },
 };
 
@@ -77,3 +78,13 @@ export function isAccessExpired(expiresOn: Date | string | null | undefined, now
 
 /** SPEC.md section 5: View Only cannot be combined with any other role. */
 export const VIEW_ONLY_NOT_STACKABLE = 'View Only cannot be combined with any other role';
+
+/**
+ * The roles a caller may give in a tenant where they hold `callerRoles`: an Administrator any;
+ * anyone else only the roles they hold there themselves, so no role grants more than its holder
+ * has (a User Manager who is not also a Data Processor cannot make one).
+ */
+export function grantableRoles(callerRoles: readonly string[]): Role[] {
+  const held = effectiveRoles(callerRoles);
+  return held.includes('Administrator') ? [...ROLES] : held;
+}

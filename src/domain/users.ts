@@ -3,7 +3,7 @@
  * validates requests with and the browser's user form validates with.
  */
 import * as v from 'valibot';
-import { ROLES, VIEW_ONLY_NOT_STACKABLE } from './roles.ts';
+import { effectiveRoles, grantableRoles, isAccessExpired, ROLES, VIEW_ONLY_NOT_STACKABLE } from './roles.ts';
 
 export const USER_MESSAGES = {
   fullName: 'Enter a full name of at least two words',
@@ -82,4 +82,48 @@ export function isInternalEmail(email: string, domain: string | null | undefined
   const host = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   const d = domain.toLowerCase().replace(/^@/, '');
   return host === d || host.endsWith(`.${d}`);
+}
+
+/** Why a change of access is refused (SPEC.md section 6: roles grant no more than their holder has). */
+export const GRANT_MESSAGES = {
+  role: (role: string) => `You can only give roles you hold yourself in this tenant, and ${role} is not one of yours.`,
+  administrator: 'Only an Administrator can change an Administrator\'s access.',
+  self: 'You cannot change your own roles or tenants; ask another user manager.',
+  extend: (role: string) => `Giving more time gives every role of the membership again, and ${role} is not one of yours in this tenant.`,
+  administratorAccount: 'Only an Administrator can change an Administrator\'s account.',
+  coverEmail: (role: string) => `A sign-in e-mail can only be changed by someone who could give each of the user's roles, and ${role} is not one of yours.`,
+} as const;
+
+/** One tenant's membership before or after a change; null: not a member. */
+export interface MembershipState { roles: readonly string[]; accessExpiresOn: Date | string | null }
+
+const endOf = (m: MembershipState) => (m.accessExpiresOn == null ? Infinity : new Date(m.accessExpiresOn).getTime());
+
+/**
+ * Why the caller may not change a user's membership of one tenant from `before` to `after`, or
+ * null when they may. A caller gives only roles they may grant (grantableRoles); a membership that
+ * had ended, or whose access is given more time, gives all its roles again. Nobody changes their
+ * own membership, and only an Administrator changes one that holds Administrator. Taking roles
+ * away, or removing a user from a tenant, is a user manager's to do.
+ */
+export function membershipChangeRefusal(opts: {
+  callerRoles: readonly string[]; self: boolean; before: MembershipState | null; after: MembershipState | null; now?: Date;
+}): string | null {
+  const { before, after, now = new Date() } = opts;
+  const sameRoles = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((r) => b.includes(r));
+  if (before && after && sameRoles(before.roles, after.roles) && endOf(before) === endOf(after)) return null;
+  if (!before && !after) return null;
+  if (opts.self) return GRANT_MESSAGES.self;
+  const grantable = grantableRoles(opts.callerRoles);
+  const callerIsAdministrator = effectiveRoles(opts.callerRoles).includes('Administrator');
+  if (before && before.roles.includes('Administrator') && !callerIsAdministrator) return GRANT_MESSAGES.administrator;
+  if (!after) return null;
+  const live = before && !isAccessExpired(before.accessExpiresOn, now) ? before : null;
+  const extended = live !== null && endOf(after) > endOf(live);
+  for (const role of after.roles) {
+    if ((grantable as readonly string[]).includes(role)) continue;
+    if (!live || !live.roles.includes(role)) return GRANT_MESSAGES.role(role);
+    if (extended) return GRANT_MESSAGES.extend(role);
+  }
+  return null;
 }

@@ -34,7 +34,8 @@ async function newUser(): Promise<{ auth0Id: string; email: string; fullName: st
   n += 1;
   const res = await send(users(manager), 'POST', {
     fullName: `Reset Person${n}`, email: `reset.person${n}@example.org`,
-    memberships: [{ tenantId: foodBank, roles: ['Data Processor'], accessExpiresOn: null }],
+    // a user manager gives only roles it holds
+    memberships: [{ tenantId: foodBank, roles: ['User Manager'], accessExpiresOn: null }],
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return ((await res.json()) as { user: { auth0Id: string; email: string; fullName: string } }).user;

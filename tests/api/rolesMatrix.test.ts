@@ -90,7 +90,8 @@ const CALLS: Record<Area, { status: number; call: (s: Session) => Promise<Respon
   'users.write': {
     status: 201,
     call: (s) => send(s, `${AM}/user/organization/${orgId}/users`, 'POST', {
-      fullName: 'Matrix Newcomer', email: `matrix.new.${++made}@example.org`, memberships: [{ tenantId: foodBank, roles: ['View Only'], accessExpiresOn: null }],
+      // a role every caller with users.write holds: a caller gives only roles they hold
+      fullName: 'Matrix Newcomer', email: `matrix.new.${++made}@example.org`, memberships: [{ tenantId: foodBank, roles: ['User Manager'], accessExpiresOn: null }],
     }),
   },
   'history.read': {

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { MESSAGES } from '../../src/domain/errors.ts';
 import { ROLES } from '../../src/domain/roles.ts';
-import { USER_MESSAGES } from '../../src/domain/users.ts';
+import { GRANT_MESSAGES, USER_MESSAGES } from '../../src/domain/users.ts';
 import { DEMO_USERS } from '../../server/db/seed.ts';
-import { consumeResetToken, createResetLink } from '../../server/identity/passwordReset.ts';
+import { consumeResetToken, createEmailConfirmationLink, createResetLink } from '../../server/identity/passwordReset.ts';
+import { tokenRequest } from '../support/oidc.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -22,7 +23,7 @@ let youthArts: string;
 
 const emailOf = (role: string) => DEMO_USERS.find((u) => u.roles[0]?.[0] === role)!.email;
 
-interface UserOut { auth0Id: string; fullName: string; email: string; roles: string[]; active: boolean; internal: boolean; tenants: { tenantId: string; roles: string[]; accessExpiresOn: string | null }[] }
+interface UserOut { auth0Id: string; fullName: string; email: string; pendingEmail?: string | null; roles: string[]; active: boolean; internal: boolean; tenants: { tenantId: string; roles: string[]; accessExpiresOn: string | null }[] }
 
 /** A session whose requests name the Food Bank tenant (every demo role has one there). */
 async function session(email: string, tenantId?: string): Promise<Session> {
@@ -69,7 +70,8 @@ describe('who may manage users (SPEC.md section 6)', () => {
     const allowed = role === 'Administrator' || role === 'User Manager';
     const list = await send(s, users(s));
     expect(list.status).toBe(allowed ? 200 : 403);
-    const made = await send(s, users(s), 'POST', fresh([asMember(foodBank)]));
+    // a caller gives only roles they hold (User Manager is one they all have)
+    const made = await send(s, users(s), 'POST', fresh([asMember(foodBank, ['User Manager'])]));
     expect(made.status).toBe(allowed ? 201 : 403);
     const target = await authOf('no.roles@demo.tributary.test');
     expect((await send(s, one(s, target))).status).toBe(allowed ? 200 : 403);
@@ -157,11 +159,12 @@ describe('the user form\'s rules (SPEC.md section 5)', () => {
 
 describe('changes', () => {
   it('updates name, e-mail and roles; a taken e-mail is "The user has not been updated."', async () => {
-    const made = await create(manager, fresh([asMember(foodBank)]));
-    const res = await send(manager, one(manager, made.auth0Id), 'PUT', { fullName: 'Renamed Person', email: 'renamed@example.org', memberships: [asMember(foodBank, ['Formula Producer'])] });
+    const made = await create(admin, fresh([asMember(foodBank)]));
+    const res = await send(admin, one(admin, made.auth0Id), 'PUT', { fullName: 'Renamed Person', email: 'renamed@example.org', memberships: [asMember(foodBank, ['Formula Producer'])] });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { user: UserOut }).user).toMatchObject({ fullName: 'Renamed Person', email: 'renamed@example.org', roles: ['Formula Producer'] });
-    const taken = await send(manager, one(manager, made.auth0Id), 'PUT', { fullName: 'Renamed Person', email: emailOf('Administrator'), memberships: [asMember(foodBank)] });
+    // the new address signs in once its owner confirms it (see 'a new sign-in e-mail')
+    expect(((await res.json()) as { user: UserOut }).user).toMatchObject({ fullName: 'Renamed Person', email: made.email, pendingEmail: 'renamed@example.org', roles: ['Formula Producer'] });
+    const taken = await send(admin, one(admin, made.auth0Id), 'PUT', { fullName: 'Renamed Person', email: emailOf('Administrator'), memberships: [asMember(foodBank, ['Formula Producer'])] });
     expect(taken.status).toBe(409);
     expect(await taken.json()).toMatchObject({ title: 'user-not-updated' });
     const events = await db.query('select 1 from activity_events where type = $1 and details->>\'user\' = $2', ['user.updated', made.auth0Id]);
@@ -199,7 +202,9 @@ describe('changes', () => {
     expect(reset.status).toBe(409);
     expect(await reset.json()).toMatchObject({ title: 'password-not-reset' });
     expect((await send(manager, one(manager, processor.auth0Id, '/reactivate'), 'POST')).status).toBe(200);
-    expect((await send(processor, me)).status).toBe(200);
+    // deactivation ended the sessions of the time before it: the user signs in again
+    expect(await (await send(processor, me)).json()).toMatchObject({ status: 401, code: 'session-ended' });
+    expect((await send(await session(emailOf('Data Processor')), me)).status).toBe(200);
     const events = await db.query('select type from activity_events where details->>\'user\' = $1 order by at', [processor.auth0Id]);
     expect(events.rows.map((r) => r.type)).toEqual(['user.deactivated', 'user.reactivated']);
   });
@@ -222,12 +227,14 @@ describe('changes', () => {
 
   it('account-wide changes need every tenant of the user to be managed by the caller', async () => {
     const power = await authOf(emailOf('Power User'));
-    for (const [path, method, title] of [['/deactivate', 'POST', 'user-not-updated'], ['', 'DELETE', 'user-not-deleted'], ['/password-reset', 'POST', 'password-not-reset']] as const) {
+    for (const [path, method, title] of [['/deactivate', 'POST', 'user-not-updated'], ['/password-reset', 'POST', 'password-not-reset']] as const) {
       const res = await send(manager, one(manager, power, path), method);
       expect(res.status, path).toBe(409);
       expect(await res.json()).toMatchObject({ title, detail: 'The user also belongs to tenants you do not manage.' });
     }
-    const yourself = await send(manager, one(manager, manager.auth0Id), 'DELETE');
+    // SPEC.md section 6 gives a user manager add, edit, deactivate and reactivate: deleting is an Administrator's
+    expect((await send(manager, one(manager, power), 'DELETE')).status).toBe(403);
+    const yourself = await send(admin, one(admin, admin.auth0Id), 'DELETE');
     expect(yourself.status).toBe(409);
     expect(await yourself.json()).toMatchObject({ title: 'user-not-deleted' });
     expect((await send(manager, one(manager, manager.auth0Id, '/deactivate'), 'POST')).status).toBe(409);
@@ -250,15 +257,16 @@ describe('changes', () => {
   });
 
   it('deletes a user, and the events keep their name', async () => {
-    const made = await create(manager, fresh([asMember(foodBank)]));
-    expect((await send(manager, one(manager, made.auth0Id), 'DELETE')).status).toBe(204);
+    const made = await create(manager, fresh([asMember(foodBank, ['User Manager'])]));
+    expect((await send(manager, one(manager, made.auth0Id), 'DELETE')).status).toBe(403);
+    expect((await send(admin, one(admin, made.auth0Id), 'DELETE')).status).toBe(204);
     expect((await send(manager, one(manager, made.auth0Id))).status).toBe(404);
     const events = await db.query('select description from activity_events where type = $1 and details->>\'user\' = $2', ['user.deleted', made.auth0Id]);
     expect(events.rows[0]?.description).toContain(made.fullName);
   });
 
   it('resets a password with a one-time link that the server log carries', async () => {
-    const made = await create(manager, fresh([asMember(foodBank)]));
+    const made = await create(manager, fresh([asMember(foodBank, ['User Manager'])]));
     const res = await send(manager, one(manager, made.auth0Id, '/password-reset'), 'POST');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ delivery: 'server-log' });
@@ -270,7 +278,7 @@ describe('changes', () => {
   });
 
   it('the link sets a password once, and the user signs in with it', async () => {
-    const made = await create(manager, fresh([asMember(foodBank)]));
+    const made = await create(manager, fresh([asMember(foodBank, ['User Manager'])]));
     const id = (await db.query<{ id: string }>('select id from users where auth0_id = $1', [made.auth0Id])).rows[0]!.id;
     const link = await createResetLink(drizzle(db) as never, id, base);
     const token = new URL(link).searchParams.get('token')!;
@@ -290,15 +298,173 @@ describe('tenants never see each other\'s people', () => {
   it('a user of another tenant is not found, for every call', async () => {
     const elsewhere = await create(admin, fresh([asMember(youthArts)]));
     for (const [path, method, body] of [
-      ['', 'GET'], ['', 'PUT', fresh([asMember(foodBank)])], ['/deactivate', 'POST'], ['/reactivate', 'POST'], ['', 'DELETE'],
+      ['', 'GET'], ['', 'PUT', fresh([asMember(foodBank, ['User Manager'])])], ['/deactivate', 'POST'], ['/reactivate', 'POST'],
       ['/tenants', 'DELETE'], ['/password-reset', 'POST'],
     ] as const) {
       const res = await send(manager, one(manager, elsewhere.auth0Id, path), method, body);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
+    // deleting is an Administrator's, who does not find them from this tenant either
+    expect((await send(admin, one(admin, elsewhere.auth0Id), 'DELETE')).status).toBe(404);
     // nor by the administrator while their request names the other tenant's neighbour
     expect((await send(admin, one(admin, elsewhere.auth0Id))).status).toBe(404);
     const list = await (await send(manager, `${users(manager)}?pageSize=100`)).json() as { users: UserOut[] };
     expect(list.users.map((u) => u.auth0Id)).not.toContain(elsewhere.auth0Id);
+  });
+});
+
+/** A user who signs in with the demo password, with these roles per tenant (made in the database, as a fixture). */
+async function person(memberships: [tenantId: string, roles: string[]][]): Promise<Session> {
+  const email = `holder${++n}@example.org`;
+  const { rows: [row] } = await db.query<{ id: string }>(
+    `insert into users (organization_id, auth0_id, email, full_name, password_hash)
+     select organization_id, 'auth0|' || gen_random_uuid(), $1, $2, password_hash from users where email = $3
+     returning id`, [email, `Holder Person${n}`, emailOf('Administrator')]);
+  for (const [tenantId, roles] of memberships) await db.query('insert into memberships (user_id, tenant_id, roles) values ($1, $2, $3)', [row!.id, tenantId, roles]);
+  return session(email, memberships[0]![0]);
+}
+const rolesIn = async (auth0Id: string, tenantId: string) => (await db.query<{ roles: string[] }>(
+  'select roles from memberships m join users u on u.id = m.user_id where u.auth0_id = $1 and m.tenant_id = $2', [auth0Id, tenantId])).rows[0]?.roles;
+
+describe('no role grants more than its holder has (SPEC.md section 6)', () => {
+  const refusedWith = async (res: Response, detail: string) => {
+    expect(res.status, await res.clone().text()).toBe(403);
+    expect(await res.json()).toMatchObject({ title: 'forbidden', detail });
+  };
+
+  it('a user manager cannot make themself or anyone else an Administrator', async () => {
+    const me = await send(manager, one(manager, manager.auth0Id), 'PUT', {
+      fullName: 'Uma Manager', email: manager.email, memberships: [asMember(foodBank, ['User Manager', 'Administrator'])],
+    });
+    await refusedWith(me, GRANT_MESSAGES.self);
+    expect(await rolesIn(manager.auth0Id, foodBank)).toEqual(['User Manager']);
+    await refusedWith(await send(manager, users(manager), 'POST', fresh([asMember(foodBank, ['Administrator'])])), GRANT_MESSAGES.role('Administrator'));
+    const colleague = await create(admin, fresh([asMember(foodBank, ['User Manager'])]));
+    await refusedWith(await send(manager, one(manager, colleague.auth0Id), 'PUT', { fullName: colleague.fullName, email: colleague.email, memberships: [asMember(foodBank, ['Administrator'])] }),
+      GRANT_MESSAGES.role('Administrator'));
+    expect(await rolesIn(colleague.auth0Id, foodBank)).toEqual(['User Manager']);
+  });
+
+  it('gives only roles the caller holds in that tenant', async () => {
+    await refusedWith(await send(manager, users(manager), 'POST', fresh([asMember(foodBank, ['Data Processor'])])), GRANT_MESSAGES.role('Data Processor'));
+    // a user manager who is also a Data Processor can make one
+    const processorManager = await person([[foodBank, ['User Manager', 'Data Processor']]]);
+    const made = await create(processorManager, fresh([asMember(foodBank, ['Data Processor'])]));
+    expect(made.roles).toEqual(['Data Processor']);
+    await refusedWith(await send(processorManager, one(processorManager, made.auth0Id), 'PUT', { fullName: made.fullName, email: made.email, memberships: [asMember(foodBank, ['Power User'])] }),
+      GRANT_MESSAGES.role('Power User'));
+    // taking a role away is a user manager's to do
+    const fewer = await send(manager, one(manager, made.auth0Id), 'PUT', { fullName: made.fullName, email: made.email, memberships: [asMember(foodBank, ['User Manager'])] });
+    expect(fewer.status).toBe(200);
+    // more time for a membership gives its roles again
+    const until = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const temporary = await create(processorManager, fresh([asMember(foodBank, ['Data Processor'], until)]));
+    await refusedWith(await send(manager, one(manager, temporary.auth0Id), 'PUT', { fullName: temporary.fullName, email: temporary.email, memberships: [asMember(foodBank, ['Data Processor'])] }),
+      GRANT_MESSAGES.extend('Data Processor'));
+    const sooner = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await send(manager, one(manager, temporary.auth0Id), 'PUT', { fullName: temporary.fullName, email: temporary.email, memberships: [asMember(foodBank, ['Data Processor'], sooner)] })).status).toBe(200);
+  });
+
+  it('only an Administrator changes an Administrator, who keeps their access', async () => {
+    const chief = await create(admin, fresh([asMember(foodBank, ['Administrator'])]));
+    await refusedWith(await send(manager, one(manager, chief.auth0Id), 'PUT', { fullName: chief.fullName, email: chief.email, memberships: [asMember(foodBank, ['User Manager'])] }),
+      GRANT_MESSAGES.administrator);
+    await refusedWith(await send(manager, one(manager, chief.auth0Id, `/tenants/${foodBank}`), 'DELETE'), GRANT_MESSAGES.administrator);
+    await refusedWith(await send(manager, one(manager, chief.auth0Id, '/tenants'), 'DELETE'), GRANT_MESSAGES.administrator);
+    await refusedWith(await send(manager, one(manager, chief.auth0Id, '/deactivate'), 'POST'), GRANT_MESSAGES.administratorAccount);
+    await refusedWith(await send(manager, one(manager, chief.auth0Id, '/password-reset'), 'POST'), GRANT_MESSAGES.administratorAccount);
+    await refusedWith(await send(manager, one(manager, chief.auth0Id), 'PUT', { fullName: 'Someone Else', email: chief.email, memberships: [asMember(foodBank, ['Administrator'])] }),
+      GRANT_MESSAGES.administratorAccount);
+    expect(await rolesIn(chief.auth0Id, foodBank)).toEqual(['Administrator']);
+    const row = (await db.query('select full_name, deactivated_on from users where auth0_id = $1', [chief.auth0Id])).rows[0];
+    expect(row).toMatchObject({ full_name: chief.fullName, deactivated_on: null });
+    // an Administrator may
+    expect((await send(admin, one(admin, chief.auth0Id), 'PUT', { fullName: chief.fullName, email: chief.email, memberships: [asMember(foodBank, ['User Manager'])] })).status).toBe(200);
+  });
+
+  it('nobody changes their own memberships, an Administrator neither', async () => {
+    await refusedWith(await send(admin, one(admin, admin.auth0Id), 'PUT', {
+      fullName: 'Ada Administrator', email: admin.email, memberships: [asMember(foodBank, ['Administrator', 'Data Processor'])],
+    }), GRANT_MESSAGES.self);
+    await refusedWith(await send(manager, one(manager, manager.auth0Id, `/tenants/${foodBank}`), 'DELETE'), GRANT_MESSAGES.self);
+    expect(await rolesIn(manager.auth0Id, foodBank)).toEqual(['User Manager']);
+  });
+});
+
+describe('the sign-in e-mail and name are the account\'s', () => {
+  it('a user manager of one of the user\'s tenants changes neither', async () => {
+    const power = await authOf(emailOf('Power User'));
+    for (const change of [{ fullName: 'Mallory Power', email: emailOf('Power User') }, { fullName: 'Pat Power', email: 'mallory@example.org' }]) {
+      const res = await send(manager, one(manager, power), 'PUT', { ...change, memberships: [asMember(foodBank, ['Power User'])] });
+      expect(res.status).toBe(409);
+      expect(await res.json()).toMatchObject({ title: 'user-not-updated', detail: 'The user also belongs to tenants you do not manage.' });
+    }
+    const row = (await db.query('select full_name, email, pending_email from users where auth0_id = $1', [power])).rows[0];
+    expect(row).toEqual({ full_name: 'Pat Power', email: emailOf('Power User'), pending_email: null });
+  });
+
+  it('nor the e-mail of a user with roles they cannot give, which would let them take the account over', async () => {
+    const processor = await create(admin, fresh([asMember(foodBank, ['Data Processor'])]));
+    const res = await send(manager, one(manager, processor.auth0Id), 'PUT', { fullName: processor.fullName, email: 'mallory@example.org', memberships: [asMember(foodBank, ['Data Processor'])] });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ detail: GRANT_MESSAGES.coverEmail('Data Processor') });
+  });
+
+  it('a new sign-in e-mail signs in once its owner confirms it, and the sessions before end', async () => {
+    const made = await person([[foodBank, ['Data Processor']]]);
+    const newEmail = `confirmed${n}@example.org`;
+    const res = await send(admin, one(admin, made.auth0Id), 'PUT', { fullName: `Holder Person${n}`, email: newEmail, memberships: [asMember(foodBank, ['Data Processor'])] });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { user: UserOut }).user).toMatchObject({ email: made.email, pendingEmail: newEmail });
+    // not yet: the old address still signs in, the new one does not
+    await expect(sessionFor(base, newEmail)).rejects.toThrow(/sign-in failed/);
+    const me = `${AM}/user/organization/${made.orgId}/user/active-tenant`;
+    expect((await send(made, me)).status).toBe(200);
+
+    const id = (await db.query<{ id: string }>('select id from users where auth0_id = $1', [made.auth0Id])).rows[0]!.id;
+    const stored = await db.query('select 1 from oidc_payloads where kind = $1 and uid = $2', ['EmailConfirmation', id]);
+    expect(stored.rowCount).toBe(1);
+    const link = await createEmailConfirmationLink(drizzle(db) as never, id, newEmail, base);
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    const token = new URL(link).searchParams.get('token')!;
+    const confirm = await fetch(`${base}/confirm-email`, { method: 'POST', body: new URLSearchParams({ token }) });
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain(newEmail);
+    expect((await fetch(`${base}/confirm-email`, { method: 'POST', body: new URLSearchParams({ token }) })).status).toBe(410);
+
+    expect((await send({ ...made, headers: { ...made.headers, userEmail: newEmail } }, me)).status).toBe(401);
+    await expect(tokenRequest(base, { grant_type: 'refresh_token', client_id: 'tributary-app', refresh_token: made.tokens.refresh_token! })).rejects.toThrow(/invalid_grant/);
+    const again = await session(newEmail);
+    expect((await send(again, me)).status).toBe(200);
+  });
+});
+
+describe('a password reset, deactivation or removal ends the user\'s sessions at once', () => {
+  const me = (s: Session) => `${AM}/user/organization/${s.orgId}/user/active-tenant`;
+  const refresh = (s: Session) => tokenRequest(base, { grant_type: 'refresh_token', client_id: 'tributary-app', refresh_token: s.tokens.refresh_token! });
+
+  it.each([
+    ['a password reset', (auth0Id: string) => send(admin, one(admin, auth0Id, '/password-reset'), 'POST')],
+    ['removal from a tenant', (auth0Id: string) => send(admin, one(admin, auth0Id, `/tenants/${youthArts}`), 'DELETE')],
+    ['deactivation', (auth0Id: string) => send(admin, one(admin, auth0Id, '/deactivate'), 'POST')],
+  ] as const)('%s', async (_what, change) => {
+    const victim = await person([[foodBank, ['Data Processor']], [youthArts, ['Data Processor']]]);
+    const second = await session(victim.email);
+    expect((await send(victim, me(victim))).status).toBe(200);
+    const refreshed = await refresh(second);
+    expect(refreshed.access_token).toBeTruthy();
+    expect((await change(victim.auth0Id)).status).toBeLessThan(300);
+    // the access token, and one refreshed from the same sign-in, are refused at once
+    const old = await send(victim, me(victim));
+    expect(old.status).toBe(_what === 'deactivation' ? 403 : 401);
+    const viaRefreshed = await send({ ...second, headers: { ...second.headers, authorization: `Bearer ${refreshed.access_token}` } }, me(victim));
+    expect(viaRefreshed.status).toBe(_what === 'deactivation' ? 403 : 401);
+    // and no refresh token of before works any more
+    await expect(refresh(victim)).rejects.toThrow(/invalid_grant/);
+    await expect(tokenRequest(base, { grant_type: 'refresh_token', client_id: 'tributary-app', refresh_token: refreshed.refresh_token! })).rejects.toThrow(/invalid_grant/);
+    const left = await db.query(`select kind from oidc_payloads where payload->>'accountId' = $1 and kind in ('Session', 'Grant', 'RefreshToken')`, [victim.auth0Id]);
+    expect(left.rows).toEqual([]);
+    if (_what !== 'deactivation') expect((await send(await session(victim.email), me(victim))).status).toBe(200);
   });
 });

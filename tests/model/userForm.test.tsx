@@ -36,7 +36,7 @@ const PAST = '2026-11-20';
 const FUTURE = '2026-12-31';
 
 const ADA: UserListItem = {
-  auth0Id: 'auth0|ada', fullName: GOOD_NAME, email: GOOD_EMAIL, roles: ['Data Processor'], accessExpiresOn: '2026-12-31T00:00:00.000Z', active: true, internal: true,
+  auth0Id: 'auth0|ada', fullName: GOOD_NAME, email: GOOD_EMAIL, pendingEmail: null, roles: ['Data Processor'], accessExpiresOn: '2026-12-31T00:00:00.000Z', active: true, internal: true,
   tenants: [{ tenantId: FOOD_BANK.tenantId, name: FOOD_BANK.name, roles: ['Data Processor'], accessExpiresOn: '2026-12-31T00:00:00.000Z' }],
 };
 const PAGE: UsersPage = { users: [ADA], total: 1, page: 1, pageSize: 25 };

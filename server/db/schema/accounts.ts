@@ -34,6 +34,13 @@ export const users = pgTable('users', {
   autoProvisioned: boolean('auto_provisioned').notNull().default(false),
   activeTenantId: uuid('active_tenant_id').references(() => tenants.id),
   deactivatedOn: timestamp('deactivated_on', { withTimezone: true }),
+  /**
+   * Sessions signed in before this time are over (server/identity/sessions.ts): set by a password
+   * reset, deactivation, removal from a tenant or a change of e-mail, and checked on every request.
+   */
+  sessionsValidAfter: timestamp('sessions_valid_after', { withTimezone: true }),
+  /** a new sign-in e-mail waiting for its owner to confirm it; the old one signs in until then */
+  pendingEmail: text('pending_email'),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [uniqueIndex('users_email_idx').on(sql`lower(${t.email})`)]);
 

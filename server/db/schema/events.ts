@@ -3,7 +3,7 @@
  * one writer (server/services/events.ts); a formula's events outlive the formula, so they hold its
  * id without a foreign key.
  */
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './accounts.ts';
 
 export const activityEvents = pgTable('activity_events', {
@@ -20,10 +20,16 @@ export const activityEvents = pgTable('activity_events', {
   correlationId: text('correlation_id').notNull(),
   formulaId: uuid('formula_id'),
   recordId: uuid('record_id'),
+  /**
+   * Events that say the same thing again within a short time are one row with a count
+   * (permission refusals: per user, endpoint and minute); null for every other event.
+   */
+  coalesceKey: text('coalesce_key'),
 }, (t) => [
   // keyset paging newest first over (at, id), for the tenant and for one formula
   index('activity_events_tenant_at_idx').on(t.tenantId, t.at, t.id),
   index('activity_events_formula_at_idx').on(t.tenantId, t.formulaId, t.at, t.id),
   // the type filter's list of types
   index('activity_events_type_idx').on(t.tenantId, t.type),
+  uniqueIndex('activity_events_coalesce_idx').on(t.tenantId, t.coalesceKey),
 ]);

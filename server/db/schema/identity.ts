@@ -1,4 +1,5 @@
 /** The embedded identity provider's state: its models, keys and sign-in failures. */
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** oidc-provider's models (sessions, grants, codes, refresh tokens, interactions). */
@@ -16,6 +17,8 @@ export const oidcPayloads = pgTable('oidc_payloads', {
   index('oidc_payloads_grant_idx').on(t.grantId),
   index('oidc_payloads_uid_idx').on(t.uid),
   index('oidc_payloads_expires_idx').on(t.expiresAt),
+  // a user's sessions, grants and tokens, ended together (server/identity/sessions.ts)
+  index('oidc_payloads_account_idx').on(sql`(${t.payload}->>'accountId')`),
 ]);
 
 /** Signing keys and cookie secrets of the embedded identity provider, kept so a restart signs nobody out. */

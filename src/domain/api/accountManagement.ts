@@ -42,9 +42,10 @@ const MembershipSchema = v.object({ tenantId: v.string(), name: v.string(), role
 /**
  * A user as user management shows it: roles and expiry in the caller's tenant, and the memberships
  * of the tenants the caller manages (never another tenant's). `internal`: staff by e-mail domain.
+ * `pendingEmail`: a new sign-in e-mail sent a confirmation link; `email` signs in until it is confirmed.
  */
 export const UserListItemSchema = v.object({
-  auth0Id: v.string(), fullName: v.string(), email: v.string(), roles: Roles, accessExpiresOn: v.nullable(v.string()), active: v.boolean(),
+  auth0Id: v.string(), fullName: v.string(), email: v.string(), pendingEmail: v.nullable(v.string()), roles: Roles, accessExpiresOn: v.nullable(v.string()), active: v.boolean(),
   internal: v.boolean(), tenants: v.array(MembershipSchema),
 });
 export type UserListItem = v.InferOutput<typeof UserListItemSchema>;
@@ -117,7 +118,7 @@ export const accountManagementService = service({
     }),
     updateUser: endpoint({
       method: 'put', path: '/user/organization/:orgId/users/:userId', access: manage('edit'), body: UserInputSchema, response: UserOut,
-      summary: 'Replaces a user\'s name, e-mail and memberships of the tenants the caller manages; others stay.',
+      summary: 'Replaces a user\'s name, e-mail and memberships of the tenants the caller manages; others stay. Name and e-mail need every tenant of the user managed by the caller; a new e-mail is sent a confirmation link and signs in once confirmed.',
       problems: ['user-not-updated', 'no-tenant-access'],
     }),
     deactivateUser: endpoint({
@@ -130,7 +131,7 @@ export const accountManagementService = service({
     }),
     deleteUser: endpoint({
       method: 'delete', path: '/user/organization/:orgId/users/:userId', access: manage('delete'), response: null, status: 204,
-      summary: 'Deletes a user who belongs only to tenants the caller manages.', problems: ['user-not-deleted'],
+      summary: 'Deletes a user who belongs only to tenants the caller manages (Administrators only).', problems: ['user-not-deleted'],
     }),
     removeUserFromTenant: endpoint({
       method: 'delete', path: '/user/organization/:orgId/users/:userId/tenants/:tenantId', access: manage('edit'), response: null, status: 204,
