@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import type { FormulaStatus } from '../../src/domain/api/formulas.ts';
 import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import { can, policiesFor } from '../../src/domain/roles.ts';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import type { Db } from '../db/database.ts';
@@ -25,7 +26,7 @@ import type { TenantScope } from '../db/tenancy.ts';
 import type { Jobs } from '../jobs/boss.ts';
 import { formulaRun } from '../jobs/formulaRun.ts';
 import { formulaRunsService } from '../services/formulaRuns.ts';
-import { authenticate, requirePolicy, type TokenVerifier } from './auth.ts';
+import { authenticate, currentAccess, requirePolicy, type TokenVerifier } from './auth.ts';
 import type { AppEnv, TenantEnv } from './env.ts';
 import { fail } from './problem.ts';
 
@@ -249,6 +250,22 @@ export function formulaStatusStreamRouter(db: Db, verifier: TokenVerifier, opts:
     if (!wantsEventStream(c.req.header('accept'))) fail('bad-request', 'This is an event stream: ask for it with Accept: text/event-stream.');
     const tenant = (c as unknown as { var: TenantEnv['Variables'] }).var.tenant as TenantScope;
     const log = c.var.log;
+    const { caller, token } = c.var;
+    /**
+     * What the request was allowed when the stream opened may not hold for its whole life: before
+     * each write the token must be unexpired, and the account, its sessions, its membership of the
+     * tenant and the role's formula view are read again (never cached, DESIGN.md section 4a).
+     */
+    const stillAllowed = async () => {
+      if (Date.now() >= token.expiresAt) return false;
+      try {
+        const { roles } = await currentAccess(db, { sub: caller.auth0Id, tenantId: tenant.tenantId, signedInAt: token.signedInAt });
+        return can(policiesFor(roles), resource, action);
+      } catch (err) {
+        if (err instanceof DomainError) return false;
+        throw err;
+      }
+    };
     c.header('X-Accel-Buffering', 'no');
 
     return streamSSE(c, async (stream) => {
@@ -262,6 +279,11 @@ export function formulaStatusStreamRouter(db: Db, verifier: TokenVerifier, opts:
       const write = (make: () => Promise<string> | string) => {
         queue = queue.then(async () => {
           if (stream.aborted || stream.closed) return;
+          if (!(await stillAllowed())) {
+            log.info({ user: caller.userId, tenantId: tenant.tenantId }, 'status stream: access ended; closing the stream');
+            finish();
+            return;
+          }
           const text = await make();
           if (!stream.aborted) await stream.write(text);
         }).catch((err: unknown) => {
@@ -280,11 +302,15 @@ export function formulaStatusStreamRouter(db: Db, verifier: TokenVerifier, opts:
         resync: snapshot,
       });
       snapshot();
+      // a heartbeat writes, so it checks too: a removed user's stream closes with no status to push
       const heartbeat = setInterval(() => write(() => ': heartbeat\n\n'), heartbeatMs);
+      // the token's end closes the stream; the browser opens another with a fresh token
+      const expiry = setTimeout(() => finish(), Math.min(Math.max(0, token.expiresAt - Date.now()), 2 ** 31 - 1));
       try {
         await finished;
       } finally {
         clearInterval(heartbeat);
+        clearTimeout(expiry);
         unsubscribe();
       }
     });

@@ -5,7 +5,8 @@
  * subscriber behind, and the stream living through a lost LISTEN connection.
  */
 import { Hono } from 'hono';
-import { createLocalJWKSet } from 'jose';
+import { createLocalJWKSet, decodeJwt, importJWK, SignJWT } from 'jose';
+import { loadIdentityKeys } from '../../server/identity/keys.ts';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus } from '../../src/domain/api/formulas.ts';
@@ -13,7 +14,7 @@ import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts
 import type { AppEnv } from '../../server/http/env.ts';
 import { formulaStatusHub, formulaStatusStreamRouter } from '../../server/http/formulaStatusStream.ts';
 import { installErrorHandling } from '../../server/http/problem.ts';
-import { call, sessionFor } from '../support/api.ts';
+import { call, sessionFor, type Session } from '../support/api.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const F = '/web-api/v1/formulas';
@@ -29,6 +30,8 @@ interface Stream {
   res: Response;
   received: Received[];
   comments: number;
+  /** the server ended the stream */
+  ended: boolean;
   /** the first event (after those already taken) that matches, or an error after `ms` */
   next(match: (e: Received) => boolean, ms?: number): Promise<Received>;
   close(): void;
@@ -41,7 +44,7 @@ async function open(h: Record<string, string>, fetchOf: (init: RequestInit) => P
   const received: Received[] = [];
   const waiters = new Set<() => void>();
   const stream: Stream = {
-    res, received, comments: 0,
+    res, received, comments: 0, ended: false,
     async next(match, ms = 5000) {
       const until = Date.now() + ms;
       for (;;) {
@@ -64,7 +67,10 @@ async function open(h: Record<string, string>, fetchOf: (init: RequestInit) => P
       const reader = res.body!.getReader();
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done) {
+          stream.ended = true;
+          break;
+        }
         buffer += decoder.decode(value, { stream: true });
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -229,5 +235,49 @@ describe('the status stream', () => {
     await waitUntil('two heartbeats', () => stream.comments >= 2, 2000);
     stream.close();
     await waitUntil('every subscriber gone', () => hub().subscriberCount === 0);
+  });
+});
+
+describe('a stream lives no longer than its access', () => {
+  /** a View Only user of the Food Bank, made in the database with the demo password */
+  async function viewer(): Promise<{ id: string; session: Session; headers: Record<string, string> }> {
+    const email = `stream.viewer.${Date.now()}.${Math.random().toString(36).slice(2, 6)}@example.org`;
+    const pool = server.database.pool;
+    const { rows: [row] } = await pool.query<{ id: string }>(
+      `insert into users (organization_id, auth0_id, email, full_name, password_hash)
+       select organization_id, 'auth0|' || gen_random_uuid(), $1, 'Stream Viewer', password_hash from users where email = 'administrator@demo.tributary.test'
+       returning id`, [email]);
+    await pool.query('insert into memberships (user_id, tenant_id, roles) values ($1, $2, $3)', [row!.id, headers.foodBank!.tenantId, ['View Only']]);
+    const session = await sessionFor(base, email);
+    return { id: row!.id, session, headers: { ...session.headers, tenantId: headers.foodBank!.tenantId! } };
+  }
+
+  it.each([
+    ['removed from the tenant', (id: string) => server.database.pool.query('delete from memberships where user_id = $1', [id])],
+    ['deactivated', (id: string) => server.database.pool.query('update users set deactivated_on = now() where id = $1', [id])],
+  ] as const)('a user %s receives no more statuses, and the stream closes', async (_what, change) => {
+    const id = await newFormula(headers.foodBank);
+    const person = await viewer();
+    const stream = await open(person.headers);
+    await stream.next((e) => e.event === 'snapshot');
+    await change(person.id);
+    await call(base, `${F}/${id}/pause`, { method: 'POST', headers: headers.foodBank });
+    await waitUntil('the stream closed', () => stream.ended, 3000);
+    expect(stream.received.filter((e) => e.event === 'status')).toEqual([]);
+    await waitUntil('its subscriber gone', () => hub().subscriberCount === 0);
+  });
+
+  it('closes when its access token expires', async () => {
+    const person = await viewer();
+    const keys = await loadIdentityKeys(server.database.pool);
+    const real = decodeJwt(person.session.tokens.access_token);
+    const soon = Math.floor(Date.now() / 1000) + 2;
+    const short = await new SignJWT({ ...real, exp: soon }).setProtectedHeader({ alg: 'RS256', kid: keys.signing.kid! })
+      .sign(await importJWK(keys.signing, 'RS256'));
+    const stream = await open({ ...person.headers, authorization: `Bearer ${short}` });
+    expect(stream.res.status).toBe(200);
+    await stream.next((e) => e.event === 'snapshot');
+    await waitUntil('the stream closed at expiry', () => stream.ended, 4000);
+    expect(Date.now()).toBeGreaterThanOrEqual(soon * 1000);
   });
 });
