@@ -13,8 +13,8 @@ import type { Db } from '../db/database.ts';
 import { memberships, users } from '../db/schema/accounts.ts';
 import { forTenant } from '../db/tenancy.ts';
 import { sessionEnded } from '../identity/sessions.ts';
-import { recordEvent } from '../services/events.ts';
-import type { DomainError } from '../../src/domain/errors.ts';
+import { recordRepeatedEvent } from '../services/events.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import type { AppEnv, Caller, TenantEnv } from './env.ts';
 import { fail } from './problem.ts';
 
@@ -139,28 +139,42 @@ export function requirePolicy(resource: Resource, action: Action): MiddlewareHan
   };
 }
 
+/** Refusals of one user at one endpoint in one minute beyond this are answered 429 instead of 403. */
+export const REFUSALS_PER_MINUTE = 30;
+
 /**
  * Every 403 a signed-in caller gets in a tenant becomes a 'permission.refused' event in that
  * tenant's activity history: a policy check's (requirePolicy) and a service's own checks alike,
- * since the error handling calls this for each one (server/http/problem.ts). Failing to write it is
+ * since the error handling calls this for each one (server/http/problem.ts). Refusals of the same
+ * user at the same endpoint within a minute are one event with a count (a flood of refused requests
+ * is one row, not thousands), and past REFUSALS_PER_MINUTE the request is answered 429 with
+ * Retry-After, kept in PostgreSQL so every API process counts alike. Failing to write the event is
  * logged and never changes the answer, which stays a 403.
  */
-export async function recordRefusal(c: Context<AppEnv>, err: DomainError): Promise<void> {
+export async function recordRefusal(c: Context<AppEnv>, err: DomainError): Promise<DomainError | void> {
   const { caller, tenant, refusedPolicy: policy } = c.var;
   if (!caller || !tenant) return;
   const endpoint = `${c.req.method} ${routePath(c)}`;
   const why = policy ? `it needs ${policy.resource} ${policy.action} permission` : err.detail ?? err.title;
+  const now = new Date();
+  const minute = now.toISOString().slice(0, 16);
+  let count: number;
   try {
-    await recordEvent(tenant, {
+    count = await recordRepeatedEvent(tenant, {
       actor: { userId: caller.userId, name: caller.fullName },
       type: 'permission.refused',
       description: `${caller.fullName} was refused ${endpoint}: ${why}`,
-      details: { endpoint, path: c.req.path, ...(policy ? { policy } : { reason: err.detail ?? err.title }), roles: caller.roles },
+      details: { endpoint, path: c.req.path, ...(policy ? { policy } : { reason: err.detail ?? err.title }), roles: caller.roles, minute },
       correlationId: c.var.correlationId,
+      coalesceKey: `permission.refused|${caller.userId}|${endpoint}|${minute}`,
     });
   } catch (e) {
     c.var.log?.warn({ err: e, endpoint }, 'could not record a permission refusal');
+    return;
   }
+  if (count <= REFUSALS_PER_MINUTE) return;
+  const retryAfter = 60 - now.getUTCSeconds();
+  return new DomainError('too-many-requests', `Too many refused requests to ${endpoint}: try again in ${retryAfter} seconds.`, { retryAfter });
 }
 
 /** Path parameters naming the organisation must be the caller's own. */

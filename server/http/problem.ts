@@ -21,6 +21,7 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'unsupported-media-type': 415,
   'method-not-allowed': 405,
   'server-error': 500,
+  'too-many-requests': 429,
   'user-not-created': 409,
   'user-not-updated': 409,
   'user-not-deleted': 409,
@@ -98,7 +99,7 @@ export function toProblem(err: unknown, c: Context): Response {
  * `refused` hears of every refusal (a 403) before it is answered, wherever it was decided.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function installErrorHandling(app: Hono<any>, hooks: { refused?(c: Context<any>, err: DomainError): Promise<void> } = {}): void {
+export function installErrorHandling(app: Hono<any>, hooks: { refused?(c: Context<any>, err: DomainError): Promise<DomainError | void> } = {}): void {
   app.use('*', async (_c, next) => {
     try {
       await next();
@@ -108,7 +109,16 @@ export function installErrorHandling(app: Hono<any>, hooks: { refused?(c: Contex
     }
   });
   app.onError(async (err, c) => {
-    if (hooks.refused && err instanceof DomainError && statusOf(err.title, err.code) === 403) await hooks.refused(c, err);
+    if (hooks.refused && err instanceof DomainError && statusOf(err.title, err.code) === 403) {
+      // a refusal may be answered otherwise: too many of them are rate-limited
+      const instead = await hooks.refused(c, err);
+      if (instead) {
+        const res = toProblem(instead, c);
+        const retryAfter = instead.extensions?.retryAfter;
+        if (typeof retryAfter === 'number') res.headers.set('Retry-After', String(retryAfter));
+        return res;
+      }
+    }
     return toProblem(err, c);
   });
 }

@@ -34,6 +34,24 @@ export async function recordEvent(tenant: TenantScope, event: ActivityEvent): Pr
   });
 }
 
+/**
+ * An event that may repeat many times in a short while (a refused request): one row per
+ * `coalesceKey`, counting the repeats. Answers how many times it has now happened.
+ */
+export async function recordRepeatedEvent(tenant: TenantScope, event: ActivityEvent & { actor: { userId: string; name: string }; coalesceKey: string }): Promise<number> {
+  return tenant.events.insertOrCount({
+    actorUserId: event.actor.userId,
+    actorName: event.actor.name,
+    type: event.type,
+    description: event.description,
+    details: event.details ?? {},
+    correlationId: event.correlationId,
+    formulaId: event.formulaId ?? null,
+    recordId: event.recordId ?? null,
+    coalesceKey: event.coalesceKey,
+  });
+}
+
 export function eventView(row: EventRow): ActivityEventOut {
   return {
     id: row.id, at: row.at.toISOString(), actor: { userId: row.actorUserId, name: row.actorName },

@@ -35,6 +35,7 @@ export const PROBLEM_TITLES = {
   'unsupported-media-type': 'The request body must be JSON.',
   'method-not-allowed': 'This action is not allowed here.',
   'server-error': MESSAGES.server,
+  'too-many-requests': 'Too many refused requests. Please wait a minute and try again.',
   // user management
   'user-not-created': MESSAGES.userNotCreated,
   'user-not-updated': MESSAGES.userNotUpdated,

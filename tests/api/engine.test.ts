@@ -367,7 +367,9 @@ describe('a dry run', () => {
   it('shows what would happen, with counts per bucket and samples, and leaves no trace', async () => {
     const formula = await liveFormula({}, 'dry-*.csv');
     dropFile('dry-1.csv', [header, [known[2]!.firstName, known[2]!.lastName, known[2]!.email], ['New', 'Person', 'new.person.dry@example.org'], ['X', 'Y', 'nope']]);
-    const res = await send('viewer', `${F}/${formula}/dry-run`, { method: 'POST', body: { limit: 50 } });
+    // it reads the source with the saved credentials: roles that only see the formula may not
+    for (const who of ['viewer', 'processor']) expect((await send(who, `${F}/${formula}/dry-run`, { method: 'POST', body: { limit: 50 } })).status).toBe(403);
+    const res = await send('admin', `${F}/${formula}/dry-run`, { method: 'POST', body: { limit: 50 } });
     expect(res.status, await res.clone().text()).toBe(200);
     const result = await json<{ examined: number; byBucket: Record<string, number>; byOutcome: Record<string, number>; samples: { outcome: string; bucket: string }[] }>(res);
     expect(result.examined).toBe(3);

@@ -235,7 +235,7 @@ describe('a change holds from the next request, on every API process', () => {
 
   it('deactivation, roles, temporary access and tenants changed on one process hold on the other at once', async () => {
     const who = await person(['Formula Producer']);
-    const s = withTenant(await sessionFor(base, who.email), foodBank);
+    let s = withTenant(await sessionFor(base, who.email), foodBank);
     const onSecond = () => call(second, F, { headers: s.headers });
     const manage = (suffix: string, method: string, body?: unknown) =>
       send(admin, `${AM}/user/organization/${orgId}/users/${encodeURIComponent(who.auth0Id)}${suffix}`, method, body);
@@ -249,6 +249,9 @@ describe('a change holds from the next request, on every API process', () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ code: 'account-deactivated' });
     expect((await manage('/reactivate', 'POST')).status).toBe(200);
+    // deactivation ended the sessions of before, on every process: the user signs in again
+    expect(await (await onSecond()).json()).toMatchObject({ status: 401, code: 'session-ended' });
+    s = withTenant(await sessionFor(base, who.email), foodBank);
     expect((await onSecond()).status).toBe(200);
 
     expect((await manage('', 'PUT', asMember(['Connection Manager']))).status).toBe(200);
@@ -264,8 +267,48 @@ describe('a change holds from the next request, on every API process', () => {
     expect((await onSecond()).status).toBe(200);
 
     expect((await manage(`/tenants/${foodBank}`, 'DELETE')).status).toBe(204);
+    expect(await (await onSecond()).json()).toMatchObject({ status: 401, code: 'session-ended' });
+    s = withTenant(await sessionFor(base, who.email), foodBank);
     const removed = await onSecond();
     expect(removed.status).toBe(403);
     expect(await removed.json()).toMatchObject({ title: 'no-tenant-access' });
   });
+});
+
+describe('reading a source with saved credentials needs formula run or edit, not view', () => {
+  it.each([
+    [['View Only'], false], [['Data Processor'], false], [['Formula Producer'], true], [['Power User'], true],
+  ] as const)('%s', async (roles, allowed) => {
+    const s = withTenant(await sessionFor(base, (await person([...roles])).email), foodBank);
+    for (const [method, p, body] of [['POST', 'dry-run', { limit: 10 }], ['GET', 'sample', undefined]] as const) {
+      const res = await send(s, `${F}/${foodBankFormula}/${p}`, method, body);
+      if (allowed) expect(res.status, `${method} ${p}`).not.toBe(403);
+      else expect(await res.json(), `${method} ${p}`).toMatchObject({ status: 403, title: 'forbidden' });
+    }
+  });
+});
+
+describe('refused requests', () => {
+  it('are one event per user, endpoint and minute, and past 30 a minute are answered 429', async () => {
+    // all within one minute
+    const second = new Date().getUTCSeconds();
+    if (second > 45) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
+    const nobody = await person([]);
+    const s = withTenant(await sessionFor(base, nobody.email), foodBank);
+    const answers = await Promise.all(Array.from({ length: 60 }, () => send(s, F, 'POST', { name: 'Not mine' })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((x) => x === 403)).toHaveLength(30);
+    expect(statuses.filter((x) => x === 429)).toHaveLength(30);
+    const limited = answers.find((r) => r.status === 429)!;
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ title: 'too-many-requests', status: 429 });
+    const events = await db.query<{ description: string; details: { count: number } }>(
+      "select description, details from activity_events where type = 'permission.refused' and actor_user_id = $1", [nobody.id]);
+    expect(events.rows).toHaveLength(1);
+    expect(events.rows[0]!.details.count).toBe(60);
+    expect(events.rows[0]!.description).toBe(`${nobody.fullName} was refused POST /web-api/v1/formulas: it needs formula create permission (60 times this minute)`);
+    // another endpoint is another event
+    expect((await send(s, DS, 'POST', { system: 'file-upload', displayName: 'Not mine', settings: {} })).status).toBe(403);
+    expect((await db.query("select 1 from activity_events where type = 'permission.refused' and actor_user_id = $1", [nobody.id])).rowCount).toBe(2);
+  }, 60_000);
 });

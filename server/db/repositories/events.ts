@@ -63,6 +63,24 @@ export function eventsRepository(db: Executor, tenantId: string) {
         .orderBy(desc(activityEvents.at), desc(activityEvents.id)).limit(opts.limit);
     },
 
+    /**
+     * Inserts the event, or, when one with the same coalescing key exists, counts it there
+     * (details.count, and the count in the description): answers how many it now stands for.
+     */
+    async insertOrCount(event: NewEvent & { coalesceKey: string }): Promise<number> {
+      const count = sql`coalesce((${activityEvents.details}->>'count')::int, 1) + 1`;
+      const [row] = await db.insert(activityEvents).values({ ...event, tenantId, details: { ...event.details, count: 1 } })
+        .onConflictDoUpdate({
+          target: [activityEvents.tenantId, activityEvents.coalesceKey],
+          set: {
+            details: sql`jsonb_set(${activityEvents.details}, '{count}', to_jsonb(${count}))`,
+            description: sql`${event.description} || ' (' || (${count})::text || ' times this minute)'`,
+          },
+        })
+        .returning({ count: sql<number>`(${activityEvents.details}->>'count')::int` });
+      return row!.count;
+    },
+
     async get(id: string): Promise<EventRow | undefined> {
       const [row] = await db.select().from(activityEvents).where(and(mine, eq(activityEvents.id, id))).limit(1);
       return row;

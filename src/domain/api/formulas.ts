@@ -160,7 +160,8 @@ export const formulasService = service({
       summary: 'Runs the formula now (on demand), or once over a date range of at most 30 days.', problems: ['formula-busy', 'formula-incomplete'],
     }),
     dryRun: endpoint({
-      method: 'post', path: '/:id/dry-run', access: view, body: DryRunRequestSchema, response: DryRunResultSchema,
+      // it reads the source with the saved credentials: for those who may run the formula, not merely see it
+      method: 'post', path: '/:id/dry-run', access: run, body: DryRunRequestSchema, response: DryRunResultSchema,
       summary: 'The whole pipeline over the first records of the source without sending or storing: what would be created, updated, held and omitted.',
       problems: ['formula-incomplete', 'connection-failed', 'connection-error'],
     }),
@@ -179,7 +180,8 @@ export const formulasService = service({
       summary: 'Every formula\'s status: what the status stream pushes, for browsers that cannot hold one open.',
     }),
     sample: endpoint({
-      method: 'get', path: '/:id/sample', access: view, response: SampleSchema,
+      // it reads the source with the saved credentials: for those who may edit the formula's mapping
+      method: 'get', path: '/:id/sample', access: edit, response: SampleSchema,
       summary: 'Sample rows of the formula\'s source for the mapping preview (a file-upload formula: its upload\'s first 20 rows).',
       problems: ['connection-failed', 'connection-error'],
     }),

@@ -38,7 +38,12 @@ export function ReviewStep(props: StepProps) {
       {!parts && !error && <Stack aria-label="Loading the review"><Skeleton h={24} /><Skeleton h={160} /></Stack>}
       {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} customRouting={customRouting} onGoTo={onGoTo} />}
       <Divider />
-      <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} />
+      {props.canEdit ? (
+        <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} />
+      ) : (
+        // a dry run reads the source with the saved credentials: the server allows it to whoever may edit or run the formula
+        <Text size="sm" c="dimmed">A dry run reads the source with its saved credentials, so it needs permission to edit or run the formula.</Text>
+      )}
       {formula.isDraft ? (
         <StepActions onBack={onBack} onSave={() => props.onSaved()} saving={false} label="Continue" />
       ) : (
