@@ -8,13 +8,24 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { UserListItem } from '../domain/api/accountManagement.ts';
 import { MESSAGES } from '../domain/errors.ts';
-import { isAccessExpired, type Role } from '../domain/roles.ts';
-import { userFormErrors, type UserInput } from '../domain/users.ts';
+import { grantableRoles, isAccessExpired, ROLES, type Role } from '../domain/roles.ts';
+import { membershipChangeRefusal, userFormErrors, type UserInput } from '../domain/users.ts';
 import type { UsersService } from '../services/users.ts';
 
 export const EXPIRY_NOT_FUTURE = 'The expiry date must be in the future';
 
-export interface TenantChoice { tenantId: string; name: string }
+/**
+ * A tenant the caller manages, with the caller's own roles there: a caller gives only the roles
+ * they hold (grantableRoles). Without `roles` every role is offered and the server decides.
+ */
+export interface TenantChoice { tenantId: string; name: string; roles?: Role[] }
+
+/** The roles the form offers in a tenant: those the caller may give, and those the user has there already. */
+export function offeredRoles(tenant: TenantChoice, held: readonly Role[] = []): Role[] {
+  if (!tenant.roles) return [...ROLES];
+  const grantable = grantableRoles(tenant.roles);
+  return ROLES.filter((r) => grantable.includes(r) || held.includes(r));
+}
 
 /** One tenant the user belongs to, as the form edits it: the expiry a yyyy-mm-dd day or '' for none. */
 export interface MembershipDraft { tenantId: string; roles: Role[]; accessExpiresOn: string }
@@ -25,6 +36,8 @@ export type UserFormInput = {
   tenants: TenantChoice[];
   /** today, for the expiry check */
   now: Date;
+  /** the caller's auth0Id: nobody changes their own memberships */
+  me?: string;
 } & ({ mode: 'create'; /** chosen at first: the tenant the caller works in */ tenantId: string | null } | { mode: 'edit'; user: UserListItem });
 
 export interface UserFormContext {
@@ -39,6 +52,10 @@ export interface UserFormContext {
   memberships: MembershipDraft[];
   /** the expiry each tenant had when the form opened: an edit may keep a past one unchanged */
   loadedExpiry: Record<string, string>;
+  /** the roles each tenant had when the form opened */
+  loadedRoles: Record<string, Role[]>;
+  /** the user is the caller */
+  self: boolean;
   /** by field: `fullName`, `email`, `memberships`, `memberships.<i>.roles`, `memberships.<i>.accessExpiresOn` */
   errors: Record<string, string>;
   /** a save was tried: errors show from then on */
@@ -66,8 +83,12 @@ export function userInputOf(c: Pick<UserFormContext, 'fullName' | 'email' | 'mem
   };
 }
 
-/** The domain's problems of the form, and an expiry set to a day that has already begun or passed. */
-export function userFormProblems(c: Pick<UserFormContext, 'fullName' | 'email' | 'memberships' | 'loadedExpiry' | 'now'>): Record<string, string> {
+/**
+ * The domain's problems of the form, an expiry set to a day that has already begun or passed, and
+ * a change of access the caller may not make (the server's rule, said before saving).
+ */
+export function userFormProblems(c: Pick<UserFormContext, 'fullName' | 'email' | 'memberships' | 'loadedExpiry' | 'now'>
+  & Partial<Pick<UserFormContext, 'tenants' | 'loadedRoles' | 'self'>>): Record<string, string> {
   const errors = userFormErrors(userInputOf(c));
   c.memberships.forEach((m, i) => {
     const key = `memberships.${i}.accessExpiresOn`;
@@ -75,6 +96,16 @@ export function userFormProblems(c: Pick<UserFormContext, 'fullName' | 'email' |
     // the server reads a day as its start (UTC), so a day that has begun has already ended the access
     if (isAccessExpired(m.accessExpiresOn, c.now)) errors[key] = EXPIRY_NOT_FUTURE;
   });
+  for (const tenant of c.tenants ?? []) {
+    if (!tenant.roles) continue;
+    const i = c.memberships.findIndex((m) => m.tenantId === tenant.tenantId);
+    const held = c.loadedRoles?.[tenant.tenantId];
+    const before = held ? { roles: held, accessExpiresOn: c.loadedExpiry[tenant.tenantId] || null } : null;
+    const after = i >= 0 ? { roles: c.memberships[i]!.roles, accessExpiresOn: c.memberships[i]!.accessExpiresOn || null } : null;
+    const why = membershipChangeRefusal({ callerRoles: tenant.roles, self: c.self ?? false, before, after, now: c.now });
+    const key = i >= 0 ? `memberships.${i}.roles` : 'memberships';
+    if (why) errors[key] ??= `${tenant.name}: ${why}`;
+  }
   return errors;
 }
 
@@ -91,7 +122,7 @@ function startContext(input: UserFormInput): UserFormContext {
   if (input.mode === 'create') {
     const start = input.tenants.find((t) => t.tenantId === input.tenantId);
     return {
-      ...base, mode: 'create', userId: null, fullName: '', email: '', loadedExpiry: {},
+      ...base, mode: 'create', userId: null, fullName: '', email: '', loadedExpiry: {}, loadedRoles: {}, self: false,
       memberships: start ? [{ tenantId: start.tenantId, roles: [], accessExpiresOn: '' }] : [],
     };
   }
@@ -100,6 +131,8 @@ function startContext(input: UserFormInput): UserFormContext {
     ...base, mode: 'edit', userId: input.user.auth0Id, fullName: input.user.fullName, email: input.user.email,
     memberships: managed.map((m) => ({ tenantId: m.tenantId, roles: [...m.roles], accessExpiresOn: day(m.accessExpiresOn) })),
     loadedExpiry: Object.fromEntries(managed.map((m) => [m.tenantId, day(m.accessExpiresOn)])),
+    loadedRoles: Object.fromEntries(managed.map((m) => [m.tenantId, [...m.roles]])),
+    self: input.me !== undefined && input.me === input.user.auth0Id,
   };
 }
 

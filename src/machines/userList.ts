@@ -27,6 +27,8 @@ export interface UserListInput {
   tenantName: string;
   /** the tenants where the caller may give access */
   tenants: TenantChoice[];
+  /** the caller's auth0Id: the form keeps them from changing their own memberships */
+  me?: string;
   now?: () => Date;
 }
 
@@ -57,6 +59,8 @@ const NEEDS: Record<UserAction | 'create' | 'edit', Action> = {
 };
 
 export const REFUSED: Notice = { tone: 'refused', title: MESSAGES.noEditPermission, text: 'Your role lets you see users, not change them.' };
+/** SPEC.md section 6 gives a User Manager add, edit, deactivate and reactivate */
+export const DELETE_REFUSED: Notice = { tone: 'refused', title: MESSAGES.noEditPermission, text: 'Deleting a user is for an Administrator; you can deactivate them instead.' };
 
 /** What the page says when an action is done (`output`: the server's answer), and its SPEC.md section 8 message when it fails. */
 export function actionMessages(action: UserAction, user: UserListItem, tenantName: string, output?: unknown): { done: string; failed: string } {
@@ -110,7 +114,7 @@ export const userListMachine = setup({
     asksFirst: (_, p: { action: UserAction }) => CONFIRMED_ACTIONS.includes(p.action),
   },
   actions: {
-    refuse: assign({ notice: REFUSED }),
+    refuse: assign({ notice: (_, p?: { action?: UserAction }) => (p?.action === 'delete' ? DELETE_REFUSED : REFUSED) }),
   },
 }).createMachine({
   id: 'userList',
@@ -148,13 +152,13 @@ export const userListMachine = setup({
             guard: 'mayEdit', target: 'form',
             actions: assign({
               notice: null,
-              form: ({ context, event }) => ({ mode: 'edit', service: context.service, tenants: context.tenants, user: event.user, now: context.now?.() ?? new Date() }),
+              form: ({ context, event }) => ({ mode: 'edit', service: context.service, tenants: context.tenants, user: event.user, now: context.now?.() ?? new Date(), me: context.me }),
             }),
           },
           { actions: 'refuse' },
         ],
         'user.act': [
-          { guard: { type: 'mayNotAct', params: ({ event }) => event }, actions: 'refuse' },
+          { guard: { type: 'mayNotAct', params: ({ event }) => event }, actions: { type: 'refuse', params: ({ event }) => event } },
           { guard: { type: 'asksFirst', params: ({ event }) => event }, target: 'confirming', actions: assign({ notice: null, pending: ({ event }) => ({ action: event.action, user: event.user }) }) },
           { target: 'acting', actions: assign({ notice: null, pending: ({ event }) => ({ action: event.action, user: event.user }) }) },
         ],

@@ -13,12 +13,13 @@ import { createActor, setup, type SnapshotFrom } from 'xstate';
 import type { UserListItem } from '../../src/domain/api/accountManagement.ts';
 import { MESSAGES } from '../../src/domain/errors.ts';
 import { policiesFor, type Role } from '../../src/domain/roles.ts';
-import { USER_MESSAGES, type UserInput } from '../../src/domain/users.ts';
+import { GRANT_MESSAGES, USER_MESSAGES, type UserInput } from '../../src/domain/users.ts';
 import { EXPIRY_NOT_FUTURE, userFormMachine, userInputOf, type UserFormEvent, type UserFormInput } from '../../src/machines/userForm.ts';
 import { actionMessages, REFUSED, userListMachine, type UserListInput } from '../../src/machines/userList.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { UsersPage, UsersService } from '../../src/services/users.ts';
 import { ActorsContext } from '../../src/views/shell/actors.tsx';
+import { UserForm } from '../../src/views/users/UserForm.tsx';
 import { UserManagementPage } from '../../src/views/users/UserManagementPage.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
@@ -282,7 +283,7 @@ function listEvents(s: ListSnap) {
   }
   return [];
 }
-const serializeList = (s: ListSnap) => JSON.stringify([s.value, s.context.result?.users.length ?? null, s.context.notice?.title ?? null, s.context.pending?.action ?? null]);
+const serializeList = (s: ListSnap) => JSON.stringify([s.value, s.context.result?.users.length ?? null, s.context.notice?.title ?? null, s.context.notice?.text ?? null, s.context.pending?.action ?? null]);
 const listInput = (policies: UserListInput['policies']): UserListInput => ({
   orgId: 'org-1', service: service0, policies, activeTenantId: FOOD_BANK.tenantId, tenantName: FOOD_BANK.name, tenants: TENANTS, now: () => NOW,
 });
@@ -383,5 +384,39 @@ describe('the suite can fail', () => {
   it('finds a list that lets a viewer act', async () => {
     const refusedPaths = viewerPaths.filter((p) => p.state.context.notice?.title === REFUSED.title);
     await expectBrokenGuardToFail(userListMachine, 'mayNotAct', { paths: refusedPaths, view: listView, every: true });
+  });
+});
+
+describe('the form offers only the roles the caller may give (SPEC.md section 6)', () => {
+  const AS_MANAGER = [{ ...FOOD_BANK, roles: ['User Manager', 'Data Processor'] as Role[] }];
+  const renderForm = (input: UserFormInput) => {
+    const actor = createActor(userFormMachine, { input }).start();
+    render(<MantineProvider><UserForm actor={actor} /></MantineProvider>);
+    return actor;
+  };
+
+  it('a user manager who is also a Data Processor is offered those two roles and told why', async () => {
+    renderForm({ mode: 'create', service: service0, tenants: AS_MANAGER, tenantId: FOOD_BANK.tenantId, now: NOW });
+    const group = await screen.findByRole('group', { name: /^Roles in Riverside Food Bank/ });
+    expect(within(group).getAllByRole('checkbox').map((c) => c.getAttribute('value'))).toEqual(['Data Processor', 'User Manager']);
+    expect(screen.getByText(/You can give the roles you hold here: Data Processor, User Manager\./)).toBeTruthy();
+  });
+
+  it('keeps a role the user has that the caller cannot give, and says why a change of an Administrator is refused before saving', async () => {
+    const chief: UserListItem = { ...ADA, roles: ['Administrator'], tenants: [{ ...ADA.tenants[0]!, roles: ['Administrator'] }] };
+    const actor = renderForm({ mode: 'edit', service: service0, tenants: AS_MANAGER, user: chief, now: NOW });
+    const group = await screen.findByRole('group', { name: /^Roles in Riverside Food Bank/ });
+    expect(within(group).getAllByRole('checkbox').map((c) => c.getAttribute('value'))).toEqual(['Administrator', 'Data Processor', 'User Manager']);
+    fireEvent.click(within(group).getByRole('checkbox', { name: 'Administrator' }));
+    fireEvent.click(within(group).getByRole('checkbox', { name: 'Data Processor' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText(`${FOOD_BANK.name}: ${GRANT_MESSAGES.administrator}`)).toBeTruthy();
+    expect(actor.getSnapshot().matches('editing')).toBe(true);
+  });
+
+  it('says a role the caller does not hold cannot be given', () => {
+    const actor = createActor(userFormMachine, { input: { mode: 'create', service: service0, tenants: AS_MANAGER, tenantId: FOOD_BANK.tenantId, now: NOW } }).start();
+    for (const e of [{ type: 'name.change', value: GOOD_NAME }, { type: 'email.change', value: GOOD_EMAIL }, roleToggle('Power User'), { type: 'form.submit' }] as UserFormEvent[]) actor.send(e);
+    expect(actor.getSnapshot().context.errors['memberships.0.roles']).toBe(`${FOOD_BANK.name}: ${GRANT_MESSAGES.role('Power User')}`);
   });
 });

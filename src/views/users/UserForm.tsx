@@ -6,8 +6,8 @@ import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import { Alert, Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { ROLES } from '../../domain/roles.ts';
-import { membershipError, type userFormMachine } from '../../machines/userForm.ts';
+import { grantableRoles } from '../../domain/roles.ts';
+import { membershipError, offeredRoles, type userFormMachine } from '../../machines/userForm.ts';
 
 export function UserForm({ actor }: { actor: ActorRefFrom<typeof userFormMachine> }) {
   const state = useSelector(actor, (s) => s);
@@ -45,11 +45,12 @@ export function UserForm({ actor }: { actor: ActorRefFrom<typeof userFormMachine
                     {m && (
                       <>
                         <Checkbox.Group
-                          label={`Roles in ${t.name}`} description="Other roles add up; View Only stands alone" required
+                          label={`Roles in ${t.name}`} required
+                          description={`Other roles add up; View Only stands alone.${t.roles ? ` You can give the roles you hold here: ${grantableRoles(t.roles).join(', ') || 'none'}.` : ''}`}
                           value={m.roles} error={membershipError(c, t.tenantId, 'roles')}
                         >
                           <Group gap="sm" mt={4}>
-                            {ROLES.map((role) => (
+                            {offeredRoles(t, c.loadedRoles[t.tenantId]).map((role) => (
                               <Checkbox
                                 key={role} value={role} label={role} disabled={saving}
                                 onChange={() => actor.send({ type: 'role.toggle', tenantId: t.tenantId, role })}

@@ -30,8 +30,9 @@ export function userListInput(user: CurrentUser | null, orgId: string | null): U
     policies: user?.policies ?? {},
     activeTenantId,
     tenantName: user?.tenants.find((t) => t.tenantId === activeTenantId)?.name ?? 'this tenant',
-    // the tenants where the caller may give access: the form offers only these
-    tenants: (user?.tenants ?? []).filter((t) => can(policiesFor(t.roles), 'usermanagement', 'edit')).map((t) => ({ tenantId: t.tenantId, name: t.name })),
+    // the tenants where the caller may give access, with the caller's roles there: the form offers only these, and only the roles the caller may give
+    tenants: (user?.tenants ?? []).filter((t) => can(policiesFor(t.roles), 'usermanagement', 'edit')).map((t) => ({ tenantId: t.tenantId, name: t.name, roles: t.roles })),
+    me: user?.auth0Id,
   };
 }
 
