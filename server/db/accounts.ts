@@ -69,7 +69,8 @@ export async function loginDetails(db: Db, userId: string) {
       roles: active?.roles ?? [],
       auth0Id: user.auth0Id,
       fullName: user.fullName,
-      email: user.email,
+      // a user whose address is not yet theirs cannot sign in, so never asks
+      email: user.email ?? '',
       skuConnectorDetail: org.skuConnectorDetail,
       skuSubProduct: org.skuSubProduct,
       skuTopLevelProduct: org.skuTopLevelProduct,
@@ -98,7 +99,7 @@ export async function countUsers(db: Db): Promise<number> {
 /** A page of one tenant's members by full name; `q` matches name or e-mail, any case. */
 export async function usersOfTenant(db: Db, tenantId: string, page: { q?: string; offset: number; limit: number }) {
   const like = page.q ? `%${page.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : undefined;
-  const where = and(eq(memberships.tenantId, tenantId), like ? or(ilike(users.fullName, like), ilike(users.email, like)) : undefined);
+  const where = and(eq(memberships.tenantId, tenantId), like ? or(ilike(users.fullName, like), ilike(sql`coalesce(${users.email}, ${users.pendingEmail})`, like)) : undefined);
   const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(memberships).innerJoin(users, eq(users.id, memberships.userId)).where(where);
   const rows = await db.select({ user: users, roles: memberships.roles, expires: memberships.accessExpiresOn })
     .from(memberships).innerJoin(users, eq(users.id, memberships.userId))
@@ -116,13 +117,28 @@ export async function membershipsOf(db: Executor, userIds: string[]) {
     .where(inArray(memberships.userId, userIds)).orderBy(asc(tenants.name));
 }
 
+/**
+ * Whether the address is a user's of this organisation, as its sign-in e-mail or as the address it
+ * was created with: what user management may say. Another organisation's users are never told of.
+ */
+export async function emailTakenInOrganization(db: Executor, organizationId: string, email: string, exceptUserId?: string): Promise<boolean> {
+  const rows = await db.select({ id: users.id }).from(users)
+    .where(and(
+      eq(users.organizationId, organizationId),
+      sql`lower(coalesce(${users.email}, ${users.pendingEmail})) = lower(${email})`,
+      exceptUserId ? ne(users.id, exceptUserId) : undefined,
+    )).limit(1);
+  return rows.length > 0;
+}
+
+/** Whether the address is any account's sign-in e-mail (they are unique across organisations). */
 export async function emailTaken(db: Executor, email: string, exceptUserId?: string): Promise<boolean> {
   const rows = await db.select({ id: users.id }).from(users)
     .where(and(sql`lower(${users.email}) = lower(${email})`, exceptUserId ? ne(users.id, exceptUserId) : undefined)).limit(1);
   return rows.length > 0;
 }
 
-export async function insertUser(db: Executor, u: { organizationId: string; auth0Id: string; email: string; fullName: string }): Promise<UserRow> {
+export async function insertUser(db: Executor, u: { organizationId: string; auth0Id: string; email: string | null; pendingEmail?: string; fullName: string }): Promise<UserRow> {
   const [row] = await db.insert(users).values(u).returning();
   return row!;
 }

@@ -60,12 +60,12 @@ export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler
 
     const { user, roles } = await currentAccess(db, { sub: payload.sub!, tenantId, signedInAt: signedInAt(payload) });
     if (user.organizationId !== orgId) fail('forbidden', 'Header orgId is not your organisation.');
-    if (user.email.toLowerCase() !== userEmail.toLowerCase()) fail('forbidden', 'Header userEmail does not match the signed-in user.');
+    if (!user.email || user.email.toLowerCase() !== userEmail.toLowerCase()) fail('forbidden', 'Header userEmail does not match the signed-in user.');
 
     const caller: Caller = {
       userId: user.id,
       auth0Id: user.auth0Id,
-      email: user.email,
+      email: user.email!,
       fullName: user.fullName,
       organizationId: user.organizationId,
       clientId,

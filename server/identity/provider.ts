@@ -225,7 +225,8 @@ export async function createIdentity(opts: {
     // ended (server/identity/sessions.ts) finds no account, so it cannot be refreshed or resumed
     findAccount: async (ctx, sub, token) => {
       const user = await findUserBySub(sub);
-      if (!user) return undefined;
+      if (!user?.email) return undefined;
+      const email = user.email;
       const signedInAt = token ? (token as { authTime?: number }).authTime ?? token.iat
         : (ctx?.oidc?.session as { loginTs?: number } | undefined)?.loginTs;
       if (sessionEnded(user.sessionsValidAfter, signedInAt)) return undefined;
@@ -233,10 +234,10 @@ export async function createIdentity(opts: {
         accountId: sub,
         claims: async () => ({
           sub,
-          email: user.email,
+          email,
           email_verified: true,
           name: user.fullName,
-          nickname: user.email.split('@')[0],
+          nickname: email.split('@')[0],
         }),
       };
       return account;

@@ -5,6 +5,7 @@
  */
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
+import { emailTaken } from '../db/accounts.ts';
 import { users } from '../db/schema/accounts.ts';
 import { hashPassword } from './passwords.ts';
 import { endSessions } from './sessions.ts';
@@ -46,10 +47,26 @@ export async function passwordResetPage(db: Db, method: string, query: URLSearch
   const userId = await consumeResetToken(db, token);
   if (!userId) return { status: 410, html: messagePage({ title: TITLE, message: 'This link has expired or was already used. Ask your user manager for a new one.' }) };
   const passwordHash = await hashPassword(password);
-  // whoever signed in with the old password is signed out
-  await db.transaction(async (tx) => {
-    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
-    await endSessions(tx, userId);
-  });
+  const taken = { status: 409, html: messagePage({ title: TITLE, message: 'This e-mail address already signs in to another Tributary account, so it cannot be this one\'s. Ask your user manager to use another address.' }) };
+  try {
+    const refused = await db.transaction(async (tx) => {
+      // a user created with an address that was then another account's: the link reached its
+      // owner, so the address becomes theirs now, if it is free
+      const [user] = await tx.select({ email: users.email, pendingEmail: users.pendingEmail }).from(users).where(eq(users.id, userId)).for('update').limit(1);
+      if (user && !user.email && user.pendingEmail) {
+        if (await emailTaken(tx, user.pendingEmail, userId)) return taken;
+        await tx.update(users).set({ email: user.pendingEmail, pendingEmail: null }).where(eq(users.id, userId));
+      }
+      await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+      // whoever signed in with the old password is signed out
+      await endSessions(tx, userId);
+      return null;
+    });
+    if (refused) return refused;
+  } catch (err) {
+    // taken meanwhile: the unique index refused it
+    if ((err as { code?: string }).code === '23505' || (err as { cause?: { code?: string } }).cause?.code === '23505') return taken;
+    throw err;
+  }
   return { status: 200, html: messagePage({ title: TITLE, message: 'Your password has been set.', link: { href: '/', text: 'Sign in' } }) };
 }

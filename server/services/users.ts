@@ -13,7 +13,7 @@ import { DomainError } from '../../src/domain/errors.ts';
 import { can, effectiveRoles, grantableRoles, type Action, type Role } from '../../src/domain/roles.ts';
 import { GRANT_MESSAGES, isInternalEmail, membershipChangeRefusal, type MembershipInput, type MembershipState } from '../../src/domain/users.ts';
 import {
-  deleteUserRow, emailTaken, insertUser, membershipsOf, removeMemberships, replaceMemberships, tenantAccess, updateUserRow,
+  deleteUserRow, emailTaken, emailTakenInOrganization, insertUser, membershipsOf, removeMemberships, replaceMemberships, tenantAccess, updateUserRow,
   userByAuth0Id, usersOfTenant, type UserRow,
 } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
@@ -42,6 +42,12 @@ export interface UsersDeps {
 }
 
 type Membership = Awaited<ReturnType<typeof membershipsOf>>[number];
+
+/**
+ * The address user management shows: the sign-in e-mail, or, while the address the user was
+ * created with is another organisation's account's, that address (it looks no different).
+ */
+const addressOf = (user: UserRow) => user.email ?? user.pendingEmail ?? '';
 
 export function usersService(deps: UsersDeps) {
   const { db } = deps;
@@ -72,9 +78,9 @@ export function usersService(deps: UsersDeps) {
   function view(user: UserRow, all: Membership[], tenantId: string, visible: Map<string, unknown>): UserListItem {
     const here = all.find((m) => m.userId === user.id && m.tenantId === tenantId);
     return {
-      auth0Id: user.auth0Id, fullName: user.fullName, email: user.email, pendingEmail: user.pendingEmail,
+      auth0Id: user.auth0Id, fullName: user.fullName, email: addressOf(user), pendingEmail: user.email ? user.pendingEmail : null,
       roles: effectiveRoles(here?.roles ?? []), accessExpiresOn: here?.expires?.toISOString() ?? null,
-      active: user.deactivatedOn === null, internal: isInternalEmail(user.email, deps.internalEmailDomain),
+      active: user.deactivatedOn === null, internal: isInternalEmail(addressOf(user), deps.internalEmailDomain),
       tenants: all.filter((m) => m.userId === user.id && visible.has(m.tenantId)).map((m) => ({
         tenantId: m.tenantId, name: m.name, roles: effectiveRoles(m.roles), accessExpiresOn: m.expires?.toISOString() ?? null,
       })),
@@ -128,9 +134,15 @@ export function usersService(deps: UsersDeps) {
       const mine = await managed(me, 'create');
       requireManaged(input.memberships, mine);
       requireGrants(mine, false, input.memberships.map((m) => ({ tenantId: m.tenantId, before: null, after: stateOfInput(m) })));
-      if (await emailTaken(db, input.email)) throw new DomainError('user-not-created', 'A user with this e-mail address already exists.');
+      // said only of this organisation's users: whether another organisation has the address is
+      // never told, and such a user is made all the same, signing in once the address is free
+      if (await emailTakenInOrganization(db, me.organizationId, input.email)) throw new DomainError('user-not-created', 'A user with this e-mail address already exists.');
+      const elsewhere = await emailTaken(db, input.email);
       const user = await db.transaction(async (tx) => {
-        const row = await insertUser(tx, { organizationId: me.organizationId, auth0Id: `auth0|${randomUUID()}`, email: input.email, fullName: input.fullName });
+        const row = await insertUser(tx, {
+          organizationId: me.organizationId, auth0Id: `auth0|${randomUUID()}`, fullName: input.fullName,
+          ...(elsewhere ? { email: null, pendingEmail: input.email } : { email: input.email }),
+        });
         await replaceMemberships(tx, row.id, [], toRows(input.memberships));
         await events(tx, me, input.memberships.map((m) => m.tenantId), 'user.created', `${me.name} added ${input.fullName}`,
           { user: row.auth0Id, email: input.email, memberships: summary(input.memberships) });
@@ -149,7 +161,7 @@ export function usersService(deps: UsersDeps) {
         tenantId, before: stateOf(all.find((m) => m.tenantId === tenantId)), after: stateOfInput(input.memberships.find((m) => m.tenantId === tenantId)),
       })));
       const renamed = input.fullName !== user.fullName;
-      const newEmail = input.email.toLowerCase() !== user.email.toLowerCase() && input.email.toLowerCase() !== user.pendingEmail?.toLowerCase()
+      const newEmail = input.email.toLowerCase() !== addressOf(user).toLowerCase() && input.email.toLowerCase() !== user.pendingEmail?.toLowerCase()
         ? input.email : null;
       // name and e-mail are the account's, in every tenant: the caller must manage each of them
       if (renamed || newEmail) {
@@ -163,7 +175,8 @@ export function usersService(deps: UsersDeps) {
           const missing = m.roles.find((r) => !grantableRoles(mine.get(m.tenantId) ?? []).includes(r as Role));
           if (missing) throw new DomainError('forbidden', GRANT_MESSAGES.coverEmail(missing));
         }
-        if (await emailTaken(db, newEmail, user.id)) throw new DomainError('user-not-updated', 'A user with this e-mail address already exists.');
+        // another organisation's address is refused only when its confirmation is tried, so this answer tells nothing of it
+        if (await emailTakenInOrganization(db, me.organizationId, newEmail, user.id)) throw new DomainError('user-not-updated', 'A user with this e-mail address already exists.');
         if (!deps.embeddedIssuer) throw new DomainError('user-not-updated', 'Sign-in e-mails are kept by the identity provider: change the address there.');
         // the address becomes the sign-in name only once its owner opens the link sent to it
         await (deps.resetDelivery ?? embeddedToLog()).deliverEmailConfirmation({
@@ -176,7 +189,7 @@ export function usersService(deps: UsersDeps) {
         await updateUserRow(tx, user.id, { fullName: input.fullName, ...(newEmail ? { pendingEmail: newEmail } : {}) });
         await replaceMemberships(tx, user.id, [...mine.keys()], toRows(input.memberships));
         await events(tx, me, touched, 'user.updated', `${me.name} updated ${input.fullName}`,
-          { user: user.auth0Id, email: user.email, ...(newEmail ? { newEmail } : {}), memberships: summary(input.memberships) });
+          { user: user.auth0Id, email: addressOf(user), ...(newEmail ? { newEmail } : {}), memberships: summary(input.memberships) });
       });
       return present(me, auth0Id);
     },
@@ -192,7 +205,7 @@ export function usersService(deps: UsersDeps) {
           await updateUserRow(tx, user.id, { deactivatedOn: active ? null : new Date() });
           if (!active) await endSessions(tx, user.id);
           await events(tx, me, all.map((m) => m.tenantId), active ? 'user.reactivated' : 'user.deactivated',
-            `${me.name} ${active ? 'reactivated' : 'deactivated'} ${user.fullName}`, { user: user.auth0Id, email: user.email });
+            `${me.name} ${active ? 'reactivated' : 'deactivated'} ${user.fullName}`, { user: user.auth0Id, email: addressOf(user) });
         });
       }
       return present(me, auth0Id);
@@ -207,7 +220,7 @@ export function usersService(deps: UsersDeps) {
       try {
         await db.transaction(async (tx) => {
           // recorded first: the events keep the name, and their actor link is cleared by the delete
-          await events(tx, me, all.map((m) => m.tenantId), 'user.deleted', `${me.name} deleted ${user.fullName}`, { user: user.auth0Id, email: user.email });
+          await events(tx, me, all.map((m) => m.tenantId), 'user.deleted', `${me.name} deleted ${user.fullName}`, { user: user.auth0Id, email: addressOf(user) });
           await deleteUserRow(tx, user.id);
         });
       } catch (err) {
@@ -231,7 +244,7 @@ export function usersService(deps: UsersDeps) {
         await removeMemberships(tx, user.id, from);
         await endSessions(tx, user.id);
         await events(tx, me, from, 'user.removed', `${me.name} removed ${user.fullName} from ${from.length === 1 ? 'this tenant' : 'the tenants'}`,
-          { user: user.auth0Id, email: user.email, tenants: from });
+          { user: user.auth0Id, email: addressOf(user), tenants: from });
       });
     },
 
@@ -245,7 +258,7 @@ export function usersService(deps: UsersDeps) {
       // An undelivered link is harmless: its token exists only in the message that failed, and it
       // expires in a day. The event is written only once the link is on its way.
       const delivery = await (deps.resetDelivery ?? embeddedToLog()).deliverPasswordReset({
-        to: { auth0Id: user.auth0Id, email: user.email, fullName: user.fullName },
+        to: { auth0Id: user.auth0Id, email: addressOf(user), fullName: user.fullName },
         embeddedLink: () => createResetLink(db, user.id, deps.embeddedIssuer!),
         log,
       });
@@ -253,7 +266,7 @@ export function usersService(deps: UsersDeps) {
         // a reset is asked for when a password may be known to someone else: their sessions end now
         await endSessions(tx, user.id);
         await events(tx, me, all.map((m) => m.tenantId), 'user.password.reset', `${me.name} reset the password of ${user.fullName}`,
-          { user: user.auth0Id, email: user.email, delivery });
+          { user: user.auth0Id, email: addressOf(user), delivery });
       });
       return { delivery };
     },

@@ -468,3 +468,60 @@ describe('a password reset, deactivation or removal ends the user\'s sessions at
     if (_what !== 'deactivation') expect((await send(await session(victim.email), me(victim))).status).toBe(200);
   });
 });
+
+describe('another organisation\'s people are never told of', () => {
+  let outsider: string;
+  let otherOutsider: string;
+  beforeAll(async () => {
+    outsider = `someone${Date.now()}@elsewhere.example`;
+    otherOutsider = `someone.else${Date.now()}@elsewhere.example`;
+    const { rows: [org] } = await db.query<{ id: string }>("insert into organizations (name, subdomain) values ('Elsewhere', $1) returning id", [`elsewhere${Date.now()}`]);
+    for (const email of [outsider, otherOutsider]) {
+      await db.query("insert into users (organization_id, auth0_id, email, full_name) values ($1, 'auth0|' || gen_random_uuid(), $2, 'Olga Outsider')", [org!.id, email]);
+    }
+  });
+
+  it('creating a user answers the same whether or not the e-mail is an account of another organisation', async () => {
+    const answer = async (email: string) => {
+      const res = await send(admin, users(admin), 'POST', { fullName: 'Same Answer', email, memberships: [asMember(foodBank)] });
+      const body = await res.json() as { user: UserOut };
+      return { status: res.status, user: { ...body.user, auth0Id: '-', email: body.user.email === email ? 'the address' : body.user.email } };
+    };
+    const fresh = await answer(`nobody${Date.now()}@nowhere.example`);
+    const taken = await answer(outsider);
+    expect(fresh.status).toBe(201);
+    expect(taken).toEqual(fresh);
+    // the account elsewhere keeps its address; the new user signs in only once the address is free
+    expect((await db.query('select full_name from users where lower(email) = lower($1)', [outsider])).rows).toEqual([{ full_name: 'Olga Outsider' }]);
+    // listed and found like anyone else
+    const found = await (await send(admin, `${users(admin)}?q=${encodeURIComponent(outsider)}`)).json() as { users: UserOut[] };
+    expect(found.users).toMatchObject([{ email: outsider, pendingEmail: null, active: true }]);
+    // this organisation's own address is still said to be in use
+    expect((await send(admin, users(admin), 'POST', { fullName: 'Same Answer', email: outsider, memberships: [asMember(foodBank)] })).status).toBe(409);
+  });
+
+  it('a password reset of such a user goes out as any other, and its link refuses the address while it is taken', async () => {
+    const made = await create(admin, { fullName: 'Second Try', email: `x${outsider}`, memberships: [asMember(foodBank)] });
+    await db.query('update users set email = null, pending_email = $2 where auth0_id = $1', [made.auth0Id, outsider]);
+    const res = await send(admin, one(admin, made.auth0Id, '/password-reset'), 'POST');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ delivery: 'server-log' });
+    const id = (await db.query<{ id: string }>('select id from users where auth0_id = $1', [made.auth0Id])).rows[0]!.id;
+    const token = new URL(await createResetLink(drizzle(db) as never, id, base)).searchParams.get('token')!;
+    const set = await fetch(`${base}/reset-password`, { method: 'POST', body: new URLSearchParams({ token, password: 'a-long-new-password' }) });
+    expect(set.status).toBe(409);
+    expect(await set.text()).toContain('already signs in to another Tributary account');
+  });
+
+  it('changing a user\'s e-mail to another organisation\'s address answers as any change, and its confirmation is refused', async () => {
+    const made = await create(admin, fresh([asMember(foodBank)]));
+    const res = await send(admin, one(admin, made.auth0Id), 'PUT', { fullName: made.fullName, email: otherOutsider, memberships: [asMember(foodBank)] });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { user: UserOut }).user).toMatchObject({ email: made.email, pendingEmail: otherOutsider });
+    const id = (await db.query<{ id: string }>('select id from users where auth0_id = $1', [made.auth0Id])).rows[0]!.id;
+    const token = new URL(await createEmailConfirmationLink(drizzle(db) as never, id, otherOutsider, base)).searchParams.get('token')!;
+    const confirm = await fetch(`${base}/confirm-email`, { method: 'POST', body: new URLSearchParams({ token }) });
+    expect(confirm.status).toBe(409);
+    expect((await db.query('select email from users where id = $1', [id])).rows[0]).toEqual({ email: made.email });
+  });
+});

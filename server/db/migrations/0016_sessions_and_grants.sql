@@ -1,3 +1,4 @@
+ALTER TABLE "users" ALTER COLUMN "email" DROP NOT NULL;--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "sessions_valid_after" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "pending_email" text;--> statement-breakpoint
 ALTER TABLE "activity_events" ADD COLUMN "coalesce_key" text;--> statement-breakpoint

@@ -26,7 +26,12 @@ export const users = pgTable('users', {
   organizationId: uuid('organization_id').notNull().references(() => organizations.id),
   /** the identity provider's subject; `auth0|<id>` for users of the embedded provider */
   auth0Id: text('auth0_id').notNull().unique(),
-  email: text('email').notNull(),
+  /**
+   * The sign-in e-mail. Null while the address the user was created with is the sign-in e-mail of
+   * an account in another organisation (it is then `pendingEmail`): creating the user answers the
+   * same either way, and the address signs in only once it is free and its owner sets a password.
+   */
+  email: text('email'),
   fullName: text('full_name').notNull(),
   /** scrypt hash, for the embedded identity provider only */
   passwordHash: text('password_hash'),
