@@ -310,12 +310,17 @@ async function handOverObjects(port: number, credentials: Credentials): Promise<
   }
 }
 
-/** After a kill -9 the postmaster may live on, holding the port and the data folder: stop it. */
+/**
+ * After a kill -9 the postmaster may live on, holding the port and the data folder: stop it. Only
+ * when it is this folder's postmaster: in a restarted container, or after a reboot, the number in
+ * the pid file may belong to anyone, this process included.
+ */
 function stopStalePostmaster(dbDir: string, log: Logger): void {
   const pidFile = path.join(dbDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return;
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (pid > 0 && isAlive(pid)) {
+  let holder = pid > 0 && isAlive(pid) ? postmasterOf(pid, dbDir) : 'gone';
+  if (holder === 'ours') {
     log.warn({ pid }, 'stopping a PostgreSQL left running by an earlier start');
     try { process.kill(pid, 'SIGINT'); } catch { /* already gone */ }
     for (let i = 0; i < 100 && isAlive(pid); i++) execFileSync('sleep', ['0.1']);
@@ -323,9 +328,30 @@ function stopStalePostmaster(dbDir: string, log: Logger): void {
       try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
       execFileSync('sleep', ['0.5']);
     }
+    if (!isAlive(pid)) holder = 'gone';
   }
-  // postgres refuses to start while its pid file names a live process; a dead one it ignores
-  if (fs.existsSync(pidFile) && !(pid > 0 && isAlive(pid))) fs.rmSync(pidFile, { force: true });
+  // postgres ignores a pid file naming a dead process, but refuses one naming any live process,
+  // even one that is not PostgreSQL; one it cannot tell about it is left to refuse
+  if (holder === 'gone' || holder === 'other') fs.rmSync(pidFile, { force: true });
+}
+
+/** Whether a live process is this folder's postmaster: a postmaster works in its data folder (its working directory, or without /proc its command line, names it). */
+function postmasterOf(pid: number, dbDir: string): 'ours' | 'other' | 'unknown' {
+  if (pid === process.pid || pid === process.ppid) return 'other';
+  const folder = fs.realpathSync(dbDir);
+  if (fs.existsSync('/proc/self/cwd')) {
+    try {
+      return fs.realpathSync(`/proc/${pid}/cwd`) === folder ? 'ours' : 'other';
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'other' : 'unknown';
+    }
+  }
+  try {
+    const command = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' });
+    return /postgres/.test(command) && (command.includes(folder) || command.includes(dbDir)) ? 'ours' : 'other';
+  } catch {
+    return 'unknown';
+  }
 }
 
 function isAlive(pid: number): boolean {

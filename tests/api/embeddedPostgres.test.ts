@@ -152,6 +152,28 @@ describe('embedded PostgreSQL', () => {
     }
   }, 60_000);
 
+  it('leaves alone a process that is not its PostgreSQL, when the pid file of a crashed start names it (a restarted container)', async () => {
+    const dir = newDataDir();
+    await (await startEmbeddedPostgres(dir, await freePort(), log)).stop();
+    const stranger = spawn('sleep', ['120'], { stdio: 'ignore' });
+    try {
+      const pidFile = path.join(dir, 'postgres', 'postmaster.pid');
+      fs.writeFileSync(pidFile, `${stranger.pid}\n${path.join(dir, 'postgres')}\n`);
+      const db = await startEmbeddedPostgres(dir, await freePort(), log);
+      try {
+        const client = new pg.Client({ connectionString: db.url });
+        await client.connect();
+        await client.end();
+      } finally {
+        await db.stop();
+      }
+      expect(stranger.exitCode).toBeNull();
+      expect(() => process.kill(stranger.pid!, 0)).not.toThrow();
+    } finally {
+      stranger.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it('has the app connect as a role that is not a superuser, with a generated password kept in a file only its owner reads', async () => {
     const dir = newDataDir();
     const app = await startApp(dir);
