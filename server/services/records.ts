@@ -15,6 +15,7 @@ import {
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import { SummaryFieldsSchema } from '../../src/domain/formula/parts.ts';
+import { matchSearchFields } from '../../src/domain/records/matchSearch.ts';
 import {
   viewCounts, type RecordScope, type RecordSelection, type RecordSort,
 } from '../../src/domain/records/query.ts';
@@ -168,7 +169,8 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
       const described = await p.destination.connector.describeFields(p.destination.ctx, p.destination.object);
       const searchable = described.filter((f) => f.searchable);
       const mapped = searchable.filter((f) => p.mappedFields.includes(f.name));
-      fields = (mapped.length ? mapped : searchable).map((f) => f.name);
+      // a field the query cannot be a value of (a name against a phone) is skipped, not refused
+      fields = matchSearchFields(mapped.length ? mapped : searchable, q);
       found = await searchMany(p.destination, fields.map((field) => ({ criteria: [{ field, operator: 'contains' as const, value: q }], limit: MATCH_SEARCH_LIMIT })));
     } catch (err) {
       throw connectorFailure(err, p.destination.system, log, p.formula.id);

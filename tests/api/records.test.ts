@@ -16,6 +16,8 @@ let server: TestServer;
 const who: Record<string, TenantSession> = {};
 const as: Record<string, Send> = {};
 let formula: string;
+let sourceId: string;
+let crmId: string;
 let known: { id: string; email: string; lastName: string; firstName: string }[] = [];
 const tenant = () => forTenant(server.database.db, who.admin!.tenantId);
 const json = async <T>(res: Response) => { const body = await res.text(); try { return JSON.parse(body) as T; } catch { throw new Error(body); } };
@@ -42,6 +44,8 @@ beforeAll(async () => {
   const made = await as.admin!('/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Records drop', settings: { folder: 'records' } } });
   expect(made.status, await made.clone().text()).toBe(201);
   const source = (await json<{ id: string }>(made)).id;
+  sourceId = source;
+  crmId = crm;
   for await (const batch of tenant().sandboxCrm.pull('constituents', null, 3)) {
     known = batch.records.map((r) => ({ id: r.id, email: String(r.fields.email), lastName: String(r.fields.lastName), firstName: String(r.fields.firstName ?? '') }));
     break;
@@ -154,6 +158,45 @@ describe('one record and Match Search', () => {
     expect(await short.text()).toContain('Query search needs at least 3 characters');
     const found = await json<{ results: { id: string }[] }>(await as.processor!(`${R}/${formula}/match-search?q=${encodeURIComponent(known[0]!.email)}`));
     expect(found.results.map((r) => r.id)).toContain(known[0]!.id);
+  });
+
+  it('on a formula that maps a phone, finds by a name, an e-mail or a city, and by a phone number', async () => {
+    let someone: { id: string; fields: Record<string, unknown> } | undefined;
+    for await (const batch of tenant().sandboxCrm.pull('constituents', null, 50)) {
+      someone = batch.records.find((r) => r.fields.phone && r.fields.city && r.fields.email);
+      break;
+    }
+    expect(someone, 'a constituent with a phone and a city').toBeTruthy();
+    const withPhone = await liveFormula(as.admin!, { source: sourceId, crm: crmId, object: 'phones-*.csv' }, {
+      mapping: {
+        fields: [
+          { destination: 'firstName', kind: 'source', source: 'First name' },
+          { destination: 'lastName', kind: 'source', source: 'Last name' },
+          { destination: 'email', kind: 'source', source: 'Email' },
+          { destination: 'phone', kind: 'source', source: 'Phone' },
+          { destination: 'city', kind: 'source', source: 'City' },
+        ],
+      },
+    });
+    const f = someone!.fields as Record<string, string>;
+    const phoneDigits = f.phone!.replace(/\D/g, '').slice(-7);
+    for (const q of [f.lastName!, f.email!, f.city!, phoneDigits]) {
+      const res = await as.processor!(`${R}/${withPhone}/match-search?q=${encodeURIComponent(q)}`);
+      expect(res.status, `${q}: ${await res.clone().text()}`).toBe(200);
+      const found = await res.json() as { results: { id: string; fields: Record<string, unknown> }[]; fields: string[] };
+      // each one found holds the query in a field searched (a common name or city finds more than 25)
+      expect(found.results.length, q).toBeGreaterThan(0);
+      const digitsOf = (x: unknown) => String(x ?? '').replace(/\D/g, '');
+      for (const r of found.results) {
+        expect(found.fields.some((k) => (k === 'phone' ? digitsOf(r.fields[k]).includes(q) : String(r.fields[k] ?? '').toLowerCase().includes(q.toLowerCase()))), q).toBe(true);
+      }
+      if (q === f.email || q === phoneDigits) expect(found.results.map((r) => r.id), q).toContain(someone!.id);
+    }
+    // a name is not looked for in the phone; digits are
+    const byName = await json<{ fields: string[] }>(await as.processor!(`${R}/${withPhone}/match-search?q=${encodeURIComponent(f.lastName!)}`));
+    expect(byName.fields).not.toContain('phone');
+    const byPhone = await json<{ fields: string[] }>(await as.processor!(`${R}/${withPhone}/match-search?q=${phoneDigits}`));
+    expect(byPhone.fields).toContain('phone');
   });
 });
 
