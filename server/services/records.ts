@@ -369,7 +369,9 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
           const info = byName.get(field);
           const value = info ? fieldValue(info, input) : undefined;
           if (value === undefined) errors[field] = RECORD_API_MESSAGES.incompatible;
-          else typed[field] = value;
+          // a blank (or spaces only) clears the value, which a required field cannot be
+          else if ((value === null || value === '') && info?.required) errors[field] = RECORD_API_MESSAGES.required;
+          else typed[field] = value === '' ? null : value;
         }
         if (Object.keys(errors).length) throw new DomainError('record-incompatible-data', `Check ${Object.keys(errors).join(', ')}.`, { errors });
       }

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordCounts, RecordDetail, RecordPage } from '../../src/domain/api/records.ts';
+import { RECORD_API_MESSAGES, type RecordCounts, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { dropCsv, liveFormula, runToEnd, sender, tenantSession, type Send, type TenantSession } from '../support/engineRun.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -256,6 +256,25 @@ describe('actions', () => {
     const good = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: 'Edited' }, overwrite: { email: false } } });
     expect(good.status, await good.clone().text()).toBe(200);
     expect(await good.json()).toMatchObject({ transformed: { firstName: 'Edited' }, overwrite: { email: false }, summary: { firstName: 'Edited' } });
+  });
+
+  it('refuses to clear a required value, saying why, and keeps the value', async () => {
+    const [id] = await ids('new-records', 1);
+    const before = await json<RecordDetail>(await as.processor!(`${R}/${formula}/records/${id}`));
+    expect(before.transformed?.lastName).toBeTruthy();
+    for (const blank of [null, '', '   ']) {
+      const res = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { lastName: blank } } });
+      expect(res.status, `${JSON.stringify(blank)}: ${await res.clone().text()}`).toBe(400);
+      const problem = await res.json() as { title: string; errors: Record<string, string> };
+      expect(problem.title).toBe('record-incompatible-data');
+      expect(problem.errors).toEqual({ lastName: RECORD_API_MESSAGES.required });
+    }
+    const after = await json<RecordDetail>(await as.processor!(`${R}/${formula}/records/${id}`));
+    expect(after.transformed?.lastName).toBe(before.transformed?.lastName);
+    // a field that is not required may be cleared
+    const cleared = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: '  ' } } });
+    expect(cleared.status, await cleared.clone().text()).toBe(200);
+    expect((await cleared.json() as RecordDetail).transformed).toMatchObject({ firstName: null, lastName: before.transformed?.lastName });
   });
 
   it('send now writes each record once, however often it is asked', async () => {

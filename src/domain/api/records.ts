@@ -21,6 +21,8 @@ export const RECORD_API_MESSAGES = {
   matchQueryShort: `Query search needs at least ${QUERY_SEARCH_MIN_LENGTH} characters`,
   /** SPEC.md section 5, word for word: an inline edit a field cannot hold */
   incompatible: 'Input contains incompatible data',
+  /** an inline edit that clears a field the destination requires */
+  required: 'A value is required here',
   cursor: 'The cursor is not valid.',
 } as const;
 
