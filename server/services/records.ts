@@ -333,7 +333,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
         if (!locked) throw noRecord();
         const list = candidatesOf(locked).some((c) => c.id === chosen.id) ? locked.candidates : [...locked.candidates, chosen];
         const updated = await tx.records.updateReviewed(recordId, {
-          destinationRecordId: chosen.id, bucket: 'one-to-one-match', customBucket: null, state: 'ready', candidates: list,
+          destinationRecordId: chosen.id, bucket: 'one-to-one-match', customBucket: null, state: 'ready', candidates: list, decided: 'picked',
         });
         if (!updated) throw new DomainError('record-not-editable');
         await recordEvent(tx, {
@@ -380,6 +380,8 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
         if (!locked) throw noRecord();
         const updated = await tx.records.updateReviewed(recordId, {
           transformed: { ...(locked.transformed ?? {}), ...typed },
+          // kept apart too: processing the record again lays them over what the formula makes of its raw data
+          corrections: { ...(locked.corrections ?? {}), ...typed },
           overwrite: { ...(locked.overwrite ?? {}), ...body.overwrite },
         });
         if (!updated) throw new DomainError('record-not-editable');

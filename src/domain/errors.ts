@@ -49,6 +49,7 @@ export const PROBLEM_TITLES = {
   'virus-found': MESSAGES.virus,
   'file-too-large-to-scan': 'File is larger than the virus scanner accepts, so it was not accepted',
   'virus-scanner-unavailable': 'The virus scanner is unavailable, so the file was not accepted. Please try again later.',
+  'upload-already-taken': 'This file was already uploaded to this formula.',
   // connections (src/domain/connectionErrors.ts)
   'connection-failed': 'Connection Failed',
   'connection-error': 'Connection Error',
