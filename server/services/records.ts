@@ -12,6 +12,7 @@ import {
   MATCH_SEARCH_LIMIT, RECORD_API_MESSAGES, type CandidateView, type MatchSearchResult, type RecordActionResult, type RecordCounts,
   type RecordDetail, type RecordPage, type RecordRowView, type RecordSendResult, type SortDirection,
 } from '../../src/domain/api/records.ts';
+import { decodeCursor, encodeCursor, type CursorKey } from '../../src/domain/cursor.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import { SummaryFieldsSchema } from '../../src/domain/formula/parts.ts';
@@ -54,25 +55,15 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 // ------------------------------------------------------------------------------- cursors
 
-const KEY_PATTERN: Record<RecordSort, RegExp> = {
-  dateAdded: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?$/,
-  dateProcessed: /^(-infinity|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?)$/,
-  errorDate: /^(-infinity|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?)$/,
-  score: /^-?\d{1,10}$/,
+/** What each sort's key is compared as (server/db/repositories/bucketRecords.ts SORT_CAST). */
+const CURSOR_KEY: Record<RecordSort, CursorKey> = {
+  dateAdded: 'date-time', dateProcessed: 'date-time or -infinity', errorDate: 'date-time or -infinity', score: 'int4',
 };
-const UUID = /^[\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12}$/i;
 
-export const encodeCursor = (key: string, id: string) => Buffer.from(JSON.stringify([key, id])).toString('base64url');
-
-function decodeCursor(cursor: string, sort: RecordSort): { key: string; id: string } {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2) {
-      const [key, id] = parsed as unknown[];
-      if (typeof key === 'string' && typeof id === 'string' && KEY_PATTERN[sort].test(key) && UUID.test(id)) return { key, id };
-    }
-  } catch { /* answered below */ }
-  throw new DomainError('bad-request', RECORD_API_MESSAGES.cursor);
+function positionOf(cursor: string, sort: RecordSort): { key: string; id: string } {
+  const position = decodeCursor(cursor, CURSOR_KEY[sort]);
+  if (!position) throw new DomainError('bad-request', RECORD_API_MESSAGES.cursor);
+  return position;
 }
 
 // ------------------------------------------------------------------------------ inline edit
@@ -248,7 +239,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
 
     async list(tenant: TenantScope, formulaId: string, req: { scope: RecordScope; sort: RecordSort; direction: SortDirection; cursor?: string | undefined; limit: number }): Promise<RecordPage> {
       await formulaOf(tenant, formulaId);
-      const after = req.cursor ? decodeCursor(req.cursor, req.sort) : null;
+      const after = req.cursor ? positionOf(req.cursor, req.sort) : null;
       const [rows, summaryFields] = await Promise.all([
         tenant.records.page(formulaId, { scope: req.scope, sort: req.sort, direction: req.direction, after, limit: req.limit + 1 }),
         summaryFieldsOf(tenant, formulaId),

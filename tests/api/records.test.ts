@@ -122,6 +122,43 @@ describe('listing a view', () => {
     expect(res.status).toBe(400);
   });
 
+  it('refuses forged cursors and impossible filter dates with a 400, never a server error', async () => {
+    const b64 = (s: string) => Buffer.from(s).toString('base64url');
+    const { records: [first] } = await page({ scope: { view: 'new-records' }, limit: 1 });
+    const query = (body: object) => as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records' }, ...body } });
+    for (const [sort, key] of [
+      ['dateAdded', '2026-02-31 00:00:00+00'], ['dateAdded', '0000-01-01 00:00:00+00'], ['dateAdded', '2026-01-01 24:00:00+00'],
+      ['dateAdded', '2026-01-01 00:00:00+99'], ['dateProcessed', '2026-13-01 00:00:00+00'], ['errorDate', '2026-04-31 00:00:00+00'],
+      ['score', '9999999999'], ['score', '-2147483649'], ['score', '12.5'], ['dateAdded', 'infinity'],
+    ] as const) {
+      const res = await query({ sort, cursor: b64(JSON.stringify([key, first!.id])) });
+      expect(res.status, `${sort} ${key}: ${await res.clone().text()}`).toBe(400);
+      expect(await json(res)).toMatchObject({ title: 'bad-request', detail: 'The cursor is not valid.' });
+    }
+    // the largest score an int4 holds is a position like any other
+    expect((await query({ sort: 'score', cursor: b64(JSON.stringify(['2147483647', first!.id])) })).status).toBe(200);
+    for (const date of ['2026-02-31T00:00:00Z', '0000-01-01T00:00:00Z', '2025-02-29T12:00:00Z', '2026-01-01T00:00:00+16:00', '0001-01-01T00:00:00+01:00', '2026-06-31T00:00:00.000Z']) {
+      for (const field of ['addedFrom', 'addedTo']) {
+        const res = await as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records', filter: { [field]: date } } } });
+        expect(res.status, `${field} ${date}: ${await res.clone().text()}`).toBe(400);
+        expect(await json(res)).toMatchObject({ title: 'bad-request', detail: 'Dates must be ISO date-times, such as 2026-01-31T00:00:00Z' });
+      }
+    }
+    // a leap day, a date at the end of the range and offsets as written are dates
+    for (const date of ['2024-02-29T00:00:00Z', '9999-12-31T00:00:00Z', '2026-01-01T00:00:00+05:30', '2026-01-01 00:00:00-0800']) {
+      expect((await query({ scope: { view: 'new-records', filter: { addedFrom: date } } })).status, date).toBe(200);
+    }
+  });
+
+  it('names what a body should hold without a dangling "but" or the value sent', async () => {
+    const res = await as.admin!(`${R}/${formula}/query`, { method: 'POST', body: { scope: { view: 'new-records' }, limit: 'secret-value-x' } });
+    expect(res.status).toBe(400);
+    const { detail } = await json<{ detail: string }>(res);
+    expect(detail).not.toMatch(/\bbut\s*$|\bbut\b\W*$/);
+    expect(detail).not.toContain('secret-value-x');
+    expect(detail).toMatch(/Expected number/);
+  });
+
   it('names, for each related record, the destination record it waits for', async () => {
     // as the engine holds a gift whose constituent the destination lacks (server/engine/process.ts)
     await server.database.db.execute(sql`
@@ -275,6 +312,21 @@ describe('actions', () => {
     const cleared = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: '  ' } } });
     expect(cleared.status, await cleared.clone().text()).toBe(200);
     expect((await cleared.json() as RecordDetail).transformed).toMatchObject({ firstName: null, lastName: before.transformed?.lastName });
+  });
+
+  it('refuses text with half a surrogate pair in an inline edit, leaving the record as it was', async () => {
+    const [id] = await ids('new-records', 1);
+    const before = await json<{ transformed: Record<string, unknown> }>(await as.processor!(`${R}/${formula}/records/${id}`));
+    for (const body of [{ values: { firstName: 'Ada\ud800' } }, { values: { lastName: '\udfff' } }, { values: { ['first\ud800']: 'x' } }]) {
+      const res = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body });
+      expect(res.status, `${JSON.stringify(body)}: ${await res.clone().text()}`).toBe(400);
+      expect(await json(res)).toMatchObject({ title: 'bad-request', detail: 'Text must be well-formed Unicode: it holds half of a surrogate pair.' });
+    }
+    const after = await json<{ transformed: Record<string, unknown> }>(await as.processor!(`${R}/${formula}/records/${id}`));
+    expect(after.transformed).toEqual(before.transformed);
+    // a whole pair is text like any other
+    const emoji = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { firstName: 'Ada \ud83d\ude00' } } });
+    expect(emoji.status, await emoji.clone().text()).toBe(200);
   });
 
   it('send now writes each record once, however often it is asked', async () => {
