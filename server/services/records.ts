@@ -215,6 +215,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     const formula = await formulaOf(tenant, formulaId);
     return tenant.transaction(async (tx) => {
       const selected = await tx.records.countSelected(formulaId, selection);
+      await tx.records.lockSelected(formulaId, selection);
       const affected = await o.change(tx);
       await recordEvent(tx, {
         actor: who.actor, type: o.type, correlationId: who.correlationId, formulaId,

@@ -69,6 +69,18 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
       return row?.n ?? 0;
     },
 
+    /**
+     * Locks the selection's records an action may change (all but those being sent, which the send
+     * job holds), in id order. Each bulk action takes its locks here first, so two actions on the
+     * same records (send and delete at once) queue one behind the other, instead of each locking in
+     * the order its plan reads rows (an id list by its index, a scope as stored) and deadlocking.
+     */
+    async lockSelected(formulaId: string, selection: RecordSelection): Promise<void> {
+      await db.select({ id: records.id }).from(records)
+        .where(and(selected(formulaId, selection), sql`${records.state} <> 'sending'`))
+        .orderBy(asc(records.id)).for('update');
+    },
+
     /** Add to Ready: the selection's records a person may still act on. Answers their ids. */
     async markReady(formulaId: string, selection: RecordSelection): Promise<string[]> {
       // a person's decision: reprocessing keeps it (server/engine/reprocess.ts)
