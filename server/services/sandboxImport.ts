@@ -86,7 +86,9 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
       try {
         const total = await countRows(key);
         if (total > limits.maxRows) {
-          throw new DomainError('file-too-large', SANDBOX_IMPORT_MESSAGES.tooManyRows(total, limits.maxRows), { rows: total, maxRows: limits.maxRows }, 'import-too-many-rows');
+          // the catalogue's 'No row of the file could be imported.' heads it, not the 15MB of a file too large
+          throw new DomainError('import-rows-refused', SANDBOX_IMPORT_MESSAGES.tooManyRows(total, limits.maxRows),
+            { refused: [], refusedCount: total, maxRows: limits.maxRows }, 'import-too-many-rows');
         }
         const held = (await tenant.sandboxCrm.counts()).constituents;
         if (held + total > limits.maxConstituents) {

@@ -44,8 +44,8 @@ describe('importing constituents within limits', () => {
     const before = await held();
     const res = await importCsv(letters(MAX_ROWS + 1, 'x'));
     const body = await res.json() as { title: string; detail: string; code: string };
-    expect(res.status, JSON.stringify(body)).toBe(413);
-    expect(body).toMatchObject({ title: 'file-too-large', code: 'import-too-many-rows' });
+    expect(res.status, JSON.stringify(body)).toBe(422);
+    expect(body).toMatchObject({ title: 'import-rows-refused', code: 'import-too-many-rows', refusedCount: MAX_ROWS + 1 });
     expect(body.detail).toBe(`The file has 20,001 rows; one import takes at most 20,000. Split it into smaller files.`);
     expect(await held()).toBe(before);
   });
