@@ -1,5 +1,6 @@
 /** Configuration from the environment, with the embedded defaults of DESIGN.md. */
 import path from 'node:path';
+import { MAX_IMPORT_ROWS, MAX_SANDBOX_CONSTITUENTS } from '../src/domain/sandboxImport.ts';
 import { clamavAddressFromEnv, type ClamavAddress } from './connectors/flatFile/clamav.ts';
 
 export interface Config {
@@ -39,6 +40,11 @@ export interface Config {
    * waiting runs (fair sharing of workers between tenants); unset: the engine's default (60 s)
    */
   runSliceMs: number | null;
+  /**
+   * SANDBOX_IMPORT_MAX_ROWS: rows one CSV import into the Sandbox CRM takes (50,000 unless set);
+   * SANDBOX_CRM_MAX_CONSTITUENTS: constituents a tenant's Sandbox CRM may hold after an import (250,000)
+   */
+  sandboxImport: { maxRows: number; maxConstituents: number };
   /** how soon pg-boss notices a dead worker and tries again; unset parts keep pg-boss's and the job definitions' own */
   jobTimings: JobTimings;
   /** how the embedded provider slows down password guessing (server/identity/throttle.ts) */
@@ -149,6 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clamav: clamavAddressFromEnv(env),
     connectorAllowPrivateHosts: env.CONNECTOR_ALLOW_PRIVATE_HOSTS === 'true',
     runSliceMs: env.RUN_SLICE_MS ? positiveInteger(env, 'RUN_SLICE_MS', 60_000) : null,
+    sandboxImport: {
+      maxRows: positiveInteger(env, 'SANDBOX_IMPORT_MAX_ROWS', MAX_IMPORT_ROWS),
+      maxConstituents: positiveInteger(env, 'SANDBOX_CRM_MAX_CONSTITUENTS', MAX_SANDBOX_CONSTITUENTS),
+    },
     jobTimings: {
       // 10 s, not pg-boss's 60: a run's continuation waits for this before a worker may take it
       superviseSeconds: positiveInteger(env, 'JOBS_SUPERVISE_SECONDS', 10),

@@ -5,7 +5,7 @@
  * disagree about a record.
  */
 import type { SearchScenario } from '../../src/domain/formula/parts.ts';
-import { copiesInBatch, copyReason, criterionValue } from '../../src/domain/formula/batchCopies.ts';
+import { bestCopy, copiesInBatch, copyKeys, copyReason, criterionValue, earlierCopyReason } from '../../src/domain/formula/batchCopies.ts';
 import { decideMatch, exactFieldsMatch, type MatchDecision } from '../../src/domain/formula/matchScore.ts';
 import { routeRecord } from '../../src/domain/formula/route.ts';
 import { transformRecord, valueText, type FieldValue } from '../../src/domain/formula/transforms.ts';
@@ -18,6 +18,8 @@ import type { FormulaEnd, FormulaPlan } from './plan.ts';
 export interface Incoming {
   sourceKey: string;
   raw: Record<string, unknown>;
+  /** values a person corrected inline (records.corrections): they replace the transformed ones, and are what is validated and matched */
+  corrections?: Record<string, unknown>;
 }
 
 /** Candidates kept with a record for review. */
@@ -117,7 +119,11 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
   const toMatch: number[] = [];
 
   batch.forEach((rec, i) => {
-    const { values, errors } = transformRecord(plan.mapping, plan.transform, rec.raw);
+    const { values: computed, errors: computedErrors } = transformRecord(plan.mapping, plan.transform, rec.raw);
+    // a person's correction stands in for the formula's value, and for its error
+    const corrected = rec.corrections ?? {};
+    const values = { ...computed, ...corrected } as Record<string, FieldValue>;
+    const errors = Object.fromEntries(Object.entries(computedErrors).filter(([field]) => !Object.hasOwn(corrected, field)));
     transformed[i] = values;
     const base = {
       sourceKey: rec.sourceKey, raw: rec.raw, transformed: values, matching: null, candidates: [], score: null, destinationRecordId: null,
@@ -176,7 +182,7 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
       errorReason: null,
     };
   });
-  holdCopies(plan, batch, out as ProcessedRecord[]);
+  await holdCopies(plan, batch, out as ProcessedRecord[]);
   return out as ProcessedRecord[];
 }
 
@@ -189,22 +195,48 @@ export const copyOf = (matching: Record<string, unknown> | null): string | null 
   return typeof of?.sourceKey === 'string' ? of.sourceKey : null;
 };
 
-const asCopy = (record: ProcessedRecord, first: string, score: number): ProcessedRecord => ({
-  ...record, state: 'needs-attention',
-  matching: { ...record.matching, copyOf: { sourceKey: first, score }, routeReason: copyReason(first) },
+const asCopy = (record: ProcessedRecord, first: string, score: number, reason = copyReason(first)): ProcessedRecord => ({
+  ...record, state: 'needs-attention', copyKeys: null,
+  matching: { ...record.matching, copyOf: { sourceKey: first, score }, routeReason: reason },
 });
 
 /**
- * The same new person twice in a batch would be created twice: the later copy is held in Needs
- * Attention, naming the first. Sending the first matches its copies again against what it created
+ * The same new person twice would be created twice: the later copy is held in Needs Attention,
+ * naming the first. Sending the first matches its copies again against what it created
  * (server/engine/send.ts), and a copy is never sent while its first is still to be.
+ *
+ * The first may be in this batch, or an earlier record of the formula still to be sent (another
+ * batch of the run, an earlier run, the same file uploaded again): each new record that is no
+ * copy keeps its copy keys, and a later one looks its keys up among them.
  */
-function holdCopies(plan: FormulaPlan, batch: Incoming[], out: ProcessedRecord[]): void {
+async function holdCopies(plan: FormulaPlan, batch: Incoming[], out: ProcessedRecord[]): Promise<void> {
+  const { scenarios } = plan.matching;
   // a source record read twice in a batch is stored once, as its last copy: the earlier ones are no one's first
   const last = new Map(out.map((r, i) => [r.sourceKey, i]));
-  const copies = copiesInBatch(out.map((r, i) => (creates(r) && last.get(r.sourceKey) === i ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null)), plan.matching.scenarios, plan.mappedFields);
-  copies.forEach((copy, i) => {
-    if (copy) out[i] = asCopy(out[i]!, out[copy.index]!.sourceKey, copy.score);
+  const news = out.map((r, i) => (creates(r) && last.get(r.sourceKey) === i ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null));
+  const copies = copiesInBatch(news, scenarios, plan.mappedFields);
+  const keys = news.map((n, i) => (n && !copies[i] ? copyKeys(n.raw, scenarios) : null));
+
+  // the batch's firsts against the formula's earlier new records still to be sent
+  const wanted = [...new Set(keys.flatMap((k) => k ?? []))];
+  const earlier = wanted.length
+    ? (await plan.tenant.records.firstsByCopyKeys(plan.formula.id, wanted, [...last.keys()]))
+      .map((e) => ({ sourceKey: e.sourceKey, keys: new Set(e.copyKeys ?? []), values: (e.transformed ?? {}) as Record<string, FieldValue> }))
+    : [];
+  const firstOf = new Map<number, { sourceKey: string; score: number }>();
+  keys.forEach((k, i) => {
+    if (!k?.length || !earlier.length) return;
+    const found = bestCopy(news[i]!.values, earlier.filter((e) => k.some((key) => e.keys.has(key))), plan.mappedFields);
+    if (found) firstOf.set(i, { sourceKey: found.of.sourceKey, score: found.score });
+  });
+
+  out.forEach((r, i) => {
+    const copy = copies[i];
+    const earlierFirst = firstOf.get(copy ? copy.index : i);
+    // a copy points at the first of its person, never at another copy
+    if (earlierFirst) out[i] = asCopy(r, earlierFirst.sourceKey, copy ? copy.score : earlierFirst.score, earlierCopyReason(earlierFirst.sourceKey));
+    else if (copy) out[i] = asCopy(r, out[copy.index]!.sourceKey, copy.score);
+    else if (keys[i]) out[i] = { ...r, copyKeys: keys[i] };
   });
 }
 
@@ -213,8 +245,8 @@ function holdCopies(plan: FormulaPlan, batch: Incoming[], out: ProcessedRecord[]
  * again, as replaceProcessed takes them. Reprocessing pages through the held records, so a copy
  * may come without its first: one still new stays a copy while its first is still to be sent.
  */
-export async function processAgain(plan: FormulaPlan, held: readonly Pick<RecordRow, 'id' | 'sourceKey' | 'raw' | 'matching'>[], opts: { keepCopies: boolean }): Promise<ReprocessedRecord[]> {
-  const processed = await processBatch(plan, held.map((r) => ({ sourceKey: r.sourceKey, raw: r.raw })));
+export async function processAgain(plan: FormulaPlan, held: readonly (Pick<RecordRow, 'id' | 'sourceKey' | 'raw' | 'matching'> & Partial<Pick<RecordRow, 'corrections'>>)[], opts: { keepCopies: boolean }): Promise<ReprocessedRecord[]> {
+  const processed = await processBatch(plan, held.map((r) => ({ sourceKey: r.sourceKey, raw: r.raw, corrections: r.corrections ?? {} })));
   if (opts.keepCopies) {
     // a first in this batch was matched with it here: that answer stands
     const here = new Set(held.map((r) => r.sourceKey));
@@ -224,7 +256,9 @@ export async function processAgain(plan: FormulaPlan, held: readonly Pick<Record
     });
     const unsent = waiting.length ? await plan.tenant.records.unsentNew(plan.formula.id, waiting.map((w) => w.first)) : new Set<string>();
     for (const { i, first } of waiting) {
-      if (unsent.has(first)) processed[i] = asCopy(processed[i]!, first, (held[i]!.matching!.copyOf as { score: number }).score);
+      const was = held[i]!.matching!;
+      const reason = typeof was.routeReason === 'string' ? was.routeReason : copyReason(first);
+      if (unsent.has(first)) processed[i] = asCopy(processed[i]!, first, (was.copyOf as { score: number }).score, reason);
     }
   }
   return processed.map((p, i) => {

@@ -1,7 +1,10 @@
 /**
  * Reprocessing after edits (SPEC.md section 4): the records still held (not sent or being sent)
  * go through transform, validation, match and route again with the formula as it is now. No
- * record is added or deleted; each keeps its id, raw data and idempotency key. The run's cursor
+ * record is added or deleted; each keeps its id, raw data and idempotency key. A record a person
+ * has decided for (a picked match, Create new, Add to Ready) or corrected inline is left as it is,
+ * unless the person who reprocesses asks to route those again too (run.params.includeReviewed);
+ * then their inline corrections still stand over the values the formula makes. The run's cursor
  * (the last record id done) is stored with each batch, so a killed run resumes after it.
  */
 import type { RunRow } from '../db/repositories/runs.ts';
@@ -21,7 +24,7 @@ export async function reprocessHeld(tenant: TenantScope, deps: EngineDeps, run: 
   let done = 0;
   for (;;) {
     control.signal?.throwIfAborted();
-    const held = await tenant.records.held(formula.id, cursor, control.batchSize ?? REPROCESS_BATCH);
+    const held = await tenant.records.held(formula.id, cursor, control.batchSize ?? REPROCESS_BATCH, { reviewed: run.params.includeReviewed === true });
     if (!held.length) return { done: true, counts: {} };
     const processed = await processAgain(plan, held, { keepCopies: true });
     cursor = held.at(-1)!.id;

@@ -6,7 +6,10 @@
  *                        201 with the headers and the first 20 rows. Each refusal is a problem
  *                        whose title names the outcome (src/domain/upload.ts UPLOAD_PROBLEMS).
  *                        ?formulaId= names a file-upload formula of the tenant that is to collect
- *                        every row of the file (checked before the body is read).
+ *                        every row of the file (checked before the body is read). The same file
+ *                        (by content hash) uploaded to that formula before is refused with 409
+ *                        upload-already-taken naming the earlier upload (when, by whom), unless
+ *                        ?again=true: its rows would all be records again.
  *   GET  /uploads/:id    an upload's headers and sample rows (the caller's tenant only).
  *
  * Only the headers and the first 20 rows are kept (SPEC.md section 5): the file itself is
@@ -77,7 +80,7 @@ export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: Fla
     let kept = false;
     try {
       const { fileName } = received;
-      const summary = await service.accept(tenant, caller, { key, fileName, size: received.size, formulaId }, log);
+      const summary = await service.accept(tenant, caller, { key, fileName, size: received.size, formulaId, again: query.again }, log);
       kept = !!formulaId;
       const onFormulaFile = opts.onFormulaFile;
       if (formulaId && onFormulaFile) {

@@ -24,7 +24,7 @@ import { contractRouter } from './routes.ts';
 export const SANDBOX_IMPORT_PATH = `${integrationsService.basePath}${integrationsService.endpoints.importSandboxConstituents.path}`;
 
 export interface IntegrationsOptions {
-  config: Pick<Config, 'secretKey' | 'dataDir' | 'connectorAllowPrivateHosts'>;
+  config: Pick<Config, 'secretKey' | 'dataDir' | 'connectorAllowPrivateHosts' | 'sandboxImport'>;
   log?: Logger;
   /** tests may hand in their own box */
   secrets?: SecretBox;
@@ -58,7 +58,7 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
   on(api.refreshObjects, async (c, { params }) => connections.refreshObjects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.fields, async (c, { params }) => connections.fields(c.var.tenant, actor(c), idOf(params.id), params.object));
   const store = opts.store ?? localFileStore(path.join(opts.config.dataDir, 'files'));
-  const imports = sandboxImportService({ store });
+  const imports = sandboxImportService({ store, limits: opts.config.sandboxImport });
   // the file is read before the data source is looked up, as uploads are: a refusal of the body comes first
   on(api.importSandboxConstituents, async (c, { params }) => {
     const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.import`;

@@ -34,6 +34,7 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'virus-found': 422,
   'file-too-large-to-scan': 413,
   'virus-scanner-unavailable': 503,
+  'upload-already-taken': 409,
   'connection-failed': 422,
   'connection-error': 502,
   'datasource-in-use': 409,

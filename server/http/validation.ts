@@ -1,6 +1,7 @@
 /** Request bodies and queries are checked with the same valibot schemas the browser uses; failures never echo input. */
 import { vValidator } from '@hono/valibot-validator';
 import type { GenericSchema } from 'valibot';
+import { textProblemIn } from '../../src/domain/text.ts';
 import { problemResponse } from './problem.ts';
 
 /** Each jsonBody middleware's schema, so a route's body contract can be read from the app itself. */
@@ -34,17 +35,25 @@ export const queryParams = <S extends GenericSchema>(schema: S) => vValidator('q
 /** The 400 of a failed check, or undefined to go on. */
 function refusal(result: { success: boolean; issues?: readonly { message: string }[]; output: unknown }): Response | undefined {
   if (!result.success) {
-    // valibot's default messages end by quoting the input ("Received ..."); never echo it
-    const messages = (result.issues ?? []).map((i) => i.message.replace(/\s*\(?received\b.*$/i, '').trim() || 'A value is not valid.');
+    const messages = (result.issues ?? []).map((i) => withoutInput(i.message));
     return problemResponse('bad-request', [...new Set(messages)].join(' '), {}, 'validation-failed');
   }
-  // PostgreSQL cannot store U+0000 in text: refuse it here for every request, not as a 500 later
-  if (holdsNul(result.output)) return problemResponse('bad-request', 'Text cannot contain the NUL character.', {}, 'validation-failed');
+  // text PostgreSQL cannot store as sent (NUL, half a surrogate pair): refused here for every request, not as a 500 later
+  const problem = textProblemIn(result.output);
+  if (problem) return problemResponse('bad-request', problem, {}, 'validation-failed');
   return undefined;
 }
 
-function holdsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v, depth + 1));
+/**
+ * valibot's default messages end by quoting the input ("Invalid length: Expected <=200 but
+ * received 201", "Invalid type: Received null"): what was expected is kept, the input never echoed.
+ */
+export function withoutInput(message: string): string {
+  const at = message.search(/\breceived\b/i);
+  if (at < 0) return message;
+  let kept = message.slice(0, at).trimEnd();
+  if (kept.endsWith('(')) kept = kept.slice(0, -1).trimEnd();
+  if (/\bbut$/i.test(kept)) kept = kept.slice(0, -3).trimEnd();
+  if (kept.endsWith(',') || kept.endsWith(':')) kept = kept.slice(0, -1).trimEnd();
+  return kept || 'A value is not valid.';
 }

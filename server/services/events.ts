@@ -4,6 +4,7 @@
  * it to the request or job that did it. And their reading for the events reporter, a page at a time.
  */
 import type { ActivityEventOut, EventsQuery } from '../../src/domain/api/eventsReporter.ts';
+import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from '../../src/domain/cursor.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import type { EventPosition, EventRow } from '../db/repositories/events.ts';
 import type { TenantScope } from '../db/tenancy.ts';
@@ -60,17 +61,13 @@ export function eventView(row: EventRow): ActivityEventOut {
   };
 }
 
-/** The cursor is opaque to callers: base64url of the last row's exact time and id. */
-export const encodeCursor = (p: EventPosition) => Buffer.from(`${p.at}|${p.id}`).toString('base64url');
+const badCursor = () => new DomainError('bad-request', CURSOR_MESSAGE, {}, 'validation-failed');
 
-const POSITION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12})$/;
-const badCursor = () => new DomainError('bad-request', 'The cursor is not valid.', {}, 'validation-failed');
-
-export function decodeCursor(cursor: string): EventPosition {
-  const m = POSITION.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  // a well-formed time PostgreSQL would still refuse (month 13) must not reach it
-  if (!m || Number.isNaN(Date.parse(m[1]!)) || new Date(m[1]!).toISOString().slice(0, 10) !== m[1]!.slice(0, 10)) throw badCursor();
-  return { at: m[1]!, id: m[2]! };
+/** The cursor is opaque to callers (src/domain/cursor.ts): the last row's exact time, to the microsecond, and id. */
+export function positionOf(cursor: string): EventPosition {
+  const p = decodeCursor(cursor, 'date-time');
+  if (!p) throw badCursor();
+  return { at: p.key, id: p.id };
 }
 
 /** One page of the activity history, newest first, and the cursor of the next (null after the last). */
@@ -78,11 +75,11 @@ export async function eventsPage(tenant: TenantScope, query: EventsQuery): Promi
   const rows = await tenant.events.page({
     from: query.from, to: query.to, formulaId: query.formulaId, types: query.type,
     actor: query.actor === undefined ? undefined : query.actor === 'system' ? 'system' : { userId: query.actor },
-    text: query.q, limit: query.limit + 1, after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+    text: query.q, limit: query.limit + 1, after: query.cursor === undefined ? undefined : positionOf(query.cursor),
   });
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
-  return { events: page.map(eventView), nextCursor: rows.length > query.limit && last ? encodeCursor({ at: last.position, id: last.id }) : null };
+  return { events: page.map(eventView), nextCursor: rows.length > query.limit && last ? encodeCursor(last.position, last.id) : null };
 }
 
 export async function eventTypes(tenant: TenantScope): Promise<{ types: string[] }> {

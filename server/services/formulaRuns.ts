@@ -37,6 +37,18 @@ export interface RunActor {
   log: Logger;
 }
 
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The activity history's words for a reprocess request: who asked, and what it will and will not change. */
+function reprocessDescription(who: RunActor, formula: string, tally: { held: number; reviewed: number }, includeReviewed: boolean): string {
+  const by = who.actor === 'system' ? 'Tributary' : who.actor.name;
+  const again = includeReviewed ? tally.held : tally.held - tally.reviewed;
+  const kept = includeReviewed
+    ? `${plural(tally.reviewed, 'record')} people decided for or corrected ${tally.reviewed === 1 ? 'is' : 'are'} routed again too, keeping their corrections`
+    : `${plural(tally.reviewed, 'record')} people decided for or corrected ${tally.reviewed === 1 ? 'keeps its' : 'keep their'} bucket, match and values`;
+  return `${by} reprocessed ${formula}: ${plural(again, 'held record')} to be matched and routed again; ${kept}; sent records are not changed`;
+}
+
 export interface RunJobPayload { tenantId: string; formulaId: string; runId: string; correlationId: string }
 
 /** How runs reach the job queue: the formula-run job definition behind it (server/jobs/formulaRun.ts). */
@@ -141,15 +153,18 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
       if (kind !== 'file' && open.length) throw new DomainError('formula-busy', `${RUN_LABEL[open[0]!.kind]} of this formula is ${open[0]!.status}.`);
       const status: JobStatus = kind === 'on-demand' && !row.enabled ? 'on-demand' : kind === 'reprocess' ? 'applying-edits' : 'waiting';
       const created = await tx.runs.create({
-        formulaId: row.id, kind, status, params: kind === 'reprocess' ? { ...params, wasPaused: row.paused } : params,
+        formulaId: row.id, kind, status, params: kind === 'reprocess' ? { ...params, wasPaused: row.paused, ...(who.actor === 'system' ? {} : { requestedBy: who.actor.name }) } : params,
         correlationId: who.correlationId, startedBy: who.actor === 'system' ? null : who.actor.userId,
       });
       // reprocessing pauses incoming data until it is done
       await tx.formulas.setRunState(row.id, { jobStatus: status, lastRunId: created.id, ...(kind === 'reprocess' ? { paused: true } : {}) });
+      // reprocessing says who asked and what it will and will not change
+      const tally = kind === 'reprocess' ? await tx.records.heldTally(row.id) : null;
       await recordEvent(tx, {
         actor: who.actor, type: 'run.requested', correlationId: who.correlationId, formulaId: row.id,
-        description: `${RUN_LABEL[kind]} of ${formulaDisplayName(row)} requested`,
-        details: { runId: created.id, kind, ...params },
+        description: tally ? reprocessDescription(who, formulaDisplayName(row), tally, params.includeReviewed === true)
+          : `${RUN_LABEL[kind]} of ${formulaDisplayName(row)} requested`,
+        details: { runId: created.id, kind, ...params, ...(tally ? { held: tally.held, reviewed: tally.reviewed } : {}) },
       });
       return created;
     });
@@ -177,7 +192,8 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         actor: 'system', type: failure ? 'run.failed' : 'run.finished', correlationId: run.correlationId, formulaId: row.id,
         description: failure
           ? `${RUN_LABEL[run.kind]} of ${formulaDisplayName(row)} failed: ${failure}`
-          : `${RUN_LABEL[run.kind]} of ${formulaDisplayName(row)} finished: ${counts.collected ?? 0} collected, ${(counts.created ?? 0) + (counts.updated ?? 0)} sent`
+          : `${RUN_LABEL[run.kind]} of ${formulaDisplayName(row)}${run.params.requestedBy ? ` (asked for by ${run.params.requestedBy})` : ''} finished: `
+            + `${counts.collected ?? 0} collected, ${(counts.created ?? 0) + (counts.updated ?? 0)} sent`
             + `${counts.reprocessed ? `, ${counts.reprocessed} reprocessed` : ''}`,
         details: { runId: run.id, kind: run.kind, counts, ...(failure ? { error: failure } : {}) },
       });
@@ -211,8 +227,9 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
       return runView(await startRun(tenant, who, id, runOnce ? 'run-once' : 'on-demand', runOnce ? { from: runOnce.from, to: runOnce.to } : {}));
     },
 
-    async reprocess(tenant: TenantScope, who: RunActor, id: string): Promise<RunView> {
-      return runView(await startRun(tenant, who, id, 'reprocess'));
+    /** Reprocesses the held records; records a person decided for or corrected only with `includeReviewed`. */
+    async reprocess(tenant: TenantScope, who: RunActor, id: string, opts: { includeReviewed?: boolean } = {}): Promise<RunView> {
+      return runView(await startRun(tenant, who, id, 'reprocess', opts.includeReviewed ? { includeReviewed: true } : {}));
     },
 
     async dryRun(tenant: TenantScope, who: RunActor, id: string, limit: number): Promise<DryRunResult> {

@@ -12,9 +12,11 @@ import {
   MATCH_SEARCH_LIMIT, RECORD_API_MESSAGES, type CandidateView, type MatchSearchResult, type RecordActionResult, type RecordCounts,
   type RecordDetail, type RecordPage, type RecordRowView, type RecordSendResult, type SortDirection,
 } from '../../src/domain/api/records.ts';
+import { decodeCursor, encodeCursor, type CursorKey } from '../../src/domain/cursor.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import { SummaryFieldsSchema } from '../../src/domain/formula/parts.ts';
+import { matchSearchFields } from '../../src/domain/records/matchSearch.ts';
 import {
   viewCounts, type RecordScope, type RecordSelection, type RecordSort,
 } from '../../src/domain/records/query.ts';
@@ -53,25 +55,15 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 // ------------------------------------------------------------------------------- cursors
 
-const KEY_PATTERN: Record<RecordSort, RegExp> = {
-  dateAdded: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?$/,
-  dateProcessed: /^(-infinity|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?)$/,
-  errorDate: /^(-infinity|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?)$/,
-  score: /^-?\d{1,10}$/,
+/** What each sort's key is compared as (server/db/repositories/bucketRecords.ts SORT_CAST). */
+const CURSOR_KEY: Record<RecordSort, CursorKey> = {
+  dateAdded: 'date-time', dateProcessed: 'date-time or -infinity', errorDate: 'date-time or -infinity', score: 'int4',
 };
-const UUID = /^[\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12}$/i;
 
-export const encodeCursor = (key: string, id: string) => Buffer.from(JSON.stringify([key, id])).toString('base64url');
-
-function decodeCursor(cursor: string, sort: RecordSort): { key: string; id: string } {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2) {
-      const [key, id] = parsed as unknown[];
-      if (typeof key === 'string' && typeof id === 'string' && KEY_PATTERN[sort].test(key) && UUID.test(id)) return { key, id };
-    }
-  } catch { /* answered below */ }
-  throw new DomainError('bad-request', RECORD_API_MESSAGES.cursor);
+function positionOf(cursor: string, sort: RecordSort): { key: string; id: string } {
+  const position = decodeCursor(cursor, CURSOR_KEY[sort]);
+  if (!position) throw new DomainError('bad-request', RECORD_API_MESSAGES.cursor);
+  return position;
 }
 
 // ------------------------------------------------------------------------------ inline edit
@@ -168,7 +160,8 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
       const described = await p.destination.connector.describeFields(p.destination.ctx, p.destination.object);
       const searchable = described.filter((f) => f.searchable);
       const mapped = searchable.filter((f) => p.mappedFields.includes(f.name));
-      fields = (mapped.length ? mapped : searchable).map((f) => f.name);
+      // a field the query cannot be a value of (a name against a phone) is skipped, not refused
+      fields = matchSearchFields(mapped.length ? mapped : searchable, q);
       found = await searchMany(p.destination, fields.map((field) => ({ criteria: [{ field, operator: 'contains' as const, value: q }], limit: MATCH_SEARCH_LIMIT })));
     } catch (err) {
       throw connectorFailure(err, p.destination.system, log, p.formula.id);
@@ -222,6 +215,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     const formula = await formulaOf(tenant, formulaId);
     return tenant.transaction(async (tx) => {
       const selected = await tx.records.countSelected(formulaId, selection);
+      await tx.records.lockSelected(formulaId, selection);
       const affected = await o.change(tx);
       await recordEvent(tx, {
         actor: who.actor, type: o.type, correlationId: who.correlationId, formulaId,
@@ -246,7 +240,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
 
     async list(tenant: TenantScope, formulaId: string, req: { scope: RecordScope; sort: RecordSort; direction: SortDirection; cursor?: string | undefined; limit: number }): Promise<RecordPage> {
       await formulaOf(tenant, formulaId);
-      const after = req.cursor ? decodeCursor(req.cursor, req.sort) : null;
+      const after = req.cursor ? positionOf(req.cursor, req.sort) : null;
       const [rows, summaryFields] = await Promise.all([
         tenant.records.page(formulaId, { scope: req.scope, sort: req.sort, direction: req.direction, after, limit: req.limit + 1 }),
         summaryFieldsOf(tenant, formulaId),
@@ -331,7 +325,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
         if (!locked) throw noRecord();
         const list = candidatesOf(locked).some((c) => c.id === chosen.id) ? locked.candidates : [...locked.candidates, chosen];
         const updated = await tx.records.updateReviewed(recordId, {
-          destinationRecordId: chosen.id, bucket: 'one-to-one-match', customBucket: null, state: 'ready', candidates: list,
+          destinationRecordId: chosen.id, bucket: 'one-to-one-match', customBucket: null, state: 'ready', candidates: list, decided: 'picked',
         });
         if (!updated) throw new DomainError('record-not-editable');
         await recordEvent(tx, {
@@ -367,7 +361,9 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
           const info = byName.get(field);
           const value = info ? fieldValue(info, input) : undefined;
           if (value === undefined) errors[field] = RECORD_API_MESSAGES.incompatible;
-          else typed[field] = value;
+          // a blank (or spaces only) clears the value, which a required field cannot be
+          else if ((value === null || value === '') && info?.required) errors[field] = RECORD_API_MESSAGES.required;
+          else typed[field] = value === '' ? null : value;
         }
         if (Object.keys(errors).length) throw new DomainError('record-incompatible-data', `Check ${Object.keys(errors).join(', ')}.`, { errors });
       }
@@ -376,6 +372,8 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
         if (!locked) throw noRecord();
         const updated = await tx.records.updateReviewed(recordId, {
           transformed: { ...(locked.transformed ?? {}), ...typed },
+          // kept apart too: processing the record again lays them over what the formula makes of its raw data
+          corrections: { ...(locked.corrections ?? {}), ...typed },
           overwrite: { ...(locked.overwrite ?? {}), ...body.overwrite },
         });
         if (!updated) throw new DomainError('record-not-editable');

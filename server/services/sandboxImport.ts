@@ -1,11 +1,17 @@
 /**
  * Constituents imported into the Sandbox CRM from a CSV file, so a user can try a formula against
- * a copy of their own CRM. Columns are matched by header name (src/domain/sandboxImport.ts); the
- * file is read as a stream and inserted in batches in one transaction. A bad row is refused with
- * its reason and the rest go in; a file none of whose rows can go in is refused as a whole.
+ * a copy of their own CRM. Columns are matched by header name (src/domain/sandboxImport.ts). The
+ * file is read twice as a stream: once to count its rows, so a file over the rows an import takes,
+ * or one that would pass the tenant's limit of constituents, is refused before anything is written;
+ * then to insert it a batch at a time, each batch committed on its own (one transaction over a
+ * large file would hold its locks and its undo for as long as the whole file takes). A bad row is
+ * refused with its reason and the rest go in; a file none of whose rows can go in is refused as a
+ * whole (nothing of it was written).
  */
 import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
-import { importFieldOfHeader, MAX_REFUSALS_LISTED, type SandboxImportField } from '../../src/domain/sandboxImport.ts';
+import {
+  importFieldOfHeader, MAX_IMPORT_ROWS, MAX_REFUSALS_LISTED, MAX_SANDBOX_CONSTITUENTS, SANDBOX_IMPORT_MESSAGES, type SandboxImportField,
+} from '../../src/domain/sandboxImport.ts';
 import { readCsvRows, type CsvRow } from '../connectors/flatFile/csvRows.ts';
 import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
 import type { FileStore } from '../db/fileStore.ts';
@@ -44,7 +50,23 @@ function columnsOf(headers: string[]): Map<SandboxImportField, number> {
   return columns;
 }
 
-export function sandboxImportService(deps: { store: FileStore }) {
+export interface SandboxImportLimits {
+  /** rows one import takes */
+  maxRows: number;
+  /** constituents a tenant's Sandbox CRM holds after an import */
+  maxConstituents: number;
+}
+
+export function sandboxImportService(deps: { store: FileStore; limits?: Partial<SandboxImportLimits> }) {
+  const limits: SandboxImportLimits = { maxRows: MAX_IMPORT_ROWS, maxConstituents: MAX_SANDBOX_CONSTITUENTS, ...deps.limits };
+
+  /** The file's rows, counted as the import will read them (a refusal of its structure comes from here). */
+  async function countRows(key: string): Promise<number> {
+    let rows = 0;
+    await readCsvRows(deps.store.read(key), { headers: columnsOf, rows: async (batch) => { rows += batch.length; } });
+    return rows;
+  }
+
   return {
     /** Imports the CSV file stored under `key` into the Sandbox CRM behind the data source. */
     async importFile(tenant: TenantScope, dataSourceId: string, key: string): Promise<ImportResult> {
@@ -62,44 +84,54 @@ export function sandboxImportService(deps: { store: FileStore }) {
       let imported = 0;
       let rows = 0;
       try {
-        await tenant.transaction(async (scope) => {
-          let columns = new Map<SandboxImportField, number>();
-          let width = 0;
-          const lookupLines = new Map<string, number>();
-          const importBatch = async (batch: CsvRow[]) => {
-            const inputs: ConstituentInput[] = [];
-            const lines: number[] = [];
-            const refusals: { row: number; reason: string }[] = [];
-            for (const { line, values } of batch) {
-              rows++;
-              if (values.slice(width).some((v) => v.trim() !== '')) {
-                refusals.push({ row: line, reason: 'The row has more values than the header row has columns.' });
-                continue;
-              }
-              const input = Object.fromEntries([...columns].map(([field, i]) => [field, values[i] ?? ''])) as unknown as ConstituentInput;
-              const lookupId = input.lookupId?.trim();
-              if (lookupId) {
-                const first = lookupLines.get(lookupId);
-                if (first !== undefined) { refusals.push({ row: line, reason: `The lookup ID is also given in row ${first}.` }); continue; }
-                lookupLines.set(lookupId, line);
-              }
-              inputs.push(input);
-              lines.push(line);
+        const total = await countRows(key);
+        if (total > limits.maxRows) {
+          // the catalogue's 'No row of the file could be imported.' heads it, not the 15MB of a file too large
+          throw new DomainError('import-rows-refused', SANDBOX_IMPORT_MESSAGES.tooManyRows(total, limits.maxRows),
+            { refused: [], refusedCount: total, maxRows: limits.maxRows }, 'import-too-many-rows');
+        }
+        const held = (await tenant.sandboxCrm.counts()).constituents;
+        if (held + total > limits.maxConstituents) {
+          throw new DomainError('import-rows-refused', SANDBOX_IMPORT_MESSAGES.crmFull(held, total, limits.maxConstituents),
+            { refused: [], refusedCount: total, maxConstituents: limits.maxConstituents }, 'sandbox-crm-full');
+        }
+        let columns = new Map<SandboxImportField, number>();
+        let width = 0;
+        const lookupLines = new Map<string, number>();
+        const importBatch = async (batch: CsvRow[]) => {
+          const inputs: ConstituentInput[] = [];
+          const lines: number[] = [];
+          const refusals: { row: number; reason: string }[] = [];
+          for (const { line, values } of batch) {
+            rows++;
+            if (values.slice(width).some((v) => v.trim() !== '')) {
+              refusals.push({ row: line, reason: 'The row has more values than the header row has columns.' });
+              continue;
             }
-            const outcome = await scope.sandboxCrm.importConstituents(inputs);
-            imported += outcome.imported;
-            refusals.push(...outcome.refused.map((r) => ({ row: lines[r.index]!, reason: r.reason })));
-            // listed in file order: the first ones are the first of the file
-            for (const r of refusals.sort((a, b) => a.row - b.row)) refuse(r.row, r.reason);
-          };
-          await readCsvRows(deps.store.read(key), {
-            headers: (headers) => { columns = columnsOf(headers); width = headers.length; },
-            rows: importBatch,
-          });
-          if (imported === 0) {
-            throw new DomainError('import-rows-refused', `None of the file's ${rows} rows could be imported.`, { refused, refusedCount });
+            const input = Object.fromEntries([...columns].map(([field, i]) => [field, values[i] ?? ''])) as unknown as ConstituentInput;
+            const lookupId = input.lookupId?.trim();
+            if (lookupId) {
+              const first = lookupLines.get(lookupId);
+              if (first !== undefined) { refusals.push({ row: line, reason: `The lookup ID is also given in row ${first}.` }); continue; }
+              lookupLines.set(lookupId, line);
+            }
+            inputs.push(input);
+            lines.push(line);
           }
+          // each batch is all or nothing, and committed before the next is read
+          const outcome = await tenant.transaction((scope) => scope.sandboxCrm.importConstituents(inputs));
+          imported += outcome.imported;
+          refusals.push(...outcome.refused.map((r) => ({ row: lines[r.index]!, reason: r.reason })));
+          // listed in file order: the first ones are the first of the file
+          for (const r of refusals.sort((a, b) => a.row - b.row)) refuse(r.row, r.reason);
+        };
+        await readCsvRows(deps.store.read(key), {
+          headers: (headers) => { columns = columnsOf(headers); width = headers.length; },
+          rows: importBatch,
         });
+        if (imported === 0) {
+          throw new DomainError('import-rows-refused', `None of the file's ${rows} rows could be imported.`, { refused, refusedCount });
+        }
       } catch (err) {
         if (err instanceof FlatFileError) throw new DomainError(PARSE_PROBLEMS[err.outcome], err.message);
         throw err;

@@ -5,9 +5,11 @@
  * deletes it). Each refusal is a DomainError whose title names the upload outcome
  * (src/domain/upload.ts maps titles to outcomes).
  */
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
-import { MAX_UPLOAD_BYTES, type UploadSummary } from '../../src/domain/upload.ts';
+import { MAX_UPLOAD_BYTES, type EarlierUpload, type UploadSummary } from '../../src/domain/upload.ts';
 import { ScannerUnavailableError, type VirusScanner } from '../connectors/flatFile/clamav.ts';
 import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
 import { parseTabular } from '../connectors/flatFile/tabular.ts';
@@ -21,6 +23,13 @@ const PARSE_PROBLEMS: Record<ParseOutcome, ProblemTitle> = {
   'empty': 'file-empty',
   'wrong-structure': 'file-wrong-structure',
 };
+
+/** sha256 of a stream's bytes, hex */
+async function contentHash(stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
 
 export function uploadSummary(row: UploadRow): UploadSummary {
   return {
@@ -52,7 +61,8 @@ export function uploadsService(deps: { store: FileStore; scanner: VirusScanner |
      * otherwise, or when the file is refused, the caller removes it.
      */
     async accept(
-      tenant: TenantScope, who: { userId: string }, file: { key: string; fileName: string; size: number; formulaId?: string | undefined }, log: Logger,
+      tenant: TenantScope, who: { userId: string },
+      file: { key: string; fileName: string; size: number; formulaId?: string | undefined; again?: boolean | undefined }, log: Logger,
     ): Promise<UploadSummary> {
       let scanStatus: UploadSummary['scanStatus'] = 'not-scanned';
       if (scanner) {
@@ -82,8 +92,19 @@ export function uploadsService(deps: { store: FileStore; scanner: VirusScanner |
 
       // the formula may have gone while the file was received
       if (file.formulaId) await checkFormula(tenant, file.formulaId);
+      // the same file to the same formula again would add every row of it again: asked first
+      const hash = await contentHash(store.read(file.key));
+      const earlier = file.formulaId ? await tenant.uploads.sameFile(file.formulaId, hash) : undefined;
+      if (earlier && !file.again) {
+        const previous: EarlierUpload = {
+          id: earlier.upload.id, fileName: earlier.upload.fileName, uploadedOn: earlier.upload.createdOn.toISOString(), uploadedBy: earlier.uploadedBy,
+        };
+        throw new DomainError('upload-already-taken',
+          `This file was uploaded to this formula on ${previous.uploadedOn.slice(0, 16).replace('T', ' ')} UTC by ${previous.uploadedBy}. Upload it again with again=true to take its rows once more.`,
+          { previous });
+      }
       const row = await tenant.uploads.insert({
-        fileName: file.fileName, size: file.size, detectedType: parsed.kind, headers: parsed.headers,
+        fileName: file.fileName, size: file.size, detectedType: parsed.kind, headers: parsed.headers, contentHash: hash,
         sampleRows: parsed.sampleRows, rowCount: parsed.rowCount, scanStatus, createdBy: who.userId,
         ...(file.formulaId ? { formulaId: file.formulaId, fileKey: file.key } : {}),
       });

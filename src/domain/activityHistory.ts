@@ -3,6 +3,7 @@
  * messages. The events reporter's contract (src/domain/api/eventsReporter.ts) checks with these,
  * and so can the screen's form.
  */
+import { DATE_MESSAGES } from './dateTime.ts';
 import { QUERY_SEARCH_MIN_LENGTH } from './formula/constants.ts';
 
 /** SPEC.md section 3: the columns of an activity history entry. */
@@ -20,25 +21,12 @@ export const ACTIVITY_MAX_TYPES = 50;
 export const ACTIVITY_HISTORY_MESSAGES = {
   startRequired: 'The start date is required',
   endRequired: 'The end date is required',
-  dateTime: 'Dates must be ISO date-times, such as 2026-01-31T00:00:00Z',
+  dateTime: DATE_MESSAGES.dateTime,
   order: 'The start date must be earlier than the end date',
   range: `The dates can be at most ${ACTIVITY_HISTORY_MAX_DAYS} days apart`,
   queryShort: `Query search needs at least ${QUERY_SEARCH_MIN_LENGTH} characters`,
   queryLong: `Query search can be ${ACTIVITY_QUERY_MAX_LENGTH} characters at most`,
 } as const;
-
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
-
-/** An ISO 8601 date-time with its offset (or Z) as a Date; null for anything else, a 30 February included. */
-export function parseDateTime(text: string): Date | null {
-  const m = DATE_TIME.exec(text);
-  if (!m) return null;
-  const [y, mo, d, h, mi, s, oh, om] = m.slice(1).map((part) => Number(part ?? 0));
-  const day = new Date(Date.UTC(y!, mo! - 1, d!));
-  if (day.getUTCMonth() !== mo! - 1 || day.getUTCDate() !== d || h! > 23 || mi! > 59 || s! > 59 || oh! > 23 || om! > 59) return null;
-  const at = new Date(text);
-  return Number.isNaN(at.getTime()) ? null : at;
-}
 
 /** What is wrong with a date range, or null when it may be searched. */
 export function dateRangeProblem(start: Date, end: Date): string | null {

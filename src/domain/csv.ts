@@ -1,14 +1,18 @@
 /**
  * CSV for exports (RFC 4180), safe to open in a spreadsheet. A cell whose text starts with =, +,
- * -, @, a tab or a carriage return would be read by Excel, LibreOffice or Google Sheets as a
- * formula (CSV injection: `=HYPERLINK(...)`, `=cmd|...`), so it is prefixed with a single quote,
- * which spreadsheets show as text. The quote is part of the cell: a reader of the raw file sees it.
+ * -, @, a tab, a carriage return or a line feed (or the full-width =, +, - and @ some locales'
+ * spreadsheets also read) would be read by Excel, LibreOffice or Google Sheets as a formula (CSV
+ * injection: `=HYPERLINK(...)`, `=cmd|...`), so it is prefixed with a single quote, which
+ * spreadsheets show as text. The quote is part of the cell: a reader of the raw file sees it.
+ *
+ * Spreadsheets in locales whose decimal mark is a comma split CSV at semicolons, so a cell holding
+ * one is quoted too: unquoted, `x;=1+1` would open as two cells, the second a formula.
  */
 
 /** what a spreadsheet would run as a formula when a cell starts with it */
-const FORMULA_START = /^[=+\-@\t\r]/;
-/** what forces a cell into quotes (RFC 4180: comma, quote, line breaks) */
-const NEEDS_QUOTES = /[",\r\n]/;
+const FORMULA_START = /^[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** what forces a cell into quotes: RFC 4180's comma, quote and line breaks, and the semicolon other locales separate by */
+const NEEDS_QUOTES = /[",;\r\n]/;
 
 /** A value as a cell's text: null and undefined are empty, objects are JSON, dates ISO 8601. */
 export function cellText(value: unknown): string {

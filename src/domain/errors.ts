@@ -50,6 +50,7 @@ export const PROBLEM_TITLES = {
   'virus-found': MESSAGES.virus,
   'file-too-large-to-scan': 'File is larger than the virus scanner accepts, so it was not accepted',
   'virus-scanner-unavailable': 'The virus scanner is unavailable, so the file was not accepted. Please try again later.',
+  'upload-already-taken': 'This file was already uploaded to this formula.',
   // connections (src/domain/connectionErrors.ts)
   'connection-failed': 'Connection Failed',
   'connection-error': 'Connection Error',
@@ -111,6 +112,39 @@ export function messageForProblem(problem: Partial<Problem> | undefined): string
   return MESSAGES.generic;
 }
 
+/**
+ * Why a request failed, in one place for every screen that says what could not be loaded or done
+ * (SPEC.md section 8). A refusal (401, 403) is about the person, never an outage: it reads as its
+ * catalogue message ('You do not have editing permission' for an edit), and a plain policy
+ * refusal ('forbidden') as `refused` when the caller names what was refused. A connector's
+ * failure is the system behind it; no answer, or a 5xx, is our own service.
+ */
+/** What a refusal of a read says where the catalogue's 'forbidden' is too vague (SPEC.md section 6). */
+export const REFUSED_MESSAGES = {
+  /** a data source's objects and fields need datasource view */
+  sourceFields: "You do not have permission to read the fields of this formula's data sources.",
+} as const;
+
+export type RequestFailure =
+  | { kind: 'refused'; message: string }
+  | { kind: 'system' }
+  | { kind: 'service' }
+  | { kind: 'other' };
+
+export function requestFailure(error: unknown, o: { refused?: string } = {}): RequestFailure {
+  const e = (error ?? {}) as { status?: unknown; problem?: Partial<Problem> };
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  const title = e.problem?.title;
+  if (status === 401 || status === 403) {
+    if (status === 403 && o.refused && (!title || title === 'forbidden')) return { kind: 'refused', message: o.refused };
+    const known = !!title && title in PROBLEM_TITLES;
+    return { kind: 'refused', message: known ? messageForProblem(e.problem) : PROBLEM_TITLES[status === 401 ? 'unauthenticated' : 'forbidden'] };
+  }
+  if (title === 'connection-failed' || title === 'connection-error') return { kind: 'system' };
+  if (status === undefined || status === 0 || status >= 500) return { kind: 'service' };
+  return { kind: 'other' };
+}
+
 /** What the global HTTP error handling tells the user about a failed request, or null to stay quiet. */
 export function globalErrorMessage(e: {
   status: number;
@@ -121,6 +155,9 @@ export function globalErrorMessage(e: {
   if (e.silent) return null;
   // 400s belong to the form that sent them
   if (e.status === 400) return null;
+  // a refusal says so, even from a formula's request: it is never 'an error related to' it
+  const failure = requestFailure(e);
+  if (failure.kind === 'refused') return failure.message;
   if (e.formula) return MESSAGES.formula.replace('{formula}', e.formula.name || e.formula.id);
   if (e.status >= 500 && !(e.problem.title && e.problem.title in PROBLEM_TITLES)) return MESSAGES.server;
   return messageForProblem(e.problem);

@@ -39,6 +39,17 @@ export const HEADER_EXAMPLES: Record<SandboxImportField, string> = {
   lookupId: 'Lookup ID',
 };
 
+/** Rows one import takes: a file with more is refused before any row goes in. */
+export const MAX_IMPORT_ROWS = 50_000;
+/** Constituents a tenant's Sandbox CRM holds at most: an import that would pass it is refused before any row goes in. */
+export const MAX_SANDBOX_CONSTITUENTS = 250_000;
+
+export const SANDBOX_IMPORT_MESSAGES = {
+  tooManyRows: (rows: number, max: number) => `The file has ${rows.toLocaleString('en')} rows; one import takes at most ${max.toLocaleString('en')}. Split it into smaller files.`,
+  crmFull: (held: number, rows: number, max: number) =>
+    `The Sandbox CRM holds ${held.toLocaleString('en')} constituents; the file's ${rows.toLocaleString('en')} rows would pass its limit of ${max.toLocaleString('en')}.`,
+} as const;
+
 /** The refused rows an answer lists; the count says how many there were in all. */
 export const MAX_REFUSALS_LISTED = 100;
 

@@ -59,6 +59,29 @@ export const UPLOAD_PROBLEMS = {
 } as const satisfies Record<string, Exclude<UploadOutcome, 'success'>>;
 export type UploadProblemTitle = keyof typeof UPLOAD_PROBLEMS;
 
+/**
+ * The same file (by its bytes) uploaded to a formula before: its rows are records of the formula
+ * already, so taking it again is asked first (the flat file service answers 'upload-already-taken'
+ * with this as `previous`, unless the upload says `again=true`).
+ */
+export interface EarlierUpload {
+  id: string;
+  fileName: string;
+  /** ISO time */
+  uploadedOn: string;
+  /** the full name of the user who uploaded it */
+  uploadedBy: string;
+}
+
+/** "This file was uploaded on 27 Nov 2026 at 14:02 by Ada Lovelace; upload again?", in the reader's time zone. */
+export function uploadAgainQuestion(earlier: Pick<EarlierUpload, 'uploadedOn' | 'uploadedBy'>, timeZone?: string): string {
+  const at = new Date(earlier.uploadedOn);
+  const zone = timeZone ? { timeZone } : {};
+  const day = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', ...zone }).format(at);
+  const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...zone }).format(at);
+  return `This file was uploaded on ${day} at ${time} by ${earlier.uploadedBy}; upload again?`;
+}
+
 /** What the server keeps of an upload and answers with. */
 export interface UploadSummary {
   id: string;

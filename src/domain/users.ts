@@ -3,11 +3,14 @@
  * validates requests with and the browser's user form validates with.
  */
 import * as v from 'valibot';
+import { DateText } from './dateTime.ts';
 import { effectiveRoles, grantableRoles, isAccessExpired, ROLES, VIEW_ONLY_NOT_STACKABLE } from './roles.ts';
+import { holdsNameControl } from './text.ts';
 
 export const USER_MESSAGES = {
   fullName: 'Enter a full name of at least two words',
   fullNameLength: 'A full name can be 200 characters at most',
+  fullNameCharacters: 'A full name cannot hold line breaks or other control characters',
   email: 'Enter a valid e-mail address',
   tenants: 'Choose at least 1 tenant',
   roles: 'Choose at least 1 role for each tenant',
@@ -26,7 +29,9 @@ export const isFullName = (name: string) => name.trim().split(/\s+/).filter((w) 
 
 export const FullNameSchema = v.pipe(
   v.string(USER_MESSAGES.fullName), v.trim(),
-  v.check(isFullName, USER_MESSAGES.fullName), v.maxLength(200, USER_MESSAGES.fullNameLength), v.examples(['Ada Lovelace']),
+  v.check(isFullName, USER_MESSAGES.fullName), v.maxLength(200, USER_MESSAGES.fullNameLength),
+  // a name goes into e-mails, headers and logs: a line break there starts a line of someone else's choosing
+  v.check((name) => !holdsNameControl(name), USER_MESSAGES.fullNameCharacters), v.examples(['Ada Lovelace']),
 );
 export const EmailSchema = v.pipe(v.string(USER_MESSAGES.email), v.trim(), v.maxLength(320, USER_MESSAGES.email), v.email(USER_MESSAGES.email));
 
@@ -38,10 +43,7 @@ export const RolesSchema = v.pipe(
 );
 
 /** A date (yyyy-mm-dd) or a date-time; absent or null: no temporary access, the membership does not end. */
-export const ExpirySchema = v.nullable(v.pipe(
-  v.string(USER_MESSAGES.expiry),
-  v.check((s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), USER_MESSAGES.expiry),
-));
+export const ExpirySchema = v.nullable(DateText('day or date-time', USER_MESSAGES.expiry));
 
 export const MembershipInputSchema = v.object({
   tenantId: v.pipe(v.string(USER_MESSAGES.tenants), v.regex(UUID, USER_MESSAGES.tenants)),

@@ -9,8 +9,10 @@
  * - countdown: while a formula is retrying, the clock moves on every minute (a named delay), so
  *   its line "Retrying, attempt n of 10, next try in m minutes" counts down.
  * - command: a command on one formula at a time (run now, pause, resume, activate, deactivate,
- *   reprocess, clear data, dismiss its error with or without a retry); clearing data and
- *   deactivating wait for the user's confirmation. A refusal keeps the catalogue's message.
+ *   reprocess, clear data, dismiss its error with or without a retry); clearing data,
+ *   deactivating and reprocessing wait for the user's confirmation (reprocessing's says what it
+ *   keeps, and the user may confirm it routing the records people decided for again too). A
+ *   refusal keeps the catalogue's message.
  */
 import { assign, fromCallback, fromPromise, not, raise, setup, type SnapshotFrom } from 'xstate';
 import type { FormulaStatus } from '../domain/api/formulas.ts';
@@ -29,6 +31,8 @@ export interface FormulaCommand {
   formulaId: string;
   /** the formula's name as the list shows it, for the confirmation and a refusal */
   label: string;
+  /** reprocess only: route the records people decided for or corrected again too (chosen in the confirmation) */
+  includeReviewed?: boolean;
 }
 
 export interface CommandFailure {
@@ -63,7 +67,7 @@ export type JobStatusEvent =
   | { type: 'stream.failed'; reason: string }
   | { type: 'statuses.refresh' }
   | CommandEvent
-  | { type: 'command.confirm' }
+  | { type: 'command.confirm'; includeReviewed?: boolean }
   | { type: 'command.cancel' }
   | { type: 'failure.close' };
 
@@ -96,7 +100,7 @@ export const jobStatusMachine = setup({
       ended: (reason) => sendBack({ type: 'stream.failed', reason }),
     })),
     fetchStatuses: fromPromise<FormulaStatus[]>(() => fetchStatuses()),
-    runCommand: fromPromise<FormulaStatus | null, FormulaCommand>(({ input }) => runFormulaCommand(input.name, input.formulaId)),
+    runCommand: fromPromise<FormulaStatus | null, FormulaCommand>(({ input }) => runFormulaCommand(input.name, input.formulaId, { includeReviewed: input.includeReviewed === true })),
   },
   delays: {
     pollInterval: STATUS_POLL_INTERVAL_MS,
@@ -126,6 +130,10 @@ export const jobStatusMachine = setup({
       return { command: { name, formulaId, label }, failure: null };
     }),
     forgetCommand: assign({ command: null }),
+    /** what the user chose in the confirmation */
+    rememberChoice: assign(({ context, event }) => (event.type === 'command.confirm' && event.includeReviewed && context.command?.name === 'reprocess'
+      ? { command: { ...context.command, includeReviewed: true } }
+      : {})),
     storeAnswer: assign(({ context }, answer: FormulaStatus | null) => (answer
       ? { statuses: { ...context.statuses, [answer.id]: answer }, now: Date.now() }
       : {})),
@@ -207,7 +215,7 @@ export const jobStatusMachine = setup({
           on: { ...commandTransitions, 'failure.close': { actions: 'forgetFailure' } },
         },
         confirming: {
-          on: { 'command.confirm': 'sending', 'command.cancel': { target: 'idle', actions: 'forgetCommand' } },
+          on: { 'command.confirm': { target: 'sending', actions: 'rememberChoice' }, 'command.cancel': { target: 'idle', actions: 'forgetCommand' } },
         },
         sending: {
           invoke: {

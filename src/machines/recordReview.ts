@@ -2,7 +2,8 @@
  * Reviewing one record (SPEC.md sections 1, 3 and 5): its incoming values beside a destination
  * candidate's, each candidate's confidence and match reasons; picking a candidate, creating a new
  * record, adding it to Ready, editing an incoming value inline (refused with 'Input contains
- * incompatible data' when the field cannot hold it) or choosing per field whether it overwrites the
+ * incompatible data' when the field cannot hold it, or with the server's reason; what was typed
+ * stays to be fixed, beside the value the server kept) or choosing per field whether it overwrites the
  * destination's; and Match Search (at least 3 characters) to find a destination record by hand.
  * Roles without the records edit policy see it all and are told they do not have editing permission.
  */
@@ -24,6 +25,11 @@ export interface RecordReviewContext extends RecordReviewInput {
   change: RecordChange | null;
   /** why an inline change of a field was refused, by field */
   fieldErrors: Record<string, string>;
+  /**
+   * What was typed into a field and is not saved yet (on its way, or refused), by field: the
+   * editor stays open with it beside the value the server kept, so a refused value can be fixed.
+   */
+  drafts: Record<string, string | null>;
   results: MatchSearchResult | null;
   /** the Match Search query of the results shown */
   searched: string | null;
@@ -40,12 +46,24 @@ export type RecordReviewEvent =
   | { type: 'match.pick'; candidateId: string }
   | { type: 'record.act'; action: 'ready' | 'createNew' }
   | { type: 'record.change'; change: RecordChange }
+  /** the typed value is dropped; the field keeps the value the server has */
+  | { type: 'edit.cancel'; field: string }
   | { type: 'search.submit'; q: string }
   | { type: 'record.reload' };
 
 export const REVIEW_ACTION_LABELS = { ready: 'Add to Ready', createNew: 'Create new' } as const;
 
 const queryShort = (q: string) => [...q.trim()].length < QUERY_SEARCH_MIN_LENGTH;
+const without = <T>(map: Record<string, T>, key: string): Record<string, T> => {
+  const { [key]: _dropped, ...rest } = map;
+  return rest;
+};
+/** Why the server refused a field's value: its own words for the field, else the problem's catalogue message. */
+function fieldReason(error: unknown, field: string): string {
+  const errors = (error as { problem?: { errors?: unknown } } | null)?.problem?.errors;
+  const own = errors && typeof errors === 'object' ? (errors as Record<string, unknown>)[field] : undefined;
+  return typeof own === 'string' && own ? own : problemMessage(error);
+}
 /** the candidate compared at first: the chosen one, else the best */
 const firstCompared = (d: RecordDetail) => d.destination?.id ?? d.candidates[0]?.id ?? null;
 
@@ -76,7 +94,7 @@ export const recordReviewMachine = setup({
   id: 'recordReview',
   initial: 'loading',
   context: ({ input }) => ({
-    ...input, detail: null, compared: null, change: null, fieldErrors: {}, results: null, searched: null, searchProblem: null, notice: null, actionError: null,
+    ...input, detail: null, compared: null, change: null, fieldErrors: {}, drafts: {}, results: null, searched: null, searchProblem: null, notice: null, actionError: null,
     pendingAction: null, changes: 0,
   }),
   states: {
@@ -102,8 +120,15 @@ export const recordReviewMachine = setup({
         ],
         'record.change': [
           { guard: not('mayEdit'), actions: 'refuse' },
-          { target: 'saving', actions: assign(({ context, event }) => ({ change: event.change, fieldErrors: { ...context.fieldErrors, [event.change.field]: '' }, notice: null, actionError: null })) },
+          {
+            target: 'saving',
+            actions: assign(({ context, event }) => ({
+              change: event.change, fieldErrors: without(context.fieldErrors, event.change.field), notice: null, actionError: null,
+              drafts: 'value' in event.change ? { ...context.drafts, [event.change.field]: event.change.value } : context.drafts,
+            })),
+          },
         ],
+        'edit.cancel': { actions: assign(({ context, event }) => ({ drafts: without(context.drafts, event.field), fieldErrors: without(context.fieldErrors, event.field) })) },
         'search.submit': [
           { guard: 'isQueryLongEnough', target: 'searching', actions: assign(({ event }) => ({ searchProblem: null, searched: event.q.trim() })) },
           { actions: assign({ searchProblem: RECORD_API_MESSAGES.matchQueryShort, results: null }) },
@@ -134,11 +159,15 @@ export const recordReviewMachine = setup({
         input: ({ context }) => ({ formulaId: context.formulaId, recordId: context.recordId, change: context.change! }),
         onDone: {
           target: 'showing',
-          actions: assign(({ context, event }) => ({ detail: event.output, notice: `${context.change!.field} saved.`, change: null, changes: context.changes + 1 })),
+          // the field shows what the server saved, not what was typed
+          actions: assign(({ context, event }) => ({
+            detail: event.output, notice: `${context.change!.field} saved.`, drafts: without(context.drafts, context.change!.field), change: null, changes: context.changes + 1,
+          })),
         },
         onError: {
           target: 'showing',
-          actions: assign(({ context, event }) => ({ fieldErrors: { ...context.fieldErrors, [context.change!.field]: problemMessage(event.error) }, change: null })),
+          // the typed value stays in its editor, with the reason, beside the value the server kept
+          actions: assign(({ context, event }) => ({ fieldErrors: { ...context.fieldErrors, [context.change!.field]: fieldReason(event.error, context.change!.field) }, change: null })),
         },
       },
     },

@@ -4,11 +4,12 @@
  * state named as SPEC.md names it and tagged 'outcome'. Any other refusal (sign-in expired, no
  * permission) is 'failed'. From every outcome another file can be chosen; a send that did not
  * reach the server can be retried. Given a file-upload formula's id (input `formulaId`), every
- * file is sent to that formula, which processes all of its rows.
+ * file is sent to that formula, which processes all of its rows; a file the formula has taken
+ * before is asked about ('alreadyUploaded': when, and by whom) and sent again only on a yes.
  */
 import { assign, fromCallback, setup, type AnyEventObject } from 'xstate';
 import {
-  checkFileBeforeUpload, outcomeForProblem, type UploadOutcome, type UploadSummary,
+  checkFileBeforeUpload, outcomeForProblem, type EarlierUpload, type UploadOutcome, type UploadSummary,
 } from '../domain/upload.ts';
 import type { Problem } from '../domain/errors.ts';
 import { uploadFile, type UploadProgress } from '../services/flatFile.ts';
@@ -17,6 +18,9 @@ export type UploadMachineEvent =
   | { type: 'file.select'; file: File }
   | { type: 'upload.retry' }
   | { type: 'upload.cancel' }
+  /** the file was uploaded to the formula before: yes, take it again; or no */
+  | { type: 'upload.again' }
+  | { type: 'upload.decline' }
   | { type: 'upload.progress'; loaded: number; total: number }
   | { type: 'upload.succeeded'; summary: UploadSummary }
   | { type: 'upload.failed'; status: number; problem: Partial<Problem> };
@@ -31,6 +35,10 @@ export interface UploadContext {
   problem: Partial<Problem> | null;
   /** the file-upload formula each file is sent to, or null for a sample only */
   formulaId: string | null;
+  /** the same file's earlier upload to the formula, while the user is asked whether to take it again */
+  earlier: EarlierUpload | null;
+  /** the user said yes: the file goes to the formula again */
+  again: boolean;
 }
 
 export interface UploadInput {
@@ -42,10 +50,11 @@ export interface UploadInput {
  * reports progress, then success or failure, as events to the machine. Leaving `uploading`
  * (cancel) aborts the request.
  */
-export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEventObject, { file: File; formulaId: string | null }>(({ input, sendBack }) => {
+export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEventObject, { file: File; formulaId: string | null; again?: boolean }>(({ input, sendBack }) => {
   const controller = new AbortController();
   upload(input.file, {
     ...(input.formulaId ? { formulaId: input.formulaId } : {}),
+    ...(input.again ? { again: true } : {}),
     signal: controller.signal,
     onProgress: (p) => sendBack({ type: 'upload.progress', loaded: p.loaded, total: p.total }),
   }).then(
@@ -61,6 +70,14 @@ export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEve
 const sendFile = createSendFile(uploadFile);
 
 const checked = (file: File | null) => (file ? checkFileBeforeUpload(file) : null);
+
+/** The earlier upload a refusal names, when the formula has taken the same file before. */
+function earlierUploadOf(problem: Partial<Problem>): EarlierUpload | null {
+  if (problem.title !== 'upload-already-taken') return null;
+  const p = (problem as { previous?: Partial<EarlierUpload> }).previous;
+  return p && typeof p.id === 'string' && typeof p.fileName === 'string' && typeof p.uploadedOn === 'string' && typeof p.uploadedBy === 'string'
+    ? { id: p.id, fileName: p.fileName, uploadedOn: p.uploadedOn, uploadedBy: p.uploadedBy } : null;
+}
 const failedAs = (outcome: UploadOutcome) => ({ event }: { event: UploadMachineEvent }) =>
   event.type === 'upload.failed' && outcomeForProblem(event.problem.title, event.status) === outcome;
 
@@ -83,12 +100,16 @@ export const uploadMachine = setup({
     isEmptyForServer: failedAs('empty'),
     isWrongStructure: failedAs('wrong-structure'),
     isVirusFound: failedAs('virus-found'),
+    isAlreadyUploaded: ({ context, event }) => context.formulaId !== null && event.type === 'upload.failed' && earlierUploadOf(event.problem) !== null,
   },
   actions: {
     chooseFile: assign({
       file: ({ event }) => (event.type === 'file.select' ? event.file : null),
-      progress: null, summary: null, detail: null, problem: null,
+      progress: null, summary: null, detail: null, problem: null, earlier: null, again: false,
     }),
+    recordEarlier: assign({ earlier: ({ event }) => (event.type === 'upload.failed' ? earlierUploadOf(event.problem) : null) }),
+    sendAgain: assign({ again: true, earlier: null }),
+    forgetFile: assign({ file: null, earlier: null, again: false }),
     startProgress: assign({ progress: ({ context }) => ({ loaded: 0, total: context.file?.size ?? 0 }), detail: null, problem: null }),
     recordProgress: assign({
       progress: ({ event }) => (event.type === 'upload.progress' ? { loaded: event.loaded, total: event.total } : null),
@@ -102,7 +123,7 @@ export const uploadMachine = setup({
 }).createMachine({
   id: 'upload',
   initial: 'idle',
-  context: ({ input }) => ({ file: null, progress: null, summary: null, detail: null, problem: null, formulaId: input?.formulaId ?? null }),
+  context: ({ input }) => ({ file: null, progress: null, summary: null, detail: null, problem: null, formulaId: input?.formulaId ?? null, earlier: null, again: false }),
   states: {
     idle: {
       on: { 'file.select': { target: 'validating', actions: 'chooseFile' } },
@@ -119,11 +140,12 @@ export const uploadMachine = setup({
     },
     uploading: {
       entry: 'startProgress',
-      invoke: { src: 'sendFile', input: ({ context }) => ({ file: context.file!, formulaId: context.formulaId }) },
+      invoke: { src: 'sendFile', input: ({ context }) => ({ file: context.file!, formulaId: context.formulaId, again: context.again }) },
       on: {
         'upload.progress': { actions: 'recordProgress' },
         'upload.succeeded': { target: 'success', actions: 'recordSummary' },
         'upload.failed': [
+          { guard: 'isAlreadyUploaded', target: 'alreadyUploaded', actions: 'recordEarlier' },
           { guard: 'isVirusFound', target: 'virus-found', actions: 'recordRefusal' },
           { guard: 'isUnsupportedType', target: 'unsupported-type', actions: 'recordRefusal' },
           { guard: 'isSizeTooBig', target: 'size-too-big', actions: 'recordRefusal' },
@@ -134,6 +156,14 @@ export const uploadMachine = setup({
           { target: 'failed', actions: 'recordRefusal' },
         ],
         'upload.cancel': { target: 'idle' },
+      },
+    },
+    // the formula took this file before: its rows would all come in again, so the user is asked
+    alreadyUploaded: {
+      on: {
+        'upload.again': { target: 'uploading', actions: 'sendAgain' },
+        'upload.decline': { target: 'idle', actions: 'forgetFile' },
+        'file.select': { target: 'validating', actions: 'chooseFile' },
       },
     },
     // the eight outcomes of SPEC.md section 4; from each, another file can be chosen

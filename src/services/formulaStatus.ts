@@ -23,11 +23,11 @@ export async function fetchStatuses(): Promise<FormulaStatus[]> {
 }
 
 /** Runs a command on a formula; answers the formula's status when the endpoint gives it. */
-export async function runFormulaCommand(name: FormulaCommandName, formulaId: string): Promise<FormulaStatus | null> {
+export async function runFormulaCommand(name: FormulaCommandName, formulaId: string, opts: { includeReviewed?: boolean } = {}): Promise<FormulaStatus | null> {
   const params = { id: formulaId };
   switch (name) {
     case 'run': await client.call('run', { params, body: {} }, quiet); return null;
-    case 'reprocess': await client.call('reprocess', { params }, quiet); return null;
+    case 'reprocess': await client.call('reprocess', { params, ...(opts.includeReviewed ? { query: { includeReviewed: 'true' } } : {}) }, quiet); return null;
     case 'activate': await client.call('activate', { params }, quiet); return null;
     case 'pause': return client.call('pause', { params }, quiet);
     case 'resume': return client.call('resume', { params }, quiet);

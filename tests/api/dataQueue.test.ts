@@ -85,6 +85,20 @@ describe('tabs', () => {
     expect((await queue('viewer')).tabs.at(-1)!.name).toBe('Sixth');
   });
 
+  it('are at most 5 however many are created at once', async () => {
+    for (const round of [0, 3]) {
+      await clearTabs('admin');
+      // none, or three already: ten at once must still stop at five
+      for (let i = 0; i < round; i++) await newTab('admin', `Kept ${i}`);
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send('admin', `${Q}/tabs`, { method: 'POST', body: { name: `Parallel ${i}` } })));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 201), statuses.join(' ')).toHaveLength(MAX_TABS - round);
+      expect(statuses.filter((s) => s !== 201).every((s) => s === 409), statuses.join(' ')).toBe(true);
+      expect((await queue('admin')).tabs).toHaveLength(MAX_TABS);
+    }
+    await clearTabs('admin');
+  });
+
   it('refuse names beyond 40 characters or with special characters, with SPEC.md\'s message', async () => {
     for (const name of ['x'.repeat(41), 'Gifts!', 'a/b', 'under_score', 'emoji 🎉']) {
       const res = await send('power', `${Q}/tabs`, { method: 'POST', body: { name } });

@@ -363,6 +363,136 @@ describe('a file-upload formula', () => {
   }, 90_000);
 });
 
+describe('the same file uploaded to a formula twice', () => {
+  const records = async (formula: string) => (await server.database.pool.query<{ id: string; source_key: string; bucket: string; state: string; matching: Record<string, unknown> | null; outcome: string | null }>(
+    'select id, source_key, bucket, state, matching, outcome from records where formula_id = $1 order by source_key', [formula])).rows;
+  const crmByEmail = (email: string) => tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: email }] });
+
+  it('asks before taking it again, and sending the new people of both uploads creates each person once', async () => {
+    const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {
+      method: 'POST', body: { system: 'file-upload', displayName: `Uploads twice ${Math.random().toString(36).slice(2, 6)}`, settings: {} },
+    }))).id;
+    const id = (await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Open day sign-ups', usesFileUpload: true } }))).id;
+    const content = [header, ['Ivo', 'Twiceup', 'ivo.twiceup@example.org'], ['Una', 'Twiceup', 'una.twiceup@example.org'], ['Oda', 'Twiceup', 'oda.twiceup@example.org']]
+      .map((r) => r.join(',')).join('\n');
+    const upload = (again?: boolean) => {
+      const form = new FormData();
+      form.append('file', new File([content], 'open-day.csv', { type: 'text/csv' }));
+      return fetch(`${base}/flat-file-service/v1/uploads?formulaId=${id}${again === undefined ? '' : `&again=${again}`}`, { method: 'POST', headers: sessions.admin!.headers, body: form });
+    };
+    const finished = async (uploadId: string) => {
+      for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+        const { runs } = await json<{ runs: RunView[] }>(await send('admin', `${F}/${id}/runs`));
+        const run = runs.find((r) => r.params.uploadId === uploadId);
+        if (run?.finishedOn) return run;
+      }
+      throw new Error(`the run of upload ${uploadId} did not finish`);
+    };
+    const first = await upload();
+    expect(first.status, await first.clone().text()).toBe(201);
+    const firstId = (await json<{ id: string }>(first)).id;
+    expect((await send('admin', `${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fileSource, object: firstId }, destination: { dataSourceId: crm, object: 'constituents' }, sampleUploadId: firstId } })).status).toBe(200);
+    for (const [part, body] of Object.entries({ ...VALID_PARTS, routing: READY_ROUTING, schedule: undefined })) {
+      if (body) expect((await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body })).status).toBe(200);
+    }
+    expect((await send('admin', `${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+    expect((await finished(firstId)).counts.collected).toBe(3);
+
+    // the same bytes again: asked first, nothing kept and no run
+    const asked = await upload();
+    expect(asked.status).toBe(409);
+    const problem = await json<{ title: string; previous: { id: string; fileName: string; uploadedOn: string; uploadedBy: string } }>(asked);
+    const uploadedOn = (await tenant().uploads.get(firstId))!.createdOn.toISOString();
+    expect(problem).toMatchObject({ title: 'upload-already-taken', previous: { id: firstId, fileName: 'open-day.csv', uploadedOn } });
+    expect(problem.previous.uploadedBy).toMatch(/\w+ \w+/);
+    expect((await tenant().uploads.forFormula(id)).map((u) => u.id)).toEqual([firstId]);
+
+    // the person says yes: the rows come in again, each a copy of its first, waiting for it
+    const again = await upload(true);
+    expect(again.status, await again.clone().text()).toBe(201);
+    const againId = (await json<{ id: string }>(again)).id;
+    expect((await finished(againId)).counts.collected).toBe(3);
+    const rows = await records(id);
+    expect(rows).toHaveLength(6);
+    const copies = rows.filter((r) => r.source_key.startsWith(againId));
+    expect(copies.map((r) => [r.bucket, r.state, (r.matching?.copyOf as { sourceKey: string } | undefined)?.sourceKey])).toEqual(
+      [2, 3, 4].map((line) => ['new', 'needs-attention', `${firstId}#${line}`]));
+    expect(copies[0]!.matching!.routeReason).toBe(`Same person as ${firstId}#2, collected earlier and still to be sent: matched again once that record is sent`);
+
+    // a person sends everything of both uploads: each person is created once, their copy updates them
+    const sent = await send('admin', `/web-api/v1/records/${id}/actions/send`, { method: 'POST', body: { selection: { kind: 'ids', ids: rows.map((r) => r.id) } } });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    for (const until = Date.now() + 60_000; Date.now() < until && !(await records(id)).every((r) => r.state === 'sent');) await new Promise((r) => setTimeout(r, 250));
+    const after = await records(id);
+    expect(after.filter((r) => r.source_key.startsWith(firstId)).map((r) => [r.state, r.outcome])).toEqual([1, 2, 3].map(() => ['sent', 'created']));
+    expect(after.filter((r) => r.source_key.startsWith(againId)).map((r) => [r.state, r.outcome])).toEqual([1, 2, 3].map(() => ['sent', 'updated']));
+    for (const who of ['ivo', 'una', 'oda']) expect(await crmByEmail(`${who}.twiceup@example.org`), who).toHaveLength(1);
+
+    // a third time, after the first was sent: the destination holds them, so they match (this held before)
+    const third = await upload(true);
+    const thirdId = (await json<{ id: string }>(third)).id;
+    await finished(thirdId);
+    expect((await records(id)).filter((r) => r.source_key.startsWith(thirdId)).map((r) => r.bucket)).toEqual(['one-to-one-match', 'one-to-one-match', 'one-to-one-match']);
+  }, 120_000);
+});
+
+describe('reprocessing keeps what people decided', () => {
+  const NEEDS_ATTENTION: typeof VALID_PARTS.routing = { ...READY_ROUTING, unmatched: 'needs-attention', singleMatch: 'needs-attention' };
+  type Row = { id: string; raw: Record<string, string>; bucket: string; state: string; destination_record_id: string | null; transformed: Record<string, unknown>; candidates: { id: string }[] };
+  const byKey = async (formula: string): Promise<Record<string, Row>> => Object.fromEntries((await server.database.pool.query<Row>(
+    'select id, raw, bucket, state, destination_record_id, transformed, candidates from records where formula_id = $1 order by id', [formula])).rows.map((r) => [r.raw['First name']!, r]));
+  const act = async (formula: string, path: string, body: unknown, method = 'POST') => {
+    const res = await send('processor', `/web-api/v1/records/${formula}/${path}`, { method, body });
+    expect(res.status, await res.clone().text()).toBe(200);
+  };
+  const reprocess = async (formula: string, query = '') => waitForRun(formula, (await json<RunView>(await send('admin', `${F}/${formula}/reprocess${query}`, { method: 'POST' }))).id);
+
+  it('a pick, Create new, Add to Ready and an inline correction stay; only untouched records are routed again unless asked; the history says who', async () => {
+    const formula = await liveFormula({ routing: NEEDS_ATTENTION }, 'kept-*.csv');
+    dropFile('kept-1.csv', [header,
+      [known[3]!.firstName || 'Known', known[3]!.lastName, known[3]!.email],
+      ['Nell', 'Keptready', 'nell.kept@example.org'], ['Cole', 'Keptnew', 'cole.kept@example.org'],
+      ['Edda', 'Keptedit', 'edda.kept@example.org'], ['Otto', 'Untouched', 'otto.kept@example.org']]);
+    expect((await runNow(formula)).status).toBe('finished');
+    const knownName = known[3]!.firstName || 'Known';
+    let r = await byKey(formula);
+    expect(Object.values(r).map((x) => x.state)).toEqual(Array(5).fill('needs-attention'));
+
+    await act(formula, `records/${r[knownName]!.id}/match`, { candidateId: r[knownName]!.candidates[0]!.id });
+    await act(formula, 'actions/ready', { selection: { kind: 'ids', ids: [r.Nell!.id] } });
+    await act(formula, 'actions/create-new', { selection: { kind: 'ids', ids: [r.Cole!.id] } });
+    await act(formula, `records/${r.Edda!.id}`, { values: { firstName: 'Eddie' } }, 'PATCH');
+    const decided = await byKey(formula);
+
+    // the formula changes, so that everything would go to Needs Attention again
+    expect((await send('admin', `${F}/${formula}/parts/routing`, { method: 'PUT', body: { ...NEEDS_ATTENTION, capitalizationIsDifference: true } })).status).toBe(200);
+    const done = await reprocess(formula);
+    expect(done.counts).toMatchObject({ reprocessed: 1 });
+    r = await byKey(formula);
+    expect(r[knownName]).toMatchObject({ bucket: 'one-to-one-match', state: 'ready', destination_record_id: decided[knownName]!.destination_record_id });
+    expect(r.Nell).toMatchObject({ bucket: 'new', state: 'ready' });
+    expect(r.Cole).toMatchObject({ bucket: 'new', state: 'ready' });
+    expect(r.Edda).toMatchObject({ state: 'needs-attention' });
+    expect(r.Edda!.transformed.firstName).toBe('Eddie');
+    expect(r.Otto).toMatchObject({ bucket: 'new', state: 'needs-attention' });
+
+    // the history says who reprocessed, and what it did and did not change
+    const events = (await server.database.pool.query<{ type: string; actor_name: string; description: string }>(
+      "select type, actor_name, description from activity_events where formula_id = $1 and type in ('run.requested', 'run.finished') order by at desc limit 2", [formula])).rows;
+    const requested = events.find((e) => e.type === 'run.requested')!;
+    expect(requested.actor_name).not.toBe('System');
+    expect(requested.description).toMatch(new RegExp(`^${requested.actor_name} reprocessed .+: 1 held record to be matched and routed again; 4 records people decided for or corrected keep their bucket, match and values; sent records are not changed$`));
+    expect(events.find((e) => e.type === 'run.finished')!.description).toContain(`(asked for by ${requested.actor_name})`);
+
+    // asked to, reprocessing routes them all again; the correction still stands
+    expect((await reprocess(formula, '?includeReviewed=true')).counts).toMatchObject({ reprocessed: 5 });
+    r = await byKey(formula);
+    expect(Object.values(r).map((x) => x.state)).toEqual(Array(5).fill('needs-attention'));
+    expect(r.Edda!.transformed.firstName).toBe('Eddie');
+    expect((await send('admin', `${F}/${formula}/reprocess?includeReviewed=maybe`, { method: 'POST' })).status).toBe(400);
+  }, 120_000);
+});
+
 describe('a dry run', () => {
   it('shows what would happen, with counts per bucket and samples, and leaves no trace', async () => {
     const formula = await liveFormula({}, 'dry-*.csv');

@@ -239,6 +239,33 @@ describe('refusals', () => {
   });
 });
 
+describe('dates PostgreSQL cannot store', () => {
+  const refused = async (q: string, message: string | RegExp) => {
+    const res = await send('viewer', `${E}/events?${q}`);
+    expect(res.status, `${q}: ${await res.clone().text()}`).toBe(400);
+    const problem = await json<{ title: string; detail: string }>(res);
+    expect(problem.detail, q).toMatch(message);
+  };
+
+  it('refuses activity history from year 0000, or from a date that is none, with a 400', async () => {
+    for (const [from, to] of [
+      ['0000-01-01T00:00:00Z', '0000-06-01T00:00:00Z'], ['0000-12-31T00:00:00Z', '0001-01-02T00:00:00Z'],
+      ['0001-01-01T00:00:00+01:00', '0001-06-01T00:00:00Z'], ['2026-02-31T00:00:00Z', '2026-03-05T00:00:00Z'],
+      ['2026-01-01T00:00:00+16:00', '2026-01-05T00:00:00Z'],
+    ] as [string, string][]) await refused(query({ from, to }), 'Dates must be ISO date-times');
+    // the first day PostgreSQL and JavaScript agree on is searchable
+    expect((await send('viewer', `${E}/events?${query({ from: '0001-01-01T00:00:00Z', to: '0001-06-01T00:00:00Z' })}`)).status).toBe(200);
+  });
+
+  it('refuses a cursor naming a time PostgreSQL cannot hold', async () => {
+    const b64 = (s: string) => Buffer.from(s).toString('base64url');
+    const id = seeded[0]!.id;
+    for (const at of ['0000-01-01T00:00:00.000000Z', '2021-02-29T00:00:00.000000Z', '2021-04-31T00:00:00.000000Z', '-0001-01-01T00:00:00.000000Z']) {
+      for (const cursor of [b64(JSON.stringify([at, id])), b64(`${at}|${id}`)]) await refused(query({ ...window, cursor }), /cursor is not valid/);
+    }
+  });
+});
+
 describe('one event', () => {
   it('is read by its id; a malformed, unknown or other tenant\'s id is not found', async () => {
     const s = seeded[3]!;

@@ -478,10 +478,10 @@ describe('files uploaded to a file-upload formula', () => {
         if (calls.length === 2) throw new Error('the queue is down');
       },
     }));
-    const post = (formulaId: string | undefined) => {
+    const post = (formulaId: string | undefined, again = false) => {
       const form = new FormData();
       form.append('file', new File([csvText(4)], 'late.csv', { type: 'text/csv' }));
-      return app.request(`${FF}/uploads${formulaId ? `?formulaId=${formulaId}` : ''}`, { method: 'POST', headers: { ...s.headers, tenantId: tenant }, body: form });
+      return app.request(`${FF}/uploads${formulaId ? `?formulaId=${formulaId}${again ? '&again=true' : ''}` : ''}`, { method: 'POST', headers: { ...s.headers, tenantId: tenant }, body: form });
     };
     const formulaId = await formula(tenant, true);
     const first = await post(formulaId);
@@ -490,8 +490,11 @@ describe('files uploaded to a file-upload formula', () => {
     expect(calls).toEqual([{ tenantId: tenant, formulaId, uploadId: id, correlationId: 'corr-formula-file', stored: true }]);
     expect((await post(undefined)).status).toBe(201);
     expect(calls).toHaveLength(1);
+    // the same file again is asked first and queues nothing
+    expect((await post(formulaId)).status).toBe(409);
+    expect(calls).toHaveLength(1);
     // a run that could not be queued does not undo the upload: the file waits for its formula
-    const second = await post(formulaId);
+    const second = await post(formulaId, true);
     expect(second.status).toBe(201);
     expect(calls).toHaveLength(2);
     expect((await scope().uploads.forFormula(formulaId, { waiting: true })).map((u) => u.id)).toEqual([id, calls[1]!.uploadId]);

@@ -131,6 +131,16 @@ describe('the user form\'s rules (SPEC.md section 5)', () => {
   it('refuses View Only with another role', () => refused(fresh([asMember(foodBank, ['View Only', 'Data Processor'])]), USER_MESSAGES.viewOnly));
   it('refuses an expiry that is not a date', () => refused(fresh([asMember(foodBank, ['View Only'], 'soon')]), USER_MESSAGES.expiry));
   it('refuses a tenant twice', () => refused(fresh([asMember(foodBank), asMember(foodBank)]), USER_MESSAGES.duplicateTenant));
+  it('refuses a full name holding a line break or another control character', async () => {
+    for (const fullName of ['Ada\r\nLovelace', 'Ada\nBcc: eve@example.org', 'Ada\rLovelace', 'Ada\u0007 Lovelace', 'Ada \u202eecalevoL']) {
+      await refused(fresh([asMember(foodBank)], { fullName }), USER_MESSAGES.fullNameCharacters);
+    }
+  });
+  it('refuses an expiry PostgreSQL cannot store, or a day that is none', async () => {
+    for (const expiry of ['0000-01-01', '2026-02-31', '2026-02-30T00:00:00Z', '0000-06-01T00:00:00Z', '10000-01-01']) {
+      await refused(fresh([asMember(foodBank, ['View Only'], expiry)]), USER_MESSAGES.expiry);
+    }
+  });
 
   it('creates with roles per tenant and temporary access, and records the event', async () => {
     const until = new Date(Date.now() + 7 * 86_400_000).toISOString();

@@ -23,6 +23,7 @@ import { COUNTDOWN_TICK_MS, jobStatusMachine, type FormulaCommand, type JobStatu
 import type { FormulaView } from '../../src/services/formulas.ts';
 import type { DataSourceListItem } from '../../src/services/integrations.ts';
 import { FormulaList } from '../../src/views/formulas/AllFormulasPage.tsx';
+import { REPROCESS_ALL_LABEL } from '../../src/views/formulas/FormulaLive.tsx';
 import { ActorsContext } from '../../src/views/shell/actors.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
@@ -116,6 +117,8 @@ const STREAM_RETRY: ModelEvent = { type: 'xstate.after.streamRetryInterval.jobSt
 const TICK: ModelEvent = { type: 'xstate.after.countdownTick.jobStatus.countdown.ticking' };
 const COMMAND = (name: FormulaCommandName): ModelEvent => ({ type: `formula.${name}`, formulaId: F, label: NAME }) as ModelEvent;
 const CONFIRM: ModelEvent = { type: 'command.confirm' };
+/** reprocessing confirmed with the records people acted on routed again too */
+const CONFIRM_ALL: ModelEvent = { type: 'command.confirm', includeReviewed: true };
 const CANCEL: ModelEvent = { type: 'command.cancel' };
 const CLOSE: ModelEvent = { type: 'failure.close' };
 const ANSWER = (name: FormulaCommandName): ModelEvent => ({ type: 'xstate.done.actor.runCommand', output: ANSWERS[name] ? STATUSES[ANSWERS[name]!] : null });
@@ -149,7 +152,7 @@ function optionsFor(role: Role) {
         if (current === 'active' && idle) events.push(...commands(['pause']).map(COMMAND));
       }
       if (snap.matches({ countdown: 'ticking' })) events.push(TICK);
-      if (snap.matches({ command: 'confirming' })) events.push(CONFIRM, CANCEL);
+      if (snap.matches({ command: 'confirming' })) events.push(CONFIRM, CANCEL, ...(snap.context.command?.name === 'reprocess' ? [CONFIRM_ALL] : []));
       if (snap.matches({ command: 'sending' })) {
         const name = snap.context.command!.name;
         events.push(ANSWER(name));
@@ -159,7 +162,7 @@ function optionsFor(role: Role) {
       return events;
     },
     serializeState: (snap: Snap) => {
-      return JSON.stringify([snap.value, nameOf(snap.context.statuses[F]), snap.context.command?.name ?? null, snap.context.failure?.command.name ?? null]);
+      return JSON.stringify([snap.value, nameOf(snap.context.statuses[F]), snap.context.command?.name ?? null, snap.context.command?.includeReviewed ?? null, snap.context.failure?.command.name ?? null]);
     },
   };
 }
@@ -292,12 +295,26 @@ function expectScreen(r: Rendered, snap: Snap) {
   }
   expect(within(row()).getByRole('link', { name: `${policies.formula?.includes('edit') ? 'Edit' : 'Open'} ${NAME}` })).toBeTruthy();
 
-  // the confirmation of clearing data and deactivating
+  // the confirmation of clearing data, deactivating and reprocessing
   if (pending && needsConfirmation(pending.name)) {
-    const dialog = screen.getByRole('dialog', { name: pending.name === 'clear' ? 'Clear data' : 'Deactivate formula' });
-    expect(dialog.textContent).toContain(pending.name === 'clear' ? `Clear the data of ${NAME}?` : `Deactivate ${NAME}?`);
+    const dialog = screen.getByRole('dialog', { name: { clear: 'Clear data', deactivate: 'Deactivate formula', reprocess: 'Reprocess formula' }[pending.name as string] });
+    expect(dialog.textContent).toContain({ clear: `Clear the data of ${NAME}?`, deactivate: `Deactivate ${NAME}?`, reprocess: `Reprocess ${NAME}?` }[pending.name as string]);
+    const sending = snap.matches({ command: 'sending' });
     const confirm = within(dialog).getByRole('button', { name: COMMAND_LABELS[pending.name] });
-    expect(confirm.getAttribute('data-loading') === 'true').toBe(snap.matches({ command: 'sending' }));
+    expect(confirm.getAttribute('data-loading') === 'true').toBe(sending && !pending.includeReviewed);
+    if (pending.name === 'reprocess') {
+      // what it will change, and what it will not
+      expect(dialog.textContent).toContain('that no one has acted on are transformed, validated, matched and routed again with the formula as it is now');
+      expect(dialog.textContent).toContain('Records people have acted on (a picked match, Create new, Add to Ready, a corrected value) keep their bucket, match and values.');
+      expect(dialog.textContent).toContain('Sent records and records being sent are not changed, and no record is added or deleted.');
+      const all = within(dialog).getByRole('button', { name: REPROCESS_ALL_LABEL });
+      expect(all.getAttribute('data-loading') === 'true').toBe(sending && pending.includeReviewed === true);
+      // the server is asked for what the user chose
+      if (sending) {
+        expect(r.commands.next?.name).toBe('reprocess');
+        expect(r.commands.next?.includeReviewed === true).toBe(pending.includeReviewed === true);
+      }
+    }
   } else {
     expect(screen.queryByRole('dialog')).toBeNull();
   }
@@ -381,8 +398,9 @@ function listView(role: Role): ModelView<typeof jobStatusMachine, Rendered> {
             await pass(1);
           },
           ...commandEvents,
-          'command.confirm': async () => {
-            await act(async () => { fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: /^(Clear data|Deactivate)$/ })); });
+          'command.confirm': async ({ event }: { event: { type: string } }) => {
+            const all = (event as { includeReviewed?: boolean }).includeReviewed === true;
+            await act(async () => { fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: all ? REPROCESS_ALL_LABEL : /^(Clear data|Deactivate|Reprocess)$/ })); });
             await settle();
           },
           'command.cancel': async () => {
@@ -427,6 +445,11 @@ describe('job status as a Formula Producer (shortest paths on the rendered list)
     for (const part of ['"streaming"', '"fetching"', '"waiting"', '"ticking"', '"confirming"', '"sending"']) {
       expect(reached.some((s) => s.includes(part)), part).toBe(true);
     }
+    // reprocessing's confirmation, and both of its answers
+    const full = [...reachedStates(producerPaths, optionsFor('Formula Producer').serializeState)];
+    for (const part of ['"command":"confirming"},"needs reprocess","reprocess",null', '"command":"sending"},"needs reprocess","reprocess",null', '"command":"sending"},"needs reprocess","reprocess",true']) {
+      expect(full.some((s) => s.includes(part)), part).toBe(true);
+    }
     const serial = (s: Snap) => JSON.stringify([nameOf(s.context.statuses[F]), s.context.failure?.command.name ?? null]);
     const seen = reachedStates(producerPaths, serial);
     for (const name of Object.keys(STATUSES)) expect([...seen].some((s) => s.startsWith(`["${name}"`)), name).toBe(true);
@@ -451,6 +474,9 @@ describe('job status: journeys with controlled time', () => {
       [FAILED, { type: 'xstate.done.actor.fetchStatuses', output: [ACTIVE] }, POLL_TICK, { type: 'xstate.error.actor.fetchStatuses', error: new Error('offline') }, STREAM_RETRY, SNAPSHOT('paused')]],
     ['heartbeats keep the stream live through minutes; a stream that then says nothing for a minute is left for polling', 'View Only',
       [SNAPSHOT('retrying'), TICK, TICK, STATUS('active'), SILENCE, { type: 'xstate.done.actor.fetchStatuses', output: [ACTIVE] }]],
+    ['reprocessing: cancelled, then confirmed keeping what people decided, then confirmed routing it all again', 'Formula Producer',
+      [SNAPSHOT('active'), STATUS('needs reprocess'), COMMAND('reprocess'), CANCEL, COMMAND('reprocess'), CONFIRM, ANSWER('reprocess'),
+        COMMAND('reprocess'), CONFIRM_ALL, ANSWER('reprocess')]],
     ['clearing data: cancelled, then confirmed, refused, and confirmed again', 'Formula Producer',
       [SNAPSHOT('active'), COMMAND('clear'), CANCEL, COMMAND('clear'), CONFIRM, REFUSED, CLOSE, COMMAND('clear'), CONFIRM, STATUS('clearing'), ANSWER('clear')]],
   ];

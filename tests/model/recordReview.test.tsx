@@ -10,7 +10,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { MantineProvider } from '@mantine/core';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SnapshotFrom } from 'xstate';
+import { getInitialSnapshot, type SnapshotFrom } from 'xstate';
 import { RECORD_API_MESSAGES, type MatchSearchResult, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
 import { ROLE_POLICIES, type Policies } from '../../src/domain/roles.ts';
 import { bucketRecordsMachine, NO_EDIT_PERMISSION, type ActionRequest, type PageAnswer, type PageRequest } from '../../src/machines/bucketRecords.ts';
@@ -44,18 +44,21 @@ const EDITED = detail({ transformed: { ...DETAIL.transformed, postcode: 'AB1 2CE
 const FOUND_PICKED = detail({ destination: { id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }, recordId: 'crm-42' });
 const FOUND: MatchSearchResult = { results: [{ id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }], fields: ['firstName', 'email'] };
 const INCOMPATIBLE = new ApiError(400, { title: 'record-incompatible-data', status: 400 }, { silent: true });
+/** clearing a required value: the server names the field and why */
+const REQUIRED = new ApiError(400, { title: 'record-incompatible-data', status: 400, errors: { postcode: RECORD_API_MESSAGES.required } } as never, { silent: true });
 const NOT_EDITABLE = new ApiError(409, { title: 'record-not-editable', status: 409 }, { silent: true });
 const NOT_EDITABLE_TEXT = 'This record has been sent or is being sent, so it can no longer be changed.';
 
 const serializeState = (s: Snap) => {
   const c = s.context;
   return JSON.stringify([s.value, c.compared, c.detail?.destination?.id ?? null, c.detail?.transformed?.postcode ?? null, c.notice, c.actionError,
-    c.fieldErrors, c.searchProblem, c.results?.results.length ?? null, c.pendingAction, c.change, c.searched]);
+    c.fieldErrors, c.drafts, c.searchProblem, c.results?.results.length ?? null, c.pendingAction, c.change, c.searched]);
 };
 const settled = (c: Snap['context']) => !c.notice && !c.actionError && !Object.values(c.fieldErrors).some(Boolean) && !c.searchProblem && !c.results;
 
+const INPUT = { formulaId: FORMULA, recordId: RECORD, canEdit: true };
 const model = testModel(recordReviewMachine, {
-  input: { formulaId: FORMULA, recordId: RECORD, canEdit: true },
+  input: INPUT,
   serializeState: serializeState as never,
   events: (s) => {
     const snap = s as Snap;
@@ -67,16 +70,26 @@ const model = testModel(recordReviewMachine, {
     }
     if (snap.matches('failed')) return [{ type: 'record.reload' }] as never;
     if (snap.matches('picking')) return [{ type: 'xstate.done.actor.pickMatch', output: c.compared === 'crm-42' ? FOUND_PICKED : PICKED }, { type: 'xstate.error.actor.pickMatch', error: NOT_EDITABLE }] as never;
-    if (snap.matches('saving')) return [{ type: 'xstate.done.actor.saveChange', output: EDITED }, { type: 'xstate.error.actor.saveChange', error: INCOMPATIBLE }] as never;
+    if (snap.matches('saving')) {
+      // a cleared postcode is refused (the field is required); a typed one is saved or refused as incompatible
+      return (c.change && 'value' in c.change && c.change.value === null
+        ? [{ type: 'xstate.error.actor.saveChange', error: REQUIRED }]
+        : [{ type: 'xstate.done.actor.saveChange', output: EDITED }, { type: 'xstate.error.actor.saveChange', error: INCOMPATIBLE }]) as never;
+    }
     if (snap.matches('acting')) return [{ type: 'xstate.done.actor.runAction', output: { affected: 1, skipped: 0 } }, { type: 'xstate.error.actor.runAction', error: NOT_EDITABLE }] as never;
     if (snap.matches('searching')) return [{ type: 'xstate.done.actor.matchSearch', output: FOUND }, { type: 'xstate.error.actor.matchSearch', error: new Error('offline') }] as never;
     // a destination record Match Search found can be picked
     if (c.results?.results.length && !c.notice && !c.actionError) return [{ type: 'match.pick', candidateId: 'crm-42' }] as never;
+    // a refused value: fixed and saved again, or dropped
+    if (c.fieldErrors.postcode && Object.hasOwn(c.drafts, 'postcode')) {
+      return [{ type: 'record.change', change: { field: 'postcode', value: 'AB1 2CE' } }, { type: 'edit.cancel', field: 'postcode' }] as never;
+    }
     if (!settled(c) || c.detail?.destination) return [] as never;
     return [
       ...(c.compared === 'crm-7' ? [{ type: 'candidate.compare', candidateId: 'crm-8' }] : [{ type: 'match.pick', candidateId: 'crm-8' }]),
       { type: 'record.act', action: 'createNew' },
       { type: 'record.change', change: { field: 'postcode', value: 'AB1 2CE' } },
+      { type: 'record.change', change: { field: 'postcode', value: null } },
       { type: 'record.change', change: { field: 'postcode', overwrite: false } },
       { type: 'search.submit', q: 'Lo' },
       { type: 'search.submit', q: 'Lovelace' },
@@ -147,7 +160,21 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         const differing = compared ? Object.keys(d.transformed!).filter((f) => !writtenOtherwise(f) && String(d.transformed![f]) !== String(compared.fields[f])) : [];
         expect(within(table).queryAllByText('differs').map((b) => b.closest('tr')!.querySelector('th')!.firstChild!.textContent)).toEqual(differing.map(fieldHeading));
         const postcode = within(table).getByRole('rowheader', { name: /^Postcode/ }).closest('tr')!;
+        // the cell shows the value the server has, never what was typed as if it were saved
         expect(within(postcode).getAllByRole('cell')[0]!.textContent).toContain(String(d.transformed!.postcode));
+        const editor = within(postcode).queryByRole('textbox', { name: 'New Postcode' }) as HTMLInputElement | null;
+        if (Object.hasOwn(c.drafts, 'postcode')) {
+          // refused: what was typed stays in the editor, with the reason and the value the server kept
+          expect(editor?.value).toBe(c.drafts.postcode ?? '');
+          expect(within(postcode).getByTestId('saved-value').textContent).toBe(`Saved value: ${String(d.transformed!.postcode)}`);
+          expect(within(postcode).getByRole('alert').textContent).toBe(c.fieldErrors.postcode);
+          // a cleared value is refused in the server's own words for the field
+          if (c.drafts.postcode === null && c.fieldErrors.postcode) expect(c.fieldErrors.postcode).toBe(RECORD_API_MESSAGES.required);
+        } else {
+          expect(editor).toBeNull();
+          // an overwrite choice refused says why under the value
+          expect(within(postcode).queryByRole('alert')?.textContent ?? null).toBe(c.fieldErrors.postcode || null);
+        }
         // the destination's fields the formula does not write: shown for context, never a difference, never overwritten
         for (const f of Object.keys(compared?.fields ?? {}).filter((k) => !Object.hasOwn(d.transformed!, k))) {
           const row = within(table).getByRole('rowheader', { name: fieldHeading(f) }).closest('tr')!;
@@ -165,6 +192,7 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         expect(!!overwrite).toBe(!!compared);
         if (overwrite) expect(overwrite.checked).toBe(d.overwrite.postcode !== false);
         expect(!!screen.queryByText(RECORD_API_MESSAGES.incompatible)).toBe(Object.values(c.fieldErrors).includes(RECORD_API_MESSAGES.incompatible));
+        expect(!!screen.queryByText(RECORD_API_MESSAGES.required)).toBe(Object.values(c.fieldErrors).includes(RECORD_API_MESSAGES.required));
         expect(!!screen.queryByText(RECORD_API_MESSAGES.matchQueryShort)).toBe(c.searchProblem === RECORD_API_MESSAGES.matchQueryShort);
         expect(!!screen.queryByText(NOT_EDITABLE_TEXT)).toBe(c.actionError === NOT_EDITABLE_TEXT);
         if (c.notice) await screen.findByText(c.notice);
@@ -195,13 +223,15 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       'record.change': async (step) => {
         const change = (step.event as unknown as { change: { field: string; value?: string; overwrite?: boolean } }).change;
         if ('value' in change) {
-          fireEvent.click(screen.getByRole('button', { name: 'Edit Postcode' }));
-          fireEvent.change(screen.getByRole('textbox', { name: 'New Postcode' }), { target: { value: change.value } });
+          // a refused value's editor is still open
+          if (!screen.queryByRole('textbox', { name: 'New Postcode' })) fireEvent.click(screen.getByRole('button', { name: 'Edit Postcode' }));
+          fireEvent.change(screen.getByRole('textbox', { name: 'New Postcode' }), { target: { value: change.value ?? '' } });
           fireEvent.click(screen.getByRole('button', { name: 'Save' }));
         } else {
           fireEvent.click(screen.getByRole('checkbox', { name: 'Overwrite Postcode in the destination' }));
         }
       },
+      'edit.cancel': async () => { fireEvent.click(screen.getByRole('button', { name: 'Cancel' })); },
       'search.submit': async (step) => {
         fireEvent.change(screen.getByLabelText(/^Find a destination record/), { target: { value: (step.event as unknown as { q: string }).q } });
         fireEvent.click(screen.getByRole('button', { name: 'Search' }));
@@ -211,8 +241,9 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
 };
 
 const paths = model.getShortestPaths() as unknown as ModelPath<Snap>[];
-const stepName = (e: { type: string; candidateId?: string; q?: string; change?: { overwrite?: boolean } }) =>
-  e.type === 'search.submit' ? `search "${e.q}"` : e.type === 'record.change' ? (e.change && 'overwrite' in e.change ? 'overwrite off' : 'edit value') : e.type.replace('xstate.', '');
+const stepName = (e: { type: string; candidateId?: string; q?: string; change?: { overwrite?: boolean; value?: string | null } }) =>
+  e.type === 'search.submit' ? `search "${e.q}"` : e.type === 'record.change'
+    ? (e.change && 'overwrite' in e.change ? 'overwrite off' : (e.change as { value?: string | null }).value === null ? 'clear value' : 'edit value') : e.type.replace('xstate.', '');
 
 describe('reviewing a record (record-review shortest paths on the rendered review)', () => {
   it('reaches every state', () => {
@@ -231,6 +262,25 @@ describe('reviewing a record (record-review shortest paths on the rendered revie
     await screen.findByText(NO_EDIT_PERMISSION);
     expect(r.pick.calls).toEqual([]);
   });
+});
+
+describe('a refused inline edit keeps what was typed, with the reason', () => {
+  const loaded = { type: 'xstate.done.actor.loadRecord', output: DETAIL };
+  const typed = { type: 'record.change', change: { field: 'postcode', value: 'AB1 2CE' } };
+  const journeys: [string, unknown[]][] = [
+    ['a cleared required value refused, then dropped: the server\'s value stays', [
+      loaded, { type: 'record.change', change: { field: 'postcode', value: null } }, { type: 'xstate.error.actor.saveChange', error: REQUIRED },
+      { type: 'edit.cancel', field: 'postcode' },
+    ]],
+    ['an incompatible value refused, fixed in its editor and saved: the server\'s value shows', [
+      loaded, typed, { type: 'xstate.error.actor.saveChange', error: INCOMPATIBLE }, typed, { type: 'xstate.done.actor.saveChange', output: EDITED },
+    ]],
+  ];
+  it.each(journeys)('%s', async (_d, events) => {
+    const [path] = model.getPathsFromEvents(events as never, { fromState: getInitialSnapshot(recordReviewMachine, INPUT), serializeState } as never) as unknown as ModelPath<Snap>[];
+    expect(path!.steps.length).toBe(events.length + 1);
+    await runPath(path!, recordReviewMachine, view);
+  }, 20_000);
 });
 
 describe('the suite can fail', () => {

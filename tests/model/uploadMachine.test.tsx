@@ -7,7 +7,8 @@
  * server (progress, success, a refusal); each state is an assertion on what the screen shows.
  * The only fake is the server: the machine's real sendFile actor runs over `fakeServer.upload`.
  * The same paths also run with a file-upload formula's id as the machine's input (the upload
- * dialog of a formula's card): each file reaches the service with that id.
+ * dialog of a formula's card): each file reaches the service with that id, and a file the formula
+ * has taken before is asked about (when, by whom) and sent again only on a yes.
  */
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -15,13 +16,15 @@ import { MantineProvider } from '@mantine/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { messageForProblem, type Problem } from '../../src/domain/errors.ts';
-import { MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, UPLOAD_MESSAGES, UPLOAD_OUTCOMES, type UploadOutcome, type UploadSummary } from '../../src/domain/upload.ts';
+import {
+  MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, UPLOAD_MESSAGES, UPLOAD_OUTCOMES, uploadAgainQuestion, type EarlierUpload, type UploadOutcome, type UploadSummary,
+} from '../../src/domain/upload.ts';
 import { createSendFile, uploadMachine, type UploadMachineEvent } from '../../src/machines/upload.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { FileUploadOptions } from '../../src/services/flatFile.ts';
 import { UploadPage } from '../../src/views/upload/UploadPage.tsx';
 import { fakeCall } from '../support/fakeCalls.ts';
-import { expectBrokenGuardToFail, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
+import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -34,6 +37,8 @@ function fakeServerFor() {
     get calls() { return upload.calls.map((c) => c.file.name); },
     /** the formula each upload was sent to, or null */
     get formulaIds() { return upload.calls.map((c) => c.opts.formulaId ?? null); },
+    /** whether each upload said to take a file the formula took before */
+    get agains() { return upload.calls.map((c) => c.opts.again === true); },
     upload: (file: File, opts: FileUploadOptions = {}) => upload.call({ file, opts }, opts.signal),
     progress(loaded: number, total: number) { upload.next!.opts.onProgress?.({ loaded, total }); },
     succeed(summary: UploadSummary) { upload.resolve(summary); },
@@ -64,6 +69,9 @@ const SUMMARY = (scanStatus: UploadSummary['scanStatus']): UploadSummary => ({
   headers: ['Name', 'Email'], sampleRows: [['Ann', 'ann@example.org']], createdOn: '2026-11-22T10:00:00.000Z',
 });
 
+/** the upload of the same file the server names */
+const EARLIER: EarlierUpload = { id: 'u-earlier', fileName: 'supporters.csv', uploadedOn: '2026-11-27T14:02:00.000Z', uploadedBy: 'Ada Lovelace' };
+
 /** What the server may answer: each refusal of the flat file service, a dead network, and a permission error. */
 const REFUSALS: { status: number; problem: Partial<Problem> }[] = [
   { status: 415, problem: { title: 'file-type-not-accepted', detail: 'The file is a PNG image, not a CSV or Excel file.' } },
@@ -75,6 +83,8 @@ const REFUSALS: { status: number; problem: Partial<Problem> }[] = [
   { status: 503, problem: { title: 'virus-scanner-unavailable', detail: 'The virus scanner is unavailable.' } },
   { status: 0, problem: { title: 'network', detail: 'The server could not be reached.' } },
   { status: 403, problem: { title: 'forbidden', detail: 'You need formula create permission.' } },
+  // the formula took this file before (only a formula's upload can be answered so)
+  { status: 409, problem: { title: 'upload-already-taken', detail: 'This file was uploaded to this formula on 2026-11-27 14:02 UTC by Ada Lovelace.', ...{ previous: EARLIER } } },
 ];
 
 const EVENTS: UploadMachineEvent[] = [
@@ -85,6 +95,8 @@ const EVENTS: UploadMachineEvent[] = [
   ...REFUSALS.map(({ status, problem }) => ({ type: 'upload.failed', status, problem }) as UploadMachineEvent),
   { type: 'upload.retry' },
   { type: 'upload.cancel' },
+  { type: 'upload.again' },
+  { type: 'upload.decline' },
 ];
 
 /**
@@ -96,6 +108,7 @@ const serializeState = (s: SnapshotFrom<typeof uploadMachine>) => JSON.stringify
   s.context.problem ? 'server' : 'browser',
   s.matches('uploading') && (s.context.progress?.loaded ?? 0) > 0 ? 'progress' : '',
   s.matches('success') ? s.context.summary?.scanStatus : '',
+  ...(s.context.again ? ['again'] : []),
 ]);
 
 // ------------------------------------------------------------------ the screen
@@ -148,6 +161,19 @@ function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
         expect(screen.queryByRole('alert')).toBeNull();
         // the file is on its way to the formula the machine was given, or to none
         await waitFor(() => expect(server.formulaIds.at(-1)).toBe(s.context.formulaId));
+        // and says to take it again only when the user said yes
+        expect(server.agains.at(-1)).toBe(s.context.again);
+        expect(screen.queryByRole('alertdialog')).toBeNull();
+      },
+      alreadyUploaded: async () => {
+        // the question names when and by whom (in the reader's time zone), and says what taking it again does
+        const question = await screen.findByRole('alertdialog', { name: uploadAgainQuestion(EARLIER) });
+        expect(uploadAgainQuestion(EARLIER, 'UTC')).toBe('This file was uploaded on 27 Nov 2026 at 14:02 by Ada Lovelace; upload again?');
+        expect(question.textContent).toContain(`${FORMULA.name} has taken the rows of supporters.csv already. Uploading it again adds every row as a record once more`);
+        expect(within(question).getByRole('button', { name: 'Upload again' })).toBeTruthy();
+        expect(within(question).getByRole('button', { name: 'Do not upload' })).toBeTruthy();
+        expect(screen.queryByRole('alert')).toBeNull();
+        expect(screen.queryByRole('progressbar')).toBeNull();
       },
       success: async (s: SnapshotFrom<typeof uploadMachine>) => {
         await expectOutcome('success', UPLOAD_MESSAGES.success);
@@ -183,6 +209,8 @@ function pathParams(server: Server, user: ReturnType<typeof userEvent.setup>) {
       },
       'upload.retry': async () => { await user.click(screen.getByRole('button', { name: 'Try again' })); },
       'upload.cancel': async () => { await user.click(screen.getByRole('button', { name: 'Cancel' })); },
+      'upload.again': async () => { await user.click(screen.getByRole('button', { name: 'Upload again' })); },
+      'upload.decline': async () => { await user.click(screen.getByRole('button', { name: 'Do not upload' })); },
     },
   };
 }
@@ -241,13 +269,35 @@ describe('upload machine: retry and cancel paths on the real upload screen', () 
 });
 
 describe('upload machine: a file uploaded to a file-upload formula', () => {
-  const formulaPaths = formulaModel.getShortestPaths().filter((p) => (['success', 'unreachable-server', 'failed'] as const).some((v) => p.state.matches(v)));
+  const formulaPaths = formulaModel.getShortestPaths().filter((p) => (['success', 'unreachable-server', 'failed', 'alreadyUploaded'] as const).some((v) => p.state.matches(v))
+    || p.steps.some((step) => step.state.matches('alreadyUploaded')));
   it('starts from the formula\'s id', () => {
     expect(formulaPaths.length).toBeGreaterThanOrEqual(4);
     expect(formulaPaths.every((p) => p.state.context.formulaId === FORMULA.id)).toBe(true);
   });
 
+  it('asks about a file the formula took before, and takes it again only on a yes', () => {
+    const reached = reachedStates(formulaPaths, serializeState);
+    expect(reached.has(JSON.stringify(['alreadyUploaded', 'browser', '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['uploading', 'browser', '', '', 'again']))).toBe(true);
+    expect(reached.has(JSON.stringify(['success', 'browser', '', 'clean', 'again']))).toBe(true);
+    // the upload screen of no formula is never asked: a refusal of that kind is no question there
+    expect(paths.some((p) => p.state.matches('alreadyUploaded'))).toBe(false);
+  });
+
   it.each(named(formulaPaths))('%s', async (_d, path) => runPath(path, uploadMachine, view));
+
+  it.each([
+    ['the user says no: nothing is sent again, and the screen waits for a file', 'upload.decline'],
+    ['the user says yes: the same file goes to the formula again, saying so, and is taken', 'upload.again'],
+  ])('a file the formula took before: %s', async (_d, answer) => {
+    const byType = (type: string, title?: string) => EVENTS.find((e) => e.type === type && (!title || (e as { problem?: Partial<Problem> }).problem?.title === title))!;
+    const events = [SELECTIONS[0]!, byType('upload.failed', 'upload-already-taken'), byType(answer), ...(answer === 'upload.again' ? [byType('upload.succeeded')] : [])];
+    const [path] = formulaModel.getPathsFromEvents(events, { fromState: createActor(uploadMachine, { input: { formulaId: FORMULA.id } }).getSnapshot() });
+    expect(path!.steps.length).toBe(events.length + 1);
+    expect(path!.state.matches(answer === 'upload.again' ? 'success' : 'idle')).toBe(true);
+    await runPath(path!, uploadMachine, view);
+  });
 
   it('sends a retried file to the formula again', async () => {
     const byType = (type: string, title?: string) => EVENTS.find((e) => e.type === type && (!title || (e as { problem?: Partial<Problem> }).problem?.title === title))!;

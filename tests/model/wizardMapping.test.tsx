@@ -54,6 +54,8 @@ const SAMPLE: FormulaSample = {
 const CONNECTION_ERROR = new ApiError(502, { title: 'connection-error', detail: 'The system did not answer.' }, { silent: true });
 const CONNECTION_FAILED = new ApiError(422, { title: 'connection-failed', detail: 'The system refused the credentials.' }, { silent: true });
 const SERVER_ERROR = new ApiError(500, { title: 'server-error', detail: 'A server error occured. Please try again later.' }, { silent: true });
+/** what the server answers a role without datasource view (a Data Processor) asking for fields */
+const REFUSED = new ApiError(403, { title: 'forbidden', detail: 'You need datasource view permission.' }, { silent: true });
 const PART_FAILED = (part: string) => new ApiError(500, { title: `${part}-get-failed`, detail: `Error loading ${part}` }, { silent: true });
 
 interface Options {
@@ -513,6 +515,8 @@ describe('load errors name the failing service', () => {
     ['the destination system', { destination: CONNECTION_ERROR }, ['Failed to fetch fields.', 'Destination metadata is temporarily down.']],
     ['the source system', { source: CONNECTION_FAILED }, ['Failed to fetch fields.', 'Source metadata is temporarily down.']],
     ['the integrations service', { destination: SERVER_ERROR, source: new TypeError('Failed to fetch') }, ['Failed to fetch fields.', 'Integrations are temporarily down.']],
+    // a refusal is the person's permission, never an outage
+    ['a Data Processor, who may not read data sources', { destination: REFUSED, source: REFUSED }, ['Failed to fetch fields.', "You do not have permission to read the fields of this formula's data sources."]],
     ['the mapping configuration', { mapping: PART_FAILED('mapping') }, ['The mapping configuration could not be retrieved.']],
     ['the transform configuration', { transform: PART_FAILED('transform') }, ['The transform configuration could not be retrieved.']],
     ['the validation rules', { validation: PART_FAILED('validation') }, ['The validation rules could not be retrieved.']],

@@ -15,6 +15,7 @@ import type { FormulaPartBody, FormulaPartName } from '../../src/domain/formula/
 import { recommendedMatching } from '../../src/domain/formula/recommendedScenarios.ts';
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
+import { ApiError } from '../../src/services/gateway.ts';
 import { WizardServicesContext, type StepProps, type WizardServices } from '../../src/views/wizard/step.tsx';
 import { CustomRoutingStep } from '../../src/views/wizard/steps/CustomRoutingStep.tsx';
 import { MatchingStep } from '../../src/views/wizard/steps/MatchingStep.tsx';
@@ -58,7 +59,8 @@ interface Setup {
   canEdit?: boolean;
   /** the getPart call refuses */
   partFails?: boolean;
-  fieldsFail?: boolean;
+  /** true: the system is down; an error: the service's answer */
+  fieldsFail?: boolean | Error;
   /** a fake putPart that waits for the test's answer */
   putPart?: ReturnType<typeof fakeCall<PartCall, unknown>>;
 }
@@ -70,7 +72,7 @@ function renderStep({ step, Step, parts = {}, formula = FORMULA, canEdit = true,
   });
   const savedParts = answeredCall<PartCall, unknown>(({ body }) => body);
   const fields = answeredCall<{ dataSourceId: string; object: string }, { object: string; fields: FieldInfo[] }>(({ dataSourceId, object }) => {
-    if (fieldsFail) throw new Error('down');
+    if (fieldsFail) throw fieldsFail === true ? new Error('down') : fieldsFail;
     return { object, fields: dataSourceId === 'sandbox' ? DESTINATION_FIELDS : SOURCE_FIELDS };
   });
   const sample = answeredCall<string, { fields: string[]; rows: [] }>(() => ({ fields: ['E-mail address', 'Surname', 'Postcode'], rows: [] }));
@@ -347,6 +349,17 @@ describe('the matching step', () => {
     const before = s.fields.calls.length;
     await s.user.click(screen.getByRole('button', { name: 'Try again' }));
     await waitFor(() => expect(s.fields.calls.length).toBeGreaterThan(before));
+  });
+
+  it('says a refusal of the fields is one (a Data Processor may not read data sources), in every step that reads them', async () => {
+    const refused = new ApiError(403, { title: 'forbidden', detail: 'You need datasource view permission.' }, { silent: true });
+    for (const [step, Step] of [['matching', MatchingStep], ['routing', RoutingStep], ['custom-routing', CustomRoutingStep]] as const) {
+      renderStep({ step, Step, fieldsFail: refused, canEdit: false });
+      const alert = await screen.findByRole('alert');
+      expect(alert.textContent, step).toContain("You do not have permission to read the fields of this formula's data sources.");
+      expect(alert.textContent, step).not.toContain('Failed to fetch fields.');
+      cleanup();
+    }
   });
 });
 

@@ -28,11 +28,13 @@ export interface ScratchDatabase {
 export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
   let embedded: EmbeddedDatabase | undefined;
   let admin = process.env.DATABASE_URL;
+  let app = admin;
   if (!admin) {
     embedded = await startEmbeddedPostgres(path.resolve(`.data/bench-${label}`), await freePort(), createLogger('warn'));
-    admin = embedded.url;
+    admin = embedded.adminUrl;
+    app = embedded.url;
   }
-  const made = await createDatabaseOn(admin, `bench_${label}`);
+  const made = await createDatabaseOn(admin, `bench_${label}`, app);
   return {
     admin, url: made.url, name: made.name,
     async drop() {

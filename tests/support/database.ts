@@ -3,5 +3,5 @@ import { inject } from 'vitest';
 import { createDatabaseOn } from './scratchDatabase.ts';
 
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  return createDatabaseOn(inject('pgAdminUrl'), 't');
+  return createDatabaseOn(inject('pgAdminUrl'), 't', inject('pgAppUrl'));
 }

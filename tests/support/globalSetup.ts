@@ -1,6 +1,8 @@
 /**
  * One PostgreSQL server for the whole run: DATABASE_URL's when set, else an embedded cluster.
- * Each test file gets a database of its own on it (tests/support/database.ts).
+ * Each test file gets a database of its own on it (tests/support/database.ts), made by the admin
+ * connection and owned by the role the app connects as (on the embedded cluster, as in production,
+ * one that is not a superuser).
  */
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -8,13 +10,19 @@ import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../se
 import { createLogger } from '../../server/log.ts';
 
 declare module 'vitest' {
-  export interface ProvidedContext { pgAdminUrl: string }
+  export interface ProvidedContext {
+    /** creates and drops the test files' databases */
+    pgAdminUrl: string;
+    /** the app's role: the test files' databases are its own, and their URLs sign in as it */
+    pgAppUrl: string;
+  }
 }
 
 let embedded: EmbeddedDatabase | undefined;
 
 export async function setup(project: TestProject) {
   let url = process.env.DATABASE_URL;
+  let appUrl = url;
   if (!url) {
     try {
       // any free port, so test runs from several clones on one machine never meet
@@ -23,9 +31,11 @@ export async function setup(project: TestProject) {
       // thrown, vitest stops the run with this message and still tears down what other projects started
       throw new Error(`The ${project.name} tests need PostgreSQL: ${err instanceof Error ? err.message : err}`);
     }
-    url = embedded.url;
+    url = embedded.adminUrl;
+    appUrl = embedded.url;
   }
   project.provide('pgAdminUrl', url);
+  project.provide('pgAppUrl', appUrl!);
 }
 
 export async function teardown() {

@@ -77,7 +77,8 @@ describe('copies in the engine (processBatch and processAgain, against a fake de
       routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
       schedule: null, autosend: true, mappedFields: ['firstName', 'lastName', 'email'], references: [],
       formula: { id: 'f1' },
-      tenant: { records: { unsentNew: async (_f: string, keys: string[]) => new Set(keys.filter((k) => unsent.has(k))) } },
+      // no earlier batch: this destination and this formula hold no one yet
+      tenant: { records: { unsentNew: async (_f: string, keys: string[]) => new Set(keys.filter((k) => unsent.has(k))), firstsByCopyKeys: async () => [] } },
     } as unknown as FormulaPlan;
   }
   const ada = { First: 'Ada', Last: 'Lovelace', Email: 'ada@example.org' };

@@ -37,6 +37,19 @@ describe('csv cells', () => {
     expect(neutralise('')).toBe('');
   });
 
+  it('keeps a formula from opening in locales that separate cells by semicolons, and after a line feed', () => {
+    // a semicolon locale would split an unquoted `x;=1+1` into `x` and the formula `=1+1`
+    expect(csvCell('x;=1+1')).toBe('"x;=1+1"');
+    expect(csvRow(['a;b', 'c'])).toBe('"a;b",c\r\n');
+    expect(parseCsv(csvRow(['x;=1+1']))).toEqual([['x;=1+1']]);
+    // a cell starting with a line break and then a formula
+    expect(csvCell('\n=1+1')).toBe('"\'\n=1+1"');
+    expect(csvCell('\r\n=1+1')).toBe('"\'\r\n=1+1"');
+    // full-width signs, which spreadsheets of some locales read as their ASCII forms
+    expect(csvCell('\uFF1D1+1')).toBe('\'\uFF1D1+1');
+    expect(csvCell('\uFF20SUM(A1)')).toBe('\'\uFF20SUM(A1)');
+  });
+
   it('writes dates as ISO 8601 and objects as JSON', () => {
     expect(cellText(new Date('2026-11-20T10:00:00Z'))).toBe('2026-11-20T10:00:00.000Z');
     expect(csvCell({ a: 1 })).toBe('"{""a"":1}"');
@@ -48,12 +61,12 @@ describe('csv cells', () => {
 });
 
 /** what a spreadsheet would run: a cell whose text starts with one of these, unquoted */
-const RUNS = /^[=+\-@\t\r]/;
+const RUNS = /^[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 describe('csv properties', () => {
   const cell = fc.oneof(
     fc.string({ unit: 'binary' }),
-    fc.string({ unit: fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', '"', ',', 'a', ' ', '\'') }),
+    fc.string({ unit: fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', '"', ',', ';', 'a', ' ', '\'', '\uFF1D') }),
     fc.integer(), fc.double({ noNaN: true }), fc.constant(null),
   );
 
@@ -70,11 +83,11 @@ describe('csv properties', () => {
     }));
   });
 
-  it('a cell is quoted exactly when it holds a comma, a quote or a line break', () => {
+  it('a cell is quoted exactly when it holds a comma, a semicolon, a quote or a line break', () => {
     fc.assert(fc.property(cell, (value) => {
       const written = csvCell(value);
       const text = neutralise(cellText(value));
-      expect(written.startsWith('"')).toBe(/[",\r\n]/.test(text));
+      expect(written.startsWith('"')).toBe(/[",;\r\n]/.test(text));
       // inside quotes, every quote is doubled
       if (written.startsWith('"')) expect(written.slice(1, -1).replaceAll('""', '')).not.toContain('"');
     }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globalErrorMessage, MESSAGES } from '../../src/domain/errors.ts';
+import { globalErrorMessage, MESSAGES, requestFailure } from '../../src/domain/errors.ts';
 import { identityErrorKind, IDENTITY_ERRORS, subdomainFromHost } from '../../src/domain/identity.ts';
 
 describe('global HTTP error handling', () => {
@@ -19,6 +19,31 @@ describe('global HTTP error handling', () => {
   });
   it('routes a formula request to the per-formula message', () => {
     expect(globalErrorMessage({ status: 500, problem: {}, formula: { id: 'f1', name: 'Gifts to RE NXT' } })).toBe('An error related to Gifts to RE NXT occurred.');
+  });
+  it('says a refusal is one, even from a formula\'s request, never an outage', () => {
+    const formula = { id: 'f1', name: 'Gifts to RE NXT' };
+    expect(globalErrorMessage({ status: 403, problem: { title: 'no-edit-permission' }, formula })).toBe('You do not have editing permission');
+    expect(globalErrorMessage({ status: 403, problem: { title: 'forbidden' }, formula })).toBe('You do not have permission to do this.');
+    expect(globalErrorMessage({ status: 403, problem: {} })).toBe('You do not have permission to do this.');
+  });
+});
+
+describe('why a request failed (one mapping for every screen that loads)', () => {
+  const failed = (status: number, title?: string) => ({ status, problem: title ? { title } : {} });
+  it('a 403 is a refusal, in its own words or the caller\'s, never the service or the system being down', () => {
+    expect(requestFailure(failed(403, 'forbidden'), { refused: 'You may not read this.' })).toEqual({ kind: 'refused', message: 'You may not read this.' });
+    expect(requestFailure(failed(403, 'no-edit-permission'), { refused: 'You may not read this.' })).toEqual({ kind: 'refused', message: MESSAGES.noEditPermission });
+    expect(requestFailure(failed(403, 'no-tenant-access'))).toEqual({ kind: 'refused', message: 'You do not have access to this tenant.' });
+    expect(requestFailure(failed(403, 'something-new'))).toEqual({ kind: 'refused', message: 'You do not have permission to do this.' });
+    expect(requestFailure(failed(401))).toEqual({ kind: 'refused', message: 'Sign-in required. Please sign in again.' });
+  });
+  it('a connector\'s failure is the system; no answer or a 5xx is our service', () => {
+    expect(requestFailure(failed(502, 'connection-error'))).toEqual({ kind: 'system' });
+    expect(requestFailure(failed(422, 'connection-failed'))).toEqual({ kind: 'system' });
+    expect(requestFailure(failed(500, 'server-error'))).toEqual({ kind: 'service' });
+    expect(requestFailure(failed(0, 'network'))).toEqual({ kind: 'service' });
+    expect(requestFailure(new TypeError('Failed to fetch'))).toEqual({ kind: 'service' });
+    expect(requestFailure(failed(404, 'not-found'))).toEqual({ kind: 'other' });
   });
 });
 

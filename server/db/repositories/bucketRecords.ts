@@ -69,9 +69,22 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
       return row?.n ?? 0;
     },
 
+    /**
+     * Locks the selection's records an action may change (all but those being sent, which the send
+     * job holds), in id order. Each bulk action takes its locks here first, so two actions on the
+     * same records (send and delete at once) queue one behind the other, instead of each locking in
+     * the order its plan reads rows (an id list by its index, a scope as stored) and deadlocking.
+     */
+    async lockSelected(formulaId: string, selection: RecordSelection): Promise<void> {
+      await db.select({ id: records.id }).from(records)
+        .where(and(selected(formulaId, selection), sql`${records.state} <> 'sending'`))
+        .orderBy(asc(records.id)).for('update');
+    },
+
     /** Add to Ready: the selection's records a person may still act on. Answers their ids. */
     async markReady(formulaId: string, selection: RecordSelection): Promise<string[]> {
-      const rows = await db.update(records).set({ state: 'ready' })
+      // a person's decision: reprocessing keeps it (server/engine/reprocess.ts)
+      const rows = await db.update(records).set({ state: 'ready', decided: sql`coalesce(${records.decided}, 'ready')` })
         .where(and(selected(formulaId, selection), actionable)).returning({ id: records.id });
       return rows.map((r) => r.id);
     },
@@ -79,7 +92,9 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
     /** Treat as new: no destination record, bucket new, Ready. */
     async markNew(formulaId: string, selection: RecordSelection): Promise<number> {
       // a person who says new means it: a copy of another new record (server/engine/process.ts) no longer waits for it
-      const rows = await db.update(records).set({ state: 'ready', bucket: 'new', customBucket: null, destinationRecordId: null, matching: sql`${records.matching} - 'copyOf'` })
+      const rows = await db.update(records).set({
+        state: 'ready', bucket: 'new', customBucket: null, destinationRecordId: null, matching: sql`${records.matching} - 'copyOf'`, decided: 'new',
+      })
         .where(and(selected(formulaId, selection), actionable)).returning({ id: records.id });
       return rows.length;
     },
@@ -98,7 +113,7 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
     },
 
     /** Writes a person's changes to one record still open to them. */
-    async updateReviewed(id: string, set: Partial<Pick<RecordRow, 'transformed' | 'overwrite' | 'candidates' | 'destinationRecordId' | 'bucket' | 'customBucket' | 'state' | 'score'>>): Promise<RecordRow | undefined> {
+    async updateReviewed(id: string, set: Partial<Pick<RecordRow, 'transformed' | 'overwrite' | 'candidates' | 'destinationRecordId' | 'bucket' | 'customBucket' | 'state' | 'score' | 'decided' | 'corrections'>>): Promise<RecordRow | undefined> {
       const [row] = await db.update(records).set(set).where(and(mine, eq(records.id, id), actionable)).returning();
       return row;
     },

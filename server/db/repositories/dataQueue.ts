@@ -42,9 +42,16 @@ export function dataQueueRepository(db: Executor, tenantId: string) {
       return { ...tab, formulaIds: (await cardsOf([tab.id])).get(tab.id) ?? [] };
     },
 
-    /** locks the user's tabs, so two requests cannot both add a fifth tab; answers how many there are */
+    /**
+     * Locks the user's tab list for the rest of the transaction and answers how many tabs there are.
+     * A lock on the tab rows alone would not do: with no tabs there is nothing to lock, and a tab
+     * another request adds meanwhile is not among the rows locked, so ten requests at once could
+     * each see room for one more. The lock is on the user's list itself (an advisory lock per tenant
+     * and user), so creations queue and each counts what the one before it added.
+     */
     async lockTabs(userId: string): Promise<number> {
-      const rows = await db.select({ id: dataQueueTabs.id }).from(dataQueueTabs).where(mine(userId)).for('update');
+      await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`data-queue-tabs:${tenantId}:${userId}`}, 0))`);
+      const rows = await db.select({ id: dataQueueTabs.id }).from(dataQueueTabs).where(mine(userId));
       return rows.length;
     },
 

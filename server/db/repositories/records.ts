@@ -28,6 +28,8 @@ export interface ProcessedRecord {
   /** the matched destination record (written as an update), or null (written as new) */
   destinationRecordId: string | null;
   errorReason: string | null;
+  /** a new record still to be sent: what its copies in later batches search for (src/domain/formula/batchCopies.ts copyKeys); null otherwise */
+  copyKeys?: string[] | null;
 }
 
 /** A reprocessed held record: everything but its identity and raw data. */
@@ -40,6 +42,9 @@ export function idempotencyKey(formulaId: string, sourceKey: string, version: nu
 
 const KEY_SQL = (version: ReturnType<typeof sql>) =>
   sql`rtrim(translate(encode(sha256(convert_to(r.formula_id::text || chr(31) || r.source_key, 'UTF8')), 'base64'), '+/', '-_'), '=') || '.' || ${version}`;
+
+/** a record a person has decided for (picked, Create new, Add to Ready) or corrected inline */
+const REVIEWED_SQL = sql`(${records.decided} is not null or ${records.corrections} <> '{}'::jsonb)`;
 
 /** states whose records wait on a person or on the engine: reprocessing may change them */
 export const HELD_STATES: RecordState[] = ['ready', 'needs-attention', 'omitted', 'failed'];
@@ -102,25 +107,26 @@ export function recordsRepository(db: Executor, tenantId: string) {
       const rows = [...bySource.values()].map((r) => ({
         id: orderedUuid(), source_key: r.sourceKey, raw: r.raw, transformed: r.transformed, matching: r.matching, candidates: r.candidates, score: r.score,
         bucket: r.bucket, custom_bucket: r.customBucket, state: r.state, destination_record_id: r.destinationRecordId,
-        error_reason: r.errorReason, idempotency_key: idempotencyKey(formulaId, r.sourceKey, 1),
+        error_reason: r.errorReason, idempotency_key: idempotencyKey(formulaId, r.sourceKey, 1), copy_keys: r.copyKeys ?? null,
       }));
       const result = await db.execute<{
         inserted: boolean; id: string; source_key: string; state: RecordState; idempotency_key: string;
         destination_record_id: string | null; overwrite: Record<string, boolean>;
       }>(sql`
         insert into records as r (id, tenant_id, formula_id, run_id, source_key, raw, transformed, matching, candidates, score, bucket,
-          custom_bucket, state, destination_record_id, error_reason, error_date, idempotency_key, date_processed)
+          custom_bucket, state, destination_record_id, error_reason, error_date, idempotency_key, date_processed, copy_keys)
         select x.id, ${tenantId}::uuid, ${formulaId}::uuid, ${runId}::uuid, x.source_key, x.raw, x.transformed, x.matching, x.candidates, x.score,
           x.bucket, x.custom_bucket, case when x.state = 'ready' and ${opts.claimReady === true} then 'sending' else x.state end,
-          x.destination_record_id, x.error_reason, case when x.error_reason is null then null else now() end, x.idempotency_key, null
+          x.destination_record_id, x.error_reason, case when x.error_reason is null then null else now() end, x.idempotency_key, null, x.copy_keys
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, source_key text, raw jsonb, transformed jsonb, matching jsonb,
           candidates jsonb, score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text,
-          idempotency_key text)
+          idempotency_key text, copy_keys text[])
         on conflict (formula_id, source_key) do update set
           run_id = excluded.run_id, raw = excluded.raw, transformed = excluded.transformed, matching = excluded.matching,
           candidates = excluded.candidates, score = excluded.score, bucket = excluded.bucket, custom_bucket = excluded.custom_bucket,
           state = excluded.state, destination_record_id = excluded.destination_record_id, error_reason = excluded.error_reason,
-          error_date = excluded.error_date, outcome = null, date_processed = null,
+          error_date = excluded.error_date, outcome = null, date_processed = null, copy_keys = excluded.copy_keys,
+          decided = null, corrections = '{}'::jsonb,
           version = case when r.state = 'sent' then r.version + 1 else r.version end,
           idempotency_key = case when r.state = 'sent' then ${KEY_SQL(sql`(r.version + 1)`)} else r.idempotency_key end
         where r.tenant_id = ${tenantId}::uuid and r.state <> 'sending' and r.raw is distinct from excluded.raw
@@ -164,7 +170,7 @@ export function recordsRepository(db: Executor, tenantId: string) {
       if (!sent.length) return;
       await db.execute(sql`
         update records r set state = 'sent', destination_record_id = x.destination_record_id, outcome = x.outcome,
-          date_processed = now(), error_reason = null, error_date = null
+          date_processed = now(), error_reason = null, error_date = null, copy_keys = null
         from jsonb_to_recordset(${JSON.stringify(sent.map((s) => ({ id: s.id, destination_record_id: s.destinationRecordId, outcome: s.outcome })))}::jsonb)
           as x(id uuid, destination_record_id text, outcome text)
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
@@ -175,7 +181,7 @@ export function recordsRepository(db: Executor, tenantId: string) {
       if (!refused.length) return;
       await db.execute(sql`
         update records r set state = 'failed', bucket = 'exception', custom_bucket = null, error_reason = x.reason,
-          error_date = now(), date_processed = now()
+          error_date = now(), date_processed = now(), copy_keys = null, decided = null
         from jsonb_to_recordset(${JSON.stringify(refused)}::jsonb) as x(id uuid, reason text)
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
     },
@@ -196,16 +202,42 @@ export function recordsRepository(db: Executor, tenantId: string) {
       return new Set(rows.map((r) => r.sourceKey));
     },
 
+    /**
+     * The formula's new records still to be sent (not copies themselves, not of `except`) that share
+     * a copy key with `keys`: the earlier records a new record of a later batch or upload may be a
+     * copy of (server/engine/process.ts holdCopies). At most `limit`, oldest first.
+     */
+    async firstsByCopyKeys(formulaId: string, keys: string[], except: string[], limit = 1000): Promise<Pick<RecordRow, 'sourceKey' | 'transformed' | 'copyKeys'>[]> {
+      if (!keys.length) return [];
+      return db.select({ sourceKey: records.sourceKey, transformed: records.transformed, copyKeys: records.copyKeys }).from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), sql`${records.copyKeys} is not null and ${records.copyKeys} && ${sql.param(keys)}::text[]`,
+          eq(records.bucket, 'new'), inArray(records.state, ['ready', 'needs-attention', 'sending']),
+          sql`not coalesce(${records.matching} ? 'copyOf', false)`,
+          except.length ? sql`${records.sourceKey} <> all(${sql.param(except)}::text[])` : undefined))
+        .orderBy(records.id).limit(limit);
+    },
+
     /** records taken for sending that wait after all (a copy whose first is still to be sent) */
     async holdBack(ids: string[]): Promise<void> {
       await db.update(records).set({ state: 'needs-attention' }).where(and(mine, inArray(records.id, ids), eq(records.state, 'sending')));
     },
 
-    /** a page of the formula's held records (reprocessing), by id */
-    async held(formulaId: string, afterId: string | null, limit: number): Promise<RecordRow[]> {
+    /**
+     * A page of the formula's held records (reprocessing), by id. Without `reviewed`, only those no
+     * person has decided for or corrected: what a person did stands unless they ask to route again.
+     */
+    async held(formulaId: string, afterId: string | null, limit: number, opts: { reviewed?: boolean } = {}): Promise<RecordRow[]> {
       return db.select().from(records)
-        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.state, HELD_STATES), afterId ? sql`${records.id} > ${afterId}::uuid` : undefined))
+        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.state, HELD_STATES), afterId ? sql`${records.id} > ${afterId}::uuid` : undefined,
+          opts.reviewed ? undefined : sql`not ${REVIEWED_SQL}`))
         .orderBy(records.id).limit(limit);
+    },
+
+    /** the formula's held records: how many, and how many of them a person has decided for or corrected */
+    async heldTally(formulaId: string): Promise<{ held: number; reviewed: number }> {
+      const [row] = await db.select({ held: sql<number>`count(*)::int`, reviewed: sql<number>`(count(*) filter (where ${REVIEWED_SQL}))::int` }).from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.state, HELD_STATES)));
+      return { held: row?.held ?? 0, reviewed: row?.reviewed ?? 0 };
     },
 
     /** writes reprocessed held records back; a record sent meanwhile is left alone */
@@ -214,13 +246,16 @@ export function recordsRepository(db: Executor, tenantId: string) {
       const rows = batch.map((r) => ({
         id: r.id, transformed: r.transformed, matching: r.matching, candidates: r.candidates, score: r.score, bucket: r.bucket,
         custom_bucket: r.customBucket, state: r.state, destination_record_id: r.destinationRecordId, error_reason: r.errorReason,
+        copy_keys: r.copyKeys ?? null,
       }));
+      // routed again: what a person decided for it no longer stands (their corrections do)
       const result = await db.execute(sql`
         update records r set transformed = x.transformed, matching = x.matching, candidates = x.candidates, score = x.score,
           bucket = x.bucket, custom_bucket = x.custom_bucket, state = x.state, destination_record_id = x.destination_record_id,
-          error_reason = x.error_reason, error_date = case when x.error_reason is null then null else coalesce(r.error_date, now()) end
+          error_reason = x.error_reason, error_date = case when x.error_reason is null then null else coalesce(r.error_date, now()) end,
+          copy_keys = x.copy_keys, decided = null
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, transformed jsonb, matching jsonb, candidates jsonb,
-          score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text)
+          score int, bucket text, custom_bucket text, state text, destination_record_id text, error_reason text, copy_keys text[])
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = any(${`{${HELD_STATES.join(',')}}`}::text[])`);
       return result.rowCount ?? 0;
     },

@@ -4,6 +4,7 @@
  * forTenant).
  */
 import { and, asc, desc, eq, isNotNull } from 'drizzle-orm';
+import { users } from '../schema/accounts.ts';
 import { uploads } from '../schema/uploads.ts';
 import type { Executor } from '../tenancy.ts';
 
@@ -28,6 +29,13 @@ export function uploadsRepository(db: Executor, tenantId: string) {
       return db.select().from(uploads)
         .where(and(eq(uploads.tenantId, tenantId), eq(uploads.formulaId, formulaId), opts.waiting ? isNotNull(uploads.fileKey) : undefined))
         .orderBy(asc(uploads.createdOn), asc(uploads.id));
+    },
+    /** the newest earlier upload of the same file (by content hash) to the formula, with the name of who uploaded it */
+    async sameFile(formulaId: string, contentHash: string): Promise<{ upload: UploadRow; uploadedBy: string } | undefined> {
+      const [row] = await db.select({ upload: uploads, uploadedBy: users.fullName }).from(uploads).innerJoin(users, eq(users.id, uploads.createdBy))
+        .where(and(eq(uploads.tenantId, tenantId), eq(uploads.formulaId, formulaId), eq(uploads.contentHash, contentHash)))
+        .orderBy(desc(uploads.createdOn)).limit(1);
+      return row;
     },
     /** null once the file is deleted from the store (its rows collected) */
     async setFileKey(id: string, fileKey: string | null): Promise<UploadRow | undefined> {

@@ -5,7 +5,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { type AnyPgColumn, bigint, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
-import type { Bucket, JobStatus, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
+import type { Bucket, JobStatus, RecordDecision, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
 import { RECORD_VIEWS, type RecordSort, type RecordViewDef } from '../../../src/domain/records/query.ts';
 import { tenants, users } from './accounts.ts';
 import { dataSources } from './connections.ts';
@@ -165,6 +165,19 @@ export const records = pgTable('records', {
   dateProcessed: timestamp('date_processed', { withTimezone: true }),
   /** per destination field, false where a person chose that the incoming value must not overwrite the destination's */
   overwrite: jsonb('overwrite').$type<Record<string, boolean>>().notNull().default(sql`'{}'::jsonb`),
+  /**
+   * what a person decided for the record on a bucket screen (picked a match, Create new, Add to
+   * Ready): reprocessing keeps it and does not route the record again unless asked to
+   */
+  decided: text('decided').$type<RecordDecision>(),
+  /** values a person corrected inline, by destination field: laid over the transformed values whenever the record is processed again */
+  corrections: jsonb('corrections').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  /**
+   * a record that would create a new person: what the formula's search scenarios would look for
+   * in it (src/domain/formula/batchCopies.ts copyKeys), so that its copy in a later batch or
+   * upload finds it while it is still to be sent; null for any other record
+   */
+  copyKeys: text('copy_keys').array(),
 }, (t) => [
   foreignKey({ name: 'records_formula_fk', columns: [t.formulaId, t.tenantId], foreignColumns: [formulas.id, formulas.tenantId] }).onDelete('cascade'),
   uniqueIndex('records_formula_source_key_idx').on(t.formulaId, t.sourceKey),
@@ -183,6 +196,8 @@ export const records = pgTable('records', {
   index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`).where(LISTED_SQL),
   // the copies waiting for a record (only copies: sending a batch looks them up by the records it settled)
   index('records_copy_of_idx').on(t.formulaId, COPY_OF_SQL).where(sql`${t.matching} ? 'copyOf'`),
+  // the new people still to be sent, by what their copies in later batches search for
+  index('records_copy_keys_idx').using('gin', t.copyKeys).where(sql`${t.copyKeys} is not null`),
 ]);
 
 /**

@@ -21,6 +21,8 @@ export const uploads = pgTable('uploads', {
   formulaId: uuid('formula_id'),
   /** where the whole file waits in the file store until its rows are collected; null once deleted */
   fileKey: text('file_key'),
+  /** sha256 of the file's bytes (hex): the same file uploaded to the formula again is asked about first */
+  contentHash: text('content_hash'),
   createdBy: uuid('created_by').notNull().references(() => users.id),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [
@@ -29,4 +31,6 @@ export const uploads = pgTable('uploads', {
   index('uploads_tenant_idx').on(t.tenantId, t.createdOn),
   // a formula's files waiting to be collected
   index('uploads_formula_idx').on(t.formulaId).where(sql`${t.formulaId} is not null`),
+  // the same file uploaded to a formula before
+  index('uploads_formula_hash_idx').on(t.formulaId, t.contentHash).where(sql`${t.formulaId} is not null and ${t.contentHash} is not null`),
 ]);

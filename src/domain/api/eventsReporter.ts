@@ -5,8 +5,10 @@
 import * as v from 'valibot';
 import {
   ACTIVITY_HISTORY_MESSAGES as M, ACTIVITY_MAX_PAGE_SIZE, ACTIVITY_MAX_TYPES, ACTIVITY_PAGE_SIZE, ACTIVITY_QUERY_MAX_LENGTH,
-  dateRangeProblem, parseDateTime,
+  dateRangeProblem,
 } from '../activityHistory.ts';
+import { CURSOR_MESSAGE } from '../cursor.ts';
+import { isDate, parseDateTime } from '../dateTime.ts';
 import { QUERY_SEARCH_MIN_LENGTH } from '../formula/constants.ts';
 import { endpoint, service } from './contract.ts';
 
@@ -18,12 +20,8 @@ const once = (name: string) => `Give ${name} once.`;
 const DateTimeParam = (name: 'from' | 'to', required: string, description: string) => v.pipe(
   v.string(once(name)),
   v.nonEmpty(required),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const at = parseDateTime(dataset.value);
-    if (at) return at;
-    addIssue({ message: M.dateTime });
-    return NEVER;
-  }),
+  isDate('date-time', M.dateTime),
+  v.transform((text) => parseDateTime(text)!),
   v.description(description),
 );
 
@@ -66,7 +64,7 @@ export const EventsQuerySchema = v.pipe(
       v.description(`events per page, ${ACTIVITY_PAGE_SIZE} when absent`),
     ), String(ACTIVITY_PAGE_SIZE)),
     cursor: v.optional(v.pipe(
-      v.string(once('cursor')), v.regex(/^[\w-]{1,200}$/, 'The cursor is not valid.'),
+      v.string(once('cursor')), v.regex(/^[\w-]{1,200}$/, CURSOR_MESSAGE),
       v.description('the previous page\'s nextCursor, with the same filters'),
     )),
   }, (issue) => MISSING[issue.expected ?? ''] ?? 'The query is not valid.'),

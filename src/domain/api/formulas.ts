@@ -107,6 +107,13 @@ export type DryRunResult = v.InferOutput<typeof DryRunResultSchema>;
 export const RunRequestSchema = v.object({ runOnce: v.optional(RunOnceSchema) });
 export const DryRunRequestSchema = v.object({ limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 100) });
 export const DismissErrorSchema = v.object({ retry: v.optional(v.boolean(), false) });
+/** Reprocessing keeps what people decided and corrected; `includeReviewed=true` routes those records again too (their corrections stay). */
+export const ReprocessQuerySchema = v.object({
+  includeReviewed: v.optional(v.pipe(
+    v.picklist(['true', 'false'], 'includeReviewed is true or false.'), v.transform((s) => s === 'true'),
+    v.description('true: the records people decided for (a picked match, Create new, Add to Ready) or corrected are matched and routed again too; their inline corrections stay'),
+  )),
+});
 
 const PartEnvelope = <S extends v.GenericSchema>(body: S) => v.object({ part: v.string(), body, modifiedOn: v.string() });
 
@@ -166,8 +173,9 @@ export const formulasService = service({
       problems: ['formula-incomplete', 'connection-failed', 'connection-error'],
     }),
     reprocess: endpoint({
-      method: 'post', path: '/:id/reprocess', access: run, response: RunViewSchema, status: 202,
-      summary: 'Pauses incoming data and re-runs transform, validation, match and route over the records still held; adds and deletes none.', problems: ['formula-busy'],
+      method: 'post', path: '/:id/reprocess', access: run, response: RunViewSchema, status: 202, query: ReprocessQuerySchema,
+      summary: 'Pauses incoming data and re-runs transform, validation, match and route over the records still held; adds and deletes none. '
+        + 'Records people decided for or corrected keep their bucket, match and values unless includeReviewed=true.', problems: ['formula-busy'],
     }),
     dismissError: endpoint({
       method: 'post', path: '/:id/dismiss-error', access: run, body: DismissErrorSchema, response: FormulaStatusSchema,

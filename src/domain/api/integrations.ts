@@ -108,7 +108,9 @@ export const integrationsService = service({
       summary: 'Imports constituents into a Sandbox CRM data source from a CSV file sent as multipart/form-data in a part named "file" '
         + '(at most 15MB). Columns are read by header (First name, Last name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
         + 'Country, Title, Lookup ID, in the usual spellings); a lookup ID must be new to the tenant, and one is made when none is given. '
-        + 'Bad rows are refused with their reasons; a file none of whose rows can be imported is refused as a whole.',
+        + 'Bad rows are refused with their reasons; a file none of whose rows can be imported is refused as a whole, and so is a file of '
+        + 'more than 50,000 rows or one that would take the tenant past 250,000 constituents (limits set by the server\'s configuration). '
+        + 'Rows go in a batch at a time, each batch committed on its own.',
       problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-rows-refused', 'unsupported-media-type'],
     }),
     salesforceReport: endpoint({

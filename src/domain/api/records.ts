@@ -9,6 +9,7 @@
  * record ids or source keys, more than a URL carries safely.
  */
 import * as v from 'valibot';
+import { CURSOR_MESSAGE } from '../cursor.ts';
 import { QUERY_SEARCH_MIN_LENGTH } from '../formula/constants.ts';
 import { BUCKETS, RECORD_STATES } from '../formula/statuses.ts';
 import {
@@ -21,7 +22,9 @@ export const RECORD_API_MESSAGES = {
   matchQueryShort: `Query search needs at least ${QUERY_SEARCH_MIN_LENGTH} characters`,
   /** SPEC.md section 5, word for word: an inline edit a field cannot hold */
   incompatible: 'Input contains incompatible data',
-  cursor: 'The cursor is not valid.',
+  /** an inline edit that clears a field the destination requires */
+  required: 'A value is required here',
+  cursor: CURSOR_MESSAGE,
 } as const;
 
 export const MATCH_SEARCH_MAX_LENGTH = 100;

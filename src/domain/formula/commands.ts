@@ -22,8 +22,12 @@ export const COMMAND_LABELS: Record<FormulaCommandName, string> = {
   reprocess: 'Reprocess', clear: 'Clear data', dismiss: 'Dismiss', retry: 'Dismiss and retry',
 };
 
-/** Commands that lose something (records, or the schedule): the user confirms them first. */
-export const CONFIRMED_COMMANDS = ['clear', 'deactivate'] as const satisfies readonly FormulaCommandName[];
+/**
+ * Commands the user confirms first: those that lose something (records, or the schedule), and
+ * reprocessing, which changes many records at once (its confirmation says which it will and will
+ * not change, and lets the user route the records people decided for again too).
+ */
+export const CONFIRMED_COMMANDS = ['clear', 'deactivate', 'reprocess'] as const satisfies readonly FormulaCommandName[];
 export const needsConfirmation = (name: FormulaCommandName) => (CONFIRMED_COMMANDS as readonly string[]).includes(name);
 
 /** Whether the role table lets these policies call the command's endpoint. */

@@ -4,6 +4,7 @@
  * endpoints and the engine read one definition, with the messages of SPEC.md section 5.
  */
 import * as v from 'valibot';
+import { DateText } from '../dateTime.ts';
 import {
   ADVANCED_MATCHING_MIN_SCENARIOS, CASINGS, CONCATENATE_MAX_FIELDS, CONCATENATE_MIN_FIELDS, DATE_UNITS, FIELD_SELECTION_REQUIRED_ABOVE, LIST_OPERATORS,
   MAX_CONFIDENCE_SCORE, MAX_SEARCH_SCENARIOS, PLACE_VALUE_NAMES, ROUNDING_MODES, ROUTE_TARGET_NAMES, ROUTING_OPERATOR_NAMES,
@@ -324,7 +325,7 @@ const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 const TimeZone = v.pipe(v.string(PART_MESSAGES.timeZone), v.check((tz) => {
   try { new Intl.DateTimeFormat('en', { timeZone: tz }); return tz.length > 0; } catch { return false; }
 }, PART_MESSAGES.timeZone));
-const IsoDate = v.pipe(v.string(), v.isoDate('Enter a date as YYYY-MM-DD'));
+const IsoDate = DateText('day');
 
 export const RunOnceSchema = v.pipe(
   v.object({ from: IsoDate, to: IsoDate }),

@@ -61,6 +61,10 @@ export const RECORD_STATES = [
 ] as const;
 export type RecordState = (typeof RECORD_STATES)[number];
 
+/** What a person decided for a record on a bucket screen: reprocessing keeps it unless asked to route the record again. */
+export const RECORD_DECISIONS = ['picked', 'new', 'ready'] as const;
+export type RecordDecision = (typeof RECORD_DECISIONS)[number];
+
 /** A custom validation bucket's name: what users type, kept to letters, digits, spaces, dashes and underscores. */
 export const CUSTOM_BUCKET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;
 
@@ -77,4 +81,8 @@ export interface RunParams {
   cursor?: string;
   /** reprocessing pauses incoming data: whether the formula was paused before, to restore it after */
   wasPaused?: boolean;
+  /** reprocessing routes again also the records a person has decided for or corrected (asked for explicitly) */
+  includeReviewed?: boolean;
+  /** who asked for the reprocessing, for the activity history */
+  requestedBy?: string;
 }

@@ -7,6 +7,7 @@
  * hundredth cost the same at a million records per formula.
  */
 import * as v from 'valibot';
+import { DateText } from '../dateTime.ts';
 import { QUERY_SEARCH_MIN_LENGTH } from '../formula/constants.ts';
 import { CUSTOM_BUCKET_PATTERN, type Bucket, type RecordState } from '../formula/statuses.ts';
 
@@ -63,9 +64,9 @@ export const RecordFilterSchema = v.object({
     v.maxLength(RECORD_FILTER_MAX_ITEMS),
   )),
   /** records added at or after this ISO date-time */
-  addedFrom: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  addedFrom: v.optional(DateText('date-time')),
   /** records added before this ISO date-time */
-  addedTo: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  addedTo: v.optional(DateText('date-time')),
 });
 export type RecordFilter = v.InferOutput<typeof RecordFilterSchema>;
 

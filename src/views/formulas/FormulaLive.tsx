@@ -33,10 +33,19 @@ const CONNECTION_WORDS = {
   streaming: 'Statuses are live',
   polling: `Statuses refresh every ${STATUS_POLL_INTERVAL_MS / 1000} seconds`,
 } as const;
-const CONFIRMATIONS: Partial<Record<FormulaCommandName, { title: string; text: (name: string) => string }>> = {
+export const CONFIRMATIONS: Partial<Record<FormulaCommandName, { title: string; text: (name: string) => string; keeps?: string }>> = {
   clear: { title: 'Clear data', text: (name) => `Clear the data of ${name}? Its records leave every bucket, and this cannot be undone.` },
   deactivate: { title: 'Deactivate formula', text: (name) => `Deactivate ${name}? Its schedule stops; the records it has collected stay.` },
+  reprocess: {
+    title: 'Reprocess formula',
+    text: (name) => `Reprocess ${name}? Incoming data pauses while the records not yet sent that no one has acted on are transformed, `
+      + 'validated, matched and routed again with the formula as it is now.',
+    keeps: 'Records people have acted on (a picked match, Create new, Add to Ready, a corrected value) keep their bucket, match and values. '
+      + 'Sent records and records being sent are not changed, and no record is added or deleted.',
+  },
 };
+/** the second way to confirm reprocessing: people's decisions are routed again too, their corrections stay */
+export const REPROCESS_ALL_LABEL = 'Reprocess, routing acted-on records again too';
 
 /** An end in words, its object by its label; a file-upload formula reads every file uploaded for it, so its sample's id is no name for it. */
 export function endOf(end: FormulaView['sourceDataSource']): string {
@@ -144,7 +153,7 @@ export function ConnectionLine({ jobState }: { jobState: JobStatusState }) {
   return <Text size="sm" c="dimmed" aria-live="polite">{CONNECTION_WORDS[connectionOf(jobState)]}</Text>;
 }
 
-/** A refused command, and the confirmation of clearing data and deactivating. */
+/** A refused command, and the confirmation of clearing data, deactivating and reprocessing. */
 export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; job: JobActor }) {
   const pending = pendingCommand(jobState);
   const confirmation = pending && needsConfirmation(pending.command.name) && (pending.confirming || pending.sending) ? pending : null;
@@ -165,9 +174,30 @@ export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; jo
         {confirmation && (
           <Stack>
             <Text>{CONFIRMATIONS[confirmation.command.name]?.text(confirmation.command.label)}</Text>
+            {CONFIRMATIONS[confirmation.command.name]?.keeps && <Text>{CONFIRMATIONS[confirmation.command.name]!.keeps}</Text>}
+            {confirmation.command.name === 'reprocess' && (
+              <Text size="sm" c="dimmed">
+                {REPROCESS_ALL_LABEL}: the records people acted on are matched and routed again as well; their corrected values stay.
+              </Text>
+            )}
             <Group justify="flex-end">
               <Button variant="default" onClick={() => job.send({ type: 'command.cancel' })} disabled={confirmation.sending}>Cancel</Button>
-              <Button color="red" loading={confirmation.sending} onClick={() => job.send({ type: 'command.confirm' })}>{COMMAND_LABELS[confirmation.command.name]}</Button>
+              {confirmation.command.name === 'reprocess' && (
+                <Button
+                  variant="light" loading={confirmation.sending && confirmation.command.includeReviewed === true} disabled={confirmation.sending}
+                  onClick={() => job.send({ type: 'command.confirm', includeReviewed: true })}
+                >
+                  {REPROCESS_ALL_LABEL}
+                </Button>
+              )}
+              <Button
+                color={confirmation.command.name === 'reprocess' ? undefined : 'red'}
+                loading={confirmation.sending && confirmation.command.includeReviewed !== true}
+                disabled={confirmation.sending && confirmation.command.includeReviewed === true}
+                onClick={() => job.send({ type: 'command.confirm' })}
+              >
+                {COMMAND_LABELS[confirmation.command.name]}
+              </Button>
             </Group>
           </Stack>
         )}

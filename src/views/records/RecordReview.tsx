@@ -109,6 +109,7 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
       <Comparison
         detail={d} compared={compared} context={c} busy={busy}
         onChange={(change) => actor.send({ type: 'record.change', change })}
+        onCancel={(field) => actor.send({ type: 'edit.cancel', field })}
       />
       <Candidates
         candidates={d.candidates} chosen={d.destination?.id ?? null} compared={c.compared} busy={busy} headingLevel={headingLevel}
@@ -144,12 +145,13 @@ function Facts({ summary, facts }: { summary: string; facts: Record<string, unkn
 }
 
 /** The incoming values beside the compared candidate's, a row per field; differing rows say so. */
-function Comparison({ detail: d, compared, context: c, busy, onChange }: {
+function Comparison({ detail: d, compared, context: c, busy, onChange, onCancel }: {
   detail: RecordDetail;
   compared: { id: string; fields: Record<string, unknown> } | null;
   context: RecordReviewContext;
   busy: boolean;
   onChange(change: { field: string; value: string | null } | { field: string; overwrite: boolean }): void;
+  onCancel(field: string): void;
 }) {
   const incoming = d.transformed ?? d.raw;
   // the fields the formula writes are compared; the destination record's others are shown for
@@ -177,7 +179,11 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
                   {differs && <Badge ml={6} size="xs" color="dark" variant="outline">differs</Badge>}
                 </Table.Th>
                 <Table.Td>
-                  <InlineValue field={field} value={incoming[field]} error={c.fieldErrors[field] || null} disabled={busy} onSave={(value) => onChange({ field, value })} />
+                  <InlineValue
+                    field={field} value={incoming[field]} kept={Object.hasOwn(c.drafts, field) ? c.drafts[field]! : undefined}
+                    error={c.fieldErrors[field] || null} disabled={busy}
+                    onSave={(value) => onChange({ field, value })} onCancel={() => onCancel(field)}
+                  />
                 </Table.Td>
                 <Table.Td><Text size="sm">{text(compared?.fields[field])}</Text></Table.Td>
                 {compared && (
@@ -205,33 +211,51 @@ function Comparison({ detail: d, compared, context: c, busy, onChange }: {
   );
 }
 
-/** An incoming value, and its inline editor once Edit is pressed. */
-function InlineValue({ field, value, error, disabled, onSave }: { field: string; value: unknown; error: string | null; disabled: boolean; onSave(value: string | null): void }) {
-  const [draft, setDraft] = useState<string | null>(null);
+/**
+ * An incoming value, and its inline editor once Edit is pressed. A value sent to the server keeps
+ * its editor open (`kept`) until the server saved it: refused, the editor still holds what was
+ * typed, with the reason and the value the server kept; saved, the cell shows the server's value.
+ */
+function InlineValue({ field, value, kept, error, disabled, onSave, onCancel }: {
+  field: string; value: unknown; kept: string | null | undefined; error: string | null; disabled: boolean;
+  onSave(value: string | null): void; onCancel(): void;
+}) {
+  const [draft, setDraft] = useState<string | null>(kept === undefined ? null : kept ?? '');
+  // saved (or dropped): the editor closes and the server's value shows
+  useEffect(() => { setDraft(kept === undefined ? null : kept ?? ''); }, [kept]);
+  const heading = fieldHeading(field);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     onSave(draft === '' ? null : draft);
-    setDraft(null);
   };
+  const reason = error && <Text size="xs" c="red.8" role="alert">{error}</Text>;
   if (draft === null) {
     return (
       <Stack gap={2}>
         <Group gap="xs" wrap="nowrap">
           <Text size="sm">{text(value)}</Text>
-          <Button size="compact-xs" variant="subtle" disabled={disabled} onClick={() => setDraft(text(value))} aria-label={`Edit ${fieldHeading(field)}`}>Edit</Button>
+          <Button size="compact-xs" variant="subtle" disabled={disabled} onClick={() => setDraft(text(value))} aria-label={`Edit ${heading}`}>Edit</Button>
         </Group>
-        {error && <Text size="xs" c="red.8" role="alert">{error}</Text>}
+        {reason}
       </Stack>
     );
   }
+  const cancel = () => { setDraft(null); if (kept !== undefined) onCancel(); };
   return (
-    <form onSubmit={submit} aria-label={`Edit ${fieldHeading(field)}`}>
-      <Group gap="xs" wrap="nowrap">
-        <TextInput size="xs" aria-label={`New ${fieldHeading(field)}`} value={draft} onChange={(e) => setDraft(e.currentTarget.value)} autoFocus />
-        <Button size="compact-xs" type="submit">Save</Button>
-        <Button size="compact-xs" variant="default" onClick={() => setDraft(null)}>Cancel</Button>
-      </Group>
-    </form>
+    <Stack gap={2}>
+      {kept !== undefined && <Text size="xs" c="dimmed" data-testid="saved-value">Saved value: {text(value) || '(blank)'}</Text>}
+      <form onSubmit={submit} aria-label={`Edit ${heading}`}>
+        <Group gap="xs" wrap="nowrap">
+          <TextInput
+            size="xs" aria-label={`New ${heading}`} value={draft} onChange={(e) => setDraft(e.currentTarget.value)} autoFocus
+            error={!!error}
+          />
+          <Button size="compact-xs" type="submit" disabled={disabled}>Save</Button>
+          <Button size="compact-xs" variant="default" disabled={disabled} onClick={cancel}>Cancel</Button>
+        </Group>
+      </form>
+      {reason}
+    </Stack>
   );
 }
 

@@ -13,7 +13,7 @@ import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, Ic
 import { messageForProblem } from '../../domain/errors.ts';
 import {
   ACCEPTED_EXTENSIONS, ACCEPTED_MIME_TYPES, MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, SAMPLE_ROWS, UPLOAD_MESSAGES,
-  type UploadSummary,
+  uploadAgainQuestion, type UploadSummary,
 } from '../../domain/upload.ts';
 import { outcomeOf, uploadMachine } from '../../machines/upload.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
@@ -38,7 +38,8 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
   const actor = useActorRef(machine, { input: { formulaId: formula?.id } });
   const state = useSelector(actor, (s) => s);
   const openRef = useRef<() => void>(null);
-  const { file, progress, summary, detail, problem } = state.context;
+  const { file, progress, summary, detail, problem, earlier } = state.context;
+  const askingAgain = state.matches('alreadyUploaded');
   const uploading = state.matches('uploading');
   const outcome = outcomeOf(state);
   const failed = state.matches('failed');
@@ -143,6 +144,19 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
         </Alert>
       )}
 
+      {askingAgain && earlier && formula && (
+        <Alert role="alertdialog" color="yellow" icon={<IconAlertTriangle />} title={uploadAgainQuestion(earlier)} data-testid="upload-again">
+          <Text size="sm">
+            {file?.name}: {formula.name} has taken the rows of {earlier.fileName} already. Uploading it again adds every row as a record
+            once more; a person in it is matched with their earlier record, so no one is created twice.
+          </Text>
+          <Group mt="sm">
+            <Button onClick={() => actor.send({ type: 'upload.again' })}>Upload again</Button>
+            <Button variant="default" onClick={() => actor.send({ type: 'upload.decline' })}>Do not upload</Button>
+          </Group>
+        </Alert>
+      )}
+
       {failed && (
         <Alert role="alert" color="red" icon={<IconAlertTriangle />} title={messageForProblem(problem ?? undefined)} data-outcome="failed">
           {detail && <Text size="sm">{detail}</Text>}
@@ -159,7 +173,7 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
           </Button>
         </Group>
       )}
-      {!outcome && !failed && !uploading && (
+      {!outcome && !failed && !uploading && !askingAgain && (
         <Button variant="default" w="fit-content" onClick={() => openRef.current?.()}>Choose a file</Button>
       )}
     </Stack>

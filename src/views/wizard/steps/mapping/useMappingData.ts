@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FieldInfo } from '../../../../domain/api/integrations.ts';
+import { REFUSED_MESSAGES, requestFailure } from '../../../../domain/errors.ts';
 import type { FormulaSample, FormulaView } from '../../../../services/formulas.ts';
 import { useWizardServices } from '../../step.tsx';
 import type { SavedParts } from './mappingForm.ts';
@@ -21,6 +22,8 @@ export const LOAD_MESSAGES = {
   validation: 'The validation rules could not be retrieved.',
   summary: 'The summary fields could not be retrieved.',
   sample: 'The sample rows could not be loaded.',
+  /** a refusal, not an outage: reading a data source's fields needs datasource view */
+  fieldsRefused: REFUSED_MESSAGES.sourceFields,
 } as const;
 
 /** A field of the source, as the selects offer it. */
@@ -42,15 +45,21 @@ export type LoadState =
 const silent = { silent: true } as const;
 
 /**
- * A failed fields call: the system behind it could not be reached (its metadata is down), or the
- * integrations service itself failed (a server error, or no answer at all).
+ * A failed fields call: refused (the person may not read it: said so, never as an outage), the
+ * system behind it could not be reached (its metadata is down), or the integrations service itself
+ * failed (a server error, or no answer at all).
  */
 function fieldsFailure(err: unknown, role: 'source' | 'destination'): string {
-  const e = (err ?? {}) as { status?: number; problem?: { title?: string } };
-  const title = e.problem?.title;
-  if (title === 'connection-failed' || title === 'connection-error') return LOAD_MESSAGES[role];
-  if (typeof e.status !== 'number' || e.status === 0 || e.status >= 500) return LOAD_MESSAGES.integrations;
+  const failure = requestFailure(err, { refused: LOAD_MESSAGES.fieldsRefused });
+  if (failure.kind === 'refused') return failure.message;
+  if (failure.kind === 'service') return LOAD_MESSAGES.integrations;
   return LOAD_MESSAGES[role];
+}
+
+/** A failed part: refused says so; anything else, that the part could not be retrieved. */
+function partFailure(err: unknown, message: string): string {
+  const failure = requestFailure(err);
+  return failure.kind === 'refused' ? failure.message : message;
 }
 
 const settled = <T>(p: Promise<T>) => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
@@ -96,14 +105,14 @@ export function useMappingData(formula: FormulaView) {
       if (dest && !dest.ok) down.push(fieldsFailure(dest.error, 'destination'));
       if (src && !src.ok) down.push(fieldsFailure(src.error, 'source'));
       // a file-upload formula's source fields are its sample's columns
-      if (fromUpload && !sampleResult.ok) down.push(LOAD_MESSAGES.source);
+      if (fromUpload && !sampleResult.ok) down.push(partFailure(sampleResult.error, LOAD_MESSAGES.source));
       const parts: string[] = [];
-      if (!mapping.ok) parts.push(LOAD_MESSAGES.mapping);
-      if (!transform.ok) parts.push(LOAD_MESSAGES.transform);
-      if (!validation.ok) parts.push(LOAD_MESSAGES.validation);
-      if (!summary.ok) parts.push(LOAD_MESSAGES.summary);
+      if (!mapping.ok) parts.push(partFailure(mapping.error, LOAD_MESSAGES.mapping));
+      if (!transform.ok) parts.push(partFailure(transform.error, LOAD_MESSAGES.transform));
+      if (!validation.ok) parts.push(partFailure(validation.error, LOAD_MESSAGES.validation));
+      if (!summary.ok) parts.push(partFailure(summary.error, LOAD_MESSAGES.summary));
       if (down.length || parts.length) {
-        setState({ status: 'failed', messages: [...(down.length ? [LOAD_MESSAGES.fields, ...new Set(down)] : []), ...parts] });
+        setState({ status: 'failed', messages: [...(down.length ? [LOAD_MESSAGES.fields, ...new Set(down)] : []), ...new Set(parts)] });
         return;
       }
 

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import * as v from 'valibot';
 import { ActionIcon, Alert, Button, Group, List, Skeleton, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconTrash } from '@tabler/icons-react';
+import { REFUSED_MESSAGES, requestFailure } from '../../../../domain/errors.ts';
 import type { FieldRef } from '../../../../domain/formula/recommendedScenarios.ts';
 import type { FormulaView } from '../../../../services/formulas.ts';
 import { saveFailedMessage, type StepProps, type WizardServices } from '../../step.tsx';
@@ -23,6 +24,7 @@ export interface FormulaFields {
 
 /** SPEC.md section 8's message when a system's fields cannot be read. */
 export const FIELDS_FAILED = 'Failed to fetch fields.';
+export const FIELDS_REFUSED = REFUSED_MESSAGES.sourceFields;
 
 const isFileUpload = (formula: FormulaView) => formula.usesFileUpload || formula.sourceDataSource?.system === 'file-upload';
 
@@ -35,7 +37,11 @@ export async function loadFormulaFields(services: WizardServices, formula: Formu
       ? services.formulas.sample(formula.id).then((s) => s.fields.map((name) => ({ name })))
       : src ? services.integrations.fields(src.dataSourceId, src.object).then((l) => l.fields) : [],
     dest ? services.integrations.fields(dest.dataSourceId, dest.object).then((l) => l.fields) : [],
-  ]).catch((err: unknown) => { throw new StepLoadError(FIELDS_FAILED, err); });
+  ]).catch((err: unknown) => {
+    // a refusal is said as one (the person may not read the data sources' fields), never as a failure to fetch
+    const failure = requestFailure(err, { refused: FIELDS_REFUSED });
+    throw new StepLoadError(failure.kind === 'refused' ? failure.message : FIELDS_FAILED, err);
+  });
   return { source, destination };
 }
 
