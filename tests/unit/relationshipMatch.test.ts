@@ -38,6 +38,9 @@ function plan(connector: Connector, mapsReference = true): FormulaPlan {
     schedule: null,
     autosend: true,
     mappedFields: ['constituentLookupId', 'amount', 'lookupId'],
+    // no earlier batch: the formula holds no new person still to be sent
+    formula: { id: 'f1' },
+    tenant: { records: { unsentNew: async () => new Set<string>(), firstsByCopyKeys: async () => [] } },
     references: mapsReference ? [{ field: 'constituentLookupId', object: 'constituents', by: 'lookupId', label: 'constituent' }] : [],
   } as Partial<FormulaPlan> as FormulaPlan;
 }
