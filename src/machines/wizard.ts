@@ -2,12 +2,15 @@
  * The Formula Wizard (SPEC.md section 2): it loads the formula, owns which step is open, and moves
  * between the steps that this formula has (src/domain/formula/wizard.ts decides them from the
  * source's and destination's additional settings, the custom-routing flag, file upload and draft).
- * Each step's screen saves its own part and says so (`step.saved`); leaving a step or the wizard
- * with unsaved changes asks first.
+ * The open step's editor (./stepEditor.ts, child `step`) loads and saves the step's own part and
+ * says so (`step.saved`, `step.dirty`); a step without one says so from its screen. Leaving a step
+ * or the wizard with unsaved changes asks first.
  */
-import { and, assign, fromPromise, setup } from 'xstate';
+import { and, assign, enqueueActions, fromPromise, setup } from 'xstate';
 import { isWizardStep, nextStep, WIZARD_STEPS, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
+import { stepEditorMachine } from './stepEditor.ts';
+import { hasStepEditor } from './wizardSteps.ts';
 
 export interface WizardInput {
   formulaId: string;
@@ -28,6 +31,8 @@ export interface WizardContext {
   /** where to go once leaving a step with unsaved changes is confirmed: a step, or out of the wizard */
   pending: WizardStep | 'close' | null;
   error: string | null;
+  /** the step the running step editor edits, if one runs */
+  editorStep: WizardStep | null;
 }
 
 export type WizardEvent =
@@ -80,6 +85,7 @@ export const wizardMachine = setup({
   },
   actors: {
     loadFormula: fromPromise<FormulaView, { formulaId: string }>(({ input }) => formulas.get(input.formulaId, { silent: true })),
+    stepEditor: stepEditorMachine,
   },
   guards: {
     hasNext: ({ context }) => neighbour(context, 1) !== null,
@@ -113,16 +119,31 @@ export const wizardMachine = setup({
     pendStep: assign({ pending: ({ context, event }) => (event.type === 'step.goto' && isWizardStep(event.step) ? event.step : event.type === 'step.back' ? neighbour(context, -1) : null) }),
     pendClose: assign({ pending: 'close' as const }),
     forgetPending: assign({ pending: null }),
+    /** the open step gets its own editor when it is another step than the running editor's */
+    openStepEditor: enqueueActions(({ context, enqueue, self }) => {
+      if (context.editorStep === context.step) return;
+      if (context.editorStep) enqueue.stopChild('step');
+      const edits = !!context.formula && hasStepEditor(context.step);
+      if (edits) enqueue.spawnChild('stepEditor', { id: 'step', input: { step: context.step, formula: context.formula!, parent: self } });
+      enqueue.assign({ editorStep: edits ? context.step : null });
+    }),
+    /** a fresh editor for the open step, after a save that may have changed the formula */
+    reopenStepEditor: enqueueActions(({ context, enqueue, self }) => {
+      if (context.editorStep) enqueue.stopChild('step');
+      const edits = !!context.formula && hasStepEditor(context.step);
+      if (edits) enqueue.spawnChild('stepEditor', { id: 'step', input: { step: context.step, formula: context.formula!, parent: self } });
+      enqueue.assign({ editorStep: edits ? context.step : null });
+    }),
   },
 }).createMachine({
   id: 'wizard',
   initial: 'loading',
   context: ({ input }) => ({
     formulaId: input.formulaId, requestedStep: input.step, formula: null, customRouting: input.customRouting,
-    step: 'data-sources', dirty: false, pending: null, error: null,
+    step: 'data-sources', dirty: false, pending: null, error: null, editorStep: null,
   }),
   on: {
-    'flags.changed': { actions: 'keepFlags' },
+    'flags.changed': { actions: ['keepFlags', 'openStepEditor'] },
   },
   states: {
     loading: {
@@ -132,11 +153,14 @@ export const wizardMachine = setup({
         input: ({ context }) => ({ formulaId: context.formulaId }),
         onDone: {
           target: 'open',
-          actions: assign({
+          actions: [
+            assign({
             formula: ({ event }) => event.output,
             step: ({ context, event }) => resolveStep({ formula: event.output, customRouting: context.customRouting }, context.requestedStep),
             error: null,
           }),
+            'openStepEditor',
+          ],
         },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => ((event.error as { status?: number }).status === 404 ? 'This formula does not exist, or belongs to another tenant.' : 'The formula could not be loaded.') }) },
       },
@@ -146,21 +170,21 @@ export const wizardMachine = setup({
     },
     open: {
       on: {
-        'step.next': { guard: 'hasNext', actions: 'goNext' },
+        'step.next': { guard: 'hasNext', actions: ['goNext', 'openStepEditor'] },
         'step.back': [
           { guard: and(['hasPrevious', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
-          { guard: 'hasPrevious', actions: 'goBack' },
+          { guard: 'hasPrevious', actions: ['goBack', 'openStepEditor'] },
         ],
         'step.goto': [
           { guard: and(['isOtherStep', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
-          { guard: 'isOtherStep', actions: 'goTo' },
+          { guard: 'isOtherStep', actions: ['goTo', 'openStepEditor'] },
         ],
         'step.dirty': { actions: 'markDirty' },
         'step.saved': [
-          { guard: 'hasNext', actions: ['keepSaved', 'goNext'] },
-          { actions: ['keepSaved', 'keepOpenStep'] },
+          { guard: 'hasNext', actions: ['keepSaved', 'goNext', 'openStepEditor'] },
+          { actions: ['keepSaved', 'keepOpenStep', 'reopenStepEditor'] },
         ],
-        'formula.changed': { actions: 'keepFormula' },
+        'formula.changed': { actions: ['keepFormula', 'openStepEditor'] },
         'wizard.close': [
           { guard: 'isDirty', target: 'confirmingLeave', actions: 'pendClose' },
           { target: 'closed' },
@@ -172,7 +196,7 @@ export const wizardMachine = setup({
       on: {
         'leave.confirm': [
           { guard: 'isLeavingWizard', target: 'closed' },
-          { target: 'open', actions: 'goPending' },
+          { target: 'open', actions: ['goPending', 'openStepEditor'] },
         ],
         'leave.cancel': { target: 'open', actions: 'forgetPending' },
       },

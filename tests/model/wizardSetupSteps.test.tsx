@@ -31,6 +31,7 @@ import { ReviewStep } from '../../src/views/wizard/steps/ReviewStep.tsx';
 import { browserTimeZone, RUN_ONCE_NOTE, SchedulingStep } from '../../src/views/wizard/steps/SchedulingStep.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
+import { startStepEditor } from '../support/stepEditors.ts';
 
 afterEach(() => {
   cleanup();
@@ -113,6 +114,8 @@ function renderStep(Step: ComponentType<StepProps>, step: WizardStep, formula: F
     step, formula, customRouting: false, canEdit: true,
     onDirtyChange: vi.fn(), onSaved: vi.fn(), onFormulaChange: vi.fn(), onBack: vi.fn(), onGoTo: vi.fn(), ...over,
   };
+  // a step that loads and saves through an editor gets one over the same fake services
+  props.editor ??= startStepEditor(step, formula, services, props);
   render(
     <MantineProvider>
       <Notifications />

@@ -14,6 +14,7 @@ import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import { can } from '../../domain/roles.ts';
 import { isCustomRoutingOn } from '../../machines/flags.ts';
+import type { StepEditorRef } from '../../machines/stepEditor.ts';
 import { stepsOf, wizardMachine } from '../../machines/wizard.ts';
 import { useAppActors, useFlagsActor } from '../shell/actors.tsx';
 import { REAL_WIZARD_SERVICES, WizardServicesContext, type StepProps, type WizardServices } from './step.tsx';
@@ -45,6 +46,7 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
   const customRouting = useSelector(flags, (s) => isCustomRoutingOn(s, formulaId));
   const wizard = useActorRef(logic, { input: { formulaId, step: urlStep, customRouting } });
   const state = useSelector(wizard, (s) => s);
+  const editor = useSelector(wizard, (s) => s.children.step as StepEditorRef | undefined);
   const small = useMediaQuery('(max-width: 48em)');
   const { formula, step, error } = state.context;
   const steps = useMemo(() => stepsOf(state.context), [state.context]);
@@ -137,6 +139,7 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
               <Screen
                 key={step}
                 step={step}
+                editor={editor}
                 formula={formula}
                 customRouting={state.context.customRouting}
                 canEdit={can(policies, 'formula', 'edit')}

@@ -3,10 +3,11 @@
  * a way to say it saved, and the shared Back / Save and continue actions with SPEC's messages
  * ('{step} has been saved', 'An error occured while saving {step}').
  */
-import { createContext, useCallback, useContext, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { Button, Group } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
+import type { StepEditorRef } from '../../machines/stepEditor.ts';
 import { REAL_WIZARD_SERVICES, type WizardServices } from '../../machines/wizardServices.ts';
 import type { FormulaView } from '../../services/formulas.ts';
 
@@ -33,6 +34,8 @@ export interface StepProps {
   onGoTo(step: WizardStep): void;
   /** the user may edit formulas; without it every step is read-only */
   canEdit: boolean;
+  /** the open step's editor, for a step that loads and saves through one (src/machines/wizardSteps.ts) */
+  editor?: StepEditorRef;
 }
 
 export const savedMessage = (step: WizardStep) => `${WIZARD_STEP_TITLES[step]} has been saved`;
@@ -61,6 +64,15 @@ export function useStepSave(props: Pick<StepProps, 'step' | 'onSaved'>) {
     }
   }, [props]);
   return { saving, run };
+}
+
+/** Says what a step editor's save came to: '{step} has been saved', or 'An error occured while saving {step}'. */
+export function useStepAnnouncements(editor: StepEditorRef) {
+  useEffect(() => {
+    const saved = editor.on('step.announceSaved', (e) => { notifications.show({ color: 'green', message: savedMessage(e.step) }); });
+    const failed = editor.on('step.announceSaveFailed', (e) => { notifications.show({ color: 'red', title: saveFailedMessage(e.step), message: e.detail ?? 'Try again.' }); });
+    return () => { saved.unsubscribe(); failed.unsubscribe(); };
+  }, [editor]);
 }
 
 /** Back, and the step's main action (Save and continue by default). */

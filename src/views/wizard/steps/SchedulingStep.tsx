@@ -6,19 +6,20 @@
  * stored: the range chosen here is checked with the same rule and offered as a choice, and says
  * so; it is not saved with the schedule.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { Alert, Button, Checkbox, Fieldset, Group, NativeSelect, Radio, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import * as v from 'valibot';
 import { issuesByField } from '../../../domain/connectors/fields.ts';
 import { CONTINUOUS_POLL_MINUTES, RUN_ONCE_MAX_DAYS, WEEKDAYS } from '../../../domain/formula/constants.ts';
 import { RunOnceSchema, ScheduleSchema, type Schedule } from '../../../domain/formula/parts.ts';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
-import { announceSaveFailed, announceSaved, problemOf, useReportDirty } from './shared.tsx';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import { browserTimeZone, scheduleFormOf, scheduleOf, type ScheduleForm as Form } from '../../../machines/wizardSteps.ts';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+
+export { browserTimeZone };
 
 export const RUN_ONCE_NOTE = 'Run once starts when the formula is active';
-
-/** The browser's own zone, which a new schedule starts with. */
-export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 function timeZones(current: string): string[] {
   const all = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
@@ -28,76 +29,11 @@ function timeZones(current: string): string[] {
 
 const dayLabel = (d: string) => d[0]!.toUpperCase() + d.slice(1);
 
-interface Form {
-  mode: 'scheduled' | 'continuous';
-  frequency: 'daily' | 'weekly';
-  day: string;
-  time: string;
-  timeZone: string;
-}
-
-const formOf = (s: Schedule | null): Form => ({
-  mode: s?.mode ?? 'scheduled',
-  frequency: s?.mode === 'scheduled' ? s.frequency : 'daily',
-  day: s?.mode === 'scheduled' && s.frequency === 'weekly' ? s.day : '',
-  time: s?.mode === 'scheduled' ? s.time : '02:00',
-  timeZone: s?.mode === 'scheduled' ? s.timeZone : browserTimeZone(),
-});
-
-const scheduleOf = (f: Form): unknown => (f.mode === 'continuous'
-  ? { mode: 'continuous' }
-  : f.frequency === 'daily'
-    ? { mode: 'scheduled', frequency: 'daily', time: f.time, timeZone: f.timeZone }
-    : { mode: 'scheduled', frequency: 'weekly', day: f.day, time: f.time, timeZone: f.timeZone });
-
 /** The schedule schema reports each option's own issues (it is nested on frequency). */
 const optionFor = (_f: Form): v.GenericSchema => ScheduleSchema;
 
 export function SchedulingStep(props: StepProps) {
-  const { formula, canEdit, onDirtyChange, onBack } = props;
-  const { formulas } = useWizardServices();
-  const [saved, setSaved] = useState<Schedule | null | undefined>(undefined);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [form, setForm] = useState<Form>(formOf(null));
-  const [runOnce, setRunOnce] = useState({ on: false, from: '', to: '' });
-  const [submitted, setSubmitted] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const zones = useMemo(() => timeZones(form.timeZone), [form.timeZone]);
-
-  const load = useCallback(() => {
-    setLoadError(null);
-    formulas.getPart(formula.id, 'schedule', { silent: true }).then(
-      (s) => { setSaved(s); setForm(formOf(s)); },
-      (err) => setLoadError(problemOf(err).detail ?? 'Try again.'),
-    );
-  }, [formula.id, formulas]);
-  useEffect(load, [load]);
-
-  const dirty = saved !== undefined && JSON.stringify(scheduleOf(form)) !== JSON.stringify(saved ? scheduleOf(formOf(saved)) : null);
-  useReportDirty(dirty, onDirtyChange);
-
-  const parsed = v.safeParse(ScheduleSchema, scheduleOf(form));
-  const issues = v.safeParse(optionFor(form), scheduleOf(form)).issues;
-  const errors = submitted && issues ? issuesByField(issues) : {};
-  const range = runOnce.on ? v.safeParse(RunOnceSchema, { from: runOnce.from, to: runOnce.to }) : null;
-  const rangeErrors = submitted && range && !range.success ? issuesByField(range.issues) : {};
-
-  async function save() {
-    setSubmitted(true);
-    if (!parsed.success || issues || (range && !range.success)) return;
-    setSaving(true);
-    try {
-      await formulas.putPart(formula.id, 'schedule', parsed.output, { silent: true });
-      // the formula's list of parts now holds the schedule
-      const updated = await formulas.get(formula.id, { silent: true }).catch(() => undefined);
-      announceSaved(props, updated);
-    } catch (err) {
-      announceSaveFailed(props.step, err);
-    } finally {
-      setSaving(false);
-    }
-  }
-
+  const { formula, onBack, editor } = props;
   if (formula.usesFileUpload) {
     return (
       <Stack>
@@ -106,21 +42,59 @@ export function SchedulingStep(props: StepProps) {
       </Stack>
     );
   }
-  if (loadError) {
+  return editor ? <ScheduleEditor {...props} editor={editor} /> : null;
+}
+
+/** The schedule as the step editor has it: read, then the form; a schedule that cannot be read offers Try again. */
+function ScheduleEditor(props: StepProps & { editor: StepEditorRef }) {
+  const { editor } = props;
+  useStepAnnouncements(editor);
+  const loading = useSelector(editor, (s) => s.matches('loading'));
+  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
+  const error = useSelector(editor, (s) => s.context.error);
+  const saved = useSelector(editor, (s) => s.context.data as Schedule | null | undefined);
+  if (unread) {
     return (
       <Alert color="red" role="alert" title="The schedule could not be read">
-        <Text size="sm">{loadError}</Text>
-        <Button size="xs" mt="sm" onClick={load}>Try again</Button>
+        <Text size="sm">{error}</Text>
+        <Button size="xs" mt="sm" onClick={() => editor.send({ type: 'retry' })}>Try again</Button>
       </Alert>
     );
   }
-  if (saved === undefined) return <Stack aria-label="Loading the schedule"><Skeleton h={36} /><Skeleton h={120} /></Stack>;
+  if (loading || saved === undefined) return <Stack aria-label="Loading the schedule"><Skeleton h={36} /><Skeleton h={120} /></Stack>;
+  return <ScheduleFields {...props} saved={saved} />;
+}
 
-  const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
+/** The fields of the schedule and of a run once; each change of the schedule is the editor's draft. */
+function ScheduleFields(props: StepProps & { editor: StepEditorRef; saved: Schedule | null }) {
+  const { canEdit, onBack, editor, saved } = props;
+  const [form, setForm] = useState<Form>(() => scheduleFormOf(saved));
+  const [runOnce, setRunOnce] = useState({ on: false, from: '', to: '' });
+  const [submitted, setSubmitted] = useState(false);
+  const saving = useSelector(editor, (s) => s.matches('saving'));
+  const zones = useMemo(() => timeZones(form.timeZone), [form.timeZone]);
+
+  const parsed = v.safeParse(ScheduleSchema, scheduleOf(form));
+  const issues = v.safeParse(optionFor(form), scheduleOf(form)).issues;
+  const errors = submitted && issues ? issuesByField(issues) : {};
+  const range = runOnce.on ? v.safeParse(RunOnceSchema, { from: runOnce.from, to: runOnce.to }) : null;
+  const rangeErrors = submitted && range && !range.success ? issuesByField(range.issues) : {};
+
+  function save() {
+    setSubmitted(true);
+    if (!parsed.success || issues || (range && !range.success)) return;
+    editor.send({ type: 'step.save' });
+  }
+
+  const set = (patch: Partial<Form>) => {
+    const next = { ...form, ...patch };
+    setForm(next);
+    editor.send({ type: 'draft.change', draft: scheduleOf(next) });
+  };
   const disabled = !canEdit;
 
   return (
-    <form onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate aria-label="Scheduling">
+    <form onSubmit={(e) => { e.preventDefault(); save(); }} noValidate aria-label="Scheduling">
       <Stack>
         <Radio.Group
           label="When the formula collects records" value={form.mode}
@@ -192,7 +166,7 @@ export function SchedulingStep(props: StepProps) {
 
         <StepActions
           onBack={onBack}
-          onSave={() => { if (canEdit) void save(); else props.onSaved(); }}
+          onSave={() => { if (canEdit) save(); else props.onSaved(); }}
           saving={saving}
           label={canEdit ? 'Save and continue' : 'Next'}
         />
