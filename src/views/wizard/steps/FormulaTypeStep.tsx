@@ -4,15 +4,16 @@
  * Salesforce, optionally a report, checked before it is kept) and the destination's object.
  * Changing either on a formula with mapping, matching or routing asks first (SPEC.md section 4).
  */
-import { useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
+import { useActorRef, useSelector } from '@xstate/react';
+import { fromPromise, waitFor } from 'xstate';
 import { Alert, Button, Checkbox, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
-import {
-  ADD_DATE_FILTER, INVALID_REPORT_ID, isSalesforceReportId, MISSING_ACCESS, SALESFORCE_REPORT_PROBLEMS,
-} from '../../../domain/connectionErrors.ts';
+import { ADD_DATE_FILTER, INVALID_REPORT_ID, MISSING_ACCESS } from '../../../domain/connectionErrors.ts';
 import type { SettingsValues } from '../../../domain/connectors/fields.ts';
 import type { ObjectInfo, SystemId } from '../../../domain/connectors/types.ts';
 import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { SAMPLE_ROWS } from '../../../domain/upload.ts';
+import { reportCheckMachine, type ReportFound } from '../../../machines/reportCheck.ts';
 import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
 import { ObjectPicker } from './ObjectPicker.tsx';
 import {
@@ -27,26 +28,18 @@ const PATTERN = '__pattern__';
 const FILE_PATTERN = /^[^/\\\u0000-\u001f]{1,200}$/;
 export const PATTERN_MESSAGE = 'Enter a file name, with * for any characters (for example donations-*.csv).';
 
-const REPORT_MESSAGES: Record<string, string> = {
-  [SALESFORCE_REPORT_PROBLEMS.invalid]: INVALID_REPORT_ID,
-  [SALESFORCE_REPORT_PROBLEMS.dateFilter]: ADD_DATE_FILTER,
-  [SALESFORCE_REPORT_PROBLEMS.access]: MISSING_ACCESS,
-};
 const REPORT_HINTS: Record<string, string> = {
   [INVALID_REPORT_ID]: 'No report has this id. Copy it from the report\'s address (it starts with 00O).',
   [ADD_DATE_FILTER]: 'Give the report a standard date filter in Salesforce, then check it again.',
   [MISSING_ACCESS]: 'The connected Salesforce user cannot read this report. Share it, or connect as a user who can.',
 };
 
-type ReportCheck =
-  | { status: 'idle' }
-  | { status: 'checking'; id: string }
-  | { status: 'valid'; id: string; name: string; dateFilterColumn: string }
-  | { status: 'invalid'; id: string; message: string };
-
-export function FormulaTypeStep(props: StepProps) {
+export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof reportCheckMachine }) {
   const { formula, canEdit, onDirtyChange, onBack, onGoTo } = props;
   const { integrations } = useWizardServices();
+  const reportLogic = useMemo(() => props.reportCheck ?? reportCheckMachine.provide({
+    actors: { checkReport: fromPromise<ReportFound, { dataSourceId: string; reportId: string }>(({ input }) => integrations.checkSalesforceReport(input.dataSourceId, input.reportId, { silent: true })) },
+  }), [props.reportCheck, integrations]);
   const update = useFormulaUpdate(props);
   const source = formula.sourceDataSource;
   const destination = formula.firstDestinationDataSource;
@@ -63,10 +56,12 @@ export function FormulaTypeStep(props: StepProps) {
   const savedReport = source?.settings.reportId ?? '';
   const [useReport, setUseReport] = useState(salesforce && !!savedReport);
   const [reportId, setReportId] = useState(savedReport);
-  const [report, setReport] = useState<ReportCheck>(savedReport ? { status: 'valid', id: savedReport, name: '', dateFilterColumn: '' } : { status: 'idle' });
+  const report = useActorRef(reportLogic, { input: { dataSourceId: source?.dataSourceId ?? '', savedReportId: savedReport } });
+  const checking = useSelector(report, (s) => s.matches('checking'));
+  const checked = useSelector(report, (s) => s.context);
+  const reportValid = useSelector(report, (s) => s.matches('valid'));
+  const reportInvalid = useSelector(report, (s) => s.matches('invalid'));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  // the check in flight: leaving the field and pressing Check report ask once
-  const inFlight = useRef<{ id: string; answer: Promise<boolean> } | null>(null);
 
   const chosenSource = patternMode ? pattern.trim() : sourceObject;
   const chosenReport = useReport ? reportId.trim() : '';
@@ -82,28 +77,11 @@ export function FormulaTypeStep(props: StepProps) {
     );
   }
 
-  /** Checks the report id: locally for its form, then with Salesforce. Answers whether it may be kept. */
-  function checkReport(id: string): Promise<boolean> {
-    if (report.status === 'valid' && report.id === id) return Promise.resolve(true);
-    if (!isSalesforceReportId(id)) {
-      setReport({ status: 'invalid', id, message: INVALID_REPORT_ID });
-      return Promise.resolve(false);
-    }
-    if (inFlight.current?.id === id) return inFlight.current.answer;
-    setReport({ status: 'checking', id });
-    const answer = integrations.checkSalesforceReport(source!.dataSourceId, id, { silent: true }).then(
-      (found) => {
-        setReport({ status: 'valid', id, name: found.name, dateFilterColumn: found.dateFilterColumn });
-        return true;
-      },
-      (err: unknown) => {
-        const p = problemOf(err);
-        setReport({ status: 'invalid', id, message: (p.title && REPORT_MESSAGES[p.title]) || p.detail || 'The report could not be checked.' });
-        return false;
-      },
-    ).finally(() => { if (inFlight.current?.id === id) inFlight.current = null; });
-    inFlight.current = { id, answer };
-    return answer;
+  /** Checks the report id (leaving the field and pressing Check report ask once). Answers whether it may be kept. */
+  async function checkReport(id: string): Promise<boolean> {
+    report.send({ type: 'report.check', id });
+    const done = await waitFor(report, (s) => !s.matches('checking'));
+    return done.matches('valid') && done.context.id === id;
   }
 
   async function save() {
@@ -136,7 +114,7 @@ export function FormulaTypeStep(props: StepProps) {
     await update.send(body);
   }
 
-  const reportError = report.status === 'invalid' && report.id === reportId.trim() ? report.message : undefined;
+  const reportError = reportInvalid && checked.id === reportId.trim() ? checked.message ?? undefined : undefined;
   const shown = { ...update.fieldErrors, ...errors };
 
   return (
@@ -193,15 +171,15 @@ export function FormulaTypeStep(props: StepProps) {
                     />
                     <Button
                       variant="default" mt={24} disabled={!canEdit || !reportId.trim()}
-                      loading={report.status === 'checking'} onClick={() => void checkReport(reportId.trim())}
+                      loading={checking} onClick={() => void checkReport(reportId.trim())}
                     >
                       Check report
                     </Button>
                   </Group>
                 )}
-                {useReport && report.status === 'valid' && report.id === reportId.trim() && report.name && (
+                {useReport && reportValid && checked.id === reportId.trim() && checked.name && (
                   <Text size="sm" role="status" c="green">
-                    {report.name}: rows are read by {report.dateFilterColumn}.
+                    {checked.name}: rows are read by {checked.dateFilterColumn}.
                   </Text>
                 )}
               </Stack>
@@ -219,7 +197,7 @@ export function FormulaTypeStep(props: StepProps) {
         <StepActions
           onBack={onBack}
           onSave={() => { if (canEdit) void save(); else props.onSaved(); }}
-          saving={update.saving || report.status === 'checking'}
+          saving={update.saving || checking}
           label={canEdit ? 'Save and continue' : 'Next'}
         />
       </Stack>
