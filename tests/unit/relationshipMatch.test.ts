@@ -42,7 +42,7 @@ function plan(connector: Connector, mapsReference = true): FormulaPlan {
     formula: { id: 'f1' },
     tenant: { records: { unsentNew: async () => new Set<string>(), firstsByCopyKeys: async () => [] } },
     references: mapsReference ? [{ field: 'constituentLookupId', object: 'constituents', by: 'lookupId', label: 'constituent' }] : [],
-  } as Partial<FormulaPlan> as FormulaPlan;
+  } as unknown as FormulaPlan;
 }
 
 const gifts = [
