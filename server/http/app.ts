@@ -24,6 +24,7 @@ import { formulaStatusStreamRouter } from './formulaStatusStream.ts';
 import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
 import { formulaRun } from '../jobs/formulaRun.ts';
 import { recordsSend } from '../jobs/recordsSend.ts';
+import { sandboxImport } from '../jobs/sandboxImport.ts';
 import { formulaRunsService } from '../services/formulaRuns.ts';
 import { createSecretBox, loadSecretKey } from '../connectors/secrets.ts';
 import { recordRefusal, type TokenVerifier } from './auth.ts';
@@ -127,7 +128,10 @@ export function createApp(deps: AppDeps) {
   app.route('/web-api/v1/formulas', formulasRouter(database.db, verifier, { config, secrets, runs }));
   app.route('/web-api/v1/records', recordsRouter(database.db, verifier, { config, secrets, sends: { queue: (p) => jobs.enqueue(recordsSend, p) } }));
   app.route(dataQueueService.basePath, dataQueueRouter(database.db, verifier));
-  app.route('/integrations/v1', integrationsRouter(database.db, verifier, { config, log, secrets }));
+  app.route('/integrations/v1', integrationsRouter(database.db, verifier, {
+    config, log, secrets,
+    imports: { queue: (p) => jobs.enqueue(sandboxImport, p), find: (by) => jobs.find(sandboxImport, by) },
+  }));
   app.route('/account-management/v1', accountManagementRouter(database.db, verifier, config));
   app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, {
     config, log,

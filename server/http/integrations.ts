@@ -4,16 +4,15 @@
  * server/services/connections.ts. Secrets never leave the server: not in answers, not in logs,
  * not in error details.
  */
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { integrationsService } from '../../src/domain/api/integrations.ts';
 import { extensionOf } from '../../src/domain/upload.ts';
 import type { Config } from '../config.ts';
 import { createSecretBox, loadSecretKey, type SecretBox } from '../connectors/secrets.ts';
 import type { Db } from '../db/database.ts';
-import { localFileStore, type FileStore } from '../db/fileStore.ts';
+import type { FileStore } from '../db/fileStore.ts';
 import { connectionsService } from '../services/connections.ts';
-import { sandboxImportService } from '../services/sandboxImport.ts';
+import { importFileStore, sandboxImportService, type ImportJobs } from '../services/sandboxImport.ts';
 import { isUuid, type TokenVerifier } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { receiveFile } from './multipartFile.ts';
@@ -30,6 +29,8 @@ export interface IntegrationsOptions {
   secrets?: SecretBox;
   /** where an imported file waits while it is read; default a folder under DATA_DIR */
   store?: FileStore;
+  /** the import job's queue (server/jobs/sandboxImport.ts), whose rows are the imports' statuses */
+  imports: ImportJobs;
 }
 
 export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: IntegrationsOptions) {
@@ -57,8 +58,8 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
   on(api.objects, async (c, { params }) => connections.objects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.refreshObjects, async (c, { params }) => connections.refreshObjects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.fields, async (c, { params }) => connections.fields(c.var.tenant, actor(c), idOf(params.id), params.object));
-  const store = opts.store ?? localFileStore(path.join(opts.config.dataDir, 'files'));
-  const imports = sandboxImportService({ store, limits: opts.config.sandboxImport });
+  const store = opts.store ?? importFileStore(opts.config);
+  const imports = sandboxImportService({ store, limits: opts.config.sandboxImport, jobs: opts.imports });
   // the file is read before the data source is looked up, as uploads are: a refusal of the body comes first
   on(api.importSandboxConstituents, async (c, { params }) => {
     const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.import`;
@@ -68,11 +69,15 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
     });
     if (received instanceof Response) return received;
     try {
-      return await imports.importFile(c.var.tenant, idOf(params.id), key);
-    } finally {
-      await store.remove(key).catch((err: unknown) => c.var.log.warn({ err }, 'could not remove an imported file'));
+      return await imports.start(c.var.tenant, actor(c), idOf(params.id), key, received.fileName);
+    } catch (err) {
+      // refused or not queued: the file is nobody's
+      await store.remove(key).catch((e: unknown) => c.var.log.warn({ err: e }, 'could not remove an imported file'));
+      throw err;
     }
   });
+  on(api.importStatus, async (c, { params }) => imports.status(c.var.tenant, idOf(params.id), isUuid(params.importId) ? params.importId : fail('not-found', 'No such import.')));
+  on(api.latestImport, async (c, { params }) => ({ latest: await imports.latest(c.var.tenant, idOf(params.id)) }));
   on(api.salesforceReport, async (c, { params }) => connections.salesforceReport(c.var.tenant, actor(c), idOf(params.id), params.reportId));
 
   return app;

@@ -29,9 +29,22 @@ export interface Jobs {
   enqueue<S extends PayloadSchema>(definition: JobDefinition<S>, payload: v.InferInput<S>, options?: EnqueueOptions): Promise<string | null>;
   /** A job's status as SPEC.md names it; null when pg-boss no longer holds the job. */
   runStatus(definition: AnyJobDefinition, id: string, now?: Date): Promise<JobRunStatus | null>;
+  /**
+   * The jobs of a definition with this id, or whose payload holds these fields, newest first, with
+   * their payloads and outputs: for work whose status is the job itself (an import's progress).
+   */
+  find(definition: AnyJobDefinition, by: { id: string } | { data: object }, now?: Date): Promise<FoundJob[]>;
   /** for GET /health */
   status(): Promise<{ ok: boolean; queues: number; detail?: string }>;
   stop(): Promise<void>;
+}
+
+export interface FoundJob {
+  id: string;
+  data: unknown;
+  output: unknown;
+  run: JobRunStatus;
+  createdOn: Date;
 }
 
 export interface StartJobsOptions extends JobDeps {
@@ -79,6 +92,12 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
     async runStatus(definition, id, now = new Date()) {
       const [job] = await boss.findJobs(definition.name, { id });
       return job ? jobRunStatus(job, now) : null;
+    },
+    async find(definition, by, now = new Date()) {
+      const found = await boss.findJobs(definition.name, 'id' in by ? { id: by.id } : { data: by.data });
+      return found
+        .map((job) => ({ id: job.id, data: job.data, output: job.output, run: jobRunStatus(job, now), createdOn: new Date(job.createdOn) }))
+        .sort((a, b) => b.createdOn.getTime() - a.createdOn.getTime());
     },
     async status() {
       try {
@@ -204,13 +223,16 @@ function errorOutput(err: unknown): object {
  * ends; matching retry_count and state leaves a newer attempt's row alone.
  */
 async function recordProgress(boss: PgBoss, name: string, job: JobWithMetadata<unknown>, progress: JobProgress): Promise<void> {
-  if (!Number.isFinite(progress.done) || progress.done < 0 || (progress.total !== undefined && !Number.isFinite(progress.total))) {
+  const counts = Object.entries(progress.counts ?? {});
+  if (!Number.isFinite(progress.done) || progress.done < 0 || (progress.total !== undefined && !Number.isFinite(progress.total))
+    || counts.length > 10 || counts.some(([, n]) => !Number.isFinite(n) || n < 0)) {
     throw new Error('Job progress counts must be finite numbers of at least 0.');
   }
   const clean: JobProgress = {
     done: progress.done,
     ...(progress.total !== undefined ? { total: progress.total } : {}),
     ...(progress.message !== undefined ? { message: progress.message.slice(0, 500) } : {}),
+    ...(counts.length ? { counts: Object.fromEntries(counts) } : {}),
   };
   await boss.getDb().executeSql(
     `update ${SCHEMA}.job set output = jsonb_build_object('progress', $3::jsonb)

@@ -9,5 +9,6 @@ import { identityCleanup } from './identityCleanup.ts';
 import { recordExport, recordExportSweep } from './recordExport.ts';
 import { recordsSend } from './recordsSend.ts';
 import { recordTallySweep } from './recordTallySweep.ts';
+import { sandboxImport } from './sandboxImport.ts';
 
-export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler, recordExport, recordExportSweep, recordsSend, recordTallySweep];
+export const JOBS: readonly AnyJobDefinition[] = [identityCleanup, formulaRun, formulaScheduler, recordExport, recordExportSweep, recordsSend, recordTallySweep, sandboxImport];

@@ -23,6 +23,8 @@ export interface JobProgress {
   done: number;
   total?: number;
   message?: string;
+  /** further counts of the work so far, by name (an import's constituents imported and rows refused) */
+  counts?: Record<string, number>;
 }
 
 /** What the mapper reads of a pg-boss job; dates may arrive as ISO text once they have crossed JSON. */

@@ -18,6 +18,7 @@ import { MAX_UPLOAD_BYTES } from '../../src/domain/upload.ts';
 import { csvOfSize, PNG } from '../support/flatFiles.ts';
 import { integrations, tenantSession, type TenantSession } from '../support/connections.ts';
 import { loadSandboxConstituents } from '../support/sandboxBulk.ts';
+import { awaitImport, type ImportView } from '../support/sandboxImports.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -33,7 +34,8 @@ let otherSandboxId: string;
 const IMPORT = (id: string) => `/integrations/v1/data-sources/${id}/sandbox-crm/import`;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // imports run as jobs
+  server = await startTestServer({ work: true });
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   viewer = await tenantSession(server.url, 'view.only@demo.tributary.test');
   pool = new pg.Pool({ connectionString: server.databaseUrl, max: 4 });
@@ -77,6 +79,14 @@ function importCsv(session: TenantSession, dataSourceId: string, csv: string | U
   const form = new FormData();
   form.append('file', new File([csv as BlobPart], fileName, { type: 'text/csv' }));
   return fetch(`${server.url}${IMPORT(dataSourceId)}`, { method: 'POST', headers: session.withTenant(tenantId), body: form });
+}
+
+/** an import that started, followed to its end */
+async function importToEnd(session: TenantSession, dataSourceId: string, csv: string | Uint8Array, fileName = 'constituents.csv', tenantId = session.tenantId) {
+  const res = await importCsv(session, dataSourceId, csv, fileName, tenantId);
+  const started = await res.json() as ImportView;
+  expect(res.status, JSON.stringify(started)).toBe(202);
+  return awaitImport(server.url, session.withTenant(tenantId), dataSourceId, started.id);
 }
 
 async function expectProblem(res: Response, status: number, title: string) {
@@ -285,10 +295,9 @@ describe('importing constituents from CSV', () => {
       '"Quoted, Jr.",Cleo,"Comma, Smith",cleo@example.org,+1 415 555 0107,"2 Quote St, Apt 3",,Oakland,CA,94607,,IMP-8,"multi',
       'line note"',
     ].join('\r\n');
-    const res = await importCsv(admin, sandboxId, csv);
-    const body = await res.json() as { imported: number; refused: { row: number; reason: string }[]; refusedCount: number };
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    expect(body).toEqual({
+    const view = await importToEnd(admin, sandboxId, csv);
+    expect(view.status, JSON.stringify(view)).toBe('imported');
+    expect(view.result).toEqual({
       imported: 3,
       refusedCount: 4,
       refused: [
@@ -314,24 +323,24 @@ describe('importing constituents from CSV', () => {
   it('imports a file of thousands of rows in batches, keys and all', async () => {
     const rows = ['First name,Last name,Email,Phone,Address line 1,City,State,Postal code'];
     for (let i = 0; i < 12_000; i++) rows.push(`Bulk${i},Batchley,bulk${i}@example.org,+1 (646) 55${String(i).padStart(5, '0')},${i} Bulk Road,Albany,NY,12207-${String(i % 10000).padStart(4, '0')}`);
-    const res = await importCsv(admin, sandboxId, `${rows.join('\n')}\n`);
-    expect(await res.json()).toEqual({ imported: 12_000, refused: [], refusedCount: 0 });
+    const view = await importToEnd(admin, sandboxId, `${rows.join('\n')}\n`);
+    expect(view.result).toEqual({ imported: 12_000, refused: [], refusedCount: 0 });
     expect(wrongKeys(await keyRows(admin.tenantId, "c.last_name = 'Batchley'"))).toEqual([]);
     const answers = await crm.searchMany!(ctx, 'constituents', [byEmail('bulk11999@example.org'), { criteria: [{ field: 'phone', value: '646-550-0007' }] }]);
     expect(answers.map((a) => a.map((r) => r.fields.firstName))).toEqual([['Bulk11999'], ['Bulk7']]);
   });
 
   it('refuses a file none of whose rows can be imported, naming the rows and reasons', async () => {
-    const res = await importCsv(admin, sandboxId, 'First name,Last name,Email\nAnn,,ann@example.org\nBen,Stone,not-mail\n');
-    const body = await expectProblem(res, 422, 'import-rows-refused');
-    expect(body).toMatchObject({ refusedCount: 2, refused: [{ row: 2, reason: 'The last name is missing.' }, { row: 3, reason: 'The e-mail address is not valid.' }] });
+    const view = await importToEnd(admin, sandboxId, 'First name,Last name,Email\nAnn,,ann@example.org\nBen,Stone,not-mail\n');
+    expect(view).toMatchObject({ status: 'refused', imported: 0, problem: { title: 'import-rows-refused', detail: "None of the file's 2 rows could be imported." } });
+    expect(view.problem).toMatchObject({ refusedCount: 2, refused: [{ row: 2, reason: 'The last name is missing.' }, { row: 3, reason: 'The e-mail address is not valid.' }] });
     expect(await crm.search(ctx, 'constituents', { criteria: [{ field: 'lastName', value: 'Stone' }, { field: 'firstName', value: 'Ben' }] })).toEqual([]);
   });
 
   it('lists the first 100 refused rows and counts them all', async () => {
     const rows = ['Last name,Email,Lookup ID', 'Keeper,keeper@example.org,KEEP-1'];
     for (let i = 0; i < 150; i++) rows.push(`Refused${i},bad-${i},`);
-    const body = await (await importCsv(admin, sandboxId, rows.join('\n'))).json() as { imported: number; refused: { row: number }[]; refusedCount: number };
+    const body = (await importToEnd(admin, sandboxId, rows.join('\n'))).result!;
     expect(body.imported).toBe(1);
     expect(body.refusedCount).toBe(150);
     expect(body.refused.map((r) => r.row)).toEqual(Array.from({ length: 100 }, (_, i) => i + 3));
@@ -358,8 +367,8 @@ describe('importing constituents from CSV', () => {
     const { rows } = await pool.query("select count(*)::int as n from sandbox_constituents where last_name in ('Intruder', 'Nobody', 'Viewer')");
     expect(rows[0].n).toBe(0);
     // the other tenant imports into its own
-    const res = await importCsv(admin, otherSandboxId, 'Last name,Email\nNeighbour,neighbour@example.org\n', 'n.csv', otherTenant);
-    expect(await res.json()).toMatchObject({ imported: 1 });
+    const view = await importToEnd(admin, otherSandboxId, 'Last name,Email\nNeighbour,neighbour@example.org\n', 'n.csv', otherTenant);
+    expect(view.result).toMatchObject({ imported: 1 });
     expect(await crm.search(ctx, 'constituents', byEmail('neighbour@example.org'))).toEqual([]);
     expect(await crm.search(otherCtx, 'constituents', byEmail('neighbour@example.org'))).toHaveLength(1);
   });

@@ -8,6 +8,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantSession, integrations, type TenantSession } from '../support/connections.ts';
+import { importFile } from '../support/sandboxImports.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const MAX_ROWS = 20_000;
@@ -19,7 +20,7 @@ let pool: pg.Pool;
 let sandboxId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { SANDBOX_IMPORT_MAX_ROWS: String(MAX_ROWS), SANDBOX_CRM_MAX_CONSTITUENTS: String(MAX_CONSTITUENTS) } });
+  server = await startTestServer({ work: true, env: { SANDBOX_IMPORT_MAX_ROWS: String(MAX_ROWS), SANDBOX_CRM_MAX_CONSTITUENTS: String(MAX_CONSTITUENTS) } });
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   pool = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
   const res = await integrations(server.url, admin.headers)('/data-sources');
@@ -30,11 +31,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-function importCsv(csv: string) {
-  const form = new FormData();
-  form.append('file', new File([csv], 'constituents.csv', { type: 'text/csv' }));
-  return fetch(`${server.url}/integrations/v1/data-sources/${sandboxId}/sandbox-crm/import`, { method: 'POST', headers: admin.headers, body: form });
-}
+/** the refusal answered at once, or the import's result once it has ended */
+const importCsv = async (csv: string) => {
+  const { res, view } = await importFile(server.url, admin.headers, sandboxId, csv);
+  return { status: res.status, json: async () => (view ? view.result ?? view.problem : res.json()) };
+};
 const held = async () => (await pool.query<{ n: number }>('select count(*)::int as n from sandbox_constituents where tenant_id = $1', [admin.tenantId])).rows[0]!.n;
 /** one-letter last names, as many as asked */
 const letters = (rows: number, letter = 'a') => `Last name\n${`${letter}\n`.repeat(rows)}`;

@@ -59,6 +59,33 @@ export const SandboxImportResultSchema = v.object({
   refusedCount: v.number(),
 });
 
+export const SANDBOX_IMPORT_STATUSES = ['waiting', 'importing', 'imported', 'refused', 'error'] as const;
+/**
+ * One import as the browser follows it: queued (waiting for the tenant's import before it),
+ * importing (rows read of the file's total, constituents imported so far, and a percent), then
+ * imported (the result), refused (the problem: nothing of the file went in) or error (stopped part
+ * way: the rows imported so far stay, the problem says how many).
+ */
+export const SandboxImportViewSchema = v.object({
+  id: v.string(),
+  dataSourceId: v.string(),
+  fileName: v.string(),
+  status: v.picklist(SANDBOX_IMPORT_STATUSES),
+  total: v.number(),
+  read: v.number(),
+  imported: v.number(),
+  refusedCount: v.number(),
+  percent: v.number(),
+  /** when imported */
+  result: v.nullable(SandboxImportResultSchema),
+  /** when refused or error: a problem as the error catalogue reads it */
+  problem: v.nullable(v.object({
+    title: v.string(), detail: v.string(), code: v.optional(v.string()),
+    refused: v.optional(v.array(v.object({ row: v.number(), reason: v.string() }))), refusedCount: v.optional(v.number()),
+  })),
+  createdOn: v.string(),
+});
+
 const view = { resource: 'datasource', action: 'view' } as const;
 const edit = { resource: 'datasource', action: 'edit' } as const;
 
@@ -104,14 +131,24 @@ export const integrationsService = service({
       summary: 'An object\'s fields.', problems: ['connection-failed', 'connection-error'],
     }),
     importSandboxConstituents: endpoint({
-      method: 'post', path: '/data-sources/:id/sandbox-crm/import', access: edit, response: SandboxImportResultSchema,
-      summary: 'Imports constituents into a Sandbox CRM data source from a CSV file sent as multipart/form-data in a part named "file" '
+      method: 'post', path: '/data-sources/:id/sandbox-crm/import', access: edit, response: SandboxImportViewSchema, status: 202,
+      summary: 'Starts an import of constituents into a Sandbox CRM data source from a CSV file sent as multipart/form-data in a part named "file" '
         + '(at most 15MB). Columns are read by header (First name, Last name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
         + 'Country, Title, Lookup ID, in the usual spellings); a lookup ID must be new to the tenant, and one is made when none is given. '
         + 'Bad rows are refused with their reasons; a file none of whose rows can be imported is refused as a whole, and so is a file of '
         + 'more than 50,000 rows or one that would take the tenant past 250,000 constituents (limits set by the server\'s configuration). '
-        + 'Rows go in a batch at a time, each batch committed on its own.',
+        + 'These limits and the file\'s structure are checked before the answer; the rows then go in a batch at a time, each batch '
+        + 'committed on its own, one import of a tenant after another. The answer is the import\'s status: follow it with importStatus.',
       problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-rows-refused', 'unsupported-media-type'],
+    }),
+    importStatus: endpoint({
+      method: 'get', path: '/data-sources/:id/sandbox-crm/imports/:importId', access: edit, response: SandboxImportViewSchema,
+      summary: 'An import\'s status: waiting, importing (rows read of the total, constituents imported so far, percent), imported '
+        + '(the result), refused or error (the problem). An import started by anyone of the tenant can be followed.',
+    }),
+    latestImport: endpoint({
+      method: 'get', path: '/data-sources/:id/sandbox-crm/imports', access: edit, response: v.object({ latest: v.nullable(SandboxImportViewSchema) }),
+      summary: 'The data source\'s latest import of the last day, so a page opened again finds the import it started.',
     }),
     salesforceReport: endpoint({
       method: 'get', path: '/data-sources/:id/salesforce/reports/:reportId', access: view,
