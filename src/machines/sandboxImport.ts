@@ -1,14 +1,17 @@
 /**
  * Importing constituents into a Sandbox CRM data source from a CSV file: the dialog opens for one
- * data source, a file is chosen and checked in the browser (.csv, at most 15MB, not empty), sent
- * with progress, and ends imported (how many, and the refused rows with their reasons), refused
- * (the file cannot be imported as it is) or failed (the server was not reached or broke: the same
- * file can be sent again). Another file can be chosen from every end.
+ * data source, a file is chosen and checked in the browser (.csv, at most 15MB, not empty), then
+ * sent with upload progress (sending). The server answers at once with the import it started, or
+ * refuses the file as it is (over a limit, unreadable); the import then runs on the server while
+ * its status is read again and again (importing: rows imported so far and a percent), and ends
+ * imported (how many, and the refused rows with their reasons), refused (nothing of the file went
+ * in) or failed (stopped part way on the server, or the file never reached it: only a file that
+ * was not taken can be sent again). Another file can be chosen from every end.
  */
 import { assign, fromCallback, setup, type AnyEventObject } from 'xstate';
 import type { Problem } from '../domain/errors.ts';
 import { checkImportFile } from '../domain/sandboxImport.ts';
-import { integrations, type SandboxImportResult } from '../services/integrations.ts';
+import { integrations, type SandboxImportResult, type SandboxImportView } from '../services/integrations.ts';
 import type { UploadOptions, UploadProgress } from '../services/postFile.ts';
 
 /** A refusal as the dialog shows it: the problem's title and detail, and the rows a whole-file refusal lists. */
@@ -21,7 +24,10 @@ export type SandboxImportEvent =
   | { type: 'import.cancel' }
   | { type: 'import.retry' }
   | { type: 'import.progress'; loaded: number; total: number }
-  | { type: 'import.succeeded'; result: SandboxImportResult }
+  /** the server took the file: its import has started (or waits for the tenant's import before it) */
+  | { type: 'import.accepted'; status: SandboxImportView }
+  /** the import's status, read again */
+  | { type: 'import.status'; status: SandboxImportView }
   | { type: 'import.failed'; status: number; problem: ImportProblem };
 
 export interface SandboxImportContext {
@@ -29,29 +35,67 @@ export interface SandboxImportContext {
   /** the data source's display name, for the dialog's title */
   name: string;
   file: File | null;
+  /** the upload's progress */
   progress: UploadProgress | null;
+  /** the import's latest status on the server, once the file was taken */
+  status: SandboxImportView | null;
   result: SandboxImportResult | null;
   problem: ImportProblem | null;
 }
 
-export type ImportFileFn = (dataSourceId: string, file: File, opts: UploadOptions) => Promise<SandboxImportResult>;
+export type ImportFileFn = (dataSourceId: string, file: File, opts: UploadOptions) => Promise<SandboxImportView>;
+export type ImportStatusFn = (dataSourceId: string, importId: string) => Promise<SandboxImportView>;
 
-/** Sends the file with `send` and reports progress, then the outcome, as events; leaving `importing` aborts it. */
+const failure = (err: unknown) => {
+  const e = err as { status?: number; problem?: ImportProblem };
+  return { type: 'import.failed', status: e.status ?? 0, problem: e.problem ?? {} } as const;
+};
+const isAbort = (err: unknown) => err instanceof DOMException && err.name === 'AbortError';
+
+/** Sends the file with `send` and reports progress, then the import the server started, as events; leaving `sending` aborts it. */
 export const createSendImport = (send: ImportFileFn) => fromCallback<AnyEventObject, { dataSourceId: string; file: File }>(({ input, sendBack }) => {
   const controller = new AbortController();
   send(input.dataSourceId, input.file, {
     signal: controller.signal,
     onProgress: (p) => sendBack({ type: 'import.progress', loaded: p.loaded, total: p.total }),
   }).then(
-    (result) => sendBack({ type: 'import.succeeded', result }),
-    (err: unknown) => {
-      if (err instanceof DOMException && err.name === 'AbortError') return;
-      const e = err as { status?: number; problem?: ImportProblem };
-      sendBack({ type: 'import.failed', status: e.status ?? 0, problem: e.problem ?? {} });
-    },
+    (status) => sendBack({ type: 'import.accepted', status }),
+    (err: unknown) => { if (!isAbort(err)) sendBack(failure(err)); },
   );
   return () => controller.abort();
 });
+
+const ENDED: ReadonlySet<SandboxImportView['status']> = new Set(['imported', 'refused', 'error']);
+
+/**
+ * Reads the import's status every `everyMs` until it ends, sending each as `import.status`. A
+ * status that cannot be read for now (not reached, a server error) is read again; one the server
+ * refuses (404: not this tenant's import any more) ends the watch as `import.failed`.
+ */
+export const createWatchImport = (read: ImportStatusFn, everyMs = 1000) =>
+  fromCallback<AnyEventObject, { dataSourceId: string; importId: string }>(({ input, sendBack }) => {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const next = () => { if (!controller.signal.aborted) timer = setTimeout(poll, everyMs); };
+    const poll = () => {
+      // an answer after the watch ended is dropped
+      read(input.dataSourceId, input.importId).then(
+        (status) => {
+          if (controller.signal.aborted) return;
+          sendBack({ type: 'import.status', status });
+          if (!ENDED.has(status.status)) next();
+        },
+        (err: unknown) => {
+          if (isAbort(err) || controller.signal.aborted) return;
+          const f = failure(err);
+          if (f.status >= 400 && f.status < 500) sendBack(f);
+          else next();
+        },
+      );
+    };
+    poll();
+    return () => { controller.abort(); clearTimeout(timer); };
+  });
 
 /** What the browser's own check says of a file, as the problem the server would answer. */
 const BROWSER_PROBLEMS = {
@@ -61,40 +105,53 @@ const BROWSER_PROBLEMS = {
 } as const;
 
 const checkOf = (file: File | null) => (file ? checkImportFile(file) : null);
+const statusIs = (event: SandboxImportEvent, status: SandboxImportView['status']) => event.type === 'import.status' && event.status.status === status;
 
 export const sandboxImportMachine = setup({
   types: {
     context: {} as SandboxImportContext,
     events: {} as SandboxImportEvent,
   },
-  actors: { sendImport: createSendImport((id, file, opts) => integrations.importSandboxConstituents(id, file, opts)) },
+  actors: {
+    sendImport: createSendImport((id, file, opts) => integrations.importSandboxConstituents(id, file, opts)),
+    watchImport: createWatchImport((id, importId) => integrations.sandboxImportStatus(id, importId, { silent: true })),
+  },
   guards: {
     isFileRefusedHere: ({ context }) => checkOf(context.file) !== null,
     // a 4xx is the file's (or the caller's) fault: sending it again changes nothing
     isRefusedByServer: ({ event }) => event.type === 'import.failed' && event.status >= 400 && event.status < 500,
+    isImported: ({ event }) => statusIs(event, 'imported'),
+    isRefusedWhileImporting: ({ event }) => statusIs(event, 'refused'),
+    isStoppedOnServer: ({ event }) => statusIs(event, 'error'),
+    // a file the server took is not sent again: its first rows may be in already
+    isUnsent: ({ context }) => context.status === null,
   },
   actions: {
     open: assign({
       dataSourceId: ({ event }) => (event.type === 'import.open' ? event.dataSourceId : null),
       name: ({ event }) => (event.type === 'import.open' ? event.name : ''),
-      file: null, progress: null, result: null, problem: null,
+      file: null, progress: null, status: null, result: null, problem: null,
     }),
     chooseFile: assign({
       file: ({ event }) => (event.type === 'file.select' ? event.file : null),
-      progress: null, result: null, problem: null,
+      progress: null, status: null, result: null, problem: null,
     }),
     refuseHere: assign({ problem: ({ context }) => ({ ...BROWSER_PROBLEMS[checkOf(context.file)!] }) }),
     startProgress: assign({ progress: ({ context }) => ({ loaded: 0, total: context.file?.size ?? 0 }), problem: null }),
     recordProgress: assign({
       progress: ({ event }) => (event.type === 'import.progress' ? { loaded: event.loaded, total: event.total } : null),
     }),
-    recordResult: assign({ result: ({ event }) => (event.type === 'import.succeeded' ? event.result : null) }),
+    recordStatus: assign({
+      status: ({ event, context }) => (event.type === 'import.status' || event.type === 'import.accepted' ? event.status : context.status),
+    }),
+    recordResult: assign({ result: ({ event }) => (event.type === 'import.status' ? event.status.result : null) }),
+    recordStatusProblem: assign({ problem: ({ event }) => (event.type === 'import.status' ? (event.status.problem as ImportProblem | null) : null) }),
     recordProblem: assign({ problem: ({ event }) => (event.type === 'import.failed' ? event.problem : null) }),
   },
 }).createMachine({
   id: 'sandboxImport',
   initial: 'closed',
-  context: { dataSourceId: null, name: '', file: null, progress: null, result: null, problem: null },
+  context: { dataSourceId: null, name: '', file: null, progress: null, status: null, result: null, problem: null },
   states: {
     closed: {
       on: { 'import.open': { target: 'choosing', actions: 'open' } },
@@ -109,20 +166,36 @@ export const sandboxImportMachine = setup({
     checking: {
       always: [
         { guard: 'isFileRefusedHere', target: 'refused', actions: 'refuseHere' },
-        { target: 'importing' },
+        { target: 'sending' },
       ],
     },
-    importing: {
+    // the file on its way; the server checks its limits before it answers
+    sending: {
       entry: 'startProgress',
       invoke: { src: 'sendImport', input: ({ context }) => ({ dataSourceId: context.dataSourceId!, file: context.file! }) },
       on: {
         'import.progress': { actions: 'recordProgress' },
-        'import.succeeded': { target: 'imported', actions: 'recordResult' },
+        'import.accepted': { target: 'importing', actions: 'recordStatus' },
         'import.failed': [
           { guard: 'isRefusedByServer', target: 'refused', actions: 'recordProblem' },
           { target: 'failed', actions: 'recordProblem' },
         ],
         'import.cancel': { target: 'choosing' },
+      },
+    },
+    // the server imports the rows; closing the dialog leaves it to go on
+    importing: {
+      invoke: { src: 'watchImport', input: ({ context }) => ({ dataSourceId: context.dataSourceId!, importId: context.status!.id }) },
+      on: {
+        'import.status': [
+          { guard: 'isImported', target: 'imported', actions: ['recordStatus', 'recordResult'] },
+          { guard: 'isRefusedWhileImporting', target: 'refused', actions: ['recordStatus', 'recordStatusProblem'] },
+          { guard: 'isStoppedOnServer', target: 'failed', actions: ['recordStatus', 'recordStatusProblem'] },
+          { actions: 'recordStatus' },
+        ],
+        // only a refusal ends the watch: a status that could not be read is read again
+        'import.failed': { guard: 'isRefusedByServer', target: 'failed', actions: 'recordProblem' },
+        'import.close': { target: 'closed' },
       },
     },
     imported: {
@@ -137,11 +210,11 @@ export const sandboxImportMachine = setup({
         'import.close': { target: 'closed' },
       },
     },
-    // not reached, or the server broke: the same file can be sent again
+    // not reached, the server broke, or the import stopped part way
     failed: {
       on: {
         'file.select': { target: 'checking', actions: 'chooseFile' },
-        'import.retry': { target: 'importing' },
+        'import.retry': { guard: 'isUnsent', target: 'sending' },
         'import.close': { target: 'closed' },
       },
     },

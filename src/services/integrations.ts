@@ -1,7 +1,7 @@
 /** The integrations gateway service (/integrations/v1): data sources, their tests, objects and fields. */
 import type * as v from 'valibot';
 import { fillPath } from '../domain/api/contract.ts';
-import { integrationsService, type FieldListSchema, type ObjectListSchema, type SandboxImportResultSchema, type TestResultSchema } from '../domain/api/integrations.ts';
+import { integrationsService, type FieldListSchema, type ObjectListSchema, type SandboxImportResultSchema, type SandboxImportViewSchema, type TestResultSchema } from '../domain/api/integrations.ts';
 import type { DataSourceView } from '../domain/connectors/catalogue.ts';
 import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
@@ -22,6 +22,7 @@ export type ObjectList = v.InferOutput<typeof ObjectListSchema>;
 /** fields as the contract gives them, `searchable` included */
 export type FieldList = v.InferOutput<typeof FieldListSchema>;
 export type SandboxImportResult = v.InferOutput<typeof SandboxImportResultSchema>;
+export type SandboxImportView = v.InferOutput<typeof SandboxImportViewSchema>;
 
 const client = serviceClient(integrationsService);
 
@@ -45,7 +46,10 @@ export const integrations = {
   checkSalesforceReport: (dataSourceId: string, reportId: string, o?: RequestOptions) =>
     client.call('salesforceReport', { params: { id: dataSourceId, reportId } }, o),
   /** a CSV of constituents into a Sandbox CRM data source, with upload progress */
-  importSandboxConstituents: (dataSourceId: string, file: File, opts?: UploadOptions): Promise<SandboxImportResult> =>
+  /** sends the file; the answer is the import's status as it starts */
+  importSandboxConstituents: (dataSourceId: string, file: File, opts?: UploadOptions): Promise<SandboxImportView> =>
     postFile(`${integrationsService.basePath}${fillPath(integrationsService.endpoints.importSandboxConstituents.path, { id: dataSourceId })}`, file, opts),
+  sandboxImportStatus: (dataSourceId: string, importId: string, o?: RequestOptions): Promise<SandboxImportView> =>
+    client.call('importStatus', { params: { id: dataSourceId, importId } }, o),
 };
 export type Integrations = typeof integrations;

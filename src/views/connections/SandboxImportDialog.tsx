@@ -1,7 +1,8 @@
 /**
  * The Sandbox CRM's 'Import constituents' dialog: a dropzone for one CSV file, progress while it is
- * sent and read, then how many constituents went in and the refused rows with their reasons. A
- * thin renderer of the sandbox import machine.
+ * sent, then while the server imports it (constituents imported so far, rows read of the file's,
+ * a percent), then how many constituents went in and the refused rows with their reasons. A thin
+ * renderer of the sandbox import machine.
  */
 import { useRef } from 'react';
 import { useSelector } from '@xstate/react';
@@ -38,10 +39,14 @@ function RefusedRows({ rows, total }: { rows: { row: number; reason: string }[];
 export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sandboxImportMachine> }) {
   const state = useSelector(actor, (s) => s);
   const openRef = useRef<() => void>(null);
-  const { name, file, progress, result, problem } = state.context;
-  const importing = state.matches('importing');
+  const { name, file, progress, status, result, problem } = state.context;
+  const sending = state.matches('sending');
+  const importing = sending || state.matches('importing');
   const ended = state.matches('imported') || state.matches('refused') || state.matches('failed');
   const percent = progress && progress.total > 0 ? Math.min(100, Math.round((progress.loaded / progress.total) * 100)) : 0;
+  const importLine = !status || status.status === 'waiting'
+    ? `${file?.name}: waiting for the import before it to finish…`
+    : `${count(status.imported, 'constituent')} imported so far: ${status.read.toLocaleString()} of ${count(status.total, 'row')} read (${status.percent}%)`;
   const choose = (files: FileWithPath[] | FileRejection[]) => {
     const first = files[0];
     const chosen = first && 'file' in first ? first.file : (first as File | undefined);
@@ -51,7 +56,7 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
   return (
     <Modal
       opened={!state.matches('closed')}
-      onClose={() => actor.send(importing ? { type: 'import.cancel' } : { type: 'import.close' })}
+      onClose={() => actor.send(sending ? { type: 'import.cancel' } : { type: 'import.close' })}
       title={`Import constituents into ${name}`}
       size="lg"
       centered
@@ -84,13 +89,21 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
           </Group>
         </Dropzone>
 
-        {importing && (
+        {sending && (
           <Stack gap={4}>
             <Text size="sm" aria-live="polite">
-              {percent < 100 ? `Sending ${file?.name}: ${percent}%` : `Importing the rows of ${file?.name}…`}
+              {percent < 100 ? `Sending ${file?.name}: ${percent}%` : `Checking ${file?.name}…`}
             </Text>
             <Progress value={percent} aria-label="Import progress" animated />
             <Button variant="default" w="fit-content" onClick={() => actor.send({ type: 'import.cancel' })}>Cancel</Button>
+          </Stack>
+        )}
+
+        {state.matches('importing') && (
+          <Stack gap={4}>
+            <Text size="sm" aria-live="polite" data-testid="sandbox-import-count">{importLine}</Text>
+            <Progress value={status?.percent ?? 0} aria-label="Import progress" animated />
+            <Text size="xs" c="dimmed">The import goes on on the server if this dialog is closed.</Text>
           </Stack>
         )}
 
@@ -108,6 +121,9 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
             <Stack gap="xs">
               {file?.name && <Text size="sm">{file.name}</Text>}
               {problem.detail && <Text size="sm">{problem.detail}</Text>}
+              {state.matches('failed') && status && status.imported > 0 && (
+                <Text size="sm">{count(status.imported, 'constituent')} of {count(status.total, 'row')} imported before it stopped.</Text>
+              )}
               <RefusedRows rows={problem.refused ?? []} total={problem.refusedCount ?? 0} />
             </Stack>
           </Alert>
@@ -120,7 +136,7 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
               {ended ? 'Import another file' : 'Choose a file'}
             </Button>
           )}
-          {!importing && <Button variant="default" onClick={() => actor.send({ type: 'import.close' })}>Close</Button>}
+          {!sending && <Button variant="default" onClick={() => actor.send({ type: 'import.close' })}>Close</Button>}
         </Group>
       </Stack>
     </Modal>
