@@ -5,6 +5,7 @@
  * by row.
  */
 import { ACCEPTED_EXTENSIONS } from '../../../src/domain/upload.ts';
+import { filePatternProblem, isFilePattern, matchesFilePattern } from '../../../src/domain/connectors/filePattern.ts';
 import type { ObjectInfo } from '../../../src/domain/connectors/types.ts';
 import { ConnectorInputError, processingError, type FieldInfo, type PullBatch, type PullOptions, type Watermark } from '../connector.ts';
 import { FlatFileError } from '../flatFile/tabular.ts';
@@ -27,11 +28,11 @@ export const ALL_FILES = '*';
 
 const accepted = (name: string) => ACCEPTED_EXTENSIONS.some((ext) => name.toLowerCase().endsWith(ext));
 
-/** A file name, or a pattern where * stands for any characters. */
-export function matches(pattern: string, name: string): boolean {
-  if (!pattern.includes('*')) return pattern === name;
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
-  return re.test(name);
+/** The accepted files the object names (a file, or a pattern where * stands for any characters), oldest first. */
+async function filesOf(folder: Folder, object: string): Promise<FolderFile[]> {
+  const problem = filePatternProblem(object);
+  if (problem) throw new ConnectorInputError(problem);
+  return (await tabularFiles(folder)).filter((f) => matchesFilePattern(object, f.name));
 }
 
 export async function tabularFiles(folder: Folder): Promise<FolderFile[]> {
@@ -57,9 +58,8 @@ function explain(err: unknown, name: string): never {
 
 /** A file's headers as fields; for a pattern, the newest matching file's. */
 export async function folderFields(folder: Folder, object: string): Promise<FieldInfo[]> {
-  const files = (await tabularFiles(folder)).filter((f) => matches(object, f.name));
-  const file = files.at(-1);
-  if (!file) throw new ConnectorInputError(object.includes('*') ? `No file matches ${object}.` : `There is no file named ${object}.`);
+  const file = (await filesOf(folder, object)).at(-1);
+  if (!file) throw new ConnectorInputError(isFilePattern(object) ? `No file matches ${object}.` : `There is no file named ${object}.`);
   const bytes = await folder.read(file.name, MAX_PULL_FILE_BYTES);
   const table = await describeTable(bytes, file.name).catch((e) => explain(e, file.name));
   return table.headers.map((h) => ({ name: h, label: h, type: 'string' as const }));
@@ -99,7 +99,7 @@ export async function* pullFolder(folder: Folder, object: string, since: Waterma
   const { batchSize = 500, window } = options;
   const mark = window ? null : parseFileWatermark(since);
   let watermark: Watermark | null = window ? null : since;
-  const files = (await tabularFiles(folder)).filter((f) => matches(object, f.name) && after(f, mark) && within(f, window));
+  const files = (await filesOf(folder, object)).filter((f) => after(f, mark) && within(f, window));
   for (const file of files) {
     const bytes = await folder.read(file.name, MAX_PULL_FILE_BYTES);
     const table = await readTable(bytes, file.name).catch((e) => explain(e, file.name));
@@ -132,5 +132,5 @@ export async function* pullFolder(folder: Folder, object: string, since: Waterma
  */
 export async function collectedFiles(folder: Folder, object: string, mark: FileMark, window?: PullOptions['window']): Promise<FolderFile[]> {
   // a partial mark's own file is not read whole yet
-  return (await tabularFiles(folder)).filter((f) => matches(object, f.name) && !after(f, mark) && within(f, window));
+  return (await filesOf(folder, object)).filter((f) => !after(f, mark) && within(f, window));
 }

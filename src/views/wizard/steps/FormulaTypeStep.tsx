@@ -10,6 +10,7 @@ import { fromPromise, waitFor } from 'xstate';
 import { Alert, Button, Checkbox, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
 import { ADD_DATE_FILTER, INVALID_REPORT_ID, MISSING_ACCESS } from '../../../domain/connectionErrors.ts';
 import type { SettingsValues } from '../../../domain/connectors/fields.ts';
+import { filePatternProblem } from '../../../domain/connectors/filePattern.ts';
 import type { ObjectInfo, SystemId } from '../../../domain/connectors/types.ts';
 import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { SAMPLE_ROWS } from '../../../domain/upload.ts';
@@ -87,6 +88,7 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
   async function save() {
     const found: Record<string, string> = {};
     if (patternMode && !FILE_PATTERN.test(pattern.trim())) found.pattern = PATTERN_MESSAGE;
+    else if (patternMode && filePatternProblem(pattern.trim())) found.pattern = filePatternProblem(pattern.trim())!;
     else if (!chosenSource) found.source = fileUpload ? 'Choose or upload a file' : 'Choose an object';
     if (!destinationObject) found.destination = 'Choose an object';
     setErrors(found);
