@@ -61,7 +61,7 @@ describe('what a pattern matches', () => {
 describe('no pattern holds the process', () => {
   const names = Array.from({ length: 50 }, (_, i) => `weekend-signups-2026-11-${String(i).padStart(2, '0')}-export-from-the-form.csv`);
   const folder = folderOf(names);
-  const timed = async <T>(work: () => Promise<T>) => {
+  const timed = async <T>(work: () => Promise<T>): Promise<{ value?: T; error?: unknown; ms: number }> => {
     const started = performance.now();
     const result = await work().then((value) => ({ value }), (error: unknown) => ({ error }));
     return { ...result, ms: performance.now() - started };
