@@ -13,6 +13,7 @@ import {
   type RecordDetail, type RecordPage, type RecordRowView, type RecordSendResult, type SortDirection,
 } from '../../src/domain/api/records.ts';
 import { decodeCursor, encodeCursor, type CursorKey } from '../../src/domain/cursor.ts';
+import { looksLikeEmail } from '../../src/domain/emailAddress.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import { SummaryFieldsSchema } from '../../src/domain/formula/parts.ts';
@@ -68,7 +69,6 @@ function positionOf(cursor: string, sort: RecordSort): { key: string; id: string
 
 // ------------------------------------------------------------------------------ inline edit
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[\d\s().-]{3,30}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -78,7 +78,7 @@ export function fieldValue(field: Pick<FieldInfo, 'type'>, input: string | numbe
   const text = typeof input === 'string' ? input.trim() : input;
   switch (field.type) {
     case 'string': return typeof text === 'boolean' ? undefined : String(text);
-    case 'email': return typeof text === 'string' && EMAIL.test(text) ? text : undefined;
+    case 'email': return typeof text === 'string' && looksLikeEmail(text) ? text : undefined;
     case 'phone': return typeof text === 'string' && PHONE.test(text) ? text : undefined;
     case 'number': {
       const n = typeof text === 'number' ? text : typeof text === 'string' && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;

@@ -329,6 +329,22 @@ describe('actions', () => {
     expect(emoji.status, await emoji.clone().text()).toBe(200);
   });
 
+  it('answers a hostile e-mail at once: past 1,000 characters by its length, below as incompatible, and keeps the value', async () => {
+    const [id] = await ids('new-records', 1);
+    // a@a.a.a...@ made the e-mail check backtrack over every dot: 78 KB held the server for 4.8 s
+    const hostile = (length: number) => `a@${'a.'.repeat(Math.floor((length - 3) / 2))}@`;
+    const started = performance.now();
+    const long = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { email: hostile(500_000) } } });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ code: 'validation-failed', detail: 'A text value can be at most 1,000 characters.' });
+    const short = await as.processor!(`${R}/${formula}/records/${id}`, { method: 'PATCH', body: { values: { email: hostile(999) } } });
+    expect(short.status).toBe(400);
+    expect(await short.json()).toMatchObject({ title: 'record-incompatible-data', errors: { email: 'Input contains incompatible data' } });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const kept = await json<RecordDetail>(await as.processor!(`${R}/${formula}/records/${id}`));
+    expect(String(kept.transformed?.email ?? '')).not.toContain('a.a.a.');
+  }, 30_000);
+
   it('send now writes each record once, however often it is asked', async () => {
     const three = await ids('new-records', 3);
     const before = (await tenant().sandboxCrm.counts()).constituents;

@@ -18,7 +18,8 @@ import {
 import type { Executor } from '../tenancy.ts';
 import { upsertConstituents } from './sandboxCrmWrites.ts';
 import { orderedUuid } from '../orderedUuid.ts';
-import { EMAIL, str, UUID } from './sandboxCrmValues.ts';
+import { looksLikeEmail } from '../../../src/domain/emailAddress.ts';
+import { str, UUID } from './sandboxCrmValues.ts';
 import { matchKey, MATCH_KEYS_VERSION, type KeyKind } from '../../../src/domain/formula/matchKeys.ts';
 
 type Tx = Parameters<Parameters<Executor['transaction']>[0]>[0];
@@ -532,7 +533,7 @@ function rowProblem(row: InputValues): string | null {
     if (v.length > MAX_VALUE_LENGTH) return `The ${INPUT_LABELS[f]} is longer than ${MAX_VALUE_LENGTH} characters.`;
     if (v.includes('\u0000')) return `The ${INPUT_LABELS[f]} contains the NUL character.`;
   }
-  if (row.email && !EMAIL.test(row.email)) return 'The e-mail address is not valid.';
+  if (row.email && !looksLikeEmail(row.email)) return 'The e-mail address is not valid.';
   return null;
 }
 

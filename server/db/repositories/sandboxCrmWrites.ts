@@ -18,7 +18,8 @@ import type { Executor } from '../tenancy.ts';
 import { MATCH_KEYS_VERSION } from '../../../src/domain/formula/matchKeys.ts';
 import { constituentKeys } from './sandboxCrm.ts';
 import { orderedUuid } from '../orderedUuid.ts';
-import { EMAIL, str, UUID } from './sandboxCrmValues.ts';
+import { looksLikeEmail } from '../../../src/domain/emailAddress.ts';
+import { str, UUID } from './sandboxCrmValues.ts';
 
 const ADDRESS_FIELDS = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'] as const;
 
@@ -47,7 +48,7 @@ function changeOf(item: UpsertItem): Change | string {
   if (item.id === undefined && !lastName) return 'A new constituent needs a last name.';
   const email = str(f.email);
   if (email) {
-    if (!EMAIL.test(email)) return `${email} is not an e-mail address.`;
+    if (!looksLikeEmail(email)) return `${email} is not an e-mail address.`;
     change.email = email;
   }
   const phone = str(f.phone);

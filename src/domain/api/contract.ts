@@ -8,6 +8,7 @@
 import type * as v from 'valibot';
 import type { ProblemTitle } from '../errors.ts';
 import type { Action, Resource } from '../roles.ts';
+import { capText } from './textCap.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -52,11 +53,18 @@ export interface Service<E extends Record<string, Endpoint> = Record<string, End
   endpoints: E;
 }
 
-/** Keeps an endpoint's literal schema types, so body and response stay typed where it is used. */
+/**
+ * Keeps an endpoint's literal schema types, so body and response stay typed where it is used; its
+ * body and query take text only up to a length (textCap.ts), whatever their fields say.
+ */
 export const endpoint = <
   B extends v.GenericSchema | undefined = undefined, R extends v.GenericSchema | null = null, const P extends string = string,
   Q extends QuerySchema | undefined = undefined,
->(e: Endpoint<B, R, P, Q>) => e;
+>(e: Endpoint<B, R, P, Q>): Endpoint<B, R, P, Q> => ({
+  ...e,
+  ...(e.body ? { body: capText(e.body) } : {}),
+  ...(e.query ? { query: capText(e.query) } : {}),
+});
 export const service = <E extends Record<string, Endpoint>>(s: Service<E>) => s;
 
 /** The body an endpoint takes, and the response it gives. */
