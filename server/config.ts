@@ -196,7 +196,8 @@ function smtpSettings(raw: string, from: string): SmtpSettings {
   if (!url.hostname) throw new Error('SMTP_URL must name the mail server\'s host');
   const secure = url.protocol === 'smtps:';
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
-  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from.replace(/^.*<([^>]*)>\s*$/, '$1').trim())) {
+  const named = /<([^<>]*)>$/.exec(from.trim());
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test((named ? named[1]! : from).trim())) {
     throw new Error(`SMTP_FROM must be an e-mail address such as no-reply@example.org or "Tributary <no-reply@example.org>", got "${from}"`);
   }
   return {

@@ -48,11 +48,11 @@ function parseV6(text: string): number[] | null {
   if (!net.isIPv6(text) || text.includes('%')) return null;
   let s = text.toLowerCase();
   // a dotted quad at the end becomes two groups
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
-  if (dotted) {
-    const q = parseV4(dotted[1]!);
+  const lastGroup = s.slice(s.lastIndexOf(':') + 1);
+  if (lastGroup.includes('.')) {
+    const q = parseV4(lastGroup);
     if (!q) return null;
-    s = `${s.slice(0, -dotted[1]!.length)}${((q[0] << 8) | q[1]).toString(16)}:${((q[2] << 8) | q[3]).toString(16)}`;
+    s = `${s.slice(0, -lastGroup.length)}${((q[0] << 8) | q[1]).toString(16)}:${((q[2] << 8) | q[3]).toString(16)}`;
   }
   const [head, tail] = s.split('::') as [string, string | undefined];
   const groups = (x: string) => (x === '' ? [] : x.split(':').map((g) => parseInt(g, 16)));

@@ -18,12 +18,12 @@ export interface FileStore {
   remove(key: string): Promise<void>;
 }
 
-/** Keys are slash-separated segments of letters, digits, dot, dash and underscore; never ".." */
-const KEY = /^(?!.*(?:^|\/)\.\.?(?:\/|$))[\w.-]+(?:\/[\w.-]+)*$/;
+/** Keys are slash-separated segments of letters, digits, dot, dash and underscore; never "." or ".." */
+const isKey = (key: string) => key.split('/').every((segment) => /^[\w.-]+$/.test(segment) && segment !== '.' && segment !== '..');
 
 export function localFileStore(root: string): FileStore {
   const resolve = (key: string) => {
-    if (!KEY.test(key)) throw new Error(`invalid file key: ${key}`);
+    if (!isKey(key)) throw new Error(`invalid file key: ${key}`);
     return path.join(root, ...key.split('/'));
   };
   return {

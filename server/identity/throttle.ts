@@ -71,7 +71,8 @@ export function withFailure(c: Counter, rule: Rule, s: SignInThrottleSettings, n
  */
 export function addressOf(remote: string | undefined): string {
   if (!remote) return 'unknown';
-  const address = remote.replace(/%.*$/, '').toLowerCase();
+  // an IPv6 zone (fe80::1%eth0) names the interface, not the client
+  const address = remote.split('%')[0]!.toLowerCase();
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
   if (mapped) return mapped[1]!;
   if (!address.includes(':')) return address;
@@ -79,7 +80,7 @@ export function addressOf(remote: string | undefined): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = tail === undefined ? left : [...left, ...Array(Math.max(8 - left.length - right.length, 0)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups.slice(0, 4).map((g) => (g.replace(/^0+/, '') || g.slice(0, 1))).join(':')}::/64`;
 }
 
 export type Admission =

@@ -180,7 +180,8 @@ export const FORMULA_SCREENS = SCREEN_IDS
 
 export function matchPattern(pattern: string, pathname: string): Record<string, string> | null {
   const want = pattern.split('/').filter(Boolean);
-  const have = pathname.replace(/\/+$/, '').split('/').filter(Boolean);
+  // trailing slashes leave empty segments, which go
+  const have = pathname.split('/').filter(Boolean);
   if (want.length !== have.length) return null;
   const params: Record<string, string> = {};
   for (const [i, seg] of want.entries()) {

@@ -42,7 +42,9 @@ const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28
 
 /** A custom number format shows a date or time when, outside quotes and brackets, it has d, m, y, h or s. */
 export function isDateFormat(code: string): boolean {
-  const bare = code.replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/\[(?![hms]+\])[^\]]*\]/gi, '');
+  const bare = code.replace(/"[^"]*"/g, '').replace(/\\./g, '')
+    // brackets hold colours and locales, but [h], [mm] and [ss] are elapsed time
+    .replace(/\[([^[\]]*)\]/g, (all, inner: string) => (/^[hms]+$/i.test(inner) ? all : ''));
   return /[dmyhs]/i.test(bare.split(';')[0] ?? '');
 }
 

@@ -10,6 +10,7 @@ import {
   ConnectorInputError, NotSupported, processingError, refused, transientProblem,
   type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type SourceRecord,
 } from '../connector.ts';
+import { looksLikeEmail } from '../../../src/domain/emailAddress.ts';
 import { PUBLIC_ONLY } from '../network.ts';
 import { megabytes, outboundRequest } from '../outboundHttp.ts';
 import { basic } from '../vendorHttp.ts';
@@ -168,7 +169,7 @@ function typeOf(v: unknown): FieldInfo['type'] {
   if (typeof v === 'string') {
     if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return 'date';
     if (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))) return 'datetime';
-    if (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) return 'email';
+    if (looksLikeEmail(v)) return 'email';
   }
   return 'string';
 }

@@ -20,7 +20,7 @@ const S_IFREG = 0o100000;
 
 /** OpenSSH's form of a host key fingerprint: SHA256: and unpadded base64. */
 export function sshFingerprint(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=$/, '')}`;
 }
 
 /** What becomes of a file once its rows are stored (the formula's afterRead setting). */
@@ -47,7 +47,8 @@ const statusOf = (err: unknown) => {
 async function open(ctx: ConnectorContext): Promise<Session> {
   const settings = ctx.settings;
   const checked = await resolveHost(settings.host!, ctx.network ?? PUBLIC_ONLY);
-  const pinned = settings.hostKeyFingerprint?.replace(/=+$/, '');
+  // the fingerprint's one padding character is optional (src/domain/connectors/files.ts)
+  const pinned = settings.hostKeyFingerprint?.replace(/=$/, '');
   let seenFingerprint = '';
   let hostKeyRefused = false;
   const byKey = settings.authenticationType === 'ssh-key';
@@ -108,7 +109,7 @@ export function suffixed(name: string, n: number): string {
 }
 const MAX_SUFFIX = 100;
 /** "/out/" and "/out" name one folder */
-const folderPath = (p: string) => (p ? path.posix.normalize(p).replace(/(.)\/+$/, '$1') : '');
+const folderPath = (p: string) => (p ? path.posix.normalize(p).replace(/(.)\/$/, '$1') : '');
 
 function sftpFolder(sftp: SFTPWrapper, folder: string): SftpFolder {
   const full = (name: string) => {

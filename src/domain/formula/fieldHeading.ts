@@ -10,7 +10,7 @@ export function fieldHeading(name: string): string {
   const words = name
     .replace(/__c$/i, '')
     .replace(/([a-z])([A-Z0-9])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .replace(/([0-9])([A-Za-z])/g, '$1 $2')
     .split(/[\s_.]+/)
     .filter(Boolean);

@@ -77,7 +77,8 @@ export function matchKey(kind: KeyKind, value: unknown): string | null {
   switch (kind) {
     case 'email': return t.toLowerCase();
     case 'phone': {
-      const digits = t.replace(/\s*(?:ext\.?|extension|x|#)\s*\d{1,6}$/i, '').replace(/\D/g, '');
+      // the space before an extension goes with the other non-digits
+      const digits = t.replace(/(?:ext\.?|extension|x|#)\s*\d{1,6}$/i, '').replace(/\D/g, '');
       return digits.length >= 7 ? digits.slice(-10) : null;
     }
     case 'firstName': {
