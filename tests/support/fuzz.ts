@@ -143,7 +143,8 @@ export function routesOf(app: { routes: { method: string; path: string; handler:
 /** The path with each parameter (and wildcard) replaced; values are percent-encoded here. */
 export function fillPath(route: RouteInfo, values: Record<string, string>): string {
   return route.path
-    .replace(/:(\w+)(\{[^}]*\})?\??/g, (_m, name: string) => encodeURIComponent(values[name] ?? 'fuzz'))
+    // a * in a value is encoded, so only the route's own wildcards are filled below
+    .replace(/:(\w+)(\{[^}]*\})?\??/g, (_m, name: string) => encodeURIComponent(values[name] ?? 'fuzz').replaceAll('*', '%2A'))
     .replace(/\*/g, 'fuzz');
 }
 
