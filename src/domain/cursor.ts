@@ -23,7 +23,11 @@ const KEY_OK: Record<CursorKey, (key: string) => boolean> = {
 
 export function encodeCursor(key: string, id: string): string {
   const bytes = new TextEncoder().encode(JSON.stringify([key, id]));
-  return btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  const base64 = btoa(String.fromCharCode(...bytes));
+  // base64 pads with at most two '='; cut by index, not by a pattern that backtracks
+  let end = base64.length;
+  while (end > 0 && base64[end - 1] === '=') end -= 1;
+  return base64.slice(0, end).replaceAll('+', '-').replaceAll('/', '_');
 }
 
 /** The position a cursor names, or null when it is not one this service wrote for that key. */
