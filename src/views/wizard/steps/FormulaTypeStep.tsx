@@ -11,12 +11,12 @@ import { Alert, Button, Checkbox, Fieldset, Group, Stack, Text, TextInput } from
 import { ADD_DATE_FILTER, INVALID_REPORT_ID, MISSING_ACCESS } from '../../../domain/connectionErrors.ts';
 import type { SettingsValues } from '../../../domain/connectors/fields.ts';
 import { filePatternProblem } from '../../../domain/connectors/filePattern.ts';
-import type { ObjectInfo, SystemId } from '../../../domain/connectors/types.ts';
+import type { SystemId } from '../../../domain/connectors/types.ts';
 import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { SAMPLE_ROWS } from '../../../domain/upload.ts';
 import { reportCheckMachine, type ReportFound } from '../../../machines/reportCheck.ts';
 import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
-import { ObjectPicker } from './ObjectPicker.tsx';
+import { ObjectField } from './ObjectField.tsx';
 import {
   announceSaved, problemOf, systemLabel, UploadSampleButton, uploadAsObject, useFormulaUpdate, useReportDirty, withObject,
 } from './shared.tsx';
@@ -53,7 +53,6 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
   const [patternMode, setPatternMode] = useState(folder && !!source?.object && source.object !== '*' && source.object.includes('*'));
   const [pattern, setPattern] = useState(patternMode ? source?.object ?? '' : '');
   const [destinationObject, setDestinationObject] = useState(destination?.object ?? '');
-  const [uploads, setUploads] = useState<ObjectInfo[]>([]);
   const savedReport = source?.settings.reportId ?? '';
   const [useReport, setUseReport] = useState(salesforce && !!savedReport);
   const [reportId, setReportId] = useState(savedReport);
@@ -124,7 +123,7 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
       <Stack>
         <Fieldset legend={`Source: ${source.displayName} (${systemLabel(source.system)})`}>
           <Stack>
-            <ObjectPicker
+            <ObjectField
               label={fileUpload ? 'Sample file' : 'Source object'}
               description={fileUpload
                 ? `Mapping reads the headers and first ${SAMPLE_ROWS} rows of this upload; later files of this formula must have the same headers.`
@@ -137,8 +136,14 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
                 setErrors((e) => ({ ...e, source: '', pattern: '' }));
               }}
               error={shown.source || undefined}
-              added={uploads}
               extra={folder ? [{ value: PATTERN, label: 'Files whose names match a pattern…' }] : []}
+              // a file just uploaded is listed and chosen
+              upload={fileUpload ? (add) => (
+                <UploadSampleButton
+                  disabled={!canEdit}
+                  onUploaded={(u) => { add(uploadAsObject(u)); setSourceObject(u.id); setErrors((e) => ({ ...e, source: '' })); }}
+                />
+              ) : undefined}
             >
               {patternMode && (
                 <TextInput
@@ -147,13 +152,7 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
                   onChange={(e) => setPattern(e.currentTarget.value)} error={shown.pattern || undefined}
                 />
               )}
-              {fileUpload && (
-                <UploadSampleButton
-                  disabled={!canEdit}
-                  onUploaded={(u) => { setUploads((list) => [uploadAsObject(u), ...list]); setSourceObject(u.id); setErrors((e) => ({ ...e, source: '' })); }}
-                />
-              )}
-            </ObjectPicker>
+            </ObjectField>
             {salesforce && (
               <Stack gap="xs">
                 <Checkbox
@@ -189,7 +188,7 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
           </Stack>
         </Fieldset>
         <Fieldset legend={`Destination: ${destination.displayName} (${systemLabel(destination.system)})`}>
-          <ObjectPicker
+          <ObjectField
             label="Destination object" dataSourceId={destination.dataSourceId} displayName={destination.displayName}
             system={destination.system} canEdit={canEdit} value={destinationObject}
             onChange={(value) => { setDestinationObject(value); setErrors((e) => ({ ...e, destination: '' })); }}
