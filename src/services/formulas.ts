@@ -1,12 +1,10 @@
 /** The formulas of the web API (/web-api/v1/formulas), typed by their contracts (src/domain/api/formulas.ts). */
-import type * as v from 'valibot';
-import { formulasService, type DryRunResult, type FormulaViewSchema, type SampleSchema } from '../domain/api/formulas.ts';
+import { formulasService, type DryRunResult, type FormulaSample, type FormulaView } from '../domain/api/formulas.ts';
 import type { CreateFormula, UpdateFormula } from '../domain/formula/formula.ts';
 import type { FormulaPartBody, FormulaPartName } from '../domain/formula/parts.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 
-export type FormulaView = v.InferOutput<typeof FormulaViewSchema>;
-export type FormulaSample = v.InferOutput<typeof SampleSchema>;
+export type { FormulaSample, FormulaView };
 
 const client = serviceClient(formulasService);
 

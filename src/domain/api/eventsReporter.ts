@@ -89,6 +89,7 @@ export const ActivityEventSchema = v.object({
   recordId: v.nullable(v.string()),
 });
 export type ActivityEventOut = v.InferOutput<typeof ActivityEventSchema>;
+export type ActivityEvent = ActivityEventOut;
 
 const view = { resource: 'history', action: 'view' } as const;
 

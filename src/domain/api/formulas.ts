@@ -196,3 +196,7 @@ export const formulasService = service({
     ...partEndpoints,
   },
 });
+
+/** A formula as the browser reads it, and a formula's sample: what views and machines hold. */
+export type FormulaView = FormulaViewOut;
+export type FormulaSample = v.InferOutput<typeof SampleSchema>;

@@ -14,7 +14,7 @@ import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import { activityHistoryMachine } from '../../machines/activityHistory.ts';
 import { columnPickerMachine, LAST_COLUMN_MESSAGE } from '../../machines/columnPicker.ts';
-import type { ActivityEvent } from '../../services/eventsReporter.ts';
+import type { ActivityEvent } from '../../domain/api/eventsReporter.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';

@@ -22,7 +22,7 @@ import { NoSourceNotice } from '../formulas/NoSourceNotice.tsx';
 import { ALL_FORMULAS, dataQueueTabsMachine, orderNotice, type DataQueueTabsEvent, type DataQueueTabsState } from '../../machines/dataQueueTabs.ts';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 import { CommandDialogs, ConnectionLine, type JobActor } from '../formulas/FormulaLive.tsx';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';

@@ -14,7 +14,7 @@ import { CARD_COUNTS, VALIDATION_COUNT_PREFIX } from '../../domain/dataQueue.ts'
 import type { Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import type { JobStatusState } from '../../machines/jobStatus.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 import { CommandButton, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from '../formulas/FormulaLive.tsx';
 import { MenuButton, MenuItem } from '../../ui/MenuButton.tsx';
 import classes from './DataQueue.module.css';

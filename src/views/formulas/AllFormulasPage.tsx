@@ -21,7 +21,7 @@ import { ROUTES } from '../../domain/screens.ts';
 import { NoSourceNotice } from './NoSourceNotice.tsx';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';
 import { CommandButton, CommandDialogs, ConnectionLine, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from './FormulaLive.tsx';

@@ -18,7 +18,7 @@ import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import type { FormulaListStatus, JobStatus } from '../../domain/formula/statuses.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { connectionOf, lastRunCounts, pendingCommand, retryLine, type jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 import { UploadToFormulaDialog } from './UploadToFormulaDialog.tsx';
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -17,7 +17,7 @@ import {
   type ValidationRule,
 } from '../../domain/formula/parts.ts';
 import type { WizardStep } from '../../domain/formula/wizard.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 import type { WizardServices } from './step.tsx';
 
 export type SummaryParts = { [P in FormulaPartName]?: FormulaPartBody[P] | null };

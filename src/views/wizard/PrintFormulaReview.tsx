@@ -10,7 +10,7 @@ import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/cor
 import { IconPrinter } from '@tabler/icons-react';
 import { isCustomRoutingOn } from '../../machines/flags.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 import { FlagsActorContext } from '../shell/actors.tsx';
 import { FormulaSummary, useSummaryData } from './FormulaSummary.tsx';
 import { useWizardServices } from './step.tsx';

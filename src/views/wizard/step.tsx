@@ -9,7 +9,7 @@ import { notifications } from '@mantine/notifications';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import type { StepEditorRef } from '../../machines/stepEditor.ts';
 import { REAL_WIZARD_SERVICES, type WizardServices } from '../../machines/wizardServices.ts';
-import type { FormulaView } from '../../services/formulas.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
 
 export type { WizardServices };
 export { REAL_WIZARD_SERVICES };

@@ -15,7 +15,7 @@ import { PROBLEM_TITLES } from '../../../domain/errors.ts';
 import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { FORMULA_PARTS, type FormulaPartName } from '../../../domain/formula/parts.ts';
 import type { UploadSummary } from '../../../domain/upload.ts';
-import type { FormulaView } from '../../../services/formulas.ts';
+import type { FormulaView } from '../../../domain/api/formulas.ts';
 import { saveFailedMessage, savedMessage, useWizardServices, type StepProps } from '../step.tsx';
 
 export type Role = 'source' | 'destination';

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FieldInfo } from '../../../../domain/api/integrations.ts';
 import { REFUSED_MESSAGES, requestFailure } from '../../../../domain/errors.ts';
-import type { FormulaSample, FormulaView } from '../../../../services/formulas.ts';
+import type { FormulaSample, FormulaView } from '../../../../domain/api/formulas.ts';
 import { useWizardServices } from '../../step.tsx';
 import type { SavedParts } from './mappingForm.ts';
 

@@ -9,7 +9,7 @@ import { ActionIcon, Alert, Button, Group, List, Skeleton, Stack, Text } from '@
 import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconTrash } from '@tabler/icons-react';
 import { REFUSED_MESSAGES, requestFailure } from '../../../../domain/errors.ts';
 import type { FieldRef } from '../../../../domain/formula/recommendedScenarios.ts';
-import type { FormulaView } from '../../../../services/formulas.ts';
+import type { FormulaView } from '../../../../domain/api/formulas.ts';
 import { saveFailedMessage, type StepProps, type WizardServices } from '../../step.tsx';
 
 /** A field offered in a list: its name is saved, its label is read. */

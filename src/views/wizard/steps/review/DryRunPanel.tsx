@@ -12,7 +12,7 @@ import type { DryRunResult, DryRunSample } from '../../../../domain/api/formulas
 import { BUCKETS, type Bucket } from '../../../../domain/formula/statuses.ts';
 import type { WizardStep } from '../../../../domain/formula/wizard.ts';
 import { DRY_RUN_LIMIT, dryRunMachine, runDryRunWith, type DryRunFailure } from '../../../../machines/dryRun.ts';
-import type { FormulaView } from '../../../../services/formulas.ts';
+import type { FormulaView } from '../../../../domain/api/formulas.ts';
 import { useWizardServices } from '../../step.tsx';
 import { missingItem } from '../ProcessingStep.tsx';
 
