@@ -1,14 +1,17 @@
 /**
  * Importing constituents into a Sandbox CRM data source from a CSV file: the dialog opens for one
- * data source, a file is chosen and checked in the browser (.csv, at most 15MB, not empty), then
- * sent with upload progress (sending). The server answers at once with the import it started, or
+ * data source and first reads its latest import (resuming): one still waiting or importing on the
+ * server is followed again (the dialog was closed, or the page reloaded, while it ran), so no
+ * second import is started beside it; one that ended is shown as the last import; a read that
+ * fails does not stand in the way of a new import. Then a file is chosen and checked in the
+ * browser (.csv, at most 15MB, not empty), then sent with upload progress (sending). The server answers at once with the import it started, or
  * refuses the file as it is (over a limit, unreadable); the import then runs on the server while
  * its status is read again and again (importing: rows imported so far and a percent), and ends
  * imported (how many, and the refused rows with their reasons), refused (nothing of the file went
  * in) or failed (stopped part way on the server, or the file never reached it: only a file that
  * was not taken can be sent again). Another file can be chosen from every end.
  */
-import { assign, fromCallback, setup, type AnyEventObject } from 'xstate';
+import { assign, fromCallback, fromPromise, setup, type AnyEventObject } from 'xstate';
 import type { Problem } from '../domain/errors.ts';
 import { checkImportFile } from '../domain/sandboxImport.ts';
 import { integrations, type SandboxImportResult, type SandboxImportView } from '../services/integrations.ts';
@@ -37,14 +40,19 @@ export interface SandboxImportContext {
   file: File | null;
   /** the upload's progress */
   progress: UploadProgress | null;
-  /** the import's latest status on the server, once the file was taken */
+  /** the import's latest status on the server, once the file was taken (or the running import found on opening) */
   status: SandboxImportView | null;
+  /** the data source's last import, ended, as read on opening: shown until a file is chosen */
+  last: SandboxImportView | null;
   result: SandboxImportResult | null;
   problem: ImportProblem | null;
 }
 
 export type ImportFileFn = (dataSourceId: string, file: File, opts: UploadOptions) => Promise<SandboxImportView>;
-export type ImportStatusFn = (dataSourceId: string, importId: string) => Promise<SandboxImportView>;
+/** `signal` fires when the watch ends (the dialog closed): a read in flight is not wanted any more */
+export type ImportStatusFn = (dataSourceId: string, importId: string, signal: AbortSignal) => Promise<SandboxImportView>;
+/** `signal` fires when the dialog is closed before the answer: the answer is not wanted any more */
+export type LatestImportFn = (dataSourceId: string, signal: AbortSignal) => Promise<SandboxImportView | null>;
 
 const failure = (err: unknown) => {
   const e = err as { status?: number; problem?: ImportProblem };
@@ -65,6 +73,10 @@ export const createSendImport = (send: ImportFileFn) => fromCallback<AnyEventObj
   return () => controller.abort();
 });
 
+/** Reads the data source's latest import of the last day (null when there is none). */
+export const createReadLatestImport = (read: LatestImportFn) =>
+  fromPromise<SandboxImportView | null, { dataSourceId: string }>(({ input, signal }) => read(input.dataSourceId, signal));
+
 const ENDED: ReadonlySet<SandboxImportView['status']> = new Set(['imported', 'refused', 'error']);
 
 /**
@@ -79,7 +91,7 @@ export const createWatchImport = (read: ImportStatusFn, everyMs = 1000) =>
     const next = () => { if (!controller.signal.aborted) timer = setTimeout(poll, everyMs); };
     const poll = () => {
       // an answer after the watch ended is dropped
-      read(input.dataSourceId, input.importId).then(
+      read(input.dataSourceId, input.importId, controller.signal).then(
         (status) => {
           if (controller.signal.aborted) return;
           sendBack({ type: 'import.status', status });
@@ -105,6 +117,7 @@ const BROWSER_PROBLEMS = {
 } as const;
 
 const checkOf = (file: File | null) => (file ? checkImportFile(file) : null);
+const latestOf = ({ event }: { event: { output: SandboxImportView | null } }) => event.output;
 const statusIs = (event: SandboxImportEvent, status: SandboxImportView['status']) => event.type === 'import.status' && event.status.status === status;
 
 export const sandboxImportMachine = setup({
@@ -115,8 +128,12 @@ export const sandboxImportMachine = setup({
   actors: {
     sendImport: createSendImport((id, file, opts) => integrations.importSandboxConstituents(id, file, opts)),
     watchImport: createWatchImport((id, importId) => integrations.sandboxImportStatus(id, importId, { silent: true })),
+    // silent: a latest import that cannot be read only means a new one may be started
+    readLatestImport: createReadLatestImport((id) => integrations.latestSandboxImport(id, { silent: true })),
   },
   guards: {
+    // an import of this data source the server has not finished: the dialog follows it rather than offer a second
+    isRunning: (_, latest: SandboxImportView | null) => latest !== null && !ENDED.has(latest.status),
     isFileRefusedHere: ({ context }) => checkOf(context.file) !== null,
     // a 4xx is the file's (or the caller's) fault: sending it again changes nothing
     isRefusedByServer: ({ event }) => event.type === 'import.failed' && event.status >= 400 && event.status < 500,
@@ -130,11 +147,13 @@ export const sandboxImportMachine = setup({
     open: assign({
       dataSourceId: ({ event }) => (event.type === 'import.open' ? event.dataSourceId : null),
       name: ({ event }) => (event.type === 'import.open' ? event.name : ''),
-      file: null, progress: null, status: null, result: null, problem: null,
+      file: null, progress: null, status: null, last: null, result: null, problem: null,
     }),
+    resume: assign((_, latest: SandboxImportView | null) => ({ status: latest })),
+    recordLast: assign((_, latest: SandboxImportView | null) => ({ last: latest })),
     chooseFile: assign({
       file: ({ event }) => (event.type === 'file.select' ? event.file : null),
-      progress: null, status: null, result: null, problem: null,
+      progress: null, status: null, last: null, result: null, problem: null,
     }),
     refuseHere: assign({ problem: ({ context }) => ({ ...BROWSER_PROBLEMS[checkOf(context.file)!] }) }),
     startProgress: assign({ progress: ({ context }) => ({ loaded: 0, total: context.file?.size ?? 0 }), problem: null }),
@@ -151,10 +170,25 @@ export const sandboxImportMachine = setup({
 }).createMachine({
   id: 'sandboxImport',
   initial: 'closed',
-  context: { dataSourceId: null, name: '', file: null, progress: null, status: null, result: null, problem: null },
+  context: { dataSourceId: null, name: '', file: null, progress: null, status: null, last: null, result: null, problem: null },
   states: {
     closed: {
-      on: { 'import.open': { target: 'choosing', actions: 'open' } },
+      on: { 'import.open': { target: 'resuming', actions: 'open' } },
+    },
+    // is an import of this data source still running on the server (the dialog closed, the page reloaded)?
+    resuming: {
+      invoke: {
+        id: 'readLatestImport',
+        src: 'readLatestImport',
+        input: ({ context }) => ({ dataSourceId: context.dataSourceId! }),
+        onDone: [
+          { guard: { type: 'isRunning', params: latestOf }, target: 'importing', actions: { type: 'resume', params: latestOf } },
+          { target: 'choosing', actions: { type: 'recordLast', params: latestOf } },
+        ],
+        // never stands in the way of a new import: the server queues a tenant's imports one after another anyway
+        onError: { target: 'choosing' },
+      },
+      on: { 'import.close': { target: 'closed' } },
     },
     choosing: {
       on: {

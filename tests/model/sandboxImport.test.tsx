@@ -1,9 +1,10 @@
 /**
  * Model-based tests of the Sandbox CRM import machine on the real Connections screen. Paths come
  * from the machine's graph; each event is a user action (Import constituents, choose a file,
- * Cancel, Try again, Close) or an answer of the fake server (upload progress, the import it
- * started, its status read again: importing, imported, refused, stopped; a refusal); each state
- * is what the dialog shows. The machine's real sendImport and watchImport actors run over the fake.
+ * Cancel, Try again, Close) or an answer of the fake server (the data source's latest import read
+ * on opening: none, still running, ended, unreadable; upload progress, the import it started, its
+ * status read again: importing, imported, refused, stopped; a refusal); each state is what the
+ * dialog shows. The machine's real readLatestImport, sendImport and watchImport actors run over the fake.
  */
 import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -11,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { messageForProblem } from '../../src/domain/errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../src/domain/upload.ts';
-import { createSendImport, createWatchImport, sandboxImportMachine, type ImportProblem, type SandboxImportEvent } from '../../src/machines/sandboxImport.ts';
+import { createReadLatestImport, createSendImport, createWatchImport, sandboxImportMachine, type ImportProblem, type SandboxImportEvent } from '../../src/machines/sandboxImport.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { SandboxImportResult, SandboxImportView } from '../../src/services/integrations.ts';
 import type { UploadOptions } from '../../src/services/postFile.ts';
@@ -27,11 +28,13 @@ const SANDBOX = FAKE_SOURCES.find((s) => s.system === 'sandbox-crm')!;
 function fakeServerFor() {
   const send = fakeCall<{ dataSourceId: string; file: File; opts: UploadOptions }, SandboxImportView>('import');
   const read = fakeCall<{ dataSourceId: string; importId: string }, SandboxImportView>('import status');
+  const latest = fakeCall<string, SandboxImportView | null>('latest import');
   return {
+    /** the data source's latest import, read when the dialog opens */
+    latest,
+    get latestReads() { return latest.calls; },
     get calls() { return send.calls.map((c) => `${c.dataSourceId}:${c.file.name}`); },
     get reads() { return read.calls.map((c) => `${c.dataSourceId}:${c.importId}`); },
-    send: (dataSourceId: string, file: File, opts: UploadOptions) => send.call({ dataSourceId, file, opts }, opts.signal),
-    read: (dataSourceId: string, importId: string) => read.call({ dataSourceId, importId }),
     progress(loaded: number, total: number) { send.next!.opts.onProgress?.({ loaded, total }); },
     accept(status: SandboxImportView) { send.resolve(status); },
     /** answers the status read the watch is waiting on */
@@ -39,6 +42,14 @@ function fakeServerFor() {
       await waitFor(() => expect(read.next).not.toBeNull());
       read.resolve(status);
     },
+    /** the machine's real actors over this server */
+    machine: (machine = sandboxImportMachine) => machine.provide({
+      actors: {
+        readLatestImport: createReadLatestImport((dataSourceId, signal) => latest.call(dataSourceId, signal)),
+        sendImport: createSendImport((dataSourceId, f, opts) => send.call({ dataSourceId, file: f, opts }, opts.signal)),
+        watchImport: createWatchImport((dataSourceId, importId, signal) => read.call({ dataSourceId, importId }, signal), 0),
+      },
+    }),
     // whichever call is waiting: the file's, or a status read
     refuse(status: number, problem: ImportProblem) { (read.next ? read : send).reject(new ApiError(status, problem, { silent: true })); },
   };
@@ -80,6 +91,12 @@ const STOPPED = importView({
   problem: { title: 'server-error', detail: 'The import stopped before the end of the file. The 20,000 constituents imported before it stopped stay in the Sandbox CRM; import the rest from a file of the rows not yet in it.' },
 });
 const STATUSES = [MIDWAY, DONE(ALL_IN), DONE(SOME_REFUSED), REFUSED_LATE, STOPPED];
+/** the data source's latest import as the dialog finds it on opening: none, still running (the dialog was closed, the page reloaded), or ended */
+const LATEST = [null, WAITING, MIDWAY, ...STATUSES.slice(1)];
+const LATEST_UNREADABLE = [
+  new ApiError(0, { title: 'network', detail: 'The server could not be reached.' }, { silent: true }),
+  new ApiError(500, { title: 'server-error', detail: 'A server error occured. Please try again later.' }, { silent: true }),
+];
 
 const REFUSALS: { status: number; problem: ImportProblem }[] = [
   { status: 422, problem: { title: 'import-rows-refused', detail: "None of the file's 2 rows could be imported.", refusedCount: 2, refused: [{ row: 2, reason: 'The last name is missing.' }, { row: 3, reason: 'The e-mail address is not valid.' }] } },
@@ -90,6 +107,8 @@ const REFUSALS: { status: number; problem: ImportProblem }[] = [
 
 const EVENTS: SandboxImportEvent[] = [
   { type: 'import.open', dataSourceId: SANDBOX.id, name: SANDBOX.displayName },
+  ...LATEST.map((output) => ({ type: 'xstate.done.actor.readLatestImport', output }) as unknown as SandboxImportEvent),
+  ...LATEST_UNREADABLE.map((error) => ({ type: 'xstate.error.actor.readLatestImport', error }) as unknown as SandboxImportEvent),
   ...SELECTIONS,
   { type: 'import.progress', loaded: 9, total: 18 },
   { type: 'import.accepted', status: WAITING },
@@ -110,6 +129,8 @@ const serializeState = (s: Snapshot) => JSON.stringify([
   s.matches('imported') ? s.context.result?.refusedCount ?? 0 : '',
   // a file the server took is not offered again
   s.matches('failed') && s.context.status !== null ? 'taken' : '',
+  // an import found on opening: still running (followed with no file of this dialog), or ended (its outcome shown)
+  s.context.last ? `last ${s.context.last.status} ${s.context.last.refusedCount}` : s.context.status !== null && s.context.file === null ? 'resumed' : '',
 ]);
 
 const model = testModel(sandboxImportMachine, {
@@ -127,6 +148,9 @@ const dropzoneInput = () => waitFor(() => {
   return input;
 });
 const data = <T,>(event: unknown) => event as T;
+const dropzone = () => inDialog().getByTestId('sandbox-import-dropzone');
+/** the file the dialog names: the one chosen here, or the running import's found on opening */
+const fileNameOf = (s: Snapshot) => s.context.file?.name ?? s.context.status!.fileName;
 
 function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnections>>) {
   const uploader = userEvent.setup({ applyAccept: false });
@@ -134,7 +158,7 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
     const alert = await inDialog().findByRole('alert');
     expect(alert.textContent).toContain(messageForProblem(s.context.problem!));
     expect(alert.textContent).toContain(s.context.problem!.detail);
-    expect(alert.textContent).toContain(s.context.file!.name);
+    expect(alert.textContent).toContain(fileNameOf(s));
     const listed = s.context.problem!.refused ?? [];
     const table = within(alert).queryByRole('table', { name: 'Refused rows' });
     expect(table !== null).toBe(listed.length > 0);
@@ -153,11 +177,28 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
         await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
         expect(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' })).toBeTruthy();
       },
-      choosing: async () => {
+      resuming: async () => {
+        await screen.findByRole('dialog', { name: `Import constituents into ${SANDBOX.displayName}` });
+        expect(inDialog().getByText('Looking for an import of this data source still running…')).toBeTruthy();
+        // no file is offered until it is known that no import of this data source runs
+        expect(inDialog().queryByRole('button', { name: 'Choose a file' })).toBeNull();
+        expect(dropzone().hasAttribute('data-disabled')).toBe(true);
+        expect(inDialog().getByRole('button', { name: 'Close' })).toBeTruthy();
+        expect(server.latestReads.at(-1)).toBe(SANDBOX.id);
+      },
+      choosing: async (s: Snapshot) => {
         await screen.findByRole('dialog', { name: `Import constituents into ${SANDBOX.displayName}` });
         expect(inDialog().queryByRole('alert')).toBeNull();
         expect(inDialog().queryByRole('progressbar')).toBeNull();
         expect(inDialog().getByRole('button', { name: 'Choose a file' })).toBeTruthy();
+        expect(dropzone().hasAttribute('data-disabled')).toBe(false);
+        const last = s.context.last;
+        const line = inDialog().queryByTestId('sandbox-import-last');
+        if (!last) expect(line).toBeNull();
+        else if (last.status === 'imported') {
+          expect(line?.textContent).toBe(`The last import, ${last.fileName}: ${last.imported.toLocaleString()} constituents imported${last.refusedCount ? `, ${last.refusedCount} rows refused` : ''}.`);
+        } else if (last.status === 'refused') expect(line?.textContent).toBe(`The last import, ${last.fileName}, was refused: none of its rows went in.`);
+        else expect(line?.textContent).toBe(`The last import, ${last.fileName}, stopped after ${last.imported.toLocaleString()} constituents imported.`);
       },
       sending: async (s: Snapshot) => {
         const bar = await inDialog().findByRole('progressbar', { name: 'Import progress' });
@@ -173,12 +214,15 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
         await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe(String(status.percent)));
         const line = inDialog().getByTestId('sandbox-import-count').textContent;
         if (status.status === 'waiting') {
-          expect(line).toBe(`${s.context.file!.name}: waiting for the import before it to finish…`);
+          expect(line).toBe(`${fileNameOf(s)}: waiting for the import before it to finish…`);
         } else {
           expect(line).toBe(`${status.imported.toLocaleString()} constituents imported so far: ${status.read.toLocaleString()} of ${status.total.toLocaleString()} rows read (${status.percent}%)`);
         }
         // the server's work is not cancelled from here; the dialog may be closed while it goes on
         expect(inDialog().queryByRole('button', { name: 'Cancel' })).toBeNull();
+        // nor is a second file offered beside it
+        expect(inDialog().queryByRole('button', { name: 'Choose a file' })).toBeNull();
+        expect(dropzone().hasAttribute('data-disabled')).toBe(true);
         expect(inDialog().getByRole('button', { name: 'Close' })).toBeTruthy();
         expect(server.reads.at(-1)).toBe(`${SANDBOX.id}:${status.id}`);
       },
@@ -196,6 +240,8 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
     },
     events: {
       'import.open': async () => { await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' })); },
+      'xstate.done.actor.readLatestImport': ({ event }: { event: { type: string } }) => server.latest.answer(event),
+      'xstate.error.actor.readLatestImport': ({ event }: { event: { type: string } }) => server.latest.answer(event),
       'import.close': async () => { await user.click(inDialog().getByRole('button', { name: 'Close' })); },
       // every file reaches the machine, whatever the picker's accept says
       'file.select': async ({ event }: { event: { type: string } }) => { await uploader.upload(await dropzoneInput(), data<{ file: File }>(event).file); },
@@ -223,7 +269,7 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
 const view: ModelView<typeof sandboxImportMachine, { server: Server; user: Awaited<ReturnType<typeof renderConnections>> }> = {
   async render(machine) {
     const server = fakeServerFor();
-    const user = await renderConnections({ sandboxImport: machine.provide({ actors: { sendImport: createSendImport(server.send), watchImport: createWatchImport(server.read, 0) } }) });
+    const user = await renderConnections({ sandboxImport: server.machine(machine) });
     await selectSource(user, SANDBOX.displayName);
     return { server, user };
   },
@@ -236,34 +282,58 @@ describe('sandbox import machine: shortest paths on the Connections screen', () 
   it('reaches every state, refusals from the browser and the server, and results with and without refused rows', () => {
     const reached = reachedStates(paths, serializeState);
     for (const title of ['file-type-not-accepted', 'file-too-large', 'file-empty', 'import-rows-refused', 'file-wrong-structure']) {
-      expect(reached.has(JSON.stringify(['refused', title, '', '', ''])), title).toBe(true);
+      expect(reached.has(JSON.stringify(['refused', title, '', '', '', ''])), title).toBe(true);
     }
-    for (const title of ['network', 'server-error']) expect(reached.has(JSON.stringify(['failed', title, '', '', ''])), title).toBe(true);
-    expect(reached.has(JSON.stringify(['imported', '', '', 0, '']))).toBe(true);
-    expect(reached.has(JSON.stringify(['imported', '', '', 4, '']))).toBe(true);
-    expect(reached.has(JSON.stringify(['sending', '', 'progress', '', '']))).toBe(true);
-    expect(reached.has(JSON.stringify(['importing', '', 'waiting', '', '']))).toBe(true);
-    expect(reached.has(JSON.stringify(['importing', '', 'importing', '', '']))).toBe(true);
+    for (const title of ['network', 'server-error']) expect(reached.has(JSON.stringify(['failed', title, '', '', '', ''])), title).toBe(true);
+    expect(reached.has(JSON.stringify(['imported', '', '', 0, '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['imported', '', '', 4, '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['sending', '', 'progress', '', '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['importing', '', 'waiting', '', '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['importing', '', 'importing', '', '', '']))).toBe(true);
     // refused by the server once it had the file, and stopped part way (not offered again)
-    expect(reached.has(JSON.stringify(['refused', 'import-rows-refused/sandbox-crm-full', '', '', '']))).toBe(true);
-    expect(reached.has(JSON.stringify(['failed', 'server-error', '', '', 'taken']))).toBe(true);
+    expect(reached.has(JSON.stringify(['refused', 'import-rows-refused/sandbox-crm-full', '', '', '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['failed', 'server-error', '', '', 'taken', '']))).toBe(true);
+    // on opening: an import still running is followed again, to each of its ends; one that ended is shown as the last
+    expect(reached.has(JSON.stringify(['resuming', '', '', '', '', '']))).toBe(true);
+    expect(reached.has(JSON.stringify(['importing', '', 'waiting', '', '', 'resumed']))).toBe(true);
+    expect(reached.has(JSON.stringify(['importing', '', 'importing', '', '', 'resumed']))).toBe(true);
+    expect(reached.has(JSON.stringify(['imported', '', '', 4, '', 'resumed']))).toBe(true);
+    expect(reached.has(JSON.stringify(['refused', 'import-rows-refused/sandbox-crm-full', '', '', '', 'resumed']))).toBe(true);
+    expect(reached.has(JSON.stringify(['failed', 'server-error', '', '', 'taken', 'resumed']))).toBe(true);
+    for (const last of ['imported 0', 'imported 4', 'refused 50000', 'error 0']) expect(reached.has(JSON.stringify(['choosing', '', '', '', '', `last ${last}`])), last).toBe(true);
   });
   it.each(named(paths))('%s', async (_d, path) => runPath(path, sandboxImportMachine, view));
 });
 
 describe('sandbox import machine: journeys', () => {
   const byType = (type: string, title?: string) => EVENTS.find((e) => e.type === type && (!title || (e as { problem?: ImportProblem }).problem?.title === title))!;
+  const latest = (output: SandboxImportView | null) => ({ type: 'xstate.done.actor.readLatestImport', output }) as unknown as SandboxImportEvent;
+  const unreadable = (error: ApiError) => ({ type: 'xstate.error.actor.readLatestImport', error }) as unknown as SandboxImportEvent;
+  const NONE = latest(null);
   const journeys: [string, SandboxImportEvent[]][] = [
     ['an import that does not reach the server is tried again, and is followed to its end', [
-      byType('import.open'), SELECTIONS[0]!, byType('import.progress'), byType('import.failed', 'network'), byType('import.retry'),
+      byType('import.open'), NONE, SELECTIONS[0]!, byType('import.progress'), byType('import.failed', 'network'), byType('import.retry'),
       byType('import.accepted'), { type: 'import.status', status: MIDWAY }, { type: 'import.status', status: DONE(SOME_REFUSED) },
     ]],
     ['an import that stops part way on the server says how much went in and is not sent again', [
-      byType('import.open'), SELECTIONS[0]!, byType('import.accepted'), { type: 'import.status', status: MIDWAY }, { type: 'import.status', status: STOPPED },
+      byType('import.open'), NONE, SELECTIONS[0]!, byType('import.accepted'), { type: 'import.status', status: MIDWAY }, { type: 'import.status', status: STOPPED },
     ]],
     ['an import is cancelled, the dialog closed and opened again for another file', [
-      byType('import.open'), SELECTIONS[0]!, byType('import.cancel'), byType('import.close'), byType('import.open'), SELECTIONS[1]!,
+      byType('import.open'), NONE, SELECTIONS[0]!, byType('import.cancel'), byType('import.close'), byType('import.open'), NONE, SELECTIONS[1]!,
     ]],
+    ['the dialog closed while its import runs finds it again when opened again, follows it to its end, and then offers another file', [
+      byType('import.open'), NONE, SELECTIONS[0]!, byType('import.accepted'), { type: 'import.status', status: MIDWAY }, byType('import.close'),
+      byType('import.open'), latest(MIDWAY), { type: 'import.status', status: DONE(ALL_IN) }, byType('import.close'),
+      byType('import.open'), latest(DONE(ALL_IN)), SELECTIONS[0]!,
+    ]],
+    ...LATEST_UNREADABLE.map((error): [string, SandboxImportEvent[]] => [
+      `a latest import that cannot be read (${error.problem.title}) does not stand in the way of a new one`,
+      [byType('import.open'), unreadable(error), SELECTIONS[0]!, byType('import.accepted')],
+    ]),
+    ['the dialog closed while it looks for a running import is opened again', [
+      byType('import.open'), byType('import.close'), byType('import.open'), latest(WAITING),
+    ]],
+
   ];
   it.each(journeys)('%s', async (_d, events) => {
     const [path] = model.getPathsFromEvents(events);
@@ -279,6 +349,10 @@ describe('the suite can fail', () => {
       && ['import-rows-refused', 'file-wrong-structure'].includes(state.context.problem?.title ?? '')));
     await expectBrokenGuardToFail(sandboxImportMachine, 'isRefusedByServer', { paths: refusedByServer, view, every: true });
   });
+  it('finds a machine that would offer a new file beside the import still running', async () => {
+    const resumed = paths.filter((p) => p.steps.some(({ state }) => state.matches('importing') && state.context.file === null));
+    await expectBrokenGuardToFail(sandboxImportMachine, 'isRunning', { paths: resumed, view, every: true });
+  });
 });
 
 describe('details the paths do not show', () => {
@@ -291,11 +365,26 @@ describe('details the paths do not show', () => {
 
   it('sends nothing for a file the browser refuses', async () => {
     const server = fakeServerFor();
-    const user = await renderConnections({ sandboxImport: sandboxImportMachine.provide({ actors: { sendImport: createSendImport(server.send), watchImport: createWatchImport(server.read, 0) } }) });
+    const user = await renderConnections({ sandboxImport: server.machine() });
     await selectSource(user, SANDBOX.displayName);
     await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' }));
+    await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: null });
     await userEvent.setup({ applyAccept: false }).upload(await dropzoneInput(), file('huge.csv', MAX_UPLOAD_BYTES + 1));
     expect((await inDialog().findByRole('alert')).textContent).toContain('File size cannot exceed 15MB');
+    expect(server.calls).toEqual([]);
+  });
+
+  it('sends no file dropped on the dialog while the data source\'s import found on opening still runs', async () => {
+    const server = fakeServerFor();
+    const user = await renderConnections({ sandboxImport: server.machine() });
+    await selectSource(user, SANDBOX.displayName);
+    await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' }));
+    await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: MIDWAY });
+    await act(async () => server.status(MIDWAY));
+    expect(await inDialog().findByText('11,990 constituents imported so far: 12,000 of 50,000 rows read (24%)')).toBeTruthy();
+    await userEvent.setup({ applyAccept: false }).upload(await dropzoneInput(), file('donors.csv', 18));
+    await act(async () => server.status(DONE(ALL_IN)));
+    expect((await inDialog().findByRole('status')).textContent).toContain('1,204 constituents imported');
     expect(server.calls).toEqual([]);
   });
 });

@@ -158,3 +158,6 @@ export const integrationsService = service({
     }),
   },
 });
+
+/** A Sandbox CRM import's status as the browser reads it: what views and machines hold. */
+export type SandboxImportView = v.InferOutput<typeof SandboxImportViewSchema>;

@@ -1,6 +1,7 @@
 /**
- * The Sandbox CRM's 'Import constituents' dialog: a dropzone for one CSV file, progress while it is
- * sent, then while the server imports it (constituents imported so far, rows read of the file's,
+ * The Sandbox CRM's 'Import constituents' dialog: on opening, the data source's import still
+ * running on the server if there is one (else the last one's outcome and a dropzone for one CSV
+ * file), progress while a file is sent, then while the server imports it (constituents imported so far, rows read of the file's,
  * a percent), then how many constituents went in and the refused rows with their reasons. A thin
  * renderer of the sandbox import machine.
  */
@@ -11,6 +12,7 @@ import { Alert, Button, Group, Modal, Progress, Stack, Table, Text } from '@mant
 import { Dropzone, type FileRejection, type FileWithPath } from '@mantine/dropzone';
 import '@mantine/dropzone/styles.css';
 import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, IconX } from '@tabler/icons-react';
+import type { SandboxImportView } from '../../domain/api/integrations.ts';
 import { messageForProblem } from '../../domain/errors.ts';
 import { HEADER_EXAMPLES, SANDBOX_IMPORT_FIELDS } from '../../domain/sandboxImport.ts';
 import { MAX_UPLOAD_BYTES } from '../../domain/upload.ts';
@@ -18,6 +20,13 @@ import type { sandboxImportMachine } from '../../machines/sandboxImport.ts';
 
 const COLUMNS = SANDBOX_IMPORT_FIELDS.map((f) => HEADER_EXAMPLES[f]).join(', ');
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+/** The outcome of the data source's last import, ended, as the dialog shows it on opening. */
+function lastImportLine(last: SandboxImportView): string {
+  if (last.status === 'refused') return `The last import, ${last.fileName}, was refused: none of its rows went in.`;
+  if (last.status === 'error') return `The last import, ${last.fileName}, stopped after ${count(last.imported, 'constituent')} imported.`;
+  return `The last import, ${last.fileName}: ${count(last.imported, 'constituent')} imported${last.refusedCount ? `, ${count(last.refusedCount, 'row')} refused` : ''}.`;
+}
 
 function RefusedRows({ rows, total }: { rows: { row: number; reason: string }[]; total: number }) {
   if (rows.length === 0) return null;
@@ -39,13 +48,18 @@ function RefusedRows({ rows, total }: { rows: { row: number; reason: string }[];
 export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sandboxImportMachine> }) {
   const state = useSelector(actor, (s) => s);
   const openRef = useRef<() => void>(null);
-  const { name, file, progress, status, result, problem } = state.context;
+  const { name, file, progress, status, last, result, problem } = state.context;
   const sending = state.matches('sending');
   const importing = sending || state.matches('importing');
+  const resuming = state.matches('resuming');
+  // no file is chosen while this data source's import may still run
+  const busy = importing || resuming;
+  // an import found running on opening was sent from another dialog (or before a reload)
+  const fileName = file?.name ?? status?.fileName;
   const ended = state.matches('imported') || state.matches('refused') || state.matches('failed');
   const percent = progress && progress.total > 0 ? Math.min(100, Math.round((progress.loaded / progress.total) * 100)) : 0;
   const importLine = !status || status.status === 'waiting'
-    ? `${file?.name}: waiting for the import before it to finish…`
+    ? `${fileName}: waiting for the import before it to finish…`
     : `${count(status.imported, 'constituent')} imported so far: ${status.read.toLocaleString()} of ${count(status.total, 'row')} read (${status.percent}%)`;
   const choose = (files: FileWithPath[] | FileRejection[]) => {
     const first = files[0];
@@ -74,8 +88,8 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
           // the machine checks every file, whatever the picker let through
           maxSize={Number.POSITIVE_INFINITY}
           multiple={false}
-          loading={importing}
-          disabled={importing}
+          loading={busy}
+          disabled={busy}
           activateOnKeyboard
           inputProps={{ onClick: (e) => { e.currentTarget.value = ''; } }}
           aria-label="Drop a CSV file of constituents here, or press Enter to choose one"
@@ -88,6 +102,10 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
             <Text>Drag a CSV file here or click to choose one</Text>
           </Group>
         </Dropzone>
+
+        {resuming && <Text size="sm" aria-live="polite">Looking for an import of this data source still running…</Text>}
+
+        {state.matches('choosing') && last && <Text size="sm" data-testid="sandbox-import-last">{lastImportLine(last)}</Text>}
 
         {sending && (
           <Stack gap={4}>
@@ -110,7 +128,7 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
         {state.matches('imported') && result && (
           <Alert role="status" color={result.refusedCount ? 'yellow' : 'green'} icon={<IconCircleCheck aria-hidden />} title={`${count(result.imported, 'constituent')} imported`}>
             <Stack gap="xs">
-              <Text size="sm">{file?.name}{result.refusedCount ? `: ${count(result.refusedCount, 'row')} refused.` : ': every row imported.'}</Text>
+              <Text size="sm">{fileName}{result.refusedCount ? `: ${count(result.refusedCount, 'row')} refused.` : ': every row imported.'}</Text>
               <RefusedRows rows={result.refused} total={result.refusedCount} />
             </Stack>
           </Alert>
@@ -119,7 +137,7 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
         {(state.matches('refused') || state.matches('failed')) && problem && (
           <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title={messageForProblem(problem)}>
             <Stack gap="xs">
-              {file?.name && <Text size="sm">{file.name}</Text>}
+              {fileName && <Text size="sm">{fileName}</Text>}
               {problem.detail && <Text size="sm">{problem.detail}</Text>}
               {state.matches('failed') && status && status.imported > 0 && (
                 <Text size="sm">{count(status.imported, 'constituent')} of {count(status.total, 'row')} imported before it stopped.</Text>
@@ -131,7 +149,7 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
 
         <Group justify="flex-end">
           {state.can({ type: 'import.retry' }) && <Button onClick={() => actor.send({ type: 'import.retry' })}>Try again</Button>}
-          {!importing && (
+          {!busy && (
             <Button variant={ended ? 'default' : 'filled'} onClick={() => openRef.current?.()}>
               {ended ? 'Import another file' : 'Choose a file'}
             </Button>
