@@ -19,6 +19,10 @@ const MIGRATION_LOCK = 7_202_611;
 export async function openDatabase(url: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', () => { /* an idle client lost its connection; the pool replaces it */ });
+  // A client checked out between two queries (a transaction waiting on other work) has no listener
+  // of the pool's: a connection PostgreSQL ends then (a restart, pg_terminate_backend) would be an
+  // uncaught error that takes the process down. The query that meets the broken client reports it.
+  pool.on('connect', (client) => { client.on('error', () => { /* reported by the next query on it */ }); });
   const db = drizzle(pool) as Db;
   const client = await pool.connect();
   try {

@@ -13,7 +13,8 @@ describe('password hashes', () => {
     // a fresh salt every time
     const cheap = { N: 1024, r: 8, p: 1 };
     expect(await hashPassword('correct horse', cheap)).not.toBe(await hashPassword('correct horse', cheap));
-  });
+    // three hashes at full cost (about 0.3 s each alone) share two cores with the whole suite
+  }, 60_000);
 
   it('still verify hashes made with the older cost, and ask for them to be replaced', async () => {
     const salt = Buffer.from('0123456789abcdef');
