@@ -1,4 +1,4 @@
-/** Composition root: configuration, database, identity, jobs and HTTP in one process. */
+/** Composition root: configuration, database, identity, jobs, the services (server/container.ts) and HTTP in one process. */
 import http from 'node:http';
 import { createLocalJWKSet, createRemoteJWKSet } from 'jose';
 import type { Logger } from 'pino';
@@ -9,10 +9,11 @@ import { demoOrganizationExists, seedDemo } from './db/seed.ts';
 import { backfillSandboxKeys } from './connectors/sandboxCrm/seed.ts';
 import { createIdentity, type Identity } from './identity/provider.ts';
 import { createApp, API_PREFIXES } from './http/app.ts';
-import type { TokenVerifier } from './http/auth.ts';
+import { createAuth, type TokenVerifier } from './http/auth.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { startJobs, type Jobs } from './jobs/boss.ts';
 import { createSecretBox, loadSecretKey } from './connectors/secrets.ts';
+import { createServices, type Services } from './container.ts';
 import { getRequestListener } from '@hono/node-server';
 
 export interface Running {
@@ -21,6 +22,8 @@ export interface Running {
   database: Database;
   identity: Identity | undefined;
   jobs: Jobs;
+  /** what the routers and job handlers of this process call */
+  services: Services;
   seeded: boolean;
   /** the Hono app; its registered routes are what the fuzz suite (tests/api/fuzz.test.ts) walks */
   app: ReturnType<typeof createApp>;
@@ -58,8 +61,10 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
 
     // npm start may make the key (embedded default); npm run worker only ever reads it
     const secrets = createSecretBox(loadSecretKey(config));
-    const jobs = await startJobs({ databaseUrl: url, db: database.db, log, config, secrets, work: opts.work ?? true });
+    const jobs = await startJobs({ databaseUrl: url, db: database.db, log, config, secrets });
     stops.push(() => jobs.stop());
+    const services = createServices({ db: database.db, config, secrets, jobs, log });
+    if (opts.work ?? true) await jobs.work(services);
 
     let identity: Identity | undefined;
     let verifier: TokenVerifier;
@@ -81,7 +86,10 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
       formActions: config.appOrigins,
       connect: config.auth.embedded ? [] : [config.auth.domain],
     });
-    const app = createApp({ config, database, jobs, verifier, log, headers, staticRoot: opts.staticRoot });
+    const app = createApp({
+      config, services, auth: createAuth(database.db, verifier), log, headers, staticRoot: opts.staticRoot,
+      health: { database: () => database.pool.query('select 1'), jobs: () => jobs.status() },
+    });
     const honoListener = getRequestListener(app.fetch);
 
     const server = http.createServer();
@@ -108,7 +116,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
     });
     stops.push(() => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
     log.info({ url: config.publicUrl }, 'Tributary is listening');
-    return { url: config.publicUrl, config, database, identity, jobs, seeded, app, stop: stopAll };
+    return { url: config.publicUrl, config, database, identity, jobs, services, seeded, app, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -33,7 +33,7 @@ async function main() {
   // only with a freshly seeded demo: a restart keeps whatever people did with it
   if (running.seeded) {
     try {
-      const demo = await seedDemoFormula({ database: running.database, config, jobs: running.jobs, log });
+      const demo = await seedDemoFormula({ database: running.database, config, services: running.services, log });
       console.log(`Demo formula "${demo.name}" is running: its records wait for review in the Data Queue.`);
     } catch (err) {
       // the demo organisation works without it

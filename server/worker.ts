@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { loadConfig } from './config.ts';
 import { createSecretBox, loadExistingSecretKey } from './connectors/secrets.ts';
+import { createServices } from './container.ts';
 import { openDatabase } from './db/database.ts';
 import { createLogger } from './log.ts';
 import { startJobs } from './jobs/boss.ts';
@@ -25,9 +26,10 @@ if (!key) {
   process.exit(1);
 }
 const database = await openDatabase(config.databaseUrl);
-const jobs = await startJobs({
-  databaseUrl: config.databaseUrl, db: database.db, log, config, secrets: createSecretBox(key), work: true, definitions: JOBS,
-});
+const secrets = createSecretBox(key);
+const jobs = await startJobs({ databaseUrl: config.databaseUrl, db: database.db, log, config, secrets, definitions: JOBS });
+// the same services as the API processes build (server/main.ts)
+await jobs.work(createServices({ db: database.db, config, secrets, jobs, log }));
 log.info({ queues: JOBS.map((j) => j.name) }, 'worker ready');
 // Ctrl-C reaches the worker twice through npm (the terminal's and the forwarded one): stop once
 let stopping = false;

@@ -4,8 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { except } from 'hono/combine';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import type { Jobs } from '../jobs/boss.ts';
+import type { Services } from '../container.ts';
 import { accountManagementRouter } from './accountManagement.ts';
 import { canonicalHost } from './canonicalHost.ts';
 import { dataQueueRouter } from './dataQueue.ts';
@@ -13,8 +12,6 @@ import { dataQueueService } from '../../src/domain/api/dataQueue.ts';
 import { eventsReporterRouter } from './eventsReporter.ts';
 import { exportServiceRouter } from './exportService.ts';
 import { exportService } from '../../src/domain/api/exportService.ts';
-import { recordExport } from '../jobs/recordExport.ts';
-import { exportFileStore } from '../services/exports.ts';
 import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
 import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
 import { integrationsRouter, SANDBOX_IMPORT_PATH } from './integrations.ts';
@@ -22,12 +19,7 @@ import { formulasRouter } from './formulas.ts';
 import { recordsRouter } from './records.ts';
 import { formulaStatusStreamRouter } from './formulaStatusStream.ts';
 import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
-import { formulaRun } from '../jobs/formulaRun.ts';
-import { recordsSend } from '../jobs/recordsSend.ts';
-import { sandboxImport } from '../jobs/sandboxImport.ts';
-import { formulaRunsService } from '../services/formulaRuns.ts';
-import { createSecretBox, loadSecretKey } from '../connectors/secrets.ts';
-import { recordRefusal, type TokenVerifier } from './auth.ts';
+import { recordRefusal, type Auth } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { SERVICES } from '../../src/domain/api/services.ts';
 import { apiDocsPage, openApiDocument } from './openapi.ts';
@@ -44,9 +36,10 @@ const isApiPath = (p: string) => API_PREFIXES.some((prefix) => p === prefix || p
 
 export interface AppDeps {
   config: Config;
-  database: Database;
-  jobs: Jobs;
-  verifier: TokenVerifier;
+  services: Services;
+  auth: Auth;
+  /** for GET /health: whether the database and the job queue answer */
+  health: { database(): Promise<unknown>; jobs(): Promise<{ ok: boolean; detail?: string }> };
   log: Logger;
   headers: Record<string, string>;
   /** folder of the built browser app; absent in dev, where Vite serves it */
@@ -54,7 +47,7 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps) {
-  const { config, database, jobs, verifier, log } = deps;
+  const { config, services, auth, health, log } = deps;
   const app = new Hono<AppEnv>();
   installErrorHandling(app, { refused: recordRefusal });
 
@@ -90,11 +83,11 @@ export function createApp(deps: AppDeps) {
   // public, so it says only ok or degraded: the reasons (which may name hosts, users or SQL) go to the log
   app.get('/health', async (c) => {
     const [databaseOk, queue] = await Promise.all([
-      database.pool.query('select 1').then(() => true, (err: unknown) => {
+      health.database().then(() => true, (err: unknown) => {
         c.var.log.error({ err }, 'health: the database does not answer');
         return false;
       }),
-      jobs.status(),
+      health.jobs(),
     ]);
     if (!queue.ok) c.var.log.error({ detail: queue.detail }, 'health: the job queue does not answer');
     const ok = databaseOk && queue.ok;
@@ -114,35 +107,19 @@ export function createApp(deps: AppDeps) {
     production: config.production,
   }));
 
-  // gateway routers, one per service
-  app.route('/internal/v1/evaluation/snapshot', flagSnapshotRouter(database.db, verifier));
-  // one key box for every service that opens connector credentials
-  const secrets = createSecretBox(loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }));
-  app.route('/web-api/v1/flags', flagAdminRouter(database.db, verifier));
-  // one service starts runs for every router: the run API, and files uploaded to a formula
-  const runs = formulaRunsService({
-    secrets, config, runs: { queue: (p) => jobs.enqueue(formulaRun, p), status: (id) => jobs.runStatus(formulaRun, id) },
-  });
+  // gateway routers, one per service, each given the services it calls (server/container.ts)
+  app.route('/internal/v1/evaluation/snapshot', flagSnapshotRouter(auth));
+  app.route('/web-api/v1/flags', flagAdminRouter(auth));
   // before the formulas router, whose /:id would take its name for an id
-  app.route(formulaStatusStream.path, formulaStatusStreamRouter(database.db, verifier, { config, secrets, jobs, log }));
-  app.route('/web-api/v1/formulas', formulasRouter(database.db, verifier, { config, secrets, runs }));
-  app.route('/web-api/v1/records', recordsRouter(database.db, verifier, { config, secrets, sends: { queue: (p) => jobs.enqueue(recordsSend, p) } }));
-  app.route(dataQueueService.basePath, dataQueueRouter(database.db, verifier));
-  app.route('/integrations/v1', integrationsRouter(database.db, verifier, {
-    config, log, secrets,
-    imports: { queue: (p) => jobs.enqueue(sandboxImport, p), find: (by) => jobs.find(sandboxImport, by) },
-  }));
-  app.route('/account-management/v1', accountManagementRouter(database.db, verifier, config));
-  app.route('/flat-file-service/v1', flatFileServiceRouter(database.db, verifier, {
-    config, log,
-    onFormulaFile: async (tenant, formulaId, uploadId, correlationId) => {
-      await runs.queueFile(tenant, { actor: 'system', correlationId, log }, formulaId, uploadId);
-    },
-  }));
-  app.route('/events-reporter/v1', eventsReporterRouter(database.db, verifier));
-  app.route(exportService.basePath, exportServiceRouter(database.db, verifier, {
-    store: exportFileStore(config), queue: (p) => jobs.enqueue(recordExport, p),
-  }));
+  app.route(formulaStatusStream.path, formulaStatusStreamRouter(services, auth));
+  app.route('/web-api/v1/formulas', formulasRouter(services, auth));
+  app.route('/web-api/v1/records', recordsRouter(services, auth));
+  app.route(dataQueueService.basePath, dataQueueRouter(auth));
+  app.route('/integrations/v1', integrationsRouter(services, auth));
+  app.route('/account-management/v1', accountManagementRouter(services, auth));
+  app.route('/flat-file-service/v1', flatFileServiceRouter(services, auth));
+  app.route('/events-reporter/v1', eventsReporterRouter(auth));
+  app.route(exportService.basePath, exportServiceRouter(services, auth));
 
   // the built app: precompressed, cached by content hash, revalidated by ETag (server/http/static.ts)
   if (deps.staticRoot) app.get('*', staticApp(deps.staticRoot, isApiPath));

@@ -27,6 +27,21 @@ export interface TokenVerifier {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string | undefined): s is string => !!s && UUID.test(s);
 
+/**
+ * What routers get of sign-in: the middleware that makes a request a caller (and a tenant scope),
+ * and the same check again for an answer that outlives its request (the status stream).
+ */
+export interface Auth {
+  signedIn: MiddlewareHandler<AppEnv>;
+  currentAccess(who: AccessQuery): ReturnType<typeof currentAccess>;
+}
+
+export function createAuth(db: Db, verifier: TokenVerifier): Auth {
+  return { signedIn: authenticate(db, verifier), currentAccess: (who) => currentAccess(db, who) };
+}
+
+type AccessQuery = { sub: string; tenantId: string | null; signedInAt: number | undefined };
+
 export function authenticate(db: Db, verifier: TokenVerifier): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
@@ -90,7 +105,7 @@ const signedInAt = (payload: JWTPayload) => (typeof payload.auth_time === 'numbe
  * deactivation, ended sessions, roles and expiry hold from the next request on every process).
  * Requests use it, and so does every push of a long-lived status stream.
  */
-export async function currentAccess(db: Db, who: { sub: string; tenantId: string | null; signedInAt: number | undefined }) {
+export async function currentAccess(db: Db, who: AccessQuery) {
   const [user] = await db.select().from(users).where(eq(users.auth0Id, who.sub)).limit(1);
   if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
   if (user.deactivatedOn) return fail('forbidden', ACCOUNT_DEACTIVATED, {}, 'account-deactivated');

@@ -4,14 +4,13 @@
  * caller's own, so every call names the caller.
  */
 import { dataQueueService } from '../../src/domain/api/dataQueue.ts';
-import type { Db } from '../db/database.ts';
 import { createTab, dataQueueOf, deleteTab, placeCard, removeCard, renameTab, reorderCards } from '../services/dataQueue.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import { isUuid, type Auth } from './auth.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
-export function dataQueueRouter(db: Db, verifier: TokenVerifier) {
-  const { app, on } = contractRouter(db, verifier);
+export function dataQueueRouter(auth: Auth) {
+  const { app, on } = contractRouter(auth);
   const api = dataQueueService.endpoints;
   // a malformed id is as unknown as another user's tab or another tenant's formula
   const tab = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such tab.'));

@@ -3,14 +3,13 @@
  * endpoint is described in src/domain/api/eventsReporter.ts, which also checks the query.
  */
 import { eventsReporterService } from '../../src/domain/api/eventsReporter.ts';
-import type { Db } from '../db/database.ts';
 import { eventById, eventsPage, eventTypes } from '../services/events.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import { isUuid, type Auth } from './auth.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
-export function eventsReporterRouter(db: Db, verifier: TokenVerifier) {
-  const { app, on } = contractRouter(db, verifier);
+export function eventsReporterRouter(auth: Auth) {
+  const { app, on } = contractRouter(auth);
   const api = eventsReporterService.endpoints;
 
   on(api.list, async (c, { query }) => eventsPage(c.var.tenant, query));

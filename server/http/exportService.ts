@@ -12,18 +12,10 @@
  */
 import { Readable } from 'node:stream';
 import { exportService } from '../../src/domain/api/exportService.ts';
-import type { Db } from '../db/database.ts';
-import type { FileStore } from '../db/fileStore.ts';
-import { exportsService } from '../services/exports.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import type { ExportsService } from '../services/exports.ts';
+import { isUuid, type Auth } from './auth.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
-
-export interface ExportServiceOptions {
-  store: FileStore;
-  /** queues the job that writes an export (server/jobs/recordExport.ts) */
-  queue(payload: { tenantId: string; correlationId: string; exportId: string }): Promise<string | null>;
-}
 
 /** RFC 6266: an ASCII fallback name and the real one, percent-encoded */
 export function attachment(fileName: string): string {
@@ -31,10 +23,10 @@ export function attachment(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-export function exportServiceRouter(db: Db, verifier: TokenVerifier, opts: ExportServiceOptions) {
-  const { app, on } = contractRouter(db, verifier);
+export function exportServiceRouter(services: { exports: ExportsService }, auth: Auth) {
+  const { app, on } = contractRouter(auth);
   const api = exportService.endpoints;
-  const service = exportsService(opts);
+  const service = services.exports;
   // a malformed id is as unknown as another tenant's export
   const exportId = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such export.'));
 

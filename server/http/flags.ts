@@ -15,8 +15,7 @@
 import { createHash } from 'node:crypto';
 import { flagAdminService, flagSnapshotService } from '../../src/domain/api/flags.ts';
 import { DEFAULT_FLAG_NAMESPACE, FLIPT_KEY, MAX_KEY_LENGTH } from '../../src/domain/flags.ts';
-import type { Db } from '../db/database.ts';
-import type { TokenVerifier } from './auth.ts';
+import type { Auth } from './auth.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
@@ -40,8 +39,8 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
-export function flagSnapshotRouter(db: Db, verifier: TokenVerifier) {
-  const { app, on } = contractRouter(db, verifier);
+export function flagSnapshotRouter(auth: Auth) {
+  const { app, on } = contractRouter(auth);
   const api = flagSnapshotService.endpoints;
 
   // flags belong to a tenant: any member of it may read them
@@ -59,8 +58,8 @@ export function flagSnapshotRouter(db: Db, verifier: TokenVerifier) {
   return app;
 }
 
-export function flagAdminRouter(db: Db, verifier: TokenVerifier) {
-  const { app, on } = contractRouter(db, verifier);
+export function flagAdminRouter(auth: Auth) {
+  const { app, on } = contractRouter(auth);
   const api = flagAdminService.endpoints;
   const namespaceOf = (query: string | undefined) => (query === undefined ? DEFAULT_FLAG_NAMESPACE : checkKey(query, 'A namespace key'));
 

@@ -17,17 +17,12 @@
  * in the store under uploads.file_key until the formula's run has collected its rows, and the
  * file upload connector deletes it (server/connectors/fileSources/fileUpload.ts).
  */
-import path from 'node:path';
-import type { Logger } from 'pino';
 import { flatFileService } from '../../src/domain/api/flatFile.ts';
 import { hasAcceptedExtension } from '../../src/domain/upload.ts';
-import type { Config } from '../config.ts';
-import { clamavScanner, type VirusScanner } from '../connectors/flatFile/clamav.ts';
-import type { Db } from '../db/database.ts';
-import { localFileStore, type FileStore } from '../db/fileStore.ts';
-import type { TenantScope } from '../db/tenancy.ts';
-import { uploadsService } from '../services/uploads.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import type { FileStore } from '../db/fileStore.ts';
+import type { FormulaRunsService } from '../services/formulaRuns.ts';
+import type { UploadsService } from '../services/uploads.ts';
+import { isUuid, type Auth } from './auth.ts';
 import { cleanFileName, receiveFile } from './multipartFile.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
@@ -35,30 +30,17 @@ import { contractRouter } from './routes.ts';
 /** The upload path; the app's 1MB JSON body limit does not apply to it (server/http/app.ts). */
 export const UPLOAD_PATH = '/flat-file-service/v1/uploads';
 
-export interface FlatFileServiceOptions {
-  config: Config;
-  log: Logger;
-  /** defaults: a folder under DATA_DIR, and clamd when configured */
-  store?: FileStore;
-  scanner?: VirusScanner | null;
-  /** called once a file uploaded to a file-upload formula is stored: queues the run that collects its rows */
-  onFormulaFile?: (tenant: TenantScope, formulaId: string, uploadId: string, correlationId: string) => Promise<void>;
+export interface FlatFileServices {
+  uploads: UploadsService;
+  /** a file uploaded to a file-upload formula queues the run that collects its rows */
+  formulaRuns: Pick<FormulaRunsService, 'queueFile'>;
+  /** where a file is received while it is read */
+  files: FileStore;
 }
 
-export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: FlatFileServiceOptions) {
-  const store = opts.store ?? localFileStore(path.join(opts.config.dataDir, 'files'));
-  const scanner = opts.scanner !== undefined ? opts.scanner : opts.config.clamav ? clamavScanner(opts.config.clamav) : null;
-  if (scanner) {
-    opts.log.info({ scanner: scanner.description }, 'Uploaded files are scanned for viruses');
-    void scanner.ping().then((ok) => {
-      if (!ok) opts.log.warn({ scanner: scanner.description }, 'The virus scanner does not answer: uploads are refused until it does');
-    });
-  } else {
-    opts.log.warn('No virus scanner is configured (set CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT): uploaded files are accepted and reported as not scanned');
-  }
-
-  const service = uploadsService({ store, scanner });
-  const { app, on } = contractRouter(db, verifier);
+export function flatFileServiceRouter(services: FlatFileServices, auth: Auth) {
+  const { uploads: service, formulaRuns, files: store } = services;
+  const { app, on } = contractRouter(auth);
   const api = flatFileService.endpoints;
 
   // the router reads the multipart body into the store; the service decides what is kept
@@ -82,10 +64,9 @@ export function flatFileServiceRouter(db: Db, verifier: TokenVerifier, opts: Fla
       const { fileName } = received;
       const summary = await service.accept(tenant, caller, { key, fileName, size: received.size, formulaId, again: query.again }, log);
       kept = !!formulaId;
-      const onFormulaFile = opts.onFormulaFile;
-      if (formulaId && onFormulaFile) {
+      if (formulaId) {
         // the file is stored and waits for its formula (uploads.forFormula finds it): a run not queued is logged, the upload stands
-        await Promise.resolve().then(() => onFormulaFile(tenant, formulaId, summary.id, c.var.correlationId))
+        await Promise.resolve().then(() => formulaRuns.queueFile(tenant, { actor: 'system', correlationId: c.var.correlationId, log }, formulaId, summary.id))
           .catch((err: unknown) => log.error({ err, formulaId, upload: summary.id }, 'could not queue the run of an uploaded file'));
       }
       return c.json(summary, 201);

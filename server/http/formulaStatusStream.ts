@@ -19,14 +19,9 @@ import type { FormulaStatus } from '../../src/domain/api/formulas.ts';
 import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, policiesFor } from '../../src/domain/roles.ts';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../connectors/secrets.ts';
-import type { Db } from '../db/database.ts';
 import type { TenantScope } from '../db/tenancy.ts';
-import type { Jobs } from '../jobs/boss.ts';
-import { formulaRun } from '../jobs/formulaRun.ts';
-import { formulaRunsService } from '../services/formulaRuns.ts';
-import { authenticate, currentAccess, requirePolicy, type TokenVerifier } from './auth.ts';
+import type { FormulaRunsService } from '../services/formulaRuns.ts';
+import { requirePolicy, type Auth } from './auth.ts';
 import type { AppEnv, TenantEnv } from './env.ts';
 import { fail } from './problem.ts';
 
@@ -233,19 +228,17 @@ export function formulaStatusHub(pool: pg.Pool, log: Logger): FormulaStatusHub {
 /** named, not merely accepted with any other type: fetch's default Accept is any type, and this answer never ends */
 const wantsEventStream = (accept: string | undefined) => !!accept && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
 
-export function formulaStatusStreamRouter(db: Db, verifier: TokenVerifier, opts: {
-  config: Config; secrets: SecretBox; jobs: Pick<Jobs, 'enqueue' | 'runStatus'>; log: Logger; heartbeatMs?: number;
-}) {
-  const runs = formulaRunsService({
-    secrets: opts.secrets, config: opts.config,
-    runs: { queue: (p) => opts.jobs.enqueue(formulaRun, p), status: (id) => opts.jobs.runStatus(formulaRun, id) },
-  });
-  const hub = formulaStatusHub(db.$client, opts.log);
+export function formulaStatusStreamRouter(
+  services: { formulaRuns: Pick<FormulaRunsService, 'status' | 'statuses'>; statusHub: FormulaStatusHub },
+  auth: Auth,
+  opts: { heartbeatMs?: number } = {},
+) {
+  const { formulaRuns: runs, statusHub: hub } = services;
   const heartbeatMs = opts.heartbeatMs ?? formulaStatusStream.heartbeatMs;
   const app = new Hono<AppEnv>();
   const { resource, action } = formulaStatusStream.access;
 
-  app.get('/', authenticate(db, verifier), requirePolicy(resource, action) as unknown as MiddlewareHandler<AppEnv>, (c) => {
+  app.get('/', auth.signedIn, requirePolicy(resource, action) as unknown as MiddlewareHandler<AppEnv>, (c) => {
     // an answer that never ends is only for a client that asked for one
     if (!wantsEventStream(c.req.header('accept'))) fail('bad-request', 'This is an event stream: ask for it with Accept: text/event-stream.');
     const tenant = (c as unknown as { var: TenantEnv['Variables'] }).var.tenant as TenantScope;
@@ -259,7 +252,7 @@ export function formulaStatusStreamRouter(db: Db, verifier: TokenVerifier, opts:
     const stillAllowed = async () => {
       if (Date.now() >= token.expiresAt) return false;
       try {
-        const { roles } = await currentAccess(db, { sub: caller.auth0Id, tenantId: tenant.tenantId, signedInAt: token.signedInAt });
+        const { roles } = await auth.currentAccess({ sub: caller.auth0Id, tenantId: tenant.tenantId, signedInAt: token.signedInAt });
         return can(policiesFor(roles), resource, action);
       } catch (err) {
         if (err instanceof DomainError) return false;

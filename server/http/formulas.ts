@@ -5,20 +5,16 @@
  */
 import { formulasService as formulasContract } from '../../src/domain/api/formulas.ts';
 import { FORMULA_PART_NAMES } from '../../src/domain/formula/parts.ts';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../connectors/secrets.ts';
-import type { Db } from '../db/database.ts';
-import { formulasService, type FormulaActor } from '../services/formulas.ts';
+import type { FormulaActor, FormulasService } from '../services/formulas.ts';
 import type { FormulaRunsService, RunActor } from '../services/formulaRuns.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import { isUuid, type Auth } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
-export function formulasRouter(db: Db, verifier: TokenVerifier, opts: { config: Config; secrets: SecretBox; runs: FormulaRunsService }) {
-  const { runs } = opts;
-  const formulas = formulasService({ box: opts.secrets, config: opts.config, runs });
-  const { app, on } = contractRouter(db, verifier);
+export function formulasRouter(services: { formulas: FormulasService; formulaRuns: FormulaRunsService }, auth: Auth) {
+  const { formulas, formulaRuns: runs } = services;
+  const { app, on } = contractRouter(auth);
   const api = formulasContract.endpoints;
   const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'correlationId' | 'log'> }): FormulaActor => ({
     userId: c.var.caller.userId, name: c.var.caller.fullName, correlationId: c.var.correlationId, log: c.var.log,

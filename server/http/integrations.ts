@@ -4,16 +4,12 @@
  * server/services/connections.ts. Secrets never leave the server: not in answers, not in logs,
  * not in error details.
  */
-import type { Logger } from 'pino';
 import { integrationsService } from '../../src/domain/api/integrations.ts';
 import { extensionOf } from '../../src/domain/upload.ts';
-import type { Config } from '../config.ts';
-import { createSecretBox, loadSecretKey, type SecretBox } from '../connectors/secrets.ts';
-import type { Db } from '../db/database.ts';
 import type { FileStore } from '../db/fileStore.ts';
-import { connectionsService } from '../services/connections.ts';
-import { importFileStore, sandboxImportService, type ImportJobs } from '../services/sandboxImport.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import type { ConnectionsService } from '../services/connections.ts';
+import type { SandboxImportService } from '../services/sandboxImport.ts';
+import { isUuid, type Auth } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { receiveFile } from './multipartFile.ts';
 import { fail } from './problem.ts';
@@ -22,21 +18,16 @@ import { contractRouter } from './routes.ts';
 /** The import's path; it streams its file under the 15MB limit, not the app's 1MB JSON limit (server/http/app.ts). */
 export const SANDBOX_IMPORT_PATH = `${integrationsService.basePath}${integrationsService.endpoints.importSandboxConstituents.path}`;
 
-export interface IntegrationsOptions {
-  config: Pick<Config, 'secretKey' | 'dataDir' | 'connectorAllowPrivateHosts' | 'sandboxImport'>;
-  log?: Logger;
-  /** tests may hand in their own box */
-  secrets?: SecretBox;
-  /** where an imported file waits while it is read; default a folder under DATA_DIR */
-  store?: FileStore;
-  /** the import job's queue (server/jobs/sandboxImport.ts), whose rows are the imports' statuses */
-  imports: ImportJobs;
+export interface IntegrationsServices {
+  connections: ConnectionsService;
+  sandboxImport: SandboxImportService;
+  /** where an imported file waits while it is read */
+  files: FileStore;
 }
 
-export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: IntegrationsOptions) {
-  const box = opts.secrets ?? createSecretBox(loadSecretKey({ secretKey: opts.config.secretKey, dataDir: opts.config.dataDir }));
-  const connections = connectionsService({ box, config: opts.config });
-  const { app, on } = contractRouter(db, verifier);
+export function integrationsRouter(services: IntegrationsServices, auth: Auth) {
+  const { connections, sandboxImport: imports, files: store } = services;
+  const { app, on } = contractRouter(auth);
   const api = integrationsService.endpoints;
   const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'log' | 'correlationId'> }) => ({
     userId: c.var.caller.userId, name: c.var.caller.fullName, policies: c.var.caller.policies, log: c.var.log, correlationId: c.var.correlationId,
@@ -58,8 +49,6 @@ export function integrationsRouter(db: Db, verifier: TokenVerifier, opts: Integr
   on(api.objects, async (c, { params }) => connections.objects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.refreshObjects, async (c, { params }) => connections.refreshObjects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.fields, async (c, { params }) => connections.fields(c.var.tenant, actor(c), idOf(params.id), params.object));
-  const store = opts.store ?? importFileStore(opts.config);
-  const imports = sandboxImportService({ store, limits: opts.config.sandboxImport, jobs: opts.imports });
   // the file is read before the data source is looked up, as uploads are: a refusal of the body comes first
   on(api.importSandboxConstituents, async (c, { params }) => {
     const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.import`;

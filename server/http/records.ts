@@ -3,18 +3,15 @@
  * src/domain/api/records.ts; the rules are in server/services/records.ts.
  */
 import { recordsService as recordsContract } from '../../src/domain/api/records.ts';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../connectors/secrets.ts';
-import type { Db } from '../db/database.ts';
-import { recordReviewService, type RecordActor, type SendQueue } from '../services/records.ts';
-import { isUuid, type TokenVerifier } from './auth.ts';
+import type { RecordActor, RecordReviewService } from '../services/records.ts';
+import { isUuid, type Auth } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';
 
-export function recordsRouter(db: Db, verifier: TokenVerifier, opts: { config: Config; secrets: SecretBox; sends: SendQueue }) {
-  const review = recordReviewService({ secrets: opts.secrets, config: opts.config, sends: opts.sends });
-  const { app, on } = contractRouter(db, verifier);
+export function recordsRouter(services: { records: RecordReviewService }, auth: Auth) {
+  const review = services.records;
+  const { app, on } = contractRouter(auth);
   const api = recordsContract.endpoints;
   const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'correlationId' | 'log'> }): RecordActor => ({
     actor: { userId: c.var.caller.userId, name: c.var.caller.fullName }, policies: c.var.caller.policies,

@@ -8,8 +8,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import * as v from 'valibot';
 import type { Endpoint, ParamsOf, ParsedQueryOf, ResponseOf } from '../../src/domain/api/contract.ts';
-import type { Db } from '../db/database.ts';
-import { authenticate, requirePolicy, requireTenant, type TokenVerifier } from './auth.ts';
+import { requirePolicy, requireTenant, type Auth } from './auth.ts';
 import type { AppEnv, TenantEnv } from './env.ts';
 import { jsonBody, queryParams } from './validation.ts';
 
@@ -26,9 +25,9 @@ export type ContractHandler<E extends Endpoint> =
 
 const checkResponses = process.env.NODE_ENV !== 'production';
 
-export function contractRouter(db: Db, verifier: TokenVerifier) {
+export function contractRouter(auth: Pick<Auth, 'signedIn'>) {
   const app = new Hono<AppEnv>();
-  const signedIn = authenticate(db, verifier);
+  const { signedIn } = auth;
 
   function on<E extends Endpoint>(e: E, handler: ContractHandler<E>): void {
     const guards: MiddlewareHandler[] = [];

@@ -12,7 +12,7 @@ import { forTenant } from '../db/tenancy.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import {
   parsePayload, PermanentJobError, type AnyJobDefinition, type EnqueueOptions, type JobContext, type JobDefinition,
-  type JobDeps, type PayloadSchema,
+  type JobDeps, type JobServices, type PayloadSchema,
 } from './definition.ts';
 import { JOBS } from './registry.ts';
 import { jobRunStatus, type JobProgress, type JobRunStatus } from './retryStatus.ts';
@@ -34,6 +34,11 @@ export interface Jobs {
    * their payloads and outputs: for work whose status is the job itself (an import's progress).
    */
   find(definition: AnyJobDefinition, by: { id: string } | { data: object }, now?: Date): Promise<FoundJob[]>;
+  /**
+   * Works every listed queue in this process, each handler given these services. The services
+   * queue jobs themselves, so they are built on this Jobs first (server/container.ts).
+   */
+  work(services: JobServices['services']): Promise<void>;
   /** for GET /health */
   status(): Promise<{ ok: boolean; queues: number; detail?: string }>;
   stop(): Promise<void>;
@@ -50,8 +55,8 @@ export interface FoundJob {
 export interface StartJobsOptions extends JobDeps {
   databaseUrl: string;
   log: Logger;
-  /** work every listed queue in this process */
-  work: boolean;
+  /** work every listed queue in this process at once (tests whose handlers need no services); else call `work` */
+  work?: boolean;
   /** the product's list unless given: tests register their own definitions here */
   definitions?: readonly AnyJobDefinition[];
 }
@@ -86,9 +91,17 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
     });
   };
 
+  let working = false;
+  const startWork = async (services: JobServices['services'] | undefined) => {
+    if (working) throw new Error('The job queues are worked already in this process.');
+    working = true;
+    for (const definition of definitions) await work(boss, definition, { ...deps, services, log: opts.log, enqueue });
+  };
+
   const jobs: Jobs = {
     boss,
     enqueue,
+    work: (services) => startWork(services),
     async runStatus(definition, id, now = new Date()) {
       const [job] = await boss.findJobs(definition.name, { id });
       return job ? jobRunStatus(job, now) : null;
@@ -117,9 +130,7 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
       const { cron, tz, payload } = definition.schedule;
       await boss.schedule(definition.name, cron, parsePayload(definition, payload), { tz: tz ?? 'UTC' });
     }
-    if (opts.work) {
-      for (const definition of definitions) await work(boss, definition, { ...deps, log: opts.log, enqueue });
-    }
+    if (opts.work) await startWork(undefined);
   } catch (err) {
     await boss.stop({ graceful: false }).catch(() => {});
     throw err;
@@ -159,7 +170,7 @@ async function createQueue(boss: PgBoss, definition: AnyJobDefinition): Promise<
   await boss.updateQueue(definition.name, { ...settings, retryDelayMax });
 }
 
-type WorkDeps = JobDeps & { log: Logger; enqueue: Jobs['enqueue'] };
+type WorkDeps = JobDeps & { services: JobServices['services'] | undefined; log: Logger; enqueue: Jobs['enqueue'] };
 
 async function work(boss: PgBoss, definition: AnyJobDefinition, deps: WorkDeps): Promise<void> {
   await boss.work(definition.name, {
@@ -193,6 +204,7 @@ async function runOne(boss: PgBoss, definition: AnyJobDefinition, job: JobWithMe
     ...(payload.tenantId ? { tenant: forTenant(deps.db, payload.tenantId) } : { db: deps.db }),
     secrets: deps.secrets,
     config: deps.config,
+    services: deps.services,
     log,
     job: {
       id: job.id, name: definition.name, retry: job.retryCount, retryLimit: job.retryLimit,

@@ -11,6 +11,7 @@
 import * as v from 'valibot';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { Services } from '../container.ts';
 import type { Db } from '../db/database.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
@@ -98,13 +99,18 @@ export interface JobDeps {
   config: Config;
 }
 
+/** Beside JobDeps: the services the API uses too, built once per process (server/container.ts). */
+export interface JobServices {
+  services: Services;
+}
+
 /**
  * What a handler is given. Tenant work reaches rows only through its tenant's scope (DESIGN.md
  * section 4a); only system work (no tenantId) gets the database itself.
  */
 export type JobContext<P = unknown> = JobBaseContext & (P extends { tenantId: string } ? { tenant: TenantScope } : { db: Db });
 
-export interface JobBaseContext extends Omit<JobDeps, 'db'> {
+export interface JobBaseContext extends Omit<JobDeps, 'db'>, JobServices {
   /** carries job, jobId, correlationId and (for tenant work) tenantId on every line */
   log: Logger;
   job: {

@@ -5,8 +5,8 @@
  * 10 times with backoff ("attempt n of 10"); a failure retrying cannot mend fails at once.
  */
 import * as v from 'valibot';
-import { formulaRunsService, FinalRunFailure, type RunQueue } from '../services/formulaRuns.ts';
-import { defineJob, PermanentJobError, tenantPayload, USER_RETRY, type JobContext } from './definition.ts';
+import { FinalRunFailure } from '../services/formulaRuns.ts';
+import { defineJob, PermanentJobError, tenantPayload, USER_RETRY } from './definition.ts';
 
 const uuid = v.pipe(v.string(), v.uuid());
 
@@ -19,9 +19,8 @@ export const formulaRun = defineJob({
   singletonKey: (p) => p.formulaId,
   worker: { concurrency: 2, pollingIntervalSeconds: 1 },
   async handler(payload, ctx) {
-    const service = formulaRunsService({ secrets: ctx.secrets, config: ctx.config, runs: jobRunQueue(ctx) });
     try {
-      const { continued } = await service.work(ctx.tenant, payload, {
+      const { continued } = await ctx.services.formulaRuns.work(ctx.tenant, payload, {
         jobId: ctx.job.id, retry: ctx.job.retry, retryLimit: ctx.job.retryLimit, lastTry: ctx.job.lastTry, signal: ctx.job.signal,
         progress: (done, message) => ctx.progress({ done, message }),
         ...(ctx.config.runSliceMs ? { sliceMs: ctx.config.runSliceMs } : {}),
@@ -34,11 +33,3 @@ export const formulaRun = defineJob({
   },
 });
 
-/** Runs queued from inside a job (continuations, the scheduler's runs) go through the same definition. */
-export function jobRunQueue(ctx: Pick<JobContext, 'enqueue'>): RunQueue {
-  return {
-    queue: (p, startAfter) => ctx.enqueue(formulaRun, p, startAfter ? { startAfter } : {}),
-    // a job does not read other jobs' retry state; the API does (server/http/formulas.ts)
-    status: async () => null,
-  };
-}

@@ -7,9 +7,7 @@
 import { DomainError } from '../../src/domain/errors.ts';
 import { claimDueFormulas } from '../db/repositories/schedules.ts';
 import { forTenant } from '../db/tenancy.ts';
-import { formulaRunsService } from '../services/formulaRuns.ts';
 import { defineJob, systemPayload } from './definition.ts';
-import { jobRunQueue } from './formulaRun.ts';
 
 export const formulaScheduler = defineJob({
   name: 'formula-scheduler',
@@ -19,7 +17,7 @@ export const formulaScheduler = defineJob({
   singletonKey: () => 'scheduler',
   schedule: { cron: '* * * * *', payload: { correlationId: 'schedule:formula-scheduler' } },
   async handler(payload, ctx) {
-    const service = formulaRunsService({ secrets: ctx.secrets, config: ctx.config, runs: jobRunQueue(ctx) });
+    const service = ctx.services.formulaRuns;
     const due = await claimDueFormulas(ctx.db, new Date());
     let started = 0;
     for (const { tenantId, formulaId } of due) {

@@ -6,7 +6,7 @@
  * worker died mid-file (kill -9): the export is still in progress, and is written again from the start.
  */
 import * as v from 'valibot';
-import { exportFileStore, sweepExpiredExports, writeExport } from '../services/exports.ts';
+import { sweepExpiredExports, writeExport } from '../services/exports.ts';
 import { defineJob, systemPayload, tenantPayload } from './definition.ts';
 
 export const recordExport = defineJob({
@@ -17,7 +17,7 @@ export const recordExport = defineJob({
   retry: { limit: 2, delaySeconds: 5, backoff: true },
   worker: { concurrency: 2, pollingIntervalSeconds: 1 },
   async handler(payload, ctx) {
-    const outcome = await writeExport(ctx.tenant, payload.exportId, { store: exportFileStore(ctx.config), log: ctx.log, signal: ctx.job.signal });
+    const outcome = await writeExport(ctx.tenant, payload.exportId, { store: ctx.services.files, log: ctx.log, signal: ctx.job.signal });
     return { outcome };
   },
 });
@@ -29,7 +29,7 @@ export const recordExportSweep = defineJob({
   retry: { limit: 3, delaySeconds: 5, backoff: true },
   schedule: { cron: '*/10 * * * *', payload: { correlationId: 'schedule:record-export-sweep' } },
   async handler(_payload, ctx) {
-    const swept = await sweepExpiredExports(ctx.db, exportFileStore(ctx.config), new Date(), ctx.log);
+    const swept = await sweepExpiredExports(ctx.db, ctx.services.files, new Date(), ctx.log);
     if (swept) ctx.log.info({ swept }, 'expired export files deleted');
     return { swept };
   },

@@ -9,7 +9,7 @@
  * them twice; a dead worker's import ends as stopped, and says so.
  */
 import * as v from 'valibot';
-import { importFileStore, sandboxImportService } from '../services/sandboxImport.ts';
+import type { SandboxImportService } from '../services/sandboxImport.ts';
 import { defineJob, tenantPayload } from './definition.ts';
 
 export const sandboxImport = defineJob({
@@ -25,7 +25,8 @@ export const sandboxImport = defineJob({
   retry: { limit: 0, delaySeconds: 0, backoff: false },
   worker: { concurrency: 1, pollingIntervalSeconds: 0.5 },
   async handler(payload, ctx) {
-    const imports = sandboxImportService({ store: importFileStore(ctx.config), limits: ctx.config.sandboxImport });
+    // typed here: the services' own type is built from the job definitions' (server/container.ts)
+    const imports: SandboxImportService = ctx.services.sandboxImport;
     const { dataSourceId, fileKey, fileName, total } = payload;
     return imports.run(ctx.tenant, { dataSourceId, fileKey, fileName, total }, (p) => ctx.progress({
       done: p.read, total, counts: { imported: p.imported, refused: p.refused },

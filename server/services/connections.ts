@@ -255,3 +255,5 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     },
   };
 }
+
+export type ConnectionsService = ReturnType<typeof connectionsService>;

@@ -19,17 +19,14 @@ import type { Config } from '../config.ts';
 import { dropFolderPath } from '../connectors/fileSources/flatFile.ts';
 import { sandbox } from '../connectors/sandboxCrm/fields.ts';
 import { SANDBOX_DATA_SOURCE_NAME } from '../connectors/sandboxCrm/seed.ts';
-import { createSecretBox, loadSecretKey, type SecretBox } from '../connectors/secrets.ts';
 import { tenantAccess } from '../db/accounts.ts';
 import type { Database } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
 import { DEMO_TENANTS, DEMO_USERS } from '../db/seed.ts';
 import { forTenant } from '../db/tenancy.ts';
-import type { Jobs } from '../jobs/boss.ts';
-import { formulaRun } from '../jobs/formulaRun.ts';
-import { connectionsService } from './connections.ts';
-import { formulaRunsService } from './formulaRuns.ts';
-import { formulasService } from './formulas.ts';
+import type { ConnectionsService } from './connections.ts';
+import type { FormulaRunsService } from './formulaRuns.ts';
+import type { FormulasService } from './formulas.ts';
 
 export const DEMO_FORMULA_NAME = 'Weekend sign-ups into the CRM';
 const SOURCE_NAME = 'Weekend sign-ups';
@@ -104,18 +101,16 @@ const csvCell = (s: string) => (/[",\r\n]/.test(s) || s !== s.trim() ? `"${s.rep
 export interface DemoFormulaDeps {
   database: Pick<Database, 'db'>;
   config: Config;
-  jobs: Pick<Jobs, 'enqueue' | 'runStatus'>;
+  /** the server's own services (server/container.ts): the run is queued like the API's run now */
+  services: { connections: ConnectionsService; formulas: FormulasService; formulaRuns: FormulaRunsService };
   log: Logger;
-  /** the server's key box; opened from the configuration as server/main.ts opens it when not given */
-  secrets?: SecretBox;
 }
 
 export interface DemoFormula { tenantId: string; formulaId: string; runId: string; name: string }
 
 /** Builds the demo formula in the demo organisation's first tenant and queues its first run. */
 export async function seedDemoFormula(deps: DemoFormulaDeps): Promise<DemoFormula> {
-  const { database: { db }, config, jobs, log } = deps;
-  const box = deps.secrets ?? createSecretBox(loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }));
+  const { database: { db }, config, services: { connections, formulas, formulaRuns: runs }, log } = deps;
 
   // built by the demo administrator, as if signed in to the food bank
   const admin = DEMO_USERS.find((u) => u.roles[0]?.includes('Administrator'))!;
@@ -141,17 +136,12 @@ export async function seedDemoFormula(deps: DemoFormulaDeps): Promise<DemoFormul
   const lines = [COLUMNS.join(','), ...signUps(crm).map((r) => COLUMNS.map((c) => csvCell(r[c])).join(','))];
   fs.writeFileSync(path.join(dir, FILE), `${lines.join('\r\n')}\r\n`);
 
-  const source = await connectionsService({ box, config }).create(tenant, { ...actor, policies: access.policies }, {
+  const source = await connections.create(tenant, { ...actor, policies: access.policies }, {
     system: 'flat-file', displayName: SOURCE_NAME, settings: { folder: FOLDER },
   });
   const destination = (await tenant.dataSources.list()).find((d) => d.system === 'sandbox-crm' && d.displayName === SANDBOX_DATA_SOURCE_NAME);
   if (!destination) throw new Error(`${DEMO_TENANTS[0]} has no ${SANDBOX_DATA_SOURCE_NAME} data source.`);
 
-  // the run API's service: runs queued as formula-run jobs, which the server's workers take
-  const runs = formulaRunsService({
-    secrets: box, config, runs: { queue: (p) => jobs.enqueue(formulaRun, p), status: (id) => jobs.runStatus(formulaRun, id) },
-  });
-  const formulas = formulasService({ box, config, runs });
   const parts: { [P in FormulaPartName]: FormulaPartBody[P] } = {
     mapping: {
       fields: [

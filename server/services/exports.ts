@@ -270,3 +270,5 @@ export async function sweepExpiredExports(db: Db, store: FileStore, now: Date, l
   }
   return swept;
 }
+
+export type ExportsService = ReturnType<typeof exportsService>;

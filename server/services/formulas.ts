@@ -250,3 +250,5 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     },
   };
 }
+
+export type FormulasService = ReturnType<typeof formulasService>;

@@ -321,3 +321,5 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
     },
   };
 }
+
+export type SandboxImportService = ReturnType<typeof sandboxImportService>;

@@ -119,3 +119,5 @@ export function uploadsService(deps: { store: FileStore; scanner: VirusScanner |
     },
   };
 }
+
+export type UploadsService = ReturnType<typeof uploadsService>;

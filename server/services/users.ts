@@ -272,3 +272,5 @@ export function usersService(deps: UsersDeps) {
     },
   };
 }
+
+export type UsersService = ReturnType<typeof usersService>;

@@ -28,7 +28,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-demo-formula-'));
   server = await startTestServer({ work: true, env: { DATA_DIR: dataDir } });
   const admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
-  demo = await seedDemoFormula({ database: server.database, config: server.config, jobs: server.jobs, log: createLogger('silent') });
+  demo = await seedDemoFormula({ database: server.database, config: server.config, services: server.services, log: createLogger('silent') });
   send = sender(server.url, admin, demo.tenantId);
   const until = Date.now() + 90_000;
   for (;;) {

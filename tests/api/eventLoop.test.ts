@@ -63,7 +63,7 @@ const values: Record<string, string> = {};
 beforeAll(async () => {
   server = await startTestServer({ work: true, env: { DATA_DIR: dataDir } });
   const admin = await sessionFor(server.url, 'administrator@demo.tributary.test');
-  demo = await seedDemoFormula({ database: server.database, config: server.config, jobs: server.jobs, log: createLogger('silent') });
+  demo = await seedDemoFormula({ database: server.database, config: server.config, services: server.services, log: createLogger('silent') });
   headers = { ...admin.headers, tenantId: demo.tenantId, 'content-type': 'application/json' };
   const get = async <T>(p: string, init: RequestInit = {}) => {
     const res = await fetch(`${server.url}${p}`, { ...init, headers });

@@ -18,9 +18,11 @@ import type { ConnectorContext, SourceRecord } from '../../server/connectors/con
 import { fileUploadConnector } from '../../server/connectors/fileSources/fileUpload.ts';
 import { clamavScanner } from '../../server/connectors/flatFile/clamav.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
+import { createAuth } from '../../server/http/auth.ts';
 import type { AppEnv } from '../../server/http/env.ts';
 import { cleanFileName, flatFileServiceRouter } from '../../server/http/flatFileService.ts';
 import { installErrorHandling } from '../../server/http/problem.ts';
+import { uploadsService } from '../../server/services/uploads.ts';
 import { MESSAGES, PROBLEM_TITLES } from '../../src/domain/errors.ts';
 import { MAX_UPLOAD_BYTES, SAMPLE_ROWS, outcomeForProblem, type UploadSummary } from '../../src/domain/upload.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
@@ -460,7 +462,7 @@ describe('files uploaded to a file-upload formula', () => {
     expect(refusedRows.rows[0].n).toBe(0);
   });
 
-  it('tells the router\'s onFormulaFile once the upload is stored, and only for a formula\'s file', async () => {
+  it('queues the formula\'s run once the upload is stored, and only for a formula\'s file', async () => {
     const calls: { tenantId: string; formulaId: string; uploadId: string; correlationId: string; stored: boolean }[] = [];
     const identity = srv.identity!;
     const app = new Hono<AppEnv>();
@@ -471,13 +473,18 @@ describe('files uploaded to a file-upload formula', () => {
       c.set('log', pino({ level: 'silent' }));
       await next();
     });
-    app.route(FF, flatFileServiceRouter(srv.database.db, { keys: createLocalJWKSet(identity.publicJwks), issuer: identity.issuer, audience: srv.config.auth.audience }, {
-      config: srv.config, log: pino({ level: 'silent' }), scanner: null,
-      onFormulaFile: async (scoped, formulaId, uploadId, correlationId) => {
-        calls.push({ tenantId: scoped.tenantId, formulaId, uploadId, correlationId, stored: !!(await scoped.uploads.get(uploadId))?.fileKey });
-        if (calls.length === 2) throw new Error('the queue is down');
+    const auth = createAuth(srv.database.db, { keys: createLocalJWKSet(identity.publicJwks), issuer: identity.issuer, audience: srv.config.auth.audience });
+    app.route(FF, flatFileServiceRouter({
+      files: srv.services.files,
+      uploads: uploadsService({ store: srv.services.files, scanner: null }),
+      formulaRuns: {
+        queueFile: async (scoped, who, formulaId, uploadId) => {
+          calls.push({ tenantId: scoped.tenantId, formulaId, uploadId, correlationId: who.correlationId, stored: !!(await scoped.uploads.get(uploadId))?.fileKey });
+          if (calls.length === 2) throw new Error('the queue is down');
+          return null;
+        },
       },
-    }));
+    }, auth));
     const post = (formulaId: string | undefined, again = false) => {
       const form = new FormData();
       form.append('file', new File([csvText(4)], 'late.csv', { type: 'text/csv' }));

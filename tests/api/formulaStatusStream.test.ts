@@ -11,6 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus } from '../../src/domain/api/formulas.ts';
 import { formulaStatusStream } from '../../src/domain/api/formulaStatusStream.ts';
+import { createAuth } from '../../server/http/auth.ts';
 import type { AppEnv } from '../../server/http/env.ts';
 import { formulaStatusHub, formulaStatusStreamRouter } from '../../server/http/formulaStatusStream.ts';
 import { installErrorHandling } from '../../server/http/problem.ts';
@@ -226,9 +227,9 @@ describe('the status stream', () => {
     installErrorHandling(app);
     app.use('*', async (c, next) => { c.set('log', silent); await next(); });
     const identity = server.identity!;
-    app.route('/', formulaStatusStreamRouter(server.database.db, {
+    app.route('/', formulaStatusStreamRouter(server.services, createAuth(server.database.db, {
       keys: createLocalJWKSet(identity.publicJwks), issuer: identity.issuer, audience: server.config.auth.audience,
-    }, { config: server.config, secrets: null as never, jobs: server.jobs, log: silent, heartbeatMs: 100 }));
+    }), { heartbeatMs: 100 }));
     const stream = await open(headers.foodBank, async (init) => app.request('/', init));
     expect(stream.res.status).toBe(200);
     await stream.next((e) => e.event === 'snapshot');

@@ -30,7 +30,7 @@ const status = async (id: string) => json<FormulaStatus>(await send(`${F}/${id}/
 /** Runs the scheduler's handler as its job would, with the server's queue. */
 async function tick(): Promise<{ due: number; started: number }> {
   const ctx = {
-    db: server.database.db, secrets: undefined as never, config: server.config, log: createLogger('silent'),
+    db: server.database.db, secrets: undefined as never, config: server.config, services: server.services, log: createLogger('silent'),
     job: { id: 'test', name: formulaScheduler.name, retry: 0, retryLimit: 0, lastTry: true, signal: new AbortController().signal },
     progress: async () => {}, enqueue: server.jobs.enqueue,
   };

@@ -7,9 +7,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clamavAddressFromEnv, clamavScanner, interpret, ScannerUnavailableError } from '../../server/connectors/flatFile/clamav.ts';
 import { loadConfig } from '../../server/config.ts';
-import { flatFileServiceRouter } from '../../server/http/flatFileService.ts';
-import type { Db } from '../../server/db/database.ts';
-import type { TokenVerifier } from '../../server/http/auth.ts';
+import { configuredScanner } from '../../server/container.ts';
 import type { Logger } from 'pino';
 
 /** A stand-in clamd: decodes INSTREAM framing, then answers as `reply` says. */
@@ -119,7 +117,7 @@ describe('configuration', () => {
       info: (_o: unknown, msg?: string) => lines.push({ level: 'info', msg: String(msg ?? _o) }),
       warn: (o: unknown, msg?: string) => lines.push({ level: 'warn', msg: String(msg ?? o) }),
     } as unknown as Logger;
-    flatFileServiceRouter({} as Db, {} as TokenVerifier, { config: loadConfig({}), log });
+    expect(configuredScanner(loadConfig({}), log)).toBeNull();
     expect(lines).toEqual([{ level: 'warn', msg: expect.stringMatching(/No virus scanner is configured .*not scanned/) }]);
   });
 });
