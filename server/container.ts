@@ -4,13 +4,12 @@
  * service, one file store, one status hub. Services never import jobs: what they queue reaches
  * them here as functions over the job queue.
  */
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { clamavScanner, type VirusScanner } from './connectors/flatFile/clamav.ts';
 import type { SecretBox } from './connectors/secrets.ts';
 import type { Db } from './db/database.ts';
-import { localFileStore, type FileStore } from './db/fileStore.ts';
+import { dataFileStore, type FileStore } from './connectors/fileSources/fileStore.ts';
 import { passwordResetDelivery } from './identity/resetDelivery.ts';
 import type { Jobs } from './jobs/boss.ts';
 import { formulaRun } from './jobs/formulaRun.ts';
@@ -21,12 +20,12 @@ import { accountsService } from './services/accounts.ts';
 import { connectionsService } from './services/connections.ts';
 import { exportsService } from './services/exports.ts';
 import { formulaRunsService } from './services/formulaRuns.ts';
+import { formulaStatusHub } from './services/formulaStatusHub.ts';
 import { formulasService } from './services/formulas.ts';
 import { recordReviewService } from './services/records.ts';
 import { sandboxImportService } from './services/sandboxImport.ts';
 import { uploadsService } from './services/uploads.ts';
 import { usersService } from './services/users.ts';
-import { formulaStatusHub } from './http/formulaStatusStream.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -57,7 +56,7 @@ export function configuredScanner(config: Pick<Config, 'clamav'>, log: Logger): 
 
 export function createServices(deps: ServiceDeps) {
   const { db, config, secrets, jobs, log } = deps;
-  const files = deps.files ?? localFileStore(path.join(config.dataDir, 'files'));
+  const files = deps.files ?? dataFileStore(config.dataDir);
   const scanner = deps.scanner !== undefined ? deps.scanner : configuredScanner(config, log);
 
   const formulaRuns = formulaRunsService({

@@ -19,7 +19,7 @@
  */
 import { flatFileService } from '../../src/domain/api/flatFile.ts';
 import { hasAcceptedExtension } from '../../src/domain/upload.ts';
-import type { FileStore } from '../db/fileStore.ts';
+import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import type { FormulaRunsService } from '../services/formulaRuns.ts';
 import type { UploadsService } from '../services/uploads.ts';
 import { isUuid, type Auth } from './auth.ts';

@@ -6,7 +6,7 @@
  */
 import { integrationsService } from '../../src/domain/api/integrations.ts';
 import { extensionOf } from '../../src/domain/upload.ts';
-import type { FileStore } from '../db/fileStore.ts';
+import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import type { ConnectionsService } from '../services/connections.ts';
 import type { SandboxImportService } from '../services/sandboxImport.ts';
 import { isUuid, type Auth } from './auth.ts';

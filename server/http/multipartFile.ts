@@ -8,7 +8,7 @@ import { Readable, Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'hono';
 import { fileNameLength, MAX_FILE_NAME_LENGTH, MAX_UPLOAD_BYTES } from '../../src/domain/upload.ts';
-import type { FileStore } from '../db/fileStore.ts';
+import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import { fail, problemResponse } from './problem.ts';
 
 /** Multipart framing around the file (boundaries, part headers): generous, and still bounded. */

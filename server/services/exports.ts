@@ -9,7 +9,6 @@
  * Exports belong to the user who started them: another user's export, like another tenant's,
  * is not found.
  */
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import {
@@ -22,7 +21,7 @@ import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import type { RecordSelection } from '../../src/domain/records/query.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { localFileStore, type FileStore } from '../db/fileStore.ts';
+import { dataFileStore, type FileStore } from '../connectors/fileSources/fileStore.ts';
 import { abandonedExports, expiredExportFiles, type ExportRecord, type RecordExportRow } from '../db/repositories/recordExports.ts';
 import { forTenant, type TenantScope } from '../db/tenancy.ts';
 import { recordEvent } from './events.ts';
@@ -31,7 +30,7 @@ import { recordEvent } from './events.ts';
 export const exportFileKey = (tenantId: string, exportId: string) => `exports/${tenantId}/${exportId}.csv`;
 
 /** The store exports are written to: the one uploads use (DESIGN.md section 6). */
-export const exportFileStore = (config: Pick<Config, 'dataDir'>): FileStore => localFileStore(path.join(config.dataDir, 'files'));
+export const exportFileStore = (config: Pick<Config, 'dataDir'>): FileStore => dataFileStore(config.dataDir);
 
 export interface ExportActor {
   userId: string;

@@ -23,9 +23,8 @@ import {
 import { readCsvRows, type CsvRow } from '../connectors/flatFile/csvRows.ts';
 import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
 import type * as v from 'valibot';
-import type { Config } from '../config.ts';
-import { localFileStore, type FileStore } from '../db/fileStore.ts';
 import type { Logger } from 'pino';
+import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import type { ConstituentInput } from '../db/repositories/sandboxCrm.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { JobRunStatus } from '../jobs/retryStatus.ts';
@@ -40,9 +39,6 @@ const PARSE_PROBLEMS: Record<ParseOutcome, ProblemTitle> = {
 export type ImportResult = v.InferOutput<typeof SandboxImportResultSchema>;
 export type SandboxImportView = v.InferOutput<typeof SandboxImportViewSchema>;
 type ImportProblem = NonNullable<SandboxImportView['problem']>;
-
-/** The store an imported file waits in until its job has read it: the one uploads use (DESIGN.md section 6). */
-export const importFileStore = (config: Pick<Config, 'dataDir'>): FileStore => localFileStore(path.join(config.dataDir, 'files'));
 
 /** What the import job is given (beside tenantId and correlationId). */
 export interface ImportJobFields {

@@ -13,7 +13,7 @@ import { MAX_UPLOAD_BYTES, type EarlierUpload, type UploadSummary } from '../../
 import { ScannerUnavailableError, type VirusScanner } from '../connectors/flatFile/clamav.ts';
 import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
 import { parseTabular } from '../connectors/flatFile/tabular.ts';
-import type { FileStore } from '../db/fileStore.ts';
+import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import type { UploadRow } from '../db/repositories/uploads.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 

@@ -17,7 +17,7 @@ import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts'
 import { forTenant } from '../../server/db/tenancy.ts';
 import { createLogger } from '../../server/log.ts';
 import { exportFileStore, sweepExpiredExports, writeExport } from '../../server/services/exports.ts';
-import type { FileStore } from '../../server/db/fileStore.ts';
+import type { FileStore } from '../../server/connectors/fileSources/fileStore.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

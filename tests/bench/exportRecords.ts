@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { localFileStore } from '../../server/db/fileStore.ts';
+import { localFileStore } from '../../server/connectors/fileSources/fileStore.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { createLogger } from '../../server/log.ts';
 import { writeExport } from '../../server/services/exports.ts';

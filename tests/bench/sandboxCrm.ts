@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../server/db/database.ts';
-import { localFileStore } from '../../server/db/fileStore.ts';
+import { localFileStore } from '../../server/connectors/fileSources/fileStore.ts';
 import { sandboxImportService } from '../../server/services/sandboxImport.ts';
 import { MAX_UPLOAD_BYTES } from '../../src/domain/upload.ts';
 import { organizations, tenants } from '../../server/db/schema/accounts.ts';

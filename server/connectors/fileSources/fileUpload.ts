@@ -7,8 +7,7 @@
  * row collected, so a run that stops resumes after it. Once the engine has stored them all it
  * acknowledges the final watermark, and the file is deleted; the headers and sample stay.
  */
-import path from 'node:path';
-import { localFileStore, type FileStore } from '../../db/fileStore.ts';
+import { dataFileStore } from './fileStore.ts';
 import {
   ConnectorInputError, NotSupported, processingError, type Connector, type ConnectorContext, type SourceRecord, type Watermark,
 } from '../connector.ts';
@@ -25,7 +24,6 @@ async function upload(ctx: ConnectorContext, id: string) {
 }
 
 /** The store the flat file service keeps uploads in (server/http/flatFileService.ts). */
-export const uploadStore = (dataDir: string): FileStore => localFileStore(path.join(dataDir, 'files'));
 
 /** How far a pull has read one upload: its last row collected (the line it starts on), and whether that was the last. */
 interface RowMark { u: string; row: number; done?: true }
@@ -72,7 +70,7 @@ export const fileUploadConnector: Connector = {
     let last = after;
     let batch: SourceRecord[] = [];
     try {
-      for await (const chunk of tableRows(uploadStore(ctx.dataDir).read(row.fileKey), row.fileName)) {
+      for await (const chunk of tableRows(dataFileStore(ctx.dataDir).read(row.fileKey), row.fileName)) {
         for (const { line, values } of chunk.rows) {
           if (line <= after) continue;
           batch.push({ id: `${row.id}#${line}`, fields: Object.fromEntries(chunk.headers.map((h, c) => [h, values[c] ?? ''])) });
@@ -97,7 +95,7 @@ export const fileUploadConnector: Connector = {
     if (!mark?.done || !row.fileKey) return;
     // the file first: after a crash between the two the key is still set and a retry finishes; the
     // other order could leave a whole file in the store that no row names
-    await uploadStore(ctx.dataDir).remove(row.fileKey);
+    await dataFileStore(ctx.dataDir).remove(row.fileKey);
     await ctx.tenant.uploads.setFileKey(row.id, null);
   },
   async search() { throw new NotSupported('File upload', 'search'); },

@@ -1,7 +1,8 @@
 /**
- * One storage interface for uploaded and exported files (DESIGN.md section 6). The default keeps
- * them in a folder under DATA_DIR (`.data/files`); another backend (an object store) implements
- * the same four calls.
+ * One storage interface for uploaded, imported and exported files (DESIGN.md section 6). The
+ * default keeps them in a folder under DATA_DIR (`.data/files`, dataFileStore); another backend
+ * (an object store) implements the same four calls. It sits beside the file connectors, which
+ * read what was uploaded.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -20,6 +21,9 @@ export interface FileStore {
 
 /** Keys are slash-separated segments of letters, digits, dot, dash and underscore; never "." or ".." */
 const isKey = (key: string) => key.split('/').every((segment) => /^[\w.-]+$/.test(segment) && segment !== '.' && segment !== '..');
+
+/** The product's files: the folder `files` under DATA_DIR. */
+export const dataFileStore = (dataDir: string): FileStore => localFileStore(path.join(dataDir, 'files'));
 
 export function localFileStore(root: string): FileStore {
   const resolve = (key: string) => {
