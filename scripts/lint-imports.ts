@@ -3,7 +3,10 @@
  *   views -> machines -> services -> domain; server/* -> domain; domain imports nothing of ours;
  *   src/ui (shared presentational components, used by views) imports only src/domain;
  *   the app never imports src/devtools (the statechart viewer and live inspection) but through
- *   the shell's lazy routes and the one dynamic import that loads live inspection.
+ *   the shell's lazy routes and the one dynamic import that loads live inspection;
+ *   on the server, routers reach the database only through the tenant scope (and sign-in), services
+ *   queue jobs only through the enqueue they are given, the identity provider is below the services,
+ *   and the database layer below the connectors.
  * esbuild resolves every import of every source file (TypeScript 7 has no compiler API for
  * dependency-cruiser and the like); each resolved edge is checked against the rules below.
  */
@@ -41,6 +44,26 @@ export const RULES: Rule[] = [
   { name: 'browser-not-server', from: /^src\//, to: /^server\//, why: 'the browser never imports the server' },
   { name: 'server-shares-only-domain', from: /^server\//, to: /^src\/(?!domain\/)/, why: 'the server shares only src/domain with the browser' },
   { name: 'product-not-tests', from: /^(src|server)\//, to: /^(tests|scripts)\//, why: 'the product never imports tests' },
+  // the server's layers: main.ts and worker.ts build the services once (server/container.ts) and hand them down
+  {
+    name: 'http-calls-services',
+    from: /^server\/http\/(?!auth\.ts$)/,
+    to: /^server\/db\/(?!tenancy\.ts$)/,
+    why: 'routers parse, call a service and answer: of the database they see only the tenant scope, and only server/http/auth.ts reads accounts',
+  },
+  { name: 'services-not-jobs', from: /^server\/services\//, to: /^server\/jobs\//, why: 'a service queues work through the enqueue it is given (server/container.ts), never through a job definition' },
+  { name: 'identity-not-services', from: /^server\/identity\//, to: /^server\/services\//, why: 'the identity provider is below the services: what it records is handed to it (server/main.ts)' },
+  {
+    name: 'db-not-connectors',
+    from: /^server\/db\//,
+    to: /^server\/connectors\//,
+    why: 'the database layer is below the connectors: a system\'s own store sits beside its connector',
+    // the Sandbox CRM's store is still one of the tenant scope's repositories, and the demo seed fills it
+    except: [
+      { from: /^server\/db\/repositories\/sandboxCrm(Writes)?\.ts$/, to: /^server\/connectors\/connector\.ts$/, kind: 'import-statement' },
+      { from: /^server\/db\/seed\.ts$/, to: /^server\/connectors\/sandboxCrm\/seed\.ts$/, kind: 'import-statement' },
+    ],
+  },
 ];
 
 const NODE_BUILTIN = /^(node:|fs$|path$|crypto$|http$|https$|os$|child_process$|net$|url$|stream$|util$|events$)/;

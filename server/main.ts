@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { demoOrganizationExists, seedDemo } from './db/seed.ts';
 import { backfillSandboxKeys } from './connectors/sandboxCrm/seed.ts';
 import { createIdentity, type Identity } from './identity/provider.ts';
+import { recordEvent } from './services/events.ts';
 import { createApp, API_PREFIXES } from './http/app.ts';
 import { createAuth, type TokenVerifier } from './http/auth.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
@@ -69,7 +70,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
     let identity: Identity | undefined;
     let verifier: TokenVerifier;
     if (config.auth.embedded) {
-      identity = await createIdentity({ config, db: database.db, pool: database.pool, log });
+      identity = await createIdentity({ config, db: database.db, pool: database.pool, log, recordEvent });
       verifier = { keys: createLocalJWKSet(identity.publicJwks), issuer: identity.issuer, audience: config.auth.audience };
     } else {
       verifier = {

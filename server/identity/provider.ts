@@ -23,9 +23,8 @@ import type { Config } from '../config.ts';
 import { ACCOUNT_DEACTIVATED, accessEnded, membershipsOf } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
-import { forTenant } from '../db/tenancy.ts';
+import { forTenant, type TenantScope } from '../db/tenancy.ts';
 import { isAccessExpired } from '../../src/domain/roles.ts';
-import { recordEvent } from '../services/events.ts';
 import { loginFailures } from '../db/schema/identity.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { pgAdapterFactory, purgeExpired } from './adapter.ts';
@@ -117,8 +116,18 @@ function friendlyError(opts: { status: number; error: string | undefined; route:
   return { title, message: 'This sign-in link has expired or is incomplete. Open Tributary and sign in again.', link: back };
 }
 
+/**
+ * Writes an event to a tenant's activity history: the services' one writer of events
+ * (server/services/events.ts), handed in by server/main.ts, since the provider is below the services.
+ */
+export type ActivityRecorder = (tenant: TenantScope, event: {
+  actor: { userId: string; name: string }; type: string; description: string; details: Record<string, unknown>; correlationId: string;
+}) => Promise<unknown>;
+
 export async function createIdentity(opts: {
   config: Config; db: Db; pool: pg.Pool; log: Logger;
+  /** records sign-ins and their refusals */
+  recordEvent: ActivityRecorder;
   /** epoch milliseconds for sign-in throttling; tests move it instead of waiting */
   clock?: () => number;
 }): Promise<Identity> {
@@ -550,7 +559,7 @@ export async function createIdentity(opts: {
     try {
       const tenantIds = new Set((await membershipsOf(db, [user.id])).map((m) => m.tenantId));
       for (const tenantId of tenantIds) {
-        await recordEvent(forTenant(db, tenantId), {
+        await opts.recordEvent(forTenant(db, tenantId), {
           actor: { userId: user.id, name: user.fullName },
           type: outcome === 'succeeded' ? 'signin.succeeded' : 'signin.refused',
           description: `${user.fullName} ${SIGN_IN_OUTCOMES[outcome]}`,

@@ -16,6 +16,7 @@ import { openDatabase, type Database } from '../../server/db/database.ts';
 import { freePort } from '../../server/db/embedded.ts';
 import { hashPassword } from '../../server/identity/passwords.ts';
 import { createIdentity, type Identity } from '../../server/identity/provider.ts';
+import { recordEvent } from '../../server/services/events.ts';
 
 const ADMIN_URL = (inject('pgAdminUrl') as string | undefined) ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PASSWORD = 'correct horse battery staple';
@@ -106,7 +107,7 @@ beforeAll(async () => {
       done();
     },
   });
-  identity = await createIdentity({ config, db: database.db, pool, log: pino({ level: 'info' }, sink) });
+  identity = await createIdentity({ config, db: database.db, pool, log: pino({ level: 'info' }, sink), recordEvent });
   server = http.createServer((req, res) => {
     if (identity.owns(new URL(req.url!, 'http://x').pathname)) identity.handle(req, res);
     else { res.statusCode = 404; res.end(); }
@@ -536,7 +537,7 @@ describe('embedded identity provider', () => {
   });
 
   it('keeps its signing key across restarts over the same database', async () => {
-    const again = await createIdentity({ config, db: database.db, pool: database.pool, log: pino({ level: 'silent' }) });
+    const again = await createIdentity({ config, db: database.db, pool: database.pool, log: pino({ level: 'silent' }), recordEvent });
     expect(again.publicJwks.keys.map((k) => k.kid)).toEqual(identity.publicJwks.keys.map((k) => k.kid));
     expect(identity.publicJwks.keys[0]!.kid).toBeTruthy();
     expect(identity.publicJwks.keys[0]!.alg).toBe('RS256');

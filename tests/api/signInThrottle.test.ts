@@ -13,6 +13,7 @@ import { hashPassword } from '../../server/identity/passwords.ts';
 import { createIdentity } from '../../server/identity/provider.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { openSignInPage, postSignIn } from '../support/oidc.ts';
+import { recordEvent } from '../../server/services/events.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const OWNER = 'owner@example.org';
@@ -60,7 +61,7 @@ beforeAll(async () => {
     SIGNIN_IP_FREE_FAILURES: String(IP_FREE), SIGNIN_GLOBAL_FAILURES_PER_MINUTE: String(GLOBAL_PER_MINUTE),
   });
   baseUrl = config.publicUrl;
-  const identity = await createIdentity({ config, db: database.db, pool: database.pool, log: pino({ level: 'silent' }), clock: () => now });
+  const identity = await createIdentity({ config, db: database.db, pool: database.pool, log: pino({ level: 'silent' }), clock: () => now, recordEvent });
   server = http.createServer((req, res) => {
     if (identity.owns(new URL(req.url!, 'http://x').pathname)) identity.handle(req, res);
     else { res.statusCode = 404; res.end(); }

@@ -97,4 +97,35 @@ describe('import direction lint', () => {
     expect(flagged('src/views/shell/App.tsx')).toEqual([]);
     expect(flagged('src/services/inspection.ts')).toEqual([]);
   });
+
+  it('keeps the server\'s layers: routers call services, services queue through what they are given, identity below services, db below connectors', async () => {
+    const { root, write } = scratch();
+    write('server/db/database.ts', 'export const db = 1;');
+    write('server/db/tenancy.ts', "import { db } from './database.ts'; export const forTenant = () => db;");
+    write('server/db/accounts.ts', "import { db } from './database.ts'; export const accounts = db;");
+    write('server/connectors/connector.ts', 'export const connector = 1;');
+    write('server/jobs/formulaRun.ts', 'export const formulaRun = 1;');
+    write('server/services/events.ts', "import { forTenant } from '../db/tenancy.ts'; export const recordEvent = forTenant;");
+    write('server/services/formulas.ts', "import { accounts } from '../db/accounts.ts'; import { connector } from '../connectors/connector.ts'; export const formulas = [accounts, connector];");
+    write('server/http/auth.ts', "import { accounts } from '../db/accounts.ts'; import { forTenant } from '../db/tenancy.ts'; export const auth = [accounts, forTenant];");
+    write('server/http/formulas.ts', "import { formulas } from '../services/formulas.ts'; import { forTenant } from '../db/tenancy.ts'; import { auth } from './auth.ts'; export const router = [formulas, forTenant, auth];");
+    write('server/identity/provider.ts', "import { accounts } from '../db/accounts.ts'; export const identity = accounts;");
+    write('server/container.ts', "import { formulas } from './services/formulas.ts'; import { formulaRun } from './jobs/formulaRun.ts'; export const services = [formulas, formulaRun];");
+    expect(await checkImports(root)).toEqual([]);
+
+    write('server/http/bad.ts', "import { db } from '../db/database.ts'; import { accounts } from '../db/accounts.ts'; export const b = [db, accounts];");
+    write('server/services/bad.ts', "import { formulaRun } from '../jobs/formulaRun.ts'; export const b = formulaRun;");
+    write('server/identity/bad.ts', "import { recordEvent } from '../services/events.ts'; export const b = recordEvent;");
+    write('server/db/bad.ts', "import { connector } from '../connectors/connector.ts'; export const b = connector;");
+    const problems = await checkImports(root);
+    const flagged = (from: string) => problems.filter((p) => p.startsWith(`${from} -> `)).map((p) => p.replace(/: \[([\w-]+)\].*$/, ' [$1]'));
+    expect(flagged('server/http/bad.ts')).toEqual([
+      'server/http/bad.ts -> server/db/database.ts [http-calls-services]',
+      'server/http/bad.ts -> server/db/accounts.ts [http-calls-services]',
+    ]);
+    expect(flagged('server/services/bad.ts')).toEqual(['server/services/bad.ts -> server/jobs/formulaRun.ts [services-not-jobs]']);
+    expect(flagged('server/identity/bad.ts')).toEqual(['server/identity/bad.ts -> server/services/events.ts [identity-not-services]']);
+    expect(flagged('server/db/bad.ts')).toEqual(['server/db/bad.ts -> server/connectors/connector.ts [db-not-connectors]']);
+    expect(problems).toHaveLength(5);
+  });
 });
