@@ -13,9 +13,16 @@ import type { NetworkPolicy } from './network.ts';
 export type { FieldInfo };
 
 /** What a connector is given for one call. */
+/**
+ * What a connector may reach of the tenant's own rows: its id, the uploads the file upload connector
+ * reads, and the Sandbox CRM kept in this database. Nothing else of the scope (formulas, records,
+ * credentials) is a connector's business.
+ */
+export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'sandboxCrm'>;
+
 export interface ConnectorContext {
-  /** the tenant's scope: a connector reaches Tributary's own rows only through its repositories */
-  tenant: TenantScope;
+  /** the tenant, as far as connectors need it: they reach Tributary's own rows only through these repositories */
+  tenant: ConnectorTenant;
   /** absent while testing settings that are not saved yet */
   dataSourceId?: string;
   /** the connection's settings, secrets included (decrypted for this call only) */
