@@ -4,7 +4,8 @@
  * by name when the demo seed has already created formulas. Administrators change the list on the
  * Feature Flags screen (or through PUT /web-api/v1/flags/custom-routing).
  */
-import { CUSTOM_ROUTING_FLAG, formulaRuleFlag } from '../../src/domain/flags.ts';
+import { formulaRuleFlag } from '../../src/domain/flags/customRouting.ts';
+import { CUSTOM_ROUTING_FLAG } from '../../src/domain/flags/snapshot.ts';
 import { forTenant, type Executor } from './tenancy.ts';
 
 export const CUSTOM_ROUTING_NAME = 'Custom routing';

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { flagAdminService, flagSnapshotService } from '../../src/domain/api/flags.ts';
-import { DEFAULT_FLAG_NAMESPACE, FLIPT_KEY, MAX_KEY_LENGTH } from '../../src/domain/flags.ts';
+import { DEFAULT_FLAG_NAMESPACE, FLIPT_KEY, MAX_KEY_LENGTH } from '../../src/domain/flags/snapshot.ts';
 import type { Auth } from './auth.ts';
 import { fail } from './problem.ts';
 import { contractRouter } from './routes.ts';

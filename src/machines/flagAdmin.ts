@@ -5,7 +5,8 @@
  * browser's flag client refreshes at once, so the screen and the wizard see it.
  */
 import { assign, enqueueActions, fromPromise, setup, type AnyActorRef } from 'xstate';
-import { withFormulaRuleIds, type StoredFlag } from '../domain/flags.ts';
+import { withFormulaRuleIds } from '../domain/flags/customRouting.ts';
+import { type StoredFlag } from '../domain/flags/definitions.ts';
 import { flagAdmin } from '../services/flags.ts';
 
 export interface FlagAdminInput {

@@ -10,10 +10,9 @@
  * or `isCustomRoutingOn(state, formulaId)`.
  */
 import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import {
-  CUSTOM_ROUTING_FLAG, DEFAULT_FLAG_NAMESPACE, FLAG_FETCH_FAILED, FLAG_REFRESH_INTERVAL_MS, createFlagEvaluator, flagFetchFailedMessage, formulaRequest,
-  type BooleanEvaluation, type EvaluationRequest, type FlagEvaluator, type FlagSnapshot, type VariantEvaluation,
-} from '../domain/flags.ts';
+import { formulaRequest } from '../domain/flags/customRouting.ts';
+import { createFlagEvaluator, type BooleanEvaluation, type EvaluationRequest, type FlagEvaluator, type VariantEvaluation } from '../domain/flags/evaluator.ts';
+import { CUSTOM_ROUTING_FLAG, DEFAULT_FLAG_NAMESPACE, FLAG_FETCH_FAILED, FLAG_REFRESH_INTERVAL_MS, flagFetchFailedMessage, type FlagSnapshot } from '../domain/flags/snapshot.ts';
 import { fetchFlagSnapshot, type SnapshotRequest, type SnapshotResult } from '../services/flags.ts';
 
 export interface FlagsInput {

@@ -8,10 +8,8 @@
  */
 import { flagAdminService } from '../domain/api/flags.ts';
 import { ApiError, gatewayClient, serviceClient, type RequestOptions } from './gateway.ts';
-import {
-  DEFAULT_FLAG_NAMESPACE, flagFetchFailedMessage, parseFlagSnapshot,
-  type FlagDefinition, type FlagSnapshot, type StoredFlag,
-} from '../domain/flags.ts';
+import { type FlagDefinition, type StoredFlag } from '../domain/flags/definitions.ts';
+import { DEFAULT_FLAG_NAMESPACE, flagFetchFailedMessage, parseFlagSnapshot, type FlagSnapshot } from '../domain/flags/snapshot.ts';
 
 export class FlagFetchError extends Error {
   override name = 'FlagFetchError';

@@ -5,10 +5,10 @@
  */
 import { FliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  CUSTOM_ROUTING_FLAG, createFlagEvaluator, formulaRequest, formulaRuleIds, parseFlagSnapshot, withFormulaRuleIds,
-  type FlagDefinition, type FlagSnapshot, type StoredFlag,
-} from '../../src/domain/flags.ts';
+import { formulaRequest, formulaRuleIds, withFormulaRuleIds } from '../../src/domain/flags/customRouting.ts';
+import { type FlagDefinition, type StoredFlag } from '../../src/domain/flags/definitions.ts';
+import { createFlagEvaluator } from '../../src/domain/flags/evaluator.ts';
+import { CUSTOM_ROUTING_FLAG, parseFlagSnapshot, type FlagSnapshot } from '../../src/domain/flags/snapshot.ts';
 import { DEMO_USERS } from '../../server/db/seed.ts';
 import { FlagFetchError, fetchFlagSnapshot } from '../../src/services/flags.ts';
 import { setIdentitySource } from '../../src/services/gateway.ts';

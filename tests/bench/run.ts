@@ -26,7 +26,10 @@ import { parseTabular } from '../../server/connectors/flatFile/tabular.ts';
 import {
   lyingSizeBomb, sharedStringsBomb, sheetBomb, workbook, xlsThatSheetJsNeverFinishes, xlsWithLoopingChain, xlsWithOversizedStream,
 } from '../support/flatFiles.ts';
-import { createFlagEvaluator, CUSTOM_ROUTING_FLAG, formulaRequest, formulaRuleFlag, parseFlagSnapshot, toSnapshotFlag } from '../../src/domain/flags.ts';
+import { formulaRequest, formulaRuleFlag } from '../../src/domain/flags/customRouting.ts';
+import { toSnapshotFlag } from '../../src/domain/flags/definitions.ts';
+import { createFlagEvaluator } from '../../src/domain/flags/evaluator.ts';
+import { CUSTOM_ROUTING_FLAG, parseFlagSnapshot } from '../../src/domain/flags/snapshot.ts';
 import { loadConfig } from '../../server/config.ts';
 import { freePort } from '../../server/db/embedded.ts';
 import { createLogger } from '../../server/log.ts';

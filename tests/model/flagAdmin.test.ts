@@ -11,9 +11,9 @@ import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
-import {
-  CUSTOM_ROUTING_FLAG, formulaRuleFlag, formulaRuleIds, toSnapshotFlag, withFormulaRuleIds, type StoredFlag,
-} from '../../src/domain/flags.ts';
+import { formulaRuleFlag, formulaRuleIds, withFormulaRuleIds } from '../../src/domain/flags/customRouting.ts';
+import { toSnapshotFlag, type StoredFlag } from '../../src/domain/flags/definitions.ts';
+import { CUSTOM_ROUTING_FLAG } from '../../src/domain/flags/snapshot.ts';
 import { flagAdminMachine } from '../../src/machines/flagAdmin.ts';
 import { flagsMachine } from '../../src/machines/flags.ts';
 import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';

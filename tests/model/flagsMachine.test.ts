@@ -12,9 +12,9 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { MantineProvider } from '@mantine/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
-import {
-  CUSTOM_ROUTING_FLAG, FLAG_REFRESH_INTERVAL_MS, formulaRuleFlag, toSnapshotFlag, type FlagSnapshot,
-} from '../../src/domain/flags.ts';
+import { formulaRuleFlag } from '../../src/domain/flags/customRouting.ts';
+import { toSnapshotFlag } from '../../src/domain/flags/definitions.ts';
+import { CUSTOM_ROUTING_FLAG, FLAG_REFRESH_INTERVAL_MS, type FlagSnapshot } from '../../src/domain/flags/snapshot.ts';
 import { flagsMachine, isCustomRoutingOn } from '../../src/machines/flags.ts';
 import { FlagFetchError, type SnapshotRequest, type SnapshotResult } from '../../src/services/flags.ts';
 import { FlagClientStatus } from '../../src/views/flags/FlagClientStatus.tsx';

@@ -2,11 +2,11 @@
 import { FliptClient } from '@flipt-io/flipt-client-js';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  CUSTOM_ROUTING_FLAG, ENTITY_ID_REQUIRED, FLAG_KEY_REQUIRED, FlagDefinitionSchema, FlagEvaluationError, FlagSnapshotError,
-  createFlagEvaluator, crc32, flagFetchFailedMessage, formulaRequest, formulaRuleFlag, formulaRuleIds, parseFlagSnapshot,
-  rfc3339Seconds, toSnapshotFlag, withFormulaRuleIds, type FlagSnapshot,
-} from '../../src/domain/flags.ts';
+import { formulaRequest, formulaRuleFlag, formulaRuleIds, withFormulaRuleIds } from '../../src/domain/flags/customRouting.ts';
+import { FlagDefinitionSchema, toSnapshotFlag } from '../../src/domain/flags/definitions.ts';
+import { crc32, rfc3339Seconds } from '../../src/domain/flags/engineNumbers.ts';
+import { FlagEvaluationError, createFlagEvaluator } from '../../src/domain/flags/evaluator.ts';
+import { CUSTOM_ROUTING_FLAG, ENTITY_ID_REQUIRED, FLAG_KEY_REQUIRED, FlagSnapshotError, flagFetchFailedMessage, parseFlagSnapshot, type FlagSnapshot } from '../../src/domain/flags/snapshot.ts';
 
 const routing = (ids: string[], enabled = false): FlagSnapshot => ({
   namespace: { key: 'default' },

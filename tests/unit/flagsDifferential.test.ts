@@ -7,9 +7,9 @@
 import { FliptClient } from '@flipt-io/flipt-client-js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  createFlagEvaluator, crc32, parseFlagSnapshot, type EvaluationRequest, type FlagSnapshot,
-} from '../../src/domain/flags.ts';
+import { crc32 } from '../../src/domain/flags/engineNumbers.ts';
+import { createFlagEvaluator, type EvaluationRequest } from '../../src/domain/flags/evaluator.ts';
+import { parseFlagSnapshot, type FlagSnapshot } from '../../src/domain/flags/snapshot.ts';
 
 type Oracle = Awaited<ReturnType<typeof FliptClient.init>>;
 

@@ -1,6 +1,7 @@
 /** A tenant's feature flags, by namespace (reached through forTenant). */
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
-import { toSnapshotFlag, type FlagDefinition, type FlagSnapshot, type StoredFlag } from '../../../src/domain/flags.ts';
+import { toSnapshotFlag, type FlagDefinition, type StoredFlag } from '../../../src/domain/flags/definitions.ts';
+import { type FlagSnapshot } from '../../../src/domain/flags/snapshot.ts';
 import { featureFlags } from '../schema/flags.ts';
 import type { Executor } from '../tenancy.ts';
 

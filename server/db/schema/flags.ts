@@ -1,11 +1,11 @@
 /**
  * Feature flags (SPEC.md section 1, DESIGN.md section 8), one set per tenant: the snapshot a
  * tenant's users fetch is built from that tenant's rows only. A row holds the administrator's
- * definition (src/domain/flags.ts FlagDefinition); the snapshot route turns it into Flipt's shape.
+ * definition (src/domain/flags/definitions.ts FlagDefinition); the snapshot route turns it into Flipt's shape.
  */
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import type { FlagDefinition } from '../../../src/domain/flags.ts';
+import type { FlagDefinition } from '../../../src/domain/flags/definitions.ts';
 import { tenants } from './accounts.ts';
 
 export const featureFlags = pgTable('feature_flags', {

@@ -1,6 +1,7 @@
 /** Contracts of the flag snapshot (Flipt's client-side route) and the flag administration of /web-api/v1/flags. */
 import * as v from 'valibot';
-import { FlagDefinitionSchema, FlagEnabledSchema, FlagSnapshotSchema } from '../flags.ts';
+import { FlagDefinitionSchema, FlagEnabledSchema } from '../flags/definitions.ts';
+import { FlagSnapshotSchema } from '../flags/snapshot.ts';
 import { endpoint, service } from './contract.ts';
 
 export const StoredFlagSchema = v.intersect([

@@ -7,7 +7,8 @@ import { useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { Alert, Badge, Button, Card, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconAlertTriangle, IconRefresh } from '@tabler/icons-react';
-import { CUSTOM_ROUTING_FLAG, formulaRequest } from '../../domain/flags.ts';
+import { formulaRequest } from '../../domain/flags/customRouting.ts';
+import { CUSTOM_ROUTING_FLAG } from '../../domain/flags/snapshot.ts';
 import { evaluateBoolean, flagStatus, type FlagsActor } from '../../machines/flags.ts';
 
 const OUTCOME = { fetched: 'a new snapshot', 'not-modified': 'not modified', failed: 'failed' } as const;
