@@ -14,7 +14,6 @@
  * A bad row is refused with its reason and the rest go in; a file none of whose rows can go in is
  * refused as a whole (nothing of it was written).
  */
-import path from 'node:path';
 import type { SandboxImportResultSchema, SandboxImportViewSchema } from '../../src/domain/api/integrations.ts';
 import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
 import {
