@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { MAX_IMPORT_ROWS, MAX_SANDBOX_CONSTITUENTS } from '../src/domain/sandboxImport.ts';
 import { clamavAddressFromEnv, type ClamavAddress } from './connectors/flatFile/clamav.ts';
+import { MAX_HASH_COST, MIN_HASH_COST, OWASP_HASH_COST } from './identity/passwords.ts';
 
 export interface Config {
   port: number;
@@ -49,6 +50,12 @@ export interface Config {
   jobTimings: JobTimings;
   /** how the embedded provider slows down password guessing (server/identity/throttle.ts) */
   signInThrottle: SignInThrottleSettings;
+  /**
+   * PASSWORD_HASH_COST: log2 of scrypt's N for new password hashes (server/identity/passwords.ts).
+   * 17 (OWASP's) by default and at least that in production; tests ask for less (10) so a sign-in
+   * costs milliseconds instead of a third of a second.
+   */
+  passwordHashCost: number;
   /** INTERNAL_EMAIL_DOMAIN: e-mail domain of internal staff, marked in user management; null: nobody is */
   internalEmailDomain: string | null;
   /** SMTP_URL and SMTP_FROM: where password-reset mail goes out; null: reset links go to the server log */
@@ -165,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatSeconds: env.JOBS_HEARTBEAT_SECONDS ? heartbeatSeconds(env.JOBS_HEARTBEAT_SECONDS) : null,
       retryDelaySeconds: env.JOBS_RETRY_DELAY_SECONDS ? positiveInteger(env, 'JOBS_RETRY_DELAY_SECONDS', 60) : null,
     },
+    passwordHashCost: passwordHashCost(env.PASSWORD_HASH_COST, production),
     signInThrottle: {
       freeFailures: positiveInteger(env, 'SIGNIN_FREE_FAILURES', 5),
       ipFreeFailures: positiveInteger(env, 'SIGNIN_IP_FREE_FAILURES', 50),
@@ -180,6 +188,16 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1, got "${raw}"`);
+  return value;
+}
+
+function passwordHashCost(raw: string | undefined, production: boolean): number {
+  if (raw === undefined || raw === '') return OWASP_HASH_COST;
+  const value = Number(raw);
+  const least = production ? OWASP_HASH_COST : MIN_HASH_COST;
+  if (!Number.isInteger(value) || value < least || value > MAX_HASH_COST) {
+    throw new Error(`PASSWORD_HASH_COST must be a whole number from ${least} to ${MAX_HASH_COST}${production ? ' in production' : ''}, got "${raw}"`);
+  }
   return value;
 }
 

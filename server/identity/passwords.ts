@@ -11,6 +11,21 @@ export interface ScryptParams { N: number; r: number; p: number }
 export const CURRENT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const LEN = 64;
 
+/** log2 of N: OWASP's, and the range a configured cost may take (what `plausible` accepts) */
+export const OWASP_HASH_COST = Math.log2(CURRENT_PARAMS.N);
+export const MIN_HASH_COST = 10;
+export const MAX_HASH_COST = 20;
+
+// the parameters new hashes are made with: OWASP's unless the identity provider was configured
+// with another cost (config.passwordHashCost; tests use a cheap one, production never less)
+let active: ScryptParams = CURRENT_PARAMS;
+
+/** Makes new hashes with N = 2^cost; hashes made with other parameters are upgraded at the next sign-in. */
+export function useHashCost(cost: number): void {
+  if (!Number.isInteger(cost) || cost < MIN_HASH_COST || cost > MAX_HASH_COST) throw new Error(`scrypt cost ${cost} is out of range`);
+  active = { ...CURRENT_PARAMS, N: 2 ** cost };
+}
+
 // the libuv thread pool runs scrypt, so the event loop stays free while a hash is computed
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k))));
@@ -33,7 +48,7 @@ function parse(stored: string | null | undefined) {
   return { params, salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') };
 }
 
-export async function hashPassword(password: string, params: ScryptParams = CURRENT_PARAMS): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = active): Promise<string> {
   const salt = randomBytes(16);
   const key = await scrypt(password, salt, LEN, { ...params, maxmem: maxmem(params) });
   return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
@@ -51,5 +66,5 @@ export function needsRehash(stored: string | null | undefined): boolean {
   const parsed = parse(stored);
   if (!parsed) return true;
   const { N, r, p } = parsed.params;
-  return N !== CURRENT_PARAMS.N || r !== CURRENT_PARAMS.r || p !== CURRENT_PARAMS.p || parsed.hash.length !== LEN;
+  return N !== active.N || r !== active.r || p !== active.p || parsed.hash.length !== LEN;
 }

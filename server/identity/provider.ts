@@ -17,7 +17,7 @@ import { ACCOUNT_DEACTIVATED, accessEnded } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema/accounts.ts';
 import { loginFailures } from '../db/schema/identity.ts';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, useHashCost, verifyPassword } from './passwords.ts';
 import { purgeExpired } from './adapter.ts';
 import { loadIdentityKeys } from './keys.ts';
 import { oidcConfiguration, ROUTES } from './oidcConfiguration.ts';
@@ -54,9 +54,12 @@ const ERROR_EVENTS = [
   'revocation.error', 'userinfo.error', 'jwks.error', 'discovery.error', 'introspection.error',
 ] as const;
 
-/** compared against for unknown e-mails, so every attempt costs one scrypt; made once per process */
-let dummyHashPromise: Promise<string> | undefined;
-const dummyHashOnce = () => (dummyHashPromise ??= hashPassword(randomBytes(16).toString('hex')));
+/** compared against for unknown e-mails, so every attempt costs one scrypt; made once per process and cost */
+const dummyHashes = new Map<number, Promise<string>>();
+const dummyHashOnce = (cost: number) => {
+  if (!dummyHashes.has(cost)) dummyHashes.set(cost, hashPassword(randomBytes(16).toString('hex')));
+  return dummyHashes.get(cost)!;
+};
 
 export async function createIdentity(opts: {
   config: Config; db: Db; pool: pg.Pool; log: Logger;
@@ -67,6 +70,7 @@ export async function createIdentity(opts: {
 }): Promise<Identity> {
   const { config, db, pool } = opts;
   const log = opts.log.child({ component: 'identity' });
+  useHashCost(config.passwordHashCost);
   const publicUrl = new URL(config.publicUrl);
   const publicOrigin = publicUrl.origin;
   const issuer = `${config.publicUrl}/`;
@@ -88,7 +92,7 @@ export async function createIdentity(opts: {
 
   const keys = await loadIdentityKeys(pool);
   const throttle = createSignInThrottle(pool, config.signInThrottle, opts.clock);
-  const dummyHash = await dummyHashOnce();
+  const dummyHash = await dummyHashOnce(config.passwordHashCost);
   const { userByEmail, accessEndedOn, recordSignIn, recordThrottled, upgradeHash } = signInRecords({ db, log, recordEvent: opts.recordEvent, clock: opts.clock });
 
   const configuration = oidcConfiguration({ config, db, pool, keys, appOrigins, appUris, secure });

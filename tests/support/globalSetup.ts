@@ -9,6 +9,13 @@ import type { TestProject } from 'vitest/node';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
 import { createLogger } from '../../server/log.ts';
 
+/**
+ * The scrypt cost (log2 N) of the test servers' password hashes, the demo users' among them: a
+ * sign-in in milliseconds. The tests of the production cost build their own hashes and identity
+ * provider (tests/unit/passwords.test.ts, tests/api/identity.test.ts).
+ */
+export const TEST_PASSWORD_HASH_COST = 10;
+
 declare module 'vitest' {
   export interface ProvidedContext {
     /** creates and drops the test files' databases */

@@ -4,6 +4,7 @@ import { freePort } from '../../server/db/embedded.ts';
 import { createLogger } from '../../server/log.ts';
 import { startServer, type Running } from '../../server/main.ts';
 import { createTestDatabase } from './database.ts';
+import { TEST_PASSWORD_HASH_COST } from './globalSetup.ts';
 
 export interface TestServer extends Running {
   databaseUrl: string;
@@ -16,7 +17,10 @@ export async function startTestServer(opts: { staticRoot?: string; env?: Record<
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`,
-    DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...opts.env,
+    DATABASE_URL: database.url, LOG_LEVEL: 'silent',
+    // production refuses a cheap password hash
+    ...(opts.env?.NODE_ENV === 'production' ? {} : { PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST) }),
+    ...opts.env,
   });
   const running = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), {
     staticRoot: opts.staticRoot, work: opts.work ?? false,

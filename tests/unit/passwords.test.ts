@@ -1,6 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CURRENT_PARAMS, hashPassword, needsRehash, verifyPassword } from '../../server/identity/passwords.ts';
+import { loadConfig } from '../../server/config.ts';
+import { CURRENT_PARAMS, OWASP_HASH_COST, hashPassword, needsRehash, useHashCost, verifyPassword } from '../../server/identity/passwords.ts';
 
 describe('password hashes', () => {
   it("hash with OWASP's scrypt cost (N=2^17, r=8, p=1) and carry the parameters with the hash", async () => {
@@ -36,5 +37,28 @@ describe('password hashes', () => {
       expect(await verifyPassword('pw', stored), String(stored)).toBe(false);
     }
     expect(await verifyPassword('pw', good)).toBe(true);
+  });
+
+  it("take a cheaper cost only outside production (PASSWORD_HASH_COST), and replace hashes of any other cost", async () => {
+    expect(loadConfig({}).passwordHashCost).toBe(17);
+    expect(loadConfig({ NODE_ENV: 'production' }).passwordHashCost).toBe(17);
+    expect(loadConfig({ PASSWORD_HASH_COST: '10' }).passwordHashCost).toBe(10);
+    expect(loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_COST: '18' }).passwordHashCost).toBe(18);
+    expect(() => loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_COST: '10' })).toThrow('PASSWORD_HASH_COST must be a whole number from 17 to 20 in production, got "10"');
+    for (const bad of ['9', '21', '12.5', 'cheap']) {
+      expect(() => loadConfig({ PASSWORD_HASH_COST: bad }), bad).toThrow(`PASSWORD_HASH_COST must be a whole number from 10 to 20, got "${bad}"`);
+    }
+    const owasp = await hashPassword('correct horse');
+    try {
+      useHashCost(10);
+      const cheap = await hashPassword('correct horse');
+      expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(await verifyPassword('correct horse', cheap)).toBe(true);
+      expect(needsRehash(cheap)).toBe(false);
+      expect(needsRehash(owasp)).toBe(true);
+    } finally {
+      useHashCost(OWASP_HASH_COST);
+    }
+    expect(needsRehash(owasp)).toBe(false);
   });
 });
