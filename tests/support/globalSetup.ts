@@ -3,11 +3,20 @@
  * Each test file gets a database of its own on it (tests/support/database.ts), made by the admin
  * connection and owned by the role the app connects as (on the embedded cluster, as in production,
  * one that is not a superuser).
+ *
+ * Migrating and seeding a database takes seconds; copying one takes a fraction of that. So the
+ * setup migrates one template database and seeds a copy of it, once per run, and the test files'
+ * databases are copies of those (owned by the app's role like every other).
  */
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../server/db/database.ts';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
+import { seedDemo } from '../../server/db/seed.ts';
+import { backfillSandboxKeys } from '../../server/connectors/sandboxCrm/seed.ts';
+import { useHashCost } from '../../server/identity/passwords.ts';
 import { createLogger } from '../../server/log.ts';
+import { createDatabaseOn } from './scratchDatabase.ts';
 
 /**
  * The scrypt cost (log2 N) of the test servers' password hashes, the demo users' among them: a
@@ -22,10 +31,13 @@ declare module 'vitest' {
     pgAdminUrl: string;
     /** the app's role: the test files' databases are its own, and their URLs sign in as it */
     pgAppUrl: string;
+    /** names of the template databases the test files' databases are copied from */
+    pgTemplates: { migrated: string; seeded: string };
   }
 }
 
 let embedded: EmbeddedDatabase | undefined;
+const templates: { drop(): Promise<void> }[] = [];
 
 export async function setup(project: TestProject) {
   let url = process.env.DATABASE_URL;
@@ -43,8 +55,28 @@ export async function setup(project: TestProject) {
   }
   project.provide('pgAdminUrl', url);
   project.provide('pgAppUrl', appUrl!);
+  project.provide('pgTemplates', await makeTemplates(url, appUrl!));
+}
+
+/** the database every migration has run on, and a copy of it seeded as a first start seeds it (server/main.ts) */
+async function makeTemplates(admin: string, app: string) {
+  const migrated = await createDatabaseOn(admin, 'template_migrated', app);
+  templates.push(migrated);
+  await (await openDatabase(migrated.url)).close();
+  const seeded = await createDatabaseOn(admin, 'template_seeded', app, migrated.name);
+  templates.push(seeded);
+  const database = await openDatabase(seeded.url);
+  try {
+    useHashCost(TEST_PASSWORD_HASH_COST);
+    await seedDemo(database.db);
+    await backfillSandboxKeys(database.db, createLogger('warn'));
+  } finally {
+    await database.close();
+  }
+  return { migrated: migrated.name, seeded: seeded.name };
 }
 
 export async function teardown() {
+  for (const t of templates.splice(0)) await t.drop().catch(() => {});
   await embedded?.stop();
 }

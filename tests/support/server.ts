@@ -13,15 +13,17 @@ export interface TestServer extends Running {
 
 /** `work`: run the job workers in this process too (the engine's tests); off by default, so jobs wait */
 export async function startTestServer(opts: { staticRoot?: string; env?: Record<string, string>; work?: boolean } = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
-  const port = await freePort();
-  const config = loadConfig({
+  const settings = (port: number, databaseUrl: string) => loadConfig({
     PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`,
-    DATABASE_URL: database.url, LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent',
     // production refuses a cheap password hash
     ...(opts.env?.NODE_ENV === 'production' ? {} : { PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST) }),
     ...opts.env,
   });
+  // a copy of the template a first start would leave (seeded or not, as this server's settings say)
+  const database = await createTestDatabase(settings(0, '').seedDemo ? 'seeded' : 'migrated');
+  const port = await freePort();
+  const config = settings(port, database.url);
   const running = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), {
     staticRoot: opts.staticRoot, work: opts.work ?? false,
   });
