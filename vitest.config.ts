@@ -20,6 +20,10 @@ export default defineConfig({
       {
         test: {
           name: 'api', include: ['tests/api/**/*.test.ts'], environment: 'node',
+          // the server's modules are imported once per worker, not once per file (about 10 s each):
+          // every file starts servers of its own over a database of its own, and the server keeps
+          // no module state that one server could leave to the next
+          isolate: false,
           globalSetup: ['tests/support/globalSetup.ts', 'tests/support/clamav.ts'], testTimeout: 60_000, hookTimeout: 120_000,
           // what a test polls for comes from a server (and a browser) on a busy machine: a second is too little
           expect: { poll: { timeout: 15_000 } },
