@@ -1,13 +1,14 @@
 /**
  * The end of `npm test`: reads the JSON reports of its vitest runs (scripts/test-suites.ts), lists every skipped test by name, prints the
- * closing line 'N passed, N failed, N skipped', and refuses the run when vitest failed, a test
- * failed, one of the four projects ran no test (a global setup that gave up, a filter gone wrong), or
- * a suite was left out for a missing program under CI. The vitest runs' exit codes are the arguments,
- * since unhandled errors fail a run without failing a test.
+ * wall time of each run and each project, then the closing line 'N passed, N failed, N skipped', and
+ * refuses the run when vitest, the typecheck, the import lint or the build failed, a test failed,
+ * one of the four projects ran no test (a global setup that gave up, a filter gone wrong), or a
+ * suite was left out for a missing program under CI. The runs' exit codes and times come in
+ * TRIBUTARY_TEST_RUNS, since unhandled errors fail a run without failing a test.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPORTS } from './testReports.ts';
+import { REPORTS, type RunOutcome } from './testReports.ts';
 
 const PROJECT_DIRS = ['tests/unit/', 'tests/model/', 'tests/api/', 'tests/e2e/'];
 // A developer without these programs may leave their tests out of a local run, never under CI
@@ -19,17 +20,18 @@ const OPT_OUTS: Record<string, { what: string; dir?: string }> = {
 
 interface Report {
   success: boolean;
-  testResults: { name: string; status: string; message: string; assertionResults: { fullName: string; status: string }[] }[];
+  startTime: number;
+  testResults: { name: string; status: string; message: string; startTime: number; endTime: number; assertionResults: { fullName: string; status: string }[] }[];
 }
 
 const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
-const vitestExits = process.argv.slice(2).map(Number);
+const runs = JSON.parse(process.env.TRIBUTARY_TEST_RUNS ?? '{"started":0,"outcomes":[]}') as { started: number; outcomes: RunOutcome[] };
 // the end-to-end run's report, unless a developer left that suite out
 const expected = process.env.TRIBUTARY_SKIP_E2E ? [REPORTS.main] : [REPORTS.main, REPORTS.e2e];
 
 const missing = expected.filter((f) => !fs.existsSync(f));
 if (missing.length) {
-  console.error(`No test report at ${missing.join(', ')}: a test run did not finish (vitest exited with ${vitestExits.join(', ')}).`);
+  console.error(`No test report at ${missing.join(', ')}: a test run did not finish (${runs.outcomes.map((o) => `${o.name} exited with ${o.code}`).join(', ')}).`);
   console.log('0 passed, 1 failed, 0 skipped');
   process.exit(1);
 }
@@ -47,7 +49,7 @@ const failed = tests.filter((t) => t.status === 'failed' || t.status === 'pendin
 
 const optedOut = Object.entries(OPT_OUTS).filter(([name]) => process.env[name]);
 const problems = [
-  ...vitestExits.filter((code) => code !== 0).map((code) => `vitest exited with code ${code}`),
+  ...runs.outcomes.filter((o) => o.code !== 0).map((o) => `${o.name} exited with code ${o.code}${o.error ? ` (${o.error})` : ''}`),
   ...(!report.success && failed === 0 ? ['vitest reported the run as unsuccessful'] : []),
   ...(failed > 0 ? [`${failed} failed`] : []),
   ...brokenFiles.map((f) => `${path.relative(process.cwd(), f.name)} did not load: ${f.message}`),
@@ -61,6 +63,17 @@ if (skipped.length) {
   console.log(`\nSkipped (${skipped.length}):`);
   for (const t of skipped) console.log(`  ${t.file} > ${t.fullName}${t.status === 'todo' ? ' (todo)' : ''}`);
 }
+// wall times: each run from its start, each project from its run's start to its last file's end
+const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+console.log('\nWall time:');
+for (const o of runs.outcomes) console.log(`  ${o.name.padEnd(18)} ${seconds(o.ms).padStart(6)}`);
+for (const r of reports) {
+  for (const dir of PROJECT_DIRS) {
+    const files = r.testResults.filter((f) => path.relative(process.cwd(), f.name).startsWith(dir) && f.endTime);
+    if (files.length) console.log(`  ${`${dir.split('/')[1]} project`.padEnd(18)} ${seconds(Math.max(...files.map((f) => f.endTime)) - (r.startTime || Math.min(...files.map((f) => f.startTime)))).padStart(6)}`);
+  }
+}
+if (runs.started) console.log(`  ${'npm test'.padEnd(18)} ${seconds(Date.now() - runs.started).padStart(6)}`);
 for (const [name, o] of optedOut) console.warn(`\n*** ${name} is set: ${o.what}. ***`);
 if (problems.length) console.error(`\nTest run refused: ${problems.join('; ')}.`);
 console.log(`\n${passed} passed, ${Math.max(failed, problems.length ? 1 : 0)} failed, ${skipped.length} skipped`);

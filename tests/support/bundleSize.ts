@@ -189,6 +189,24 @@ function decodeVlq(segment: string): number[] {
 }
 
 /**
+ * The production build to measure: under `npm test`, the one it made into dist/ for this and the
+ * end-to-end run (scripts/test-suites.ts names the file that says it is done in TRIBUTARY_APP_BUILD);
+ * otherwise a new one in a temporary folder, which `owned` says the caller removes.
+ */
+export async function testBuild(waitMs = 230_000): Promise<{ dist: string; owned: boolean }> {
+  const done = process.env.TRIBUTARY_APP_BUILD;
+  if (!done) return { dist: await buildInto(), owned: true };
+  const deadline = Date.now() + waitMs;
+  while (!fs.existsSync(done)) {
+    if (Date.now() > deadline) throw new Error(`The production build npm test makes was not done after ${waitMs / 1000} s (no ${done})`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const build = JSON.parse(fs.readFileSync(done, 'utf8')) as { code: number; dist: string; error?: string };
+  if (build.code !== 0) throw new Error(`The production build failed: ${build.error}`);
+  return { dist: build.dist, owned: false };
+}
+
+/**
  * Builds the app for production into a new temporary folder, as `npm run build` does (the
  * precompressed files included), in a child process so the caller's NODE_ENV and Vite stay its own.
  */

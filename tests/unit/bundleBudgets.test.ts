@@ -1,6 +1,6 @@
 /**
- * The size budgets of the built app (README, "Delivery"), checked on a production build made once
- * into a temporary folder: the landing route's JavaScript, every stylesheet together, and that no
+ * The size budgets of the built app (README, "Delivery"), checked on a production build (the one
+ * `npm test` makes for the end-to-end run too, or one made into a temporary folder): the landing route's JavaScript, every stylesheet together, and that no
  * other screen and no devtool reaches the landing route. The signed-in Data Queue's budget is
  * measured in Chromium, where what it loads is known for certain (tests/e2e/webVitals.test.ts).
  * `npm run bench` prints the same figures chunk by chunk.
@@ -10,17 +10,18 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  allAssets, BUDGET_ENCODING, BUDGETS, buildInto, chunkSourceFiles, chunkSources, fileSizes, KB, landingRoute, readManifest, sizeTable, sum, type Manifest,
+  allAssets, BUDGET_ENCODING, BUDGETS, chunkSourceFiles, chunkSources, fileSizes, KB, landingRoute, readManifest, sizeTable, sum, testBuild, type Manifest,
 } from '../support/bundleSize.ts';
 
 let dist: string;
+let owned = false;
 let manifest: Manifest;
 
 beforeAll(async () => {
-  dist = await buildInto();
+  ({ dist, owned } = await testBuild());
   manifest = readManifest(dist);
 }, 240_000);
-afterAll(() => { if (dist) fs.rmSync(dist, { recursive: true, force: true }); });
+afterAll(() => { if (dist && owned) fs.rmSync(dist, { recursive: true, force: true }); });
 
 const kb = (n: number) => `${(n / KB).toFixed(1)} KB`;
 
