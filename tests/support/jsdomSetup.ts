@@ -1,5 +1,13 @@
-/** What jsdom lacks and Mantine uses, for every test that renders a screen. */
+/** What jsdom lacks and Mantine uses, for every test that renders a screen, and how long a test waits for what it expects. */
+import { configure } from '@testing-library/react';
 import { preloadModal } from '../../src/ui/LazyModal.tsx';
+import { EXPECTED_WAIT_MS } from './modelPaths.ts';
+
+// Testing Library gives up on what a test waits for (findBy…, waitFor) after 1 s by default: on a
+// busy machine a screen can take longer than that to show what it will show. A wait that is met
+// returns at once, so only a test that is failing anyway waits longer; the proofs that expect a
+// path to fail wait the old second (expectingFailure in tests/support/modelPaths.ts).
+configure({ asyncUtilTimeout: EXPECTED_WAIT_MS });
 
 window.matchMedia ??= ((query: string) => ({
   matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},

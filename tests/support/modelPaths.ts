@@ -11,7 +11,7 @@
  * tests/unit/machineCoverage.test.ts counts `testModel(<machine export>` as a model built from
  * that machine.
  */
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure, getConfig } from '@testing-library/react';
 import { TestModel, type TestModelOptions, type TestParam } from '@xstate/graph';
 import { expect } from 'vitest';
 import type { ActorLogic, AnyEventObject, AnyStateMachine, EventFromLogic, EventObject, InputFrom, SnapshotFrom } from 'xstate';
@@ -74,6 +74,25 @@ export async function runPath<M extends AnyStateMachine, R>(path: ModelPath<Snap
   }
 }
 
+/** how long a test waits for what the screen should show (tests/support/jsdomSetup.ts) */
+export const EXPECTED_WAIT_MS = 15_000;
+/** how long a path run to fail waits: Testing Library's default, as before the longer wait above */
+export const FAILING_WAIT_MS = 1_000;
+
+/**
+ * Runs paths expected to fail (a proof that the suite can fail): each wait gives up after
+ * FAILING_WAIT_MS, so a proof of many paths does not wait EXPECTED_WAIT_MS for each of them.
+ */
+export async function expectingFailure<T>(run: () => Promise<T>): Promise<T> {
+  const before = getConfig().asyncUtilTimeout;
+  configure({ asyncUtilTimeout: FAILING_WAIT_MS });
+  try {
+    return await run();
+  } finally {
+    configure({ asyncUtilTimeout: before });
+  }
+}
+
 /** The machine with one guard answering `holds` (false by default) whatever it is asked. */
 export function withBrokenGuard<M extends AnyStateMachine>(machine: M, guard: string, holds = false): M {
   const guards = (machine.implementations.guards ?? {}) as Record<string, unknown>;
@@ -96,10 +115,12 @@ export async function expectBrokenGuardToFail<M extends AnyStateMachine, R>(
   expect(paths.every((p) => typeof p?.test === 'function'), 'every path to run exists').toBe(true);
   const broken = withBrokenGuard(machine, guard, holds);
   const failures: unknown[] = [];
-  for (const path of paths) {
-    await runPath(path, broken, view).catch((error: unknown) => failures.push(error));
-    cleanup();
-  }
+  await expectingFailure(async () => {
+    for (const path of paths) {
+      await runPath(path, broken, view).catch((error: unknown) => failures.push(error));
+      cleanup();
+    }
+  });
   if (every) expect(failures.length, `paths that fail with ${guard} broken`).toBe(paths.length);
   else expect(failures.length, `paths that fail with ${guard} broken`).toBeGreaterThan(0);
   return failures;
