@@ -76,7 +76,7 @@ function fakeWorld() {
 type World = ReturnType<typeof fakeWorld>;
 
 function renderApp(world: World, authLogic = authMachine) {
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   const tree = () => (
     <MantineProvider>
       <AuthSdkContext.Provider value={world.sdk}>

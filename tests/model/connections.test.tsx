@@ -81,7 +81,7 @@ function harness(machine: typeof connectionsMachine) {
     },
   });
   const provided = machine.provide({ actors: { loadDataSources: list.logic, deleteDataSource: remove.logic, connectionForm: form } });
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   render(
     <MantineProvider>
       <ConnectionsPage policies={ROLE_POLICIES.Administrator} machines={{ connections: provided, objectPicker: quietObjectPicker }} />

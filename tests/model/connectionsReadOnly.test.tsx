@@ -25,7 +25,7 @@ const SOURCE: DataSourceListItem = {
 const KEPT: ObjectList = { objects: [{ name: 'constituents', label: 'Constituents' }], refreshedOn: '2026-11-22T10:00:00.000Z' };
 
 async function detailsFor(role: Role) {
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   const listed = connectionsMachine.provide({ actors: { loadDataSources: fromPromise(async () => [SOURCE]) } });
   const picker = objectPickerMachine.provide({ actors: { loadObjects: fromPromise<ObjectList, { dataSourceId: string; fromSystem: boolean }>(async () => KEPT) } });
   render(

@@ -85,7 +85,7 @@ async function start(machine: typeof flagAdminMachine) {
     { status: 'fetched', snapshot: { namespace: { key: 'default' }, flags: [toSnapshotFlag(ROUTING.key, ROUTING)] }, etag: '"1"' }
   ));
   const flags = createActor(flagsMachine.provide({ actors: { fetchSnapshot: snapshot.logic } }), { input: {} }).start();
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   render(createElement(MantineProvider, null, createElement(FeatureFlagsPage, {
     flags,
     machine: machine.provide({ actors: { loadFlags: load.logic, switchFlag: switchCall.logic, saveFlag: save.logic } }),

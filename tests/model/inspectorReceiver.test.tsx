@@ -112,7 +112,7 @@ function params(listener: ReturnType<typeof fakeListener>, user: ReturnType<type
 const view: ModelView<typeof inspectorReceiverMachine, { listener: ReturnType<typeof fakeListener>; user: ReturnType<typeof userEvent.setup> }> = {
   render(machine) {
     const listener = fakeListener();
-    const user = userEvent.setup();
+    const user = userEvent.setup({ delay: null });
     render(<MantineProvider><InspectorPage machine={machine.provide({ actors: { listen: listener.logic } })} /></MantineProvider>);
     return { listener, user };
   },

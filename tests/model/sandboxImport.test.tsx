@@ -153,7 +153,7 @@ const dropzone = () => inDialog().getByTestId('sandbox-import-dropzone');
 const fileNameOf = (s: Snapshot) => s.context.file?.name ?? s.context.status!.fileName;
 
 function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnections>>) {
-  const uploader = userEvent.setup({ applyAccept: false });
+  const uploader = userEvent.setup({ applyAccept: false, delay: null });
   const refusal = async (s: Snapshot, retry: boolean) => {
     const alert = await inDialog().findByRole('alert');
     expect(alert.textContent).toContain(messageForProblem(s.context.problem!));
@@ -369,7 +369,7 @@ describe('details the paths do not show', () => {
     await selectSource(user, SANDBOX.displayName);
     await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' }));
     await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: null });
-    await userEvent.setup({ applyAccept: false }).upload(await dropzoneInput(), file('huge.csv', MAX_UPLOAD_BYTES + 1));
+    await userEvent.setup({ applyAccept: false, delay: null }).upload(await dropzoneInput(), file('huge.csv', MAX_UPLOAD_BYTES + 1));
     expect((await inDialog().findByRole('alert')).textContent).toContain('File size cannot exceed 15MB');
     expect(server.calls).toEqual([]);
   });

@@ -48,7 +48,7 @@ function renderFields({ schema, values = defaultValues(schema), idPrefix = 'sett
       </form>
     </MantineProvider>,
   );
-  return { onChange, onBlur, user: userEvent.setup() };
+  return { onChange, onBlur, user: userEvent.setup({ delay: null }) };
 }
 
 /** the input a field's label names (a choice's option list carries the same label) */
@@ -246,7 +246,7 @@ describe('SettingsFields from additional settings', () => {
     expect(labelOf(report).textContent).toBe('Report ID');
     expect(describedBy(report)).toEqual(['Optional: pull the rows of a report with a standard date filter.']);
 
-    const user = userEvent.setup();
+    const user = userEvent.setup({ delay: null });
     await user.type(destinationObject, 'Lead');
     expect(onChange.destination).toHaveBeenLastCalledWith('object', 'Lead');
     expect(onChange.source).not.toHaveBeenCalled();

@@ -120,7 +120,7 @@ const FORMULA = { id: 'f0f0f0f0-0000-4000-8000-000000000001', name: 'Walk-in don
 
 function renderPage(machine: typeof uploadMachine, server: Server, formula?: typeof FORMULA) {
   const provided = machine.provide({ actors: { sendFile: createSendFile(server.upload) } });
-  const user = userEvent.setup({ applyAccept: false });
+  const user = userEvent.setup({ applyAccept: false, delay: null });
   render(<MantineProvider><UploadPage machine={provided} {...(formula ? { formula } : {})} /></MantineProvider>);
   return user;
 }

@@ -33,7 +33,7 @@ const diagram = (id: string) => screen.findByRole('group', { name: `Statechart o
 const stateButton = (svg: HTMLElement, id: string) => svg.querySelector<SVGGElement>(`[data-state-id="${CSS.escape(id)}"]`);
 
 function renderPage(props: Parameters<typeof WorkflowsPage>[0]) {
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   render(<MantineProvider><WorkflowsPage {...props} /></MantineProvider>);
   return user;
 }
@@ -294,7 +294,7 @@ const registryIdOf = (event: { type: string }) => MACHINES.find((m) => statechar
 const view: ModelView<typeof workflowsMachine, { f: Fakes; user: ReturnType<typeof userEvent.setup> }> = {
   render(machine) {
     const f = fakes();
-    const user = userEvent.setup();
+    const user = userEvent.setup({ delay: null });
     const provided = machine.provide({
       actors: { layoutChart: f.layout.logic, startInspection: f.start.logic, stopInspection: f.stop.logic, connectStately: f.stately.logic },
       guards: { isInspectionWanted: () => false, isInspectionUnavailable: () => false },
@@ -343,7 +343,7 @@ describe('workflows machine: download and the suite can fail', () => {
       actions: { downloadDefinition: ({ context }) => { saved.push(context.selectedId!); } },
       guards: { isInspectionWanted: () => false },
     });
-    const user = userEvent.setup();
+    const user = userEvent.setup({ delay: null });
     render(<MantineProvider><WorkflowsPage machine={machine} machines={MACHINES} /></MantineProvider>);
     await diagram(FIRST.id);
     await user.click(screen.getByRole('button', { name: 'Download JSON' }));

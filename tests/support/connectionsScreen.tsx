@@ -35,7 +35,7 @@ export async function renderConnections({ connectionForm, ...machines }: {
   connectionTest?: typeof connectionTestMachine; objectPicker?: typeof objectPickerMachine; connectionForm?: typeof connectionFormMachine;
   sandboxImport?: typeof sandboxImportMachine;
 }) {
-  const user = userEvent.setup();
+  const user = userEvent.setup({ delay: null });
   render(
     <MantineProvider>
       <ConnectionsPage policies={ROLE_POLICIES.Administrator} machines={{ connections: fakeListedConnections(FAKE_SOURCES, connectionForm), objectPicker: quietObjectPicker, ...machines }} />
