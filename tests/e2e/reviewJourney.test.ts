@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { forTenant } from '../../server/db/tenancy.ts';
@@ -149,7 +150,8 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
       }),
       page.getByRole('button', { name: 'Download CSV' }).click(),
     ]);
-    const csv = fs.readFileSync((await download.path())!, 'utf8');
+    // read through Playwright: the run's one Chromium is connected to, so the file is not on a local path
+    const csv = await text(await download.createReadStream());
     expect(csv).toContain(NEW_EMAIL);
     expect(csv).toContain(MYSTERY_EMAIL);
 
