@@ -382,7 +382,7 @@ describe('details the paths do not show', () => {
     await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: MIDWAY });
     await act(async () => server.status(MIDWAY));
     expect(await inDialog().findByText('11,990 constituents imported so far: 12,000 of 50,000 rows read (24%)')).toBeTruthy();
-    await userEvent.setup({ applyAccept: false }).upload(await dropzoneInput(), file('donors.csv', 18));
+    await userEvent.setup({ applyAccept: false, delay: null }).upload(await dropzoneInput(), file('donors.csv', 18));
     await act(async () => server.status(DONE(ALL_IN)));
     expect((await inDialog().findByRole('status')).textContent).toContain('1,204 constituents imported');
     expect(server.calls).toEqual([]);
