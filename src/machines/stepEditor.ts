@@ -6,11 +6,15 @@
  * It tells the wizard whether the draft differs from the saved copy (`step.dirty`), and that the
  * step saved (`step.saved`, with the formula when the save changed it). What each step loads and
  * saves is the `loadStep` and `saveStep` actors' (./wizardSteps.ts); tests provide fakes.
+ *
+ * A save the server refuses until the user confirms that it removes parts of the formula
+ * (409 formula-wipe-unconfirmed) asks first (`confirmingWipe`): a confirmation saves the same
+ * draft again with confirmWipe, cancelling goes back to the draft.
  */
 import { and, assign, emit, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { WizardStep } from '../domain/formula/wizard.ts';
 import type { FormulaView } from '../services/formulas.ts';
-import { STEP_IO, type StepLoad } from './wizardSteps.ts';
+import { STEP_IO, StepRefused, type StepLoad } from './wizardSteps.ts';
 
 export interface StepEditorInput {
   step: WizardStep;
@@ -29,20 +33,29 @@ export interface StepEditorContext {
   draft: unknown;
   /** why the step could not be read or saved */
   error: string | null;
+  /** messages by field, from a save the step or the server refused ('name', 'source.settings.<key>') */
+  fieldErrors: Record<string, string>;
+  /** the parts a save would remove, while the user is asked whether to go on */
+  wipes: string[];
+  /** the save under way was confirmed to remove them */
+  confirmWipe: boolean;
 }
 
 export type StepEditorEvent =
   | { type: 'draft.change'; draft: unknown }
   | { type: 'step.save' }
-  | { type: 'retry' };
+  | { type: 'retry' }
+  | { type: 'wipe.confirm' }
+  | { type: 'wipe.cancel' };
 
 /** for the screen: a save's outcome, said once (SPEC.md section 8's messages) */
 export type StepEditorEmitted =
   | { type: 'step.announceSaved'; step: WizardStep }
   | { type: 'step.announceSaveFailed'; step: WizardStep; detail: string | null };
 
-interface LoadInput { step: WizardStep; formula: FormulaView }
-interface SaveInput extends LoadInput { draft: unknown }
+export interface LoadInput { step: WizardStep; formula: FormulaView }
+/** the draft to save, what the step read (its choices), and whether removing parts was confirmed */
+export interface SaveInput extends LoadInput { draft: unknown; data: unknown; confirmWipe: boolean }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 /**
@@ -58,6 +71,9 @@ function draftDiffers({ context, event }: { context: StepEditorContext; event: {
   return !same(context.draft, context.saved);
 }
 const detailOf = (error: unknown) => (error as { problem?: { detail?: unknown } } | null)?.problem?.detail;
+const problemOf = (error: unknown) => ((error as { problem?: Record<string, unknown> } | null)?.problem ?? {});
+const listOf = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
+const errorsOf = (x: unknown): Record<string, string> => (x && typeof x === 'object' ? x as Record<string, string> : {});
 
 export const stepEditorMachine = setup({
   types: {
@@ -68,12 +84,17 @@ export const stepEditorMachine = setup({
   },
   actors: {
     loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => STEP_IO[input.step]?.load(input.formula) ?? Promise.resolve({ data: null, saved: null, draft: null })),
-    saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => STEP_IO[input.step]?.save(input.formula, input.draft)),
+    saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => STEP_IO[input.step]?.save(input.formula, input.draft, { data: input.data, confirmWipe: input.confirmWipe })),
   },
   guards: {
     isDirty: draftDiffers,
     hasLoaded: ({ context }) => context.data !== undefined,
     isUnread: ({ context }) => context.data === undefined,
+    /** the server asks to confirm that the change removes parts (SPEC.md section 4), and it was not confirmed yet */
+    isWipeUnconfirmed: ({ context, event }) => !context.confirmWipe
+      && problemOf((event as { error?: unknown }).error).title === 'formula-wipe-unconfirmed',
+    /** the step refused its draft before sending it (a field to fill in, an object to choose) */
+    isRefusedByStep: ({ event }) => (event as { error?: unknown }).error instanceof StepRefused,
   },
   actions: {
     keepDraft: assign({ draft: ({ context, event }) => (event.type === 'draft.change' ? event.draft : context.draft) }),
@@ -83,9 +104,10 @@ export const stepEditorMachine = setup({
     tellClean: enqueueActions(({ context, enqueue }) => {
       if (context.parent) enqueue.sendTo(context.parent, { type: 'step.dirty', dirty: false });
     }),
-    keepLoaded: assign(({ event }) => {
+    // a change made while the step was read is kept
+    keepLoaded: assign(({ context, event }) => {
       const loaded = (event as unknown as { output: StepLoad }).output;
-      return { data: loaded.data, saved: loaded.saved, draft: loaded.draft, error: null };
+      return { data: loaded.data, saved: loaded.saved, draft: context.draft !== undefined ? context.draft : loaded.draft, error: null };
     }),
   },
 }).createMachine({
@@ -93,9 +115,13 @@ export const stepEditorMachine = setup({
   initial: 'loading',
   context: ({ input }) => ({
     step: input.step, formula: input.formula, parent: input.parent ?? null, data: undefined, saved: undefined, draft: undefined, error: null,
+    fieldErrors: {}, wipes: [], confirmWipe: false,
   }),
   states: {
     loading: {
+      on: {
+        'draft.change': { actions: 'keepDraft' },
+      },
       invoke: {
         id: 'loadStep',
         src: 'loadStep',
@@ -118,27 +144,44 @@ export const stepEditorMachine = setup({
       },
     },
     saving: {
+      entry: assign({ fieldErrors: {} }),
       invoke: {
         id: 'saveStep',
         src: 'saveStep',
-        input: ({ context }) => ({ step: context.step, formula: context.formula, draft: context.draft }),
+        input: ({ context }) => ({ step: context.step, formula: context.formula, draft: context.draft, data: context.data, confirmWipe: context.confirmWipe }),
         onDone: {
           target: 'saved',
           actions: [
-            assign({ saved: ({ context }) => context.draft, error: null }),
+            assign({ saved: ({ context }) => context.draft, error: null, confirmWipe: false }),
             emit(({ context }) => ({ type: 'step.announceSaved' as const, step: context.step })),
             enqueueActions(({ context, event, enqueue }) => {
               if (context.parent) enqueue.sendTo(context.parent, { type: 'step.saved', formula: event.output ?? undefined });
             }),
           ],
         },
-        onError: {
-          target: 'failed',
-          actions: [
-            assign({ error: ({ event }) => String(detailOf(event.error) ?? 'Try again.') }),
-            emit(({ context, event }) => ({ type: 'step.announceSaveFailed' as const, step: context.step, detail: (detailOf(event.error) as string | undefined) ?? null })),
-          ],
-        },
+        onError: [
+          // the change would remove parts: the user is asked first, and nothing is said failed
+          { guard: 'isWipeUnconfirmed', target: 'confirmingWipe', actions: assign({ wipes: ({ event }) => listOf(problemOf(event.error).wipes) }) },
+          { guard: 'isRefusedByStep', target: 'editing', actions: assign({ fieldErrors: ({ event }) => (event.error as StepRefused).errors, confirmWipe: false }) },
+          {
+            target: 'failed',
+            actions: [
+              assign({
+                error: ({ event }) => String(detailOf(event.error) ?? 'Try again.'),
+                fieldErrors: ({ event }) => errorsOf(problemOf(event.error).errors),
+                confirmWipe: false,
+              }),
+              emit(({ context, event }) => ({ type: 'step.announceSaveFailed' as const, step: context.step, detail: (detailOf(event.error) as string | undefined) ?? null })),
+            ],
+          },
+        ],
+      },
+    },
+    /** the save would remove these parts: only a confirmation saves it again, confirmed; cancelling changes nothing */
+    confirmingWipe: {
+      on: {
+        'wipe.confirm': { target: 'saving', actions: assign({ confirmWipe: true, wipes: [] }) },
+        'wipe.cancel': { target: 'editing', actions: assign({ wipes: [] }) },
       },
     },
     /** the wizard moves on from here; kept open (the last step) it can be changed and saved again */

@@ -5,7 +5,7 @@
  */
 import { createActor, fromPromise, setup } from 'xstate';
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
-import { stepEditorMachine, type StepEditorRef } from '../../src/machines/stepEditor.ts';
+import { stepEditorMachine, type LoadInput, type SaveInput, type StepEditorRef } from '../../src/machines/stepEditor.ts';
 import { hasStepEditor, stepIO, type StepCalls, type StepLoad } from '../../src/machines/wizardSteps.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 
@@ -14,8 +14,8 @@ export function stepEditorOver(calls: StepCalls) {
   const io = stepIO(calls);
   return stepEditorMachine.provide({
     actors: {
-      loadStep: fromPromise<StepLoad, { step: WizardStep; formula: FormulaView }>(({ input }) => io[input.step]!.load(input.formula)),
-      saveStep: fromPromise<FormulaView | undefined, { step: WizardStep; formula: FormulaView; draft: unknown }>(({ input }) => io[input.step]!.save(input.formula, input.draft)),
+      loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => io[input.step]!.load(input.formula)),
+      saveStep: fromPromise<FormulaView | undefined, SaveInput>(({ input }) => io[input.step]!.save(input.formula, input.draft, input)),
     },
   });
 }

@@ -5,52 +5,77 @@
  * that role cannot start from defaults asks for them here, since the server accepts no end
  * without them. Changing a data source of a formula with mapping, matching or routing asks first.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { Alert, Button, Fieldset, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
-import * as v from 'valibot';
 import { connectorFor } from '../../../domain/connectors/catalogue.ts';
 import { validateSettings, type SettingsValues } from '../../../domain/connectors/fields.ts';
 import type { DataSourceListItem } from '../../../domain/connectors/types.ts';
-import { FormulaNameSchema, type UpdateFormula } from '../../../domain/formula/formula.ts';
 import type { UploadSummary } from '../../../domain/upload.ts';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import { NO_UPLOAD_MESSAGE, UPLOADS_UNREADABLE_MESSAGE, type DataSourcesDraft } from '../../../machines/wizardSteps.ts';
 import { SettingsFields } from '../../../ui/SettingsFields.tsx';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
-import {
-  AppLink, baseSettings, endOf, problemOf, ROLES, systemLabel, UploadSampleButton, useFormulaUpdate, useReportDirty, type Role,
-} from './shared.tsx';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+import { AppLink, baseSettings, endOf, ROLES, systemLabel, UploadSampleButton, WipeConfirmation, type Role } from './shared.tsx';
+
+export { NO_UPLOAD_MESSAGE, UPLOADS_UNREADABLE_MESSAGE };
 
 const ROLE_LABEL: Record<Role, string> = { source: 'Source', destination: 'Destination' };
 export const NO_SOURCE_MESSAGE = 'No data source can be a source yet. Add one in Connections first.';
-export const NO_UPLOAD_MESSAGE = 'No file has been uploaded yet. Upload a CSV or Excel file to use as the sample.';
-export const UPLOADS_UNREADABLE_MESSAGE = 'The uploaded files could not be listed. Upload the file to use as the sample here.';
+
+/** The form's own state: what is typed and chosen, and a file uploaded here. */
+interface Form {
+  name: string;
+  chosen: Record<Role, string>;
+  // settings a newly chosen system needs before it can be saved in its role
+  needed: Record<Role, SettingsValues>;
+  upload: UploadSummary | null;
+}
+
+/** The draft a form stands for: settings and an upload count only for a role whose data source changed. */
+function draftOf(formula: StepProps['formula'], form: Form): DataSourcesDraft {
+  const draft: DataSourcesDraft = { name: form.name, source: form.chosen.source, destination: form.chosen.destination };
+  const changed = ROLES.filter((role) => form.chosen[role] && form.chosen[role] !== (endOf(formula, role)?.dataSourceId ?? ''));
+  const needed = Object.fromEntries(changed.filter((role) => Object.keys(form.needed[role]).length).map((role) => [role, form.needed[role]]));
+  if (Object.keys(needed).length) draft.needed = needed;
+  if (form.upload && changed.includes('source')) draft.uploadId = form.upload.id;
+  return draft;
+}
 
 export function DataSourcesStep(props: StepProps) {
-  const { formula, canEdit, onDirtyChange, onBack } = props;
-  const services = useWizardServices();
-  const update = useFormulaUpdate(props);
-  const [dataSources, setDataSources] = useState<DataSourceListItem[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [name, setName] = useState(formula.name ?? '');
-  const [chosen, setChosen] = useState<Record<Role, string>>({
-    source: formula.sourceDataSource?.dataSourceId ?? '',
-    destination: formula.firstDestinationDataSource?.dataSourceId ?? '',
-  });
-  // settings a newly chosen system needs before it can be saved in its role
-  const [needed, setNeeded] = useState<Record<Role, SettingsValues>>({ source: {}, destination: {} });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [preparing, setPreparing] = useState(false);
-  const [upload, setUpload] = useState<UploadSummary | null>(null);
+  return props.editor ? <DataSourcesEditor {...props} editor={props.editor} /> : null;
+}
 
-  const load = useCallback(() => {
-    setLoadError(null);
-    services.integrations.list({ silent: true }).then(setDataSources, (err) => setLoadError(problemOf(err).detail ?? 'Try again.'));
-  }, [services]);
-  useEffect(load, [load]);
+/** The data sources as the step editor reads them, the form, and the confirmation a wiping change needs. */
+function DataSourcesEditor(props: StepProps & { editor: StepEditorRef }) {
+  const { formula, canEdit, onBack, editor } = props;
+  useStepAnnouncements(editor);
+  const dataSources = useSelector(editor, (s) => (s.context.data as DataSourceListItem[] | undefined) ?? null);
+  const loadError = useSelector(editor, (s) => (s.matches('failed') && s.context.data === undefined ? s.context.error : null));
+  const saving = useSelector(editor, (s) => s.matches('saving'));
+  const fieldErrors = useSelector(editor, (s) => s.context.fieldErrors);
+  const wipes = useSelector(editor, (s) => (s.matches('confirmingWipe') ? s.context.wipes : null));
+  const [form, setForm] = useState<Form>(() => ({
+    name: formula.name ?? '',
+    chosen: { source: formula.sourceDataSource?.dataSourceId ?? '', destination: formula.firstDestinationDataSource?.dataSourceId ?? '' },
+    needed: { source: {}, destination: {} },
+    upload: null,
+  }));
+  // messages the user has since dealt with (a data source chosen again, a file uploaded), until the next save
+  const [cleared, setCleared] = useState<Record<string, string>>({});
+  const { name, chosen, needed, upload } = form;
 
-  const dirty = name !== (formula.name ?? '')
-    || chosen.source !== (formula.sourceDataSource?.dataSourceId ?? '')
-    || chosen.destination !== (formula.firstDestinationDataSource?.dataSourceId ?? '');
-  useReportDirty(dirty, onDirtyChange);
+  /** each change of the form is the editor's draft */
+  const change = (patch: Partial<Form>) => {
+    const next = { ...form, ...patch };
+    setForm(next);
+    editor.send({ type: 'draft.change', draft: draftOf(formula, next) });
+  };
+  const save = () => {
+    if (!canEdit) { props.onSaved(); return; }
+    setCleared({});
+    editor.send({ type: 'step.save' });
+  };
 
   const options = useMemo(() => Object.fromEntries(ROLES.map((role) => [role,
     (dataSources ?? []).filter((d) => connectorFor(d.system).roles[role]).map((d) => ({ value: d.id, label: `${d.displayName} (${systemLabel(d.system)})` })),
@@ -71,61 +96,7 @@ export function DataSourcesStep(props: StepProps) {
     return validateSettings(schema, start).success ? null : { ds, schema, values: { ...start, ...needed[role] } };
   };
 
-  /** The object a newly chosen data source starts with: its first standard object, else the first it lists. */
-  async function firstObject(role: Role, ds: DataSourceListItem): Promise<string | null> {
-    if (ds.system === 'file-upload' && upload) return upload.id;
-    const standard = connectorFor(ds.system).objects[0]?.name;
-    if (standard) return standard;
-    try {
-      const list = await services.integrations.objects(ds.id, { silent: true });
-      const first = list.objects[0]?.name ?? null;
-      if (!first) setErrors((e) => ({ ...e, [role]: ds.system === 'file-upload' ? NO_UPLOAD_MESSAGE : `${ds.displayName} lists no objects yet.` }));
-      return first;
-    } catch (err) {
-      // without the list of uploads, a file uploaded here still gives the formula its sample
-      const message = ds.system === 'file-upload' ? UPLOADS_UNREADABLE_MESSAGE : `The objects of ${ds.displayName} could not be read: ${problemOf(err).detail ?? 'try again.'}`;
-      setErrors((e) => ({ ...e, [role]: message }));
-      return null;
-    }
-  }
-
-  async function save() {
-    const found: Record<string, string> = {};
-    const parsed = v.safeParse(FormulaNameSchema, name);
-    if (!parsed.success) found.name = parsed.issues[0].message;
-    for (const role of ROLES) if (!chosen[role]) found[role] = 'Choose a data source';
-    setErrors(found);
-    if (Object.keys(found).length || !parsed.success) return;
-
-    const body: Partial<UpdateFormula> = { name: parsed.output };
-    setPreparing(true);
-    try {
-      for (const role of ROLES) {
-        const ds = changed(role);
-        if (!ds) continue;
-        const object = await firstObject(role, ds);
-        if (!object) return;
-        const schema = connectorFor(ds.system).additionalSettings[role];
-        let settings = baseSettings(ds.system, role, object);
-        if (schema) {
-          const checked = validateSettings(schema, { ...settings, ...needed[role] });
-          if (!checked.success) {
-            setErrors((e) => ({ ...e, ...Object.fromEntries(Object.entries(checked.errors).map(([k, m]) => [`${role}.settings.${k}`, m])) }));
-            return;
-          }
-          settings = checked.values;
-        }
-        body[role] = { dataSourceId: ds.id, object, settings };
-        // a file-upload formula's sample is its upload
-        if (role === 'source') body.sampleUploadId = ds.system === 'file-upload' ? object : null;
-      }
-    } finally {
-      setPreparing(false);
-    }
-    await update.send(body);
-  }
-
-  const shown = { ...update.fieldErrors, ...errors };
+  const shown = { ...fieldErrors, ...cleared };
   const sourceDs = byId(chosen.source);
   const noUpload = sourceDs?.system === 'file-upload' && (shown.source === NO_UPLOAD_MESSAGE || shown.source === UPLOADS_UNREADABLE_MESSAGE);
 
@@ -133,16 +104,16 @@ export function DataSourcesStep(props: StepProps) {
     return (
       <Alert color="red" role="alert" title="The data sources could not be read">
         <Text size="sm">{loadError}</Text>
-        <Button size="xs" mt="sm" onClick={load}>Try again</Button>
+        <Button size="xs" mt="sm" onClick={() => editor.send({ type: 'retry' })}>Try again</Button>
       </Alert>
     );
   }
 
   return (
-    <form onSubmit={(e) => { e.preventDefault(); if (canEdit) void save(); else props.onSaved(); }} noValidate aria-label="Data sources">
+    <form onSubmit={(e) => { e.preventDefault(); save(); }} noValidate aria-label="Data sources">
       <Stack>
         <TextInput
-          label="Formula name" required value={name} onChange={(e) => setName(e.currentTarget.value)}
+          label="Formula name" required value={name} onChange={(e) => change({ name: e.currentTarget.value })}
           error={shown.name} disabled={!canEdit} maxLength={200} description="Shown on the formula's card and in the activity history."
         />
         {dataSources && options.source.length === 0 && (
@@ -163,8 +134,8 @@ export function DataSourcesStep(props: StepProps) {
                 value={chosen[role]}
                 onChange={(e) => {
                   const value = e.currentTarget.value;
-                  setChosen((c) => ({ ...c, [role]: value }));
-                  setErrors((x) => ({ ...x, [role]: '' }));
+                  change({ chosen: { ...chosen, [role]: value } });
+                  setCleared((x) => ({ ...x, [role]: '' }));
                 }}
                 error={shown[role] || undefined}
               />
@@ -173,7 +144,7 @@ export function DataSourcesStep(props: StepProps) {
                   <Text size="sm" c="dimmed" mb="xs">They can be changed later in the {role} settings step.</Text>
                   <SettingsFields
                     schema={need.schema} values={need.values} errors={roleErrors} disabled={!canEdit} idPrefix={`${role}-needed`}
-                    onChange={(key, value) => setNeeded((n) => ({ ...n, [role]: { ...n[role], [key]: value } }))}
+                    onChange={(key, value) => change({ needed: { ...needed, [role]: { ...needed[role], [key]: value } } })}
                   />
                 </Fieldset>
               )}
@@ -183,19 +154,19 @@ export function DataSourcesStep(props: StepProps) {
         {noUpload && (
           <UploadSampleButton
             disabled={!canEdit}
-            onUploaded={(u) => { setUpload(u); setErrors((x) => ({ ...x, source: '' })); }}
+            onUploaded={(u) => { change({ upload: u }); setCleared((x) => ({ ...x, source: '' })); }}
           />
         )}
         {upload && <Text size="sm" role="status">{upload.fileName} is uploaded; it becomes the formula's sample.</Text>}
         <StepActions
           onBack={onBack}
-          onSave={() => { if (canEdit) void save(); else props.onSaved(); }}
-          saving={update.saving || preparing}
+          onSave={save}
+          saving={saving}
           disabled={!dataSources}
           label={canEdit ? 'Save and continue' : 'Next'}
         />
       </Stack>
-      {update.dialog}
+      <WipeConfirmation wipes={wipes} onConfirm={() => editor.send({ type: 'wipe.confirm' })} onCancel={() => editor.send({ type: 'wipe.cancel' })} />
     </form>
   );
 }

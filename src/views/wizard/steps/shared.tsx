@@ -9,17 +9,16 @@ import { Anchor, Button, Group, List, Loader, Modal, Text } from '@mantine/core'
 import { notifications } from '@mantine/notifications';
 import { IconUpload } from '@tabler/icons-react';
 import { connectorFor } from '../../../domain/connectors/catalogue.ts';
-import { formFields, type SettingsValues } from '../../../domain/connectors/fields.ts';
 import type { SystemId } from '../../../domain/connectors/types.ts';
 import { PROBLEM_TITLES } from '../../../domain/errors.ts';
 import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { FORMULA_PARTS, type FormulaPartName } from '../../../domain/formula/parts.ts';
 import type { UploadSummary } from '../../../domain/upload.ts';
 import type { FormulaView } from '../../../domain/api/formulas.ts';
+import type { Role } from '../../../domain/formula/ends.ts';
 import { saveFailedMessage, savedMessage, useWizardServices, type StepProps } from '../step.tsx';
 
-export type Role = 'source' | 'destination';
-export const ROLES: Role[] = ['source', 'destination'];
+export { baseSettings, ROLES, withObject, type Role } from '../../../domain/formula/ends.ts';
 
 /** What a refused call says: the problem's title and detail, and its extension members. */
 export interface CallProblem {
@@ -52,28 +51,6 @@ export function problemOf(err: unknown): CallProblem {
 export const endOf = (formula: FormulaView, role: Role) => (role === 'source' ? formula.sourceDataSource : formula.firstDestinationDataSource);
 
 export const systemLabel = (system: SystemId) => connectorFor(system).name;
-
-/**
- * The settings an end starts with in a role: each field's default, and the object where the
- * system's settings name it too (Salesforce's "Top-level object" is the end's object).
- */
-export function baseSettings(system: SystemId, role: Role, object: string): SettingsValues {
-  const schema = connectorFor(system).additionalSettings[role];
-  if (!schema) return {};
-  const out: SettingsValues = {};
-  for (const f of formFields(schema)) {
-    if (f.key === 'object') out.object = object;
-    else if (f.defaultValue) out[f.key] = f.defaultValue;
-  }
-  return out;
-}
-
-/** Keeps a settings' `object` field equal to the end's object, where the system has one. */
-export function withObject(system: SystemId, role: Role, settings: SettingsValues, object: string): SettingsValues {
-  const schema = connectorFor(system).additionalSettings[role];
-  if (!schema || !formFields(schema).some((f) => f.key === 'object')) return settings;
-  return { ...settings, object };
-}
 
 /** Tells the wizard whether the step has unsaved changes, whenever that changes. */
 export function useReportDirty(dirty: boolean, onDirtyChange: (dirty: boolean) => void) {
@@ -140,26 +117,31 @@ export function useFormulaUpdate(props: Pick<StepProps, 'step' | 'formula' | 'on
     void send({ ...pending.body, confirmWipe: true });
   };
 
-  const dialog = (
+  const dialog = <WipeConfirmation wipes={pending?.wipes ?? null} onConfirm={confirm} onCancel={() => setPending(null)} />;
+
+  return { saving, send, dialog, fieldErrors };
+}
+
+/** Asks whether to go on with a change that removes these parts of the formula (open while `wipes` is not null). */
+export function WipeConfirmation({ wipes, onConfirm, onCancel }: { wipes: readonly string[] | null; onConfirm(): void; onCancel(): void }) {
+  return (
     <Modal
-      opened={pending !== null}
-      onClose={() => setPending(null)}
+      opened={wipes !== null}
+      onClose={onCancel}
       title={PROBLEM_TITLES['formula-wipe-unconfirmed'].replace(' Confirm to go on.', '')}
       data-testid="wipe-confirmation"
     >
       <Text size="sm">This change removes these parts of the formula; everything else stays:</Text>
       <List size="sm" my="sm" aria-label="Parts that will be removed">
-        {(pending?.wipes ?? []).map((w) => <List.Item key={w}>{partLabel(w)}</List.Item>)}
+        {(wipes ?? []).map((w) => <List.Item key={w}>{partLabel(w)}</List.Item>)}
       </List>
       <Text size="sm">They have to be set up again for the new object.</Text>
       <Group justify="flex-end" mt="md">
-        <Button variant="default" onClick={() => setPending(null)}>Cancel</Button>
-        <Button color="red" onClick={confirm}>Change and remove them</Button>
+        <Button variant="default" onClick={onCancel}>Cancel</Button>
+        <Button color="red" onClick={onConfirm}>Change and remove them</Button>
       </Group>
     </Modal>
   );
-
-  return { saving, send, dialog, fieldErrors };
 }
 
 /** A link to a screen of the app: through the router when there is one (tests render steps without). */
