@@ -153,6 +153,8 @@ export const stepEditorMachine = setup({
           target: 'saved',
           actions: [
             assign({ saved: ({ context }) => context.draft, error: null, confirmWipe: false }),
+            // nothing is left unsaved, and the wizard hears it before the save
+            'tellClean',
             emit(({ context }) => ({ type: 'step.announceSaved' as const, step: context.step })),
             enqueueActions(({ context, event, enqueue }) => {
               if (context.parent) enqueue.sendTo(context.parent, { type: 'step.saved', formula: event.output ?? undefined });

@@ -5,7 +5,12 @@
  * A step without an entry has nothing of its own to load or save.
  */
 import * as v from 'valibot';
+import type { FieldInfo } from '../domain/api/integrations.ts';
+import type { FormulaSample } from '../domain/api/formulas.ts';
 import { connectorFor } from '../domain/connectors/catalogue.ts';
+import { REFUSED_MESSAGES, requestFailure } from '../domain/errors.ts';
+import { checkForm, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
+import { suggestedMapping } from '../domain/formula/suggestedMapping.ts';
 import { validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
 import type { DataSourceListItem } from '../domain/connectors/types.ts';
 import { baseSettings, ROLES, type Role } from '../domain/formula/ends.ts';
@@ -33,8 +38,8 @@ export class StepRefused extends Error {
 
 /** The calls the steps make; tests hand in fakes of the same shape. */
 export interface StepCalls {
-  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update'>;
-  integrations: Pick<typeof integrations, 'list' | 'objects'>;
+  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample'>;
+  integrations: Pick<typeof integrations, 'list' | 'objects' | 'fields'>;
 }
 
 /** The browser's own zone, which a new schedule starts with. */
@@ -89,6 +94,75 @@ export const dataSourcesDraftOf = (formula: FormulaView): DataSourcesDraft => ({
   destination: formula.firstDestinationDataSource?.dataSourceId ?? '',
 });
 
+/**
+ * The mapping step's load messages, which name the service that failed (SPEC.md section 8): load
+ * errors name the failing service as temporarily down, or say a configuration could not be retrieved.
+ */
+export const LOAD_MESSAGES = {
+  title: 'Error loading Mapping',
+  fields: 'Failed to fetch fields.',
+  integrations: 'Integrations are temporarily down.',
+  source: 'Source metadata is temporarily down.',
+  destination: 'Destination metadata is temporarily down.',
+  mapping: 'The mapping configuration could not be retrieved.',
+  transform: 'The transform configuration could not be retrieved.',
+  validation: 'The validation rules could not be retrieved.',
+  summary: 'The summary fields could not be retrieved.',
+  sample: 'The sample rows could not be loaded.',
+  /** a refusal, not an outage: reading a data source's fields needs datasource view */
+  fieldsRefused: REFUSED_MESSAGES.sourceFields,
+} as const;
+
+/** A field of the source, as the selects offer it. */
+export interface SourceField { name: string; label: string }
+
+/** What the mapping step reads: both ends' fields, the saved parts, the sample (or that it could not be read). */
+export interface MappingData {
+  destination: FieldInfo[];
+  source: SourceField[];
+  saved: SavedParts;
+  sample: FormulaSample | null;
+  /** how many fields the form opened with mapped from source fields of the same names */
+  suggested: number;
+}
+
+/** A step that could not be read, each reason on a line of its detail. */
+export class StepUnread extends Error {
+  readonly problem: { detail: string };
+  constructor(readonly reasons: string[]) {
+    super('The step could not be read.');
+    this.problem = { detail: reasons.join('\n') };
+  }
+}
+
+/**
+ * A failed fields call: refused (the person may not read it: said so, never as an outage), the
+ * system behind it could not be reached (its metadata is down), or the integrations service itself
+ * failed (a server error, or no answer at all).
+ */
+function fieldsFailure(err: unknown, role: 'source' | 'destination'): string {
+  const failure = requestFailure(err, { refused: LOAD_MESSAGES.fieldsRefused });
+  if (failure.kind === 'refused') return failure.message;
+  if (failure.kind === 'service') return LOAD_MESSAGES.integrations;
+  return LOAD_MESSAGES[role];
+}
+
+/** A failed part: refused says so; anything else, that the part could not be retrieved. */
+function partFailure(err: unknown, message: string): string {
+  const failure = requestFailure(err);
+  return failure.kind === 'refused' ? failure.message : message;
+}
+
+const settled = <T>(p: Promise<T>) => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const silent = { silent: true } as const;
+
+/** Whether the formula has both ends the mapping reads (the data-sources step chose them). */
+export const hasMappingEnds = (formula: FormulaView) => {
+  const d = formula.firstDestinationDataSource;
+  const src = formula.sourceDataSource;
+  return Boolean(d?.dataSourceId && d.object && (formula.usesFileUpload || (src?.dataSourceId && src.object)));
+};
+
 /** The steps' loads and saves over these calls. */
 export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Record<WizardStep, StepIO>> {
   /** The object a newly chosen data source starts with: the file uploaded here, its first standard object, else the first it lists. */
@@ -109,6 +183,68 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
   }
 
   return {
+    /**
+     * The mapping reads the destination's and the source's fields (a file-upload formula's source
+     * fields are its sample's columns), the sample rows for the preview, and the four saved parts;
+     * the form it opens with is the saved copy. It saves the four parts it edits, in order.
+     */
+    mapping: {
+      async load(formula) {
+        if (!hasMappingEnds(formula)) return { data: null, saved: null, draft: null };
+        const dest = formula.firstDestinationDataSource!;
+        const src = formula.sourceDataSource;
+        const fromUpload = formula.usesFileUpload;
+        const [destFields, srcFields, mapping, transform, validation, summary, sample] = await Promise.all([
+          settled(i.fields(dest.dataSourceId, dest.object, silent)),
+          !fromUpload && src ? settled(i.fields(src.dataSourceId, src.object, silent)) : null,
+          settled(f.getPart(formula.id, 'mapping', silent)),
+          settled(f.getPart(formula.id, 'transform', silent)),
+          settled(f.getPart(formula.id, 'validation', silent)),
+          settled(f.getPart(formula.id, 'summary-fields', silent)),
+          settled(f.sample(formula.id, silent)),
+        ]);
+        const down: string[] = [];
+        if (!destFields.ok) down.push(fieldsFailure(destFields.error, 'destination'));
+        if (srcFields && !srcFields.ok) down.push(fieldsFailure(srcFields.error, 'source'));
+        // a file-upload formula's source fields are its sample's columns
+        if (fromUpload && !sample.ok) down.push(partFailure(sample.error, LOAD_MESSAGES.source));
+        const parts: string[] = [];
+        if (!mapping.ok) parts.push(partFailure(mapping.error, LOAD_MESSAGES.mapping));
+        if (!transform.ok) parts.push(partFailure(transform.error, LOAD_MESSAGES.transform));
+        if (!validation.ok) parts.push(partFailure(validation.error, LOAD_MESSAGES.validation));
+        if (!summary.ok) parts.push(partFailure(summary.error, LOAD_MESSAGES.summary));
+        if (down.length || parts.length) throw new StepUnread([...(down.length ? [LOAD_MESSAGES.fields, ...new Set(down)] : []), ...new Set(parts)]);
+
+        const destination = destFields.ok ? destFields.value.fields : [];
+        const source: SourceField[] = fromUpload
+          ? (sample.ok ? sample.value.fields : []).map((name) => ({ name, label: name }))
+          : (srcFields?.ok ? srcFields.value.fields : []).map((x) => ({ name: x.name, label: x.label }));
+        const saved: SavedParts = {
+          mapping: mapping.ok ? mapping.value : null,
+          transform: transform.ok ? transform.value : null,
+          validation: validation.ok ? validation.value : null,
+          summary: summary.ok ? summary.value : null,
+        };
+        // a formula with no mapping saved yet starts from the source fields of the same names
+        const start = saved.mapping ? [] : suggestedMapping(destination, source);
+        const form = initialForm(destination, saved, start);
+        const data: MappingData = { destination, source, saved, sample: sample.ok ? sample.value : null, suggested: start.length };
+        return { data, saved: form, draft: form };
+      },
+      async save(formula, draft, { data }) {
+        const { destination } = data as MappingData;
+        const labels = new Map(destination.map((x) => [x.name, x.label]));
+        const bodies = checkForm(draft as MappingForm, destination, (n) => labels.get(n) ?? n).bodies;
+        // the screen shows the problems and sends no such draft
+        if (!bodies) throw new StepRefused({});
+        await f.putPart(formula.id, 'mapping', bodies.mapping, silent);
+        await f.putPart(formula.id, 'transform', bodies.transform, silent);
+        await f.putPart(formula.id, 'validation', bodies.validation, silent);
+        await f.putPart(formula.id, 'summary-fields', bodies.summary, silent);
+        // the formula as the server now has it (its parts; a live one now needs reprocessing)
+        return f.get(formula.id, silent).catch(() => undefined);
+      },
+    },
     'data-sources': {
       async load(formula) {
         const list = await i.list({ silent: true });

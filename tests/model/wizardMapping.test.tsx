@@ -20,6 +20,7 @@ import { WizardServicesContext, type StepProps, type WizardServices } from '../.
 import { MappingStep } from '../../src/views/wizard/steps/MappingStep.tsx';
 import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
+import { startStepEditor } from '../support/stepEditors.ts';
 
 afterEach(() => {
   cleanup();
@@ -105,6 +106,8 @@ function renderStep(services: WizardServices, over: Partial<StepProps> = {}) {
     step: 'mapping', formula: formulaOf(), customRouting: false, canEdit: true,
     onDirtyChange: vi.fn(), onSaved: vi.fn(), onFormulaChange: vi.fn(), onBack: vi.fn(), onGoTo: vi.fn(), ...over,
   };
+  // the step loads and saves through its editor, over the same fake services
+  props.editor ??= startStepEditor('mapping', props.formula, services, props);
   // no pause between keystrokes: the step re-renders on each anyway
   const user = userEvent.setup({ delay: null });
   render(

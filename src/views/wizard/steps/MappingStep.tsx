@@ -15,20 +15,21 @@ import {
 import { IconAlertTriangle, IconChecklist, IconFilter, IconLock, IconWand } from '@tabler/icons-react';
 import type { FieldInfo } from '../../../domain/api/integrations.ts';
 import { FIELD_SELECTION_REQUIRED_ABOVE } from '../../../domain/formula/constants.ts';
-import { suggestedMapping } from '../../../domain/formula/suggestedMapping.ts';
 import { mappedValue, transformRecord, type FieldValue } from '../../../domain/formula/transforms.ts';
 import { TableSkeleton } from '../../../ui/Skeletons.tsx';
-import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import { useSelector } from '@xstate/react';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import { hasMappingEnds, LOAD_MESSAGES, type MappingData } from '../../../machines/wizardSteps.ts';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
 import { FieldPicker } from './mapping/FieldPicker.tsx';
 import { MappingPreview, PREVIEW_ROWS } from './mapping/MappingPreview.tsx';
 import {
-  checkField, checkForm, droppedFields, initialForm, normalSelection, previewParts, shownFields, snapshot,
+  checkField, checkForm, droppedFields, normalSelection, previewParts, shownFields,
   type FieldDraft, type MappingForm, type MappingKind, type RuleDraft, type StepDraft,
-} from './mapping/mappingForm.ts';
+} from '../../../domain/formula/mappingForm.ts';
 import { RulesEditor } from './mapping/RulesEditor.tsx';
 import { TransformEditor } from './mapping/TransformEditor.tsx';
-import { LOAD_MESSAGES, useMappingData, type MappingData, type SampleState } from './mapping/useMappingData.ts';
-import { useReportDirty } from './shared.tsx';
+import { useSample } from './mapping/useMappingData.ts';
 
 export const NO_EDIT_PERMISSION = 'You do not have editing permission';
 export const MAPPING_ERRORS_TITLE = 'Mapping Errors';
@@ -39,13 +40,10 @@ const KIND_OPTIONS: { value: MappingKind; label: string }[] = [
   { value: 'defined', label: 'Defined value' },
 ];
 const TABLE_COLUMNS = ['Destination field', 'Filled', 'Source field or value', 'Transforms', 'Validation', 'Show in buckets'];
-const silent = { silent: true } as const;
 const IGNORED: FieldDraft = { kind: 'ignored', source: '', value: '' };
 
 export function MappingStep(props: StepProps) {
-  const { ends, state, sample, retry, retrySample } = useMappingData(props.formula);
-
-  if (!ends) {
+  if (!hasMappingEnds(props.formula)) {
     return (
       <Stack>
         <Alert color="yellow" icon={<IconAlertTriangle aria-hidden />} title="Choose the source and destination first">
@@ -58,41 +56,57 @@ export function MappingStep(props: StepProps) {
       </Stack>
     );
   }
-  if (state.status === 'loading') return <TableSkeleton columns={TABLE_COLUMNS} rows={4} caption="Loading the mapping…" />;
-  if (state.status === 'failed') {
+  return props.editor ? <MappingRead step={props} editor={props.editor} /> : null;
+}
+
+/** The mapping as the step editor reads it; what could not be read says which service failed, with Try again. */
+function MappingRead({ step: props, editor }: { step: StepProps; editor: StepEditorRef }) {
+  useStepAnnouncements(editor);
+  const data = useSelector(editor, (s) => s.context.data as MappingData | null | undefined);
+  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
+  const error = useSelector(editor, (s) => s.context.error);
+  if (unread) {
     return (
       <Stack>
         <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title={LOAD_MESSAGES.title}>
           <Stack gap="xs" align="flex-start">
-            {state.messages.map((m) => <Text key={m} size="sm">{m}</Text>)}
-            <Button size="xs" variant="light" onClick={retry}>Try again</Button>
+            {/* each reason is a line of the editor's error */}
+            {(error ?? '').split('\n').map((m) => <Text key={m} size="sm">{m}</Text>)}
+            <Button size="xs" variant="light" onClick={() => editor.send({ type: 'retry' })}>Try again</Button>
           </Stack>
         </Alert>
         <StepActions onBack={props.onBack} onSave={() => {}} saving={false} disabled />
       </Stack>
     );
   }
-  return <MappingEditor step={props} data={state.data} sample={sample} onRetrySample={retrySample} />;
+  if (!data) return <TableSkeleton columns={TABLE_COLUMNS} rows={4} caption="Loading the mapping…" />;
+  return <MappingEditor step={props} editor={editor} data={data} />;
 }
 
 type Editing = { destination: string; editor: 'transforms' | 'rules' } | null;
 
-function MappingEditor({ step: props, data, sample, onRetrySample }: { step: StepProps; data: MappingData; sample: SampleState; onRetrySample(): void }) {
-  const { formulas } = useWizardServices();
-  // a formula with no mapping saved yet starts from the source fields of the same names
-  const [start] = useState(() => (data.saved.mapping ? [] : suggestedMapping(data.destination, data.source)));
-  const [suggested, setSuggested] = useState(start.length);
-  const [form, setForm] = useState<MappingForm>(() => initialForm(data.destination, data.saved, start));
-  const [baseline, setBaseline] = useState(() => snapshot(form));
+function MappingEditor({ step: props, editor, data }: { step: StepProps; editor: StepEditorRef; data: MappingData }) {
+  const { sample, retrySample: onRetrySample } = useSample(props.formula, data.sample);
+  // the form opens as the editor read it (with the mapping suggested from same-named fields, if any)
+  const [form, setForm] = useState<MappingForm>(() => editor.getSnapshot().context.draft as MappingForm);
+  const [suggested, setSuggested] = useState(data.suggested);
   const [attempted, setAttempted] = useState(false);
   const [editing, setEditing] = useState<Editing>(null);
   const [pickerOpen, setPickerOpen] = useState(false);
   const errorsRef = useRef<HTMLDivElement>(null);
-  const { saving, run } = useStepSave(props);
+  const saving = useSelector(editor, (s) => s.matches('saving'));
   const disabled = !props.canEdit || saving;
 
-  const current = snapshot(form);
-  useReportDirty(current !== baseline, props.onDirtyChange);
+  // each change of the form is the editor's draft
+  const opened = useRef(form);
+  useEffect(() => {
+    if (form !== opened.current) editor.send({ type: 'draft.change', draft: form });
+  }, [form, editor]);
+  // once saved, the suggestion is the mapping
+  useEffect(() => {
+    const sub = editor.on('step.announceSaved', () => setSuggested(0));
+    return () => sub.unsubscribe();
+  }, [editor]);
 
   const labels = useMemo(() => new Map(data.destination.map((f) => [f.name, f.label])), [data.destination]);
   const checked = useMemo(() => checkForm(form, data.destination, (n) => labels.get(n) ?? n), [form, data.destination, labels]);
@@ -123,22 +137,7 @@ function MappingEditor({ step: props, data, sample, onRetrySample }: { step: Ste
       errorsRef.current?.focus();
       return;
     }
-    void run(async () => {
-      const id = props.formula.id;
-      await formulas.putPart(id, 'mapping', bodies.mapping, silent);
-      await formulas.putPart(id, 'transform', bodies.transform, silent);
-      await formulas.putPart(id, 'validation', bodies.validation, silent);
-      await formulas.putPart(id, 'summary-fields', bodies.summary, silent);
-      setBaseline(current);
-      setSuggested(0);
-      props.onDirtyChange(false);
-      // the formula as the server now has it (its parts; a live one now needs reprocessing)
-      try {
-        return await formulas.get(id, silent);
-      } catch {
-        return undefined;
-      }
-    });
+    editor.send({ type: 'step.save' });
   };
 
   const editingField = editing ? data.destination.find((f) => f.name === editing.destination) : undefined;

@@ -8,8 +8,9 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import type { FieldInfo } from '../../../../domain/api/integrations.ts';
 import { transformRecord, valueText } from '../../../../domain/formula/transforms.ts';
 import { validateRecord } from '../../../../domain/formula/validationRules.ts';
-import { previewParts, type MappingForm } from './mappingForm.ts';
-import { LOAD_MESSAGES, type SampleState } from './useMappingData.ts';
+import { previewParts, type MappingForm } from '../../../../domain/formula/mappingForm.ts';
+import { LOAD_MESSAGES } from '../../../../machines/wizardSteps.ts';
+import type { SampleState } from './useMappingData.ts';
 
 export const PREVIEW_ROWS = 5;
 

@@ -9,7 +9,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import type { FieldValue } from '../../../../domain/formula/transforms.ts';
 import { RULE_LABELS, validateValue } from '../../../../domain/formula/validationRules.ts';
-import { checkRule, newRule, type RuleDraft, type RuleName } from './mappingForm.ts';
+import { checkRule, newRule, type RuleDraft, type RuleName } from '../../../../domain/formula/mappingForm.ts';
 
 const RULE_NAMES = Object.keys(RULE_LABELS) as RuleName[];
 const typed = (x: number | string): number | '' => (typeof x === 'number' && Number.isFinite(x) ? x : '');

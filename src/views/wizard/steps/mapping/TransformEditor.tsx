@@ -12,8 +12,8 @@ import {
   type Casing, type DateUnit, type PlaceValue, type RoundingMode, type Separator,
 } from '../../../../domain/formula/constants.ts';
 import { applySteps, valueText, type FieldValue } from '../../../../domain/formula/transforms.ts';
-import { checkStep, newStep, STEP_LABELS, type StepDraft, type StepKind } from './mappingForm.ts';
-import type { SourceField } from './useMappingData.ts';
+import { checkStep, newStep, STEP_LABELS, type StepDraft, type StepKind } from '../../../../domain/formula/mappingForm.ts';
+import type { SourceField } from '../../../../machines/wizardSteps.ts';
 
 const SEPARATOR_LABELS: Record<Separator, string> = {
   none: 'None', space: 'Space', comma: 'Comma (,)', dash: 'Dash (-)', period: 'Period (.)', underscore: 'Underscore (_)',

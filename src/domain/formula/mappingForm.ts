@@ -4,15 +4,15 @@
  * with the messages of the part schemas (SPEC.md section 5).
  */
 import * as v from 'valibot';
-import type { FieldInfo } from '../../../../domain/api/integrations.ts';
+import type { FieldInfo } from '../api/integrations.ts';
 import {
   FIELD_SELECTION_REQUIRED_ABOVE, type Casing, type DateUnit, type PlaceValue, type RoundingMode, type Separator,
-} from '../../../../domain/formula/constants.ts';
+} from './constants.ts';
 import {
   fieldSelectionProblem, FieldMappingSchema, PART_MESSAGES, SummaryFieldsSchema, TransformStepSchema, ValidationRuleSchema,
   type FieldMapping, type Mapping, type SummaryFields, type Transform, type TransformStep, type Validation, type ValidationRule,
-} from '../../../../domain/formula/parts.ts';
-import { CUSTOM_BUCKET_PATTERN } from '../../../../domain/formula/statuses.ts';
+} from './parts.ts';
+import { CUSTOM_BUCKET_PATTERN } from './statuses.ts';
 
 export type MappingKind = FieldMapping['kind'];
 export type RuleName = ValidationRule['rule'];
