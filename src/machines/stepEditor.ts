@@ -14,7 +14,7 @@
 import { and, assign, emit, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { WizardStep } from '../domain/formula/wizard.ts';
 import type { FormulaView } from '../services/formulas.ts';
-import { STEP_IO, StepRefused, type StepLoad } from './wizardSteps.ts';
+import { STEP_IO, StepRefused, stepIO, type StepCalls, type StepLoad } from './wizardSteps.ts';
 
 export interface StepEditorInput {
   step: WizardStep;
@@ -211,3 +211,14 @@ export const stepEditorMachine = setup({
 });
 
 export type StepEditorRef = ActorRefFrom<typeof stepEditorMachine>;
+
+/** The step editor whose loads and saves go through these calls (a wizard over other services, or fakes). */
+export function stepEditorOver(calls: StepCalls) {
+  const io = stepIO(calls);
+  return stepEditorMachine.provide({
+    actors: {
+      loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => io[input.step]?.load(input.formula) ?? Promise.resolve({ data: null, saved: null, draft: null })),
+      saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => io[input.step]?.save(input.formula, input.draft, input)),
+    },
+  });
+}

@@ -3,22 +3,13 @@
  * the step editor machine with its loads and saves over fake calls (src/machines/wizardSteps.ts's
  * `stepIO`), whose `step.saved` and `step.dirty` reach the step's props as the wizard would take them.
  */
-import { createActor, fromPromise, setup } from 'xstate';
+import { createActor, setup } from 'xstate';
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
-import { stepEditorMachine, type LoadInput, type SaveInput, type StepEditorRef } from '../../src/machines/stepEditor.ts';
-import { hasStepEditor, stepIO, type StepCalls, type StepLoad } from '../../src/machines/wizardSteps.ts';
+import { stepEditorOver, type StepEditorRef } from '../../src/machines/stepEditor.ts';
+import { hasStepEditor, type StepCalls } from '../../src/machines/wizardSteps.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 
-/** the step editor machine whose loads and saves go through these calls */
-export function stepEditorOver(calls: StepCalls) {
-  const io = stepIO(calls);
-  return stepEditorMachine.provide({
-    actors: {
-      loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => io[input.step]!.load(input.formula)),
-      saveStep: fromPromise<FormulaView | undefined, SaveInput>(({ input }) => io[input.step]!.save(input.formula, input.draft, input)),
-    },
-  });
-}
+export { stepEditorOver };
 
 /** A running editor of the step, when the step has one; its news goes to the callbacks. */
 export function startStepEditor(
