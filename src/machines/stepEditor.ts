@@ -152,9 +152,11 @@ export const stepEditorMachine = setup({
         onDone: {
           target: 'saved',
           actions: [
+            // a change is saved: nothing is left unsaved, which the wizard hears before the save
+            enqueueActions(({ context, enqueue }) => {
+              if (!same(context.draft, context.saved)) enqueue('tellClean');
+            }),
             assign({ saved: ({ context }) => context.draft, error: null, confirmWipe: false }),
-            // nothing is left unsaved, and the wizard hears it before the save
-            'tellClean',
             emit(({ context }) => ({ type: 'step.announceSaved' as const, step: context.step })),
             enqueueActions(({ context, event, enqueue }) => {
               if (context.parent) enqueue.sendTo(context.parent, { type: 'step.saved', formula: event.output ?? undefined });

@@ -11,6 +11,9 @@ import { connectorFor } from '../domain/connectors/catalogue.ts';
 import { REFUSED_MESSAGES, requestFailure } from '../domain/errors.ts';
 import { checkForm, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
 import { suggestedMapping } from '../domain/formula/suggestedMapping.ts';
+import { matchingBody, matchingForm } from '../domain/formula/matchingForm.ts';
+import { MatchingSchema, PART_PROBLEM_MESSAGES, type Matching } from '../domain/formula/parts.ts';
+import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
 import { validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
 import type { DataSourceListItem } from '../domain/connectors/types.ts';
 import { baseSettings, ROLES, type Role } from '../domain/formula/ends.ts';
@@ -163,6 +166,48 @@ export const hasMappingEnds = (formula: FormulaView) => {
   return Boolean(d?.dataSourceId && d.object && (formula.usesFileUpload || (src?.dataSourceId && src.object)));
 };
 
+export interface FormulaFields {
+  /** the source's fields (a file's headers for a file-upload source) */
+  source: FieldRef[];
+  /** the destination's fields; `searchable` marks those a search scenario can use */
+  destination: FieldRef[];
+}
+
+/** SPEC.md section 8's message when a system's fields cannot be read. */
+export const FIELDS_FAILED = 'Failed to fetch fields.';
+export const FIELDS_REFUSED = REFUSED_MESSAGES.sourceFields;
+
+/** A load failure with the message the step shows. */
+export class StepLoadError extends Error {
+  constructor(message: string, cause?: unknown) { super(message, { cause }); }
+}
+
+const isFileUpload = (formula: FormulaView) => formula.usesFileUpload || formula.sourceDataSource?.system === 'file-upload';
+
+/** The formula's source and destination fields. */
+export async function loadFormulaFields(
+  calls: { formulas: Pick<StepCalls['formulas'], 'sample'>; integrations: Pick<StepCalls['integrations'], 'fields'> },
+  formula: FormulaView,
+  need: { source: boolean } = { source: true },
+): Promise<FormulaFields> {
+  const src = formula.sourceDataSource;
+  const dest = formula.firstDestinationDataSource;
+  const [source, destination] = await Promise.all([
+    !need.source ? [] : isFileUpload(formula)
+      ? calls.formulas.sample(formula.id).then((s) => s.fields.map((name) => ({ name })))
+      : src ? calls.integrations.fields(src.dataSourceId, src.object).then((l) => l.fields) : [],
+    dest ? calls.integrations.fields(dest.dataSourceId, dest.object).then((l) => l.fields) : [],
+  ]).catch((err: unknown) => {
+    // a refusal is said as one (the person may not read the data sources' fields), never as a failure to fetch
+    const failure = requestFailure(err, { refused: FIELDS_REFUSED });
+    throw new StepLoadError(failure.kind === 'refused' ? failure.message : FIELDS_FAILED, err);
+  });
+  return { source, destination };
+}
+
+/** What the matching step reads: the fields, the saved part or the recommended one, and which. */
+export interface MatchingData { fields: FormulaFields; part: Matching; recommended: boolean }
+
 /** The steps' loads and saves over these calls. */
 export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Record<WizardStep, StepIO>> {
   /** The object a newly chosen data source starts with: the file uploaded here, its first standard object, else the first it lists. */
@@ -182,7 +227,34 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
     return first;
   }
 
+  const calls = { formulas: f, integrations: i };
   return {
+    /**
+     * The matching step reads its part and the formula's fields; a formula without a saved part
+     * starts from the scenarios recommended for its destination. Its draft is the part's body.
+     */
+    matching: {
+      async load(formula) {
+        const failed = PART_PROBLEM_MESSAGES['matching-get-failed'];
+        try {
+          const [saved, fields] = await Promise.all([
+            f.getPart(formula.id, 'matching').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
+            loadFormulaFields(calls, formula),
+          ]);
+          const dest = formula.firstDestinationDataSource;
+          const part = saved ?? recommendedMatching({ system: dest?.system ?? '', object: dest?.object ?? '', destinationFields: fields.destination, sourceFields: fields.source });
+          const data: MatchingData = { fields, part, recommended: !saved && part.scenarios.length > 0 };
+          const body = matchingBody(matchingForm(part));
+          return { data, saved: body, draft: body };
+        } catch (err) {
+          throw new StepUnread([err instanceof StepLoadError ? err.message : failed]);
+        }
+      },
+      async save(formula, draft) {
+        await f.putPart(formula.id, 'matching', v.parse(MatchingSchema, draft));
+        return undefined;
+      },
+    },
     /**
      * The mapping reads the destination's and the source's fields (a file-upload formula's source
      * fields are its sample's columns), the sample rows for the preview, and the four saved parts;

@@ -20,6 +20,7 @@ import { WizardServicesContext, type StepProps, type WizardServices } from '../.
 import { CustomRoutingStep } from '../../src/views/wizard/steps/CustomRoutingStep.tsx';
 import { MatchingStep } from '../../src/views/wizard/steps/MatchingStep.tsx';
 import { RoutingStep } from '../../src/views/wizard/steps/RoutingStep.tsx';
+import { startStepEditor } from '../support/stepEditors.ts';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 
 beforeAll(() => {
@@ -89,10 +90,12 @@ function renderStep({ step, Step, parts = {}, formula = FORMULA, canEdit = true,
     onDirtyChange: vi.fn<(dirty: boolean) => void>(), onSaved: vi.fn<(f?: FormulaView) => void>(), onFormulaChange: vi.fn(),
     onBack: vi.fn(), onGoTo: vi.fn(),
   };
+  // a step that loads and saves through an editor gets one over the same fake services
+  const editor = startStepEditor(step, formula, services, props);
   render(
     <MantineProvider>
       <WizardServicesContext.Provider value={services}>
-        <Step step={step} formula={formula} customRouting={step === 'custom-routing'} canEdit={canEdit} {...props} />
+        <Step step={step} formula={formula} customRouting={step === 'custom-routing'} canEdit={canEdit} editor={editor} {...props} />
       </WizardServicesContext.Provider>
     </MantineProvider>,
   );

@@ -4,60 +4,58 @@
  * Pick conditions. A formula without a saved matching part starts from the scenarios recommended
  * for its destination (src/domain/formula/recommendedScenarios.ts).
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { Button, Divider, Group, Stack, Switch, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { ADVANCED_MATCHING_MIN_SCENARIOS, MAX_SEARCH_SCENARIOS } from '../../../domain/formula/constants.ts';
-import { MatchingSchema, PART_MESSAGES, PART_PROBLEM_MESSAGES, type Matching } from '../../../domain/formula/parts.ts';
-import { recommendedMatching } from '../../../domain/formula/recommendedScenarios.ts';
-import { useReportDirty } from './shared.tsx';
-import { StepActions, useStepSave, useWizardServices, type StepProps } from '../step.tsx';
+import { MatchingSchema, PART_MESSAGES } from '../../../domain/formula/parts.ts';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { MatchingData } from '../../../machines/wizardSteps.ts';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
 import { AutoPickConditions } from './matching/AutoPickConditions.tsx';
-import { blankScenario, matchingBody, matchingForm, type MatchingForm } from './matching/matchingForm.ts';
+import { blankScenario, matchingBody, matchingForm, type MatchingForm } from '../../../domain/formula/matchingForm.ts';
 import { ScenarioCard } from './matching/ScenarioCard.tsx';
 import {
-  fieldOptions, LoadFailed, loadFormulaFields, moved, ReadOnlyNote, removed, replaced, sameBody, SaveRefused, StepLoadError,
-  StepSkeleton, under, useStepLoad, verdict, type FormulaFields,
+  fieldOptions, LoadFailed, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepSkeleton, under, verdict,
 } from './matching/stepForm.tsx';
 
 /** SPEC.md section 4's rule, said where the tiers are chosen. */
 export const TIER_RULE = 'Primary scenarios search first: if a primary search finds a record, secondary searches are skipped.';
 
-interface Loaded { fields: FormulaFields; part: Matching; recommended: boolean }
+type Loaded = MatchingData;
 
 export function MatchingStep(props: StepProps) {
-  const services = useWizardServices();
-  const { formula } = props;
-  const failed = PART_PROBLEM_MESSAGES['matching-get-failed'];
-  const load = useStepLoad<Loaded>(async () => {
-    const [saved, fields] = await Promise.all([
-      services.formulas.getPart(formula.id, 'matching').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
-      loadFormulaFields(services, formula),
-    ]);
-    if (saved) return { fields, part: saved, recommended: false };
-    const dest = formula.firstDestinationDataSource;
-    const part = recommendedMatching({ system: dest?.system ?? '', object: dest?.object ?? '', destinationFields: fields.destination, sourceFields: fields.source });
-    return { fields, part, recommended: part.scenarios.length > 0 };
-  }, failed);
-
-  if (load.error) return <LoadFailed message={load.error} onRetry={load.retry} onBack={props.onBack} />;
-  if (!load.data) return <StepSkeleton label="Loading the search scenarios" />;
-  return <MatchingEditor {...props} loaded={load.data} />;
+  return props.editor ? <MatchingRead {...props} editor={props.editor} /> : null;
 }
 
-function MatchingEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
-  const services = useWizardServices();
-  const { formula, canEdit } = props;
+/** The part and the fields as the step editor reads them; what could not be read offers Try again. */
+function MatchingRead(props: StepProps & { editor: StepEditorRef }) {
+  const { editor } = props;
+  useStepAnnouncements(editor);
+  const data = useSelector(editor, (s) => s.context.data as Loaded | undefined);
+  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
+  const error = useSelector(editor, (s) => s.context.error);
+  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={props.onBack} />;
+  if (!data) return <StepSkeleton label="Loading the search scenarios" />;
+  return <MatchingEditor {...props} loaded={data} />;
+}
+
+function MatchingEditor({ loaded, editor, ...props }: StepProps & { editor: StepEditorRef; loaded: Loaded }) {
+  const { canEdit } = props;
   const disabled = !canEdit;
   const [form, setForm] = useState<MatchingForm>(() => matchingForm(loaded.part));
-  const [saved, setSaved] = useState(() => matchingBody(form));
   const [submitted, setSubmitted] = useState(false);
-  const { saving, run } = useStepSave(props);
+  const saving = useSelector(editor, (s) => s.matches('saving'));
 
   const body = useMemo(() => matchingBody(form), [form]);
   const check = useMemo(() => verdict(MatchingSchema, body), [body]);
   const at = submitted ? check.at : {};
-  useReportDirty(!sameBody(body, saved), props.onDirtyChange);
+  // each change of the form is the editor's draft
+  const opened = useRef(body);
+  useEffect(() => {
+    if (body !== opened.current) editor.send({ type: 'draft.change', draft: body });
+  }, [body, editor]);
 
   // saved choices stay offered even when the system no longer lists them
   const [options] = useState(() => {
@@ -73,13 +71,10 @@ function MatchingEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
   const save = () => {
     setSubmitted(true);
     if (!check.ok) return;
-    const output = check.output;
-    void run(async () => {
-      await services.formulas.putPart(formula.id, 'matching', output);
-      setSaved(body);
-    });
+    editor.send({ type: 'step.save' });
   };
 
+  const { formula } = props;
   const destination = formula.firstDestinationDataSource;
   return (
     <Stack gap="md" data-testid="matching-step">

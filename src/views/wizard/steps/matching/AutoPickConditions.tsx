@@ -7,7 +7,7 @@ import { Alert, Button, Fieldset, Group, MultiSelect, NumberInput, Stack, Text }
 import { IconAlertTriangle, IconPlus } from '@tabler/icons-react';
 import { MAX_AUTO_PICK_CONDITIONS, MAX_CONFIDENCE_SCORE } from '../../../../domain/formula/constants.ts';
 import { duplicateAutoPicks, PART_MESSAGES } from '../../../../domain/formula/parts.ts';
-import { blankAutoPick, type AutoPickForm } from './matchingForm.ts';
+import { blankAutoPick, type AutoPickForm } from '../../../../domain/formula/matchingForm.ts';
 import { moved, OrderControls, removed, replaced, SectionIntro, type FieldOption } from './stepForm.tsx';
 
 export interface AutoPickConditionsProps {

@@ -2,7 +2,7 @@
 import { ActionIcon, Button, Fieldset, Group, Radio, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconPlus, IconX } from '@tabler/icons-react';
 import { MAX_SCENARIO_CRITERIA } from '../../../../domain/formula/constants.ts';
-import { blankCriterion, type CriterionForm, type ScenarioForm } from './matchingForm.ts';
+import { blankCriterion, type CriterionForm, type ScenarioForm } from '../../../../domain/formula/matchingForm.ts';
 import { OrderControls, removed, replaced, type FieldOption } from './stepForm.tsx';
 
 export interface ScenarioCardProps {

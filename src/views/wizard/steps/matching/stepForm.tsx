@@ -7,48 +7,14 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import * as v from 'valibot';
 import { ActionIcon, Alert, Button, Group, List, Skeleton, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconTrash } from '@tabler/icons-react';
-import { REFUSED_MESSAGES, requestFailure } from '../../../../domain/errors.ts';
 import type { FieldRef } from '../../../../domain/formula/recommendedScenarios.ts';
-import type { FormulaView } from '../../../../domain/api/formulas.ts';
-import { saveFailedMessage, type StepProps, type WizardServices } from '../../step.tsx';
+import { StepLoadError } from '../../../../machines/wizardSteps.ts';
+import { saveFailedMessage, type StepProps } from '../../step.tsx';
 
 /** A field offered in a list: its name is saved, its label is read. */
 export interface FieldOption { value: string; label: string }
 
-export interface FormulaFields {
-  /** the source's fields (a file's headers for a file-upload source) */
-  source: FieldRef[];
-  /** the destination's fields; `searchable` marks those a search scenario can use */
-  destination: FieldRef[];
-}
-
-/** SPEC.md section 8's message when a system's fields cannot be read. */
-export const FIELDS_FAILED = 'Failed to fetch fields.';
-export const FIELDS_REFUSED = REFUSED_MESSAGES.sourceFields;
-
-const isFileUpload = (formula: FormulaView) => formula.usesFileUpload || formula.sourceDataSource?.system === 'file-upload';
-
-/** The formula's source and destination fields, from the services the wizard hands in. */
-export async function loadFormulaFields(services: WizardServices, formula: FormulaView, need: { source: boolean } = { source: true }): Promise<FormulaFields> {
-  const src = formula.sourceDataSource;
-  const dest = formula.firstDestinationDataSource;
-  const [source, destination] = await Promise.all([
-    !need.source ? [] : isFileUpload(formula)
-      ? services.formulas.sample(formula.id).then((s) => s.fields.map((name) => ({ name })))
-      : src ? services.integrations.fields(src.dataSourceId, src.object).then((l) => l.fields) : [],
-    dest ? services.integrations.fields(dest.dataSourceId, dest.object).then((l) => l.fields) : [],
-  ]).catch((err: unknown) => {
-    // a refusal is said as one (the person may not read the data sources' fields), never as a failure to fetch
-    const failure = requestFailure(err, { refused: FIELDS_REFUSED });
-    throw new StepLoadError(failure.kind === 'refused' ? failure.message : FIELDS_FAILED, err);
-  });
-  return { source, destination };
-}
-
-/** A load failure with the message the step shows. */
-export class StepLoadError extends Error {
-  constructor(message: string, cause?: unknown) { super(message, { cause }); }
-}
+export { FIELDS_FAILED, FIELDS_REFUSED, loadFormulaFields, StepLoadError, type FormulaFields } from '../../../../machines/wizardSteps.ts';
 
 /**
  * Runs `load` once (and again on retry); a step left before its answer ignores it. The step's form

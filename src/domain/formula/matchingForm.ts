@@ -2,7 +2,7 @@
  * The matching step's form: the matching part as the user edits it (each item with a key that
  * survives reordering), and the body it saves.
  */
-import type { Matching } from '../../../../domain/formula/parts.ts';
+import type { Matching } from './parts.ts';
 
 export interface CriterionForm { key: number; source: string; destination: string }
 export interface ScenarioForm { key: number; name: string; criteria: CriterionForm[]; matchReason: string; isPrimary: boolean }
