@@ -12,7 +12,9 @@ import { REFUSED_MESSAGES, requestFailure } from '../domain/errors.ts';
 import { checkForm, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
 import { suggestedMapping } from '../domain/formula/suggestedMapping.ts';
 import { matchingBody, matchingForm } from '../domain/formula/matchingForm.ts';
-import { MatchingSchema, PART_PROBLEM_MESSAGES, type Matching } from '../domain/formula/parts.ts';
+import { AutosendSchema, MatchingSchema, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting, type DefaultRouting, type Matching } from '../domain/formula/parts.ts';
+import { customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING } from '../domain/formula/customRoutingForm.ts';
+import { DEFAULT_TRIAGE, triageBodies, triageForm } from '../domain/formula/triageForm.ts';
 import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
 import { validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
 import type { DataSourceListItem } from '../domain/connectors/types.ts';
@@ -208,6 +210,9 @@ export async function loadFormulaFields(
 /** What the matching step reads: the fields, the saved part or the recommended one, and which. */
 export interface MatchingData { fields: FormulaFields; part: Matching; recommended: boolean }
 
+/** What a routing step reads: the fields, its kind of routing part as saved (or its default), and autosend. */
+export interface RoutingData<R> { fields: FormulaFields; routing: R; autosend: boolean }
+
 /** The steps' loads and saves over these calls. */
 export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Record<WizardStep, StepIO>> {
   /** The object a newly chosen data source starts with: the file uploaded here, its first standard object, else the first it lists. */
@@ -228,7 +233,46 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
   }
 
   const calls = { formulas: f, integrations: i };
+
+  /**
+   * A routing step reads the routing and autosend parts and the fields; a routing part of the other
+   * kind (saved while the custom-routing flag was otherwise) does not carry over. Its draft is the
+   * two bodies, saved in order.
+   */
+  function routingStep<R>(
+    kind: 'default' | 'custom',
+    start: R,
+    bodiesOf: (routing: R, autosend: boolean) => unknown,
+    need: { source: boolean },
+  ): StepIO {
+    return {
+      async load(formula) {
+        const failed = PART_PROBLEM_MESSAGES['routing-get-failed'];
+        try {
+          const [routing, autosend, fields] = await Promise.all([
+            f.getPart(formula.id, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
+            f.getPart(formula.id, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
+            loadFormulaFields(calls, formula, need),
+          ]);
+          const data: RoutingData<R> = { fields, routing: routing?.kind === kind ? routing as R : start, autosend: autosend?.enabled ?? false };
+          const bodies = bodiesOf(data.routing, data.autosend);
+          return { data, saved: bodies, draft: bodies };
+        } catch (err) {
+          throw new StepUnread([err instanceof StepLoadError ? err.message : failed]);
+        }
+      },
+      async save(formula, draft) {
+        const { routing, autosend } = draft as { routing: unknown; autosend: unknown };
+        await f.putPart(formula.id, 'routing', v.parse(RoutingSchema, routing));
+        await f.putPart(formula.id, 'autosend', v.parse(AutosendSchema, autosend));
+        return undefined;
+      },
+    };
+  }
+
   return {
+    routing: routingStep<DefaultRouting>('default', DEFAULT_TRIAGE, (r, a) => triageBodies(triageForm(r, a)), { source: false }),
+    'custom-routing': routingStep<CustomRouting>('custom', DEFAULT_CUSTOM_ROUTING, (r, a) => customRoutingBodies(customRoutingForm(r, a)), { source: true }),
     /**
      * The matching step reads its part and the formula's fields; a formula without a saved part
      * starts from the scenarios recommended for its destination. Its draft is the part's body.

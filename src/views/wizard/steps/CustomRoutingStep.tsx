@@ -6,48 +6,48 @@
  * autosend part.
  */
 import { useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { Button, Divider, Radio, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { MAX_ROUTING_RULES, ROUTE_TARGET_NAMES, ROUTE_TARGETS, type RouteTarget, type SourceType } from '../../../domain/formula/constants.ts';
-import { PART_PROBLEM_MESSAGES, type CustomRouting } from '../../../domain/formula/parts.ts';
+import type { CustomRouting } from '../../../domain/formula/parts.ts';
 import { MATCHING_FIELD_NAMES, MATCHING_FIELDS } from '../../../domain/formula/routingFields.ts';
 import { useRoutingSave } from './routing/useRoutingSave.ts';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { RoutingData } from '../../../machines/wizardSteps.ts';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
 import {
-  fieldOptions, LoadFailed, loadFormulaFields, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepLoadError, StepSkeleton,
-  under, useStepLoad, type FieldOption, type FormulaFields,
+  fieldOptions, LoadFailed, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepSkeleton, under, type FieldOption,
 } from './matching/stepForm.tsx';
-import { blankRule, customRoutingBodies, customRoutingForm, type CustomRoutingForm } from './routing/customRoutingForm.ts';
+import {
+  blankRule, customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING, type CustomRoutingForm,
+} from '../../../domain/formula/customRoutingForm.ts';
 import { ReadyRecords } from './routing/ReadyRecords.tsx';
 import { RuleCard } from './routing/RuleCard.tsx';
 
-/** Until a formula has rules, every record stops for review. */
-export const DEFAULT_CUSTOM_ROUTING: CustomRouting = { kind: 'custom', rules: [], otherwise: 'needs-attention' };
+export { DEFAULT_CUSTOM_ROUTING };
 
 const MATCHING_OPTIONS: FieldOption[] = MATCHING_FIELD_NAMES.map((name) => ({ value: name, label: MATCHING_FIELDS[name].label }));
 
-interface Loaded { fields: FormulaFields; routing: CustomRouting; autosend: boolean }
+type Loaded = RoutingData<CustomRouting>;
 
 export function CustomRoutingStep(props: StepProps) {
-  const services = useWizardServices();
-  const { formula } = props;
-  const failed = PART_PROBLEM_MESSAGES['routing-get-failed'];
-  const load = useStepLoad<Loaded>(async () => {
-    const [routing, autosend, fields] = await Promise.all([
-      services.formulas.getPart(formula.id, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
-      services.formulas.getPart(formula.id, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
-      loadFormulaFields(services, formula),
-    ]);
-    // a triage saved while the flag was off does not carry over to rules
-    return { fields, routing: routing?.kind === 'custom' ? routing : DEFAULT_CUSTOM_ROUTING, autosend: autosend?.enabled ?? false };
-  }, failed);
-
-  if (load.error) return <LoadFailed message={load.error} onRetry={load.retry} onBack={props.onBack} />;
-  if (!load.data) return <StepSkeleton label="Loading the routing rules" />;
-  return <RulesEditor {...props} loaded={load.data} />;
+  return props.editor ? <CustomRoutingRead {...props} editor={props.editor} /> : null;
 }
 
-function RulesEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
+/** The rules and the fields as the step editor reads them; what could not be read offers Try again. */
+function CustomRoutingRead(props: StepProps & { editor: StepEditorRef }) {
+  const { editor } = props;
+  useStepAnnouncements(editor);
+  const data = useSelector(editor, (s) => s.context.data as Loaded | undefined);
+  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
+  const error = useSelector(editor, (s) => s.context.error);
+  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={props.onBack} />;
+  if (!data) return <StepSkeleton label="Loading the routing rules" />;
+  return <RulesEditor {...props} loaded={data} />;
+}
+
+function RulesEditor({ loaded, editor, ...props }: StepProps & { editor: StepEditorRef; loaded: Loaded }) {
   const { formula, canEdit } = props;
   const disabled = !canEdit;
   const [form, setForm] = useState<CustomRoutingForm>(() => customRoutingForm(loaded.routing, loaded.autosend));
@@ -60,7 +60,7 @@ function RulesEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
       raw: fieldOptions(loaded.fields.source, savedFields('raw')),
     };
   });
-  const { check, autosendCheck, at, submitted, saving, save } = useRoutingSave(props, form, customRoutingBodies);
+  const { check, autosendCheck, at, submitted, saving, save } = useRoutingSave(editor, form, customRoutingBodies);
 
   const set = (patch: Partial<CustomRoutingForm>) => setForm((f) => ({ ...f, ...patch }));
 

@@ -6,81 +6,47 @@
  * for review or sent automatically. Saves the routing part (kind default) and the autosend part.
  */
 import { useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { Divider, MultiSelect, NumberInput, Radio, Stack, Text } from '@mantine/core';
 import {
   MAX_CONFIDENCE_SCORE, ROUTE_TARGET_NAMES, ROUTE_TARGETS, SINGLE_MATCH_ROUTE_NAMES, SINGLE_MATCH_ROUTES, type RouteTarget, type SingleMatchRoute,
 } from '../../../domain/formula/constants.ts';
 import { RECOMMENDED_DISCARD_BELOW } from '../../../domain/formula/matchScore.ts';
-import { PART_PROBLEM_MESSAGES, type DefaultRouting } from '../../../domain/formula/parts.ts';
+import type { DefaultRouting } from '../../../domain/formula/parts.ts';
+import { DEFAULT_TRIAGE, triageBodies, triageForm, type TriageForm } from '../../../domain/formula/triageForm.ts';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { RoutingData } from '../../../machines/wizardSteps.ts';
 import { useRoutingSave } from './routing/useRoutingSave.ts';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
-import {
-  fieldOptions, LoadFailed, loadFormulaFields, ReadOnlyNote, SaveRefused, SectionIntro, StepLoadError, StepSkeleton,
-  useStepLoad, type FormulaFields,
-} from './matching/stepForm.tsx';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+import { fieldOptions, LoadFailed, ReadOnlyNote, SaveRefused, SectionIntro, StepSkeleton } from './matching/stepForm.tsx';
 import { ReadyRecords } from './routing/ReadyRecords.tsx';
 
-/**
- * Until a formula has its triage, everything stops for review; weak candidates are discarded from
- * the start, since keeping namesakes and household members beside a confident match costs recall
- * (the matching accuracy benchmark).
- */
-export const DEFAULT_TRIAGE: DefaultRouting = {
-  kind: 'default', unmatched: 'needs-attention', singleMatch: 'needs-attention', exactFields: [], discardBelow: RECOMMENDED_DISCARD_BELOW, capitalizationIsDifference: false,
-};
+export { DEFAULT_TRIAGE };
 
-interface TriageForm {
-  unmatched: RouteTarget;
-  singleMatch: SingleMatchRoute;
-  exactFields: string[];
-  discardBelow: number | '';
-  capitalizationIsDifference: boolean;
-  autosend: boolean;
-}
-
-interface Loaded { fields: FormulaFields; routing: DefaultRouting; autosend: boolean }
-
-/** The two bodies the form saves; the exact-match fields only count for 'ready-if-exact'. */
-function triageBodies(f: TriageForm) {
-  return {
-    routing: {
-      kind: 'default' as const, unmatched: f.unmatched, singleMatch: f.singleMatch,
-      exactFields: f.singleMatch === 'ready-if-exact' ? f.exactFields : [],
-      discardBelow: f.discardBelow === '' ? null : f.discardBelow,
-      capitalizationIsDifference: f.capitalizationIsDifference,
-    },
-    autosend: { enabled: f.autosend },
-  };
-}
+type Loaded = RoutingData<DefaultRouting>;
 
 export function RoutingStep(props: StepProps) {
-  const services = useWizardServices();
-  const { formula } = props;
-  const failed = PART_PROBLEM_MESSAGES['routing-get-failed'];
-  const load = useStepLoad<Loaded>(async () => {
-    const [routing, autosend, fields] = await Promise.all([
-      services.formulas.getPart(formula.id, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
-      services.formulas.getPart(formula.id, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
-      loadFormulaFields(services, formula, { source: false }),
-    ]);
-    // rules saved while the custom-routing flag was on do not carry over to the triage
-    return { fields, routing: routing?.kind === 'default' ? routing : DEFAULT_TRIAGE, autosend: autosend?.enabled ?? false };
-  }, failed);
-
-  if (load.error) return <LoadFailed message={load.error} onRetry={load.retry} onBack={props.onBack} />;
-  if (!load.data) return <StepSkeleton label="Loading the routing" />;
-  return <TriageEditor {...props} loaded={load.data} />;
+  return props.editor ? <RoutingRead {...props} editor={props.editor} /> : null;
 }
 
-function TriageEditor({ loaded, ...props }: StepProps & { loaded: Loaded }) {
+/** The triage and the fields as the step editor reads them; what could not be read offers Try again. */
+function RoutingRead(props: StepProps & { editor: StepEditorRef }) {
+  const { editor } = props;
+  useStepAnnouncements(editor);
+  const data = useSelector(editor, (s) => s.context.data as Loaded | undefined);
+  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
+  const error = useSelector(editor, (s) => s.context.error);
+  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={props.onBack} />;
+  if (!data) return <StepSkeleton label="Loading the routing" />;
+  return <TriageEditor {...props} loaded={data} />;
+}
+
+function TriageEditor({ loaded, editor, ...props }: StepProps & { editor: StepEditorRef; loaded: Loaded }) {
   const { formula, canEdit } = props;
   const disabled = !canEdit;
-  const [form, setForm] = useState<TriageForm>(() => ({
-    unmatched: loaded.routing.unmatched, singleMatch: loaded.routing.singleMatch, exactFields: loaded.routing.exactFields,
-    discardBelow: loaded.routing.discardBelow ?? '', capitalizationIsDifference: loaded.routing.capitalizationIsDifference, autosend: loaded.autosend,
-  }));
+  const [form, setForm] = useState<TriageForm>(() => triageForm(loaded.routing, loaded.autosend));
   const [options] = useState(() => fieldOptions(loaded.fields.destination, form.exactFields));
-  const { check, autosendCheck, at, submitted, saving, save } = useRoutingSave(props, form, triageBodies);
+  const { check, autosendCheck, at, submitted, saving, save } = useRoutingSave(editor, form, triageBodies);
 
   const set = (patch: Partial<TriageForm>) => setForm((f) => ({ ...f, ...patch }));
 

@@ -8,7 +8,7 @@ import { IconX } from '@tabler/icons-react';
 import { ROUTING_OPERATOR_NAMES, ROUTING_OPERATORS, SOURCE_TYPE_NAMES, SOURCE_TYPES, type RoutingOperator, type SourceType } from '../../../../domain/formula/constants.ts';
 import { isMatchingField, MATCHING_FIELDS } from '../../../../domain/formula/routingFields.ts';
 import type { FieldOption } from '../matching/stepForm.tsx';
-import { valueShape, type ConditionForm } from './customRoutingForm.ts';
+import { valueShape, type ConditionForm } from '../../../../domain/formula/customRoutingForm.ts';
 
 const SOURCE_TYPE_OPTIONS = SOURCE_TYPE_NAMES.map((t) => ({ value: t, label: SOURCE_TYPES[t][0]!.toUpperCase() + SOURCE_TYPES[t].slice(1) }));
 const OPERATOR_OPTIONS = ROUTING_OPERATOR_NAMES.map((o) => ({ value: o, label: ROUTING_OPERATORS[o] }));

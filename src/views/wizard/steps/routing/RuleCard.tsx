@@ -4,7 +4,7 @@ import { IconPlus } from '@tabler/icons-react';
 import { MAX_RULE_CONDITIONS, type SourceType } from '../../../../domain/formula/constants.ts';
 import { OrderControls, removed, replaced, under, type FieldOption } from '../matching/stepForm.tsx';
 import { ConditionRow } from './ConditionRow.tsx';
-import { blankCondition, RULE_ACTIONS, type RuleAction, type RuleForm } from './customRoutingForm.ts';
+import { blankCondition, RULE_ACTIONS, type RuleAction, type RuleForm } from '../../../../domain/formula/customRoutingForm.ts';
 
 export interface RuleCardProps {
   rule: RuleForm;

@@ -3,8 +3,11 @@
  * reordering) and the bodies it saves. A rule's action and target are one choice; a condition
  * keeps what was typed while its operator changes, and saves only the values the operator takes.
  */
-import { LIST_OPERATORS, ROUTE_TARGETS, VALUELESS_OPERATORS, type RouteTarget, type RoutingOperator, type SourceType } from '../../../../domain/formula/constants.ts';
-import type { CustomRouting, CustomRoutingRule } from '../../../../domain/formula/parts.ts';
+import { LIST_OPERATORS, ROUTE_TARGETS, VALUELESS_OPERATORS, type RouteTarget, type RoutingOperator, type SourceType } from './constants.ts';
+import type { CustomRouting, CustomRoutingRule } from './parts.ts';
+
+/** Until a formula has rules, every record stops for review. */
+export const DEFAULT_CUSTOM_ROUTING: CustomRouting = { kind: 'custom', rules: [], otherwise: 'needs-attention' };
 
 export type RuleAction = 'omit' | `route:${RouteTarget}`;
 export const RULE_ACTIONS: { value: RuleAction; label: string }[] = [
