@@ -8,7 +8,8 @@
  *   queue jobs only through the enqueue they are given, the identity provider is below the services,
  *   and the database layer below the connectors.
  * esbuild resolves every import of every source file (TypeScript 7 has no compiler API for
- * dependency-cruiser and the like); each resolved edge is checked against the rules below.
+ * dependency-cruiser and the like); each resolved edge is checked against the rules below, and so
+ * is each type-only import, which esbuild drops before resolving (read from the source text).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,7 +111,35 @@ export async function checkImports(root = process.cwd()): Promise<string[]> {
       }
     }
   }
+  for (const edge of typeOnlyImports(root, entryPoints)) {
+    for (const rule of RULES) {
+      if (!rule.from.test(edge.file) || !rule.to.test(edge.target)) continue;
+      problems.push(`${edge.file} -> ${edge.target} (type-only import): [${rule.name}] ${rule.why}`);
+    }
+  }
   return problems;
+}
+
+/**
+ * The imports esbuild drops before it resolves anything: `import type`, `export type ... from`,
+ * and imports whose every name is a type. A type reaching across a boundary ties the layers as
+ * much as a value does, so the same rules apply. Only relative imports of our own files are read.
+ */
+export function typeOnlyImports(root: string, files: readonly string[]): { file: string; target: string }[] {
+  const edges: { file: string; target: string }[] = [];
+  const statement = /(?:^|\n)\s*(import|export)\s+(type\s+)?(\{[^}]*\}|\*\s+as\s+\w+|\w+)\s+from\s+['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const abs of files) {
+    const text = fs.readFileSync(abs, 'utf8');
+    const file = path.relative(root, abs).split(path.sep).join('/');
+    for (const m of text.matchAll(statement)) {
+      const [, , typeKeyword, names, spec] = m;
+      const allTypes = names!.startsWith('{') && names!.slice(1, -1).split(',').map((n) => n.trim()).filter(Boolean).every((n) => n.startsWith('type '));
+      if (!typeKeyword && !allTypes) continue;
+      const target = path.relative(root, path.resolve(path.dirname(abs), spec!)).split(path.sep).join('/');
+      edges.push({ file, target });
+    }
+  }
+  return edges;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

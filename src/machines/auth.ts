@@ -12,6 +12,9 @@ import { ApiError, setIdentitySource } from '../services/gateway.ts';
 
 export type AuthErrorPage = 'subdomain' | 'tenant' | 'role';
 
+/** The identity SDK's state as the shell hands it to this machine's service (src/services/auth.ts). */
+export type { AuthSdkState } from '../services/auth.ts';
+
 export interface AuthInput {
   auth: AuthService;
   accounts: AccountManagement;

@@ -40,6 +40,25 @@ describe('import direction lint', () => {
     expect(problems).toContain('[server-shares-only-domain]');
   });
 
+  it('sees type-only imports, which esbuild drops before it resolves them', async () => {
+    const { root, write } = scratch();
+    write('src/services/s.ts', "export interface S { id: string } export const s = 1;");
+    write('src/machines/m.ts', "import type { S } from '../services/s.ts'; export type { S } from '../services/s.ts'; export const m = 1;");
+    write('src/views/ok.tsx', "import type { S } from '../machines/m.ts'; export const Ok = (p: S) => <i>{p.id}</i>;");
+    expect(await checkImports(root)).toEqual([]);
+
+    write('src/views/TypeOnly.tsx', "import type { S } from '../services/s.ts'; export const B = (p: S) => <i>{p.id}</i>;");
+    write('src/views/InlineTypes.tsx', "import { type S } from '../services/s.ts'; export const C = (p: S) => <i>{p.id}</i>;");
+    write('src/views/ReExport.ts', "export type { S } from '../services/s.ts';");
+    const problems = await checkImports(root);
+    expect(problems.map((p) => p.split(': [')[0]).sort()).toEqual([
+      'src/views/InlineTypes.tsx -> src/services/s.ts (type-only import)',
+      'src/views/ReExport.ts -> src/services/s.ts (type-only import)',
+      'src/views/TypeOnly.tsx -> src/services/s.ts (type-only import)',
+    ]);
+    expect(problems.every((p) => p.includes('[views-go-through-machines]'))).toBe(true);
+  });
+
   it('lets src/ui import only src/domain and libraries that neither fetch nor run machines', async () => {
     const { root, write } = scratch();
     write('src/domain/fields.ts', "import * as v from 'valibot'; export const fields = v;");

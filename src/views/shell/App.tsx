@@ -6,7 +6,7 @@ import { Center, Loader } from '@mantine/core';
 import { authMachine, type AuthInput } from '../../machines/auth.ts';
 import type { flagsMachine } from '../../machines/flags.ts';
 import { routeAccessMachine } from '../../machines/routeAccess.ts';
-import type { AuthSdkState } from '../../services/auth.ts';
+import type { AuthSdkState } from '../../machines/auth.ts';
 import { ActorsContext, FlagsActorContext } from './actors.tsx';
 import { useAuthSdk } from './authSdk.tsx';
 import { loadAppLayout, Root } from './Root.tsx';

@@ -1,7 +1,7 @@
 /** The Auth0 SDK's provider, loaded when the app first needs it (authSdk.tsx), reporting the SDK's state to the app. */
 import { useEffect } from 'react';
 import { Auth0Provider, useAuth0, type Auth0ProviderOptions } from '@auth0/auth0-react';
-import type { AuthSdkState } from '../../services/auth.ts';
+import type { AuthSdkState } from '../../machines/auth.ts';
 
 export interface Auth0SdkProps {
   options: Auth0ProviderOptions;

@@ -8,7 +8,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { Auth0ProviderOptions, GetTokenSilentlyOptions } from '@auth0/auth0-react';
-import type { AuthSdkState } from '../../services/auth.ts';
+import type { AuthSdkState } from '../../machines/auth.ts';
 import type { Auth0SdkProps } from './Auth0Sdk.tsx';
 
 export const AuthSdkContext = createContext<AuthSdkState | null>(null);
