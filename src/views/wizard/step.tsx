@@ -3,7 +3,7 @@
  * a way to say it saved, and the shared Back / Save and continue actions with SPEC's messages
  * ('{step} has been saved', 'An error occured while saving {step}').
  */
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, type ReactNode } from 'react';
 import { Button, Group } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
@@ -41,30 +41,6 @@ export interface StepProps {
 export const savedMessage = (step: WizardStep) => `${WIZARD_STEP_TITLES[step]} has been saved`;
 /** SPEC.md section 8 spells it 'occured' */
 export const saveFailedMessage = (step: WizardStep) => `An error occured while saving ${WIZARD_STEP_TITLES[step]}`;
-
-/**
- * Runs a step's save: says '{step} has been saved' and moves on, or 'An error occured while saving
- * {step}' and stays. `save` answers the formula when the save changed it.
- */
-export function useStepSave(props: Pick<StepProps, 'step' | 'onSaved'>) {
-  const [saving, setSaving] = useState(false);
-  const run = useCallback(async (save: () => Promise<FormulaView | void>): Promise<boolean> => {
-    setSaving(true);
-    try {
-      const formula = await save();
-      notifications.show({ color: 'green', message: savedMessage(props.step) });
-      props.onSaved(formula ?? undefined);
-      return true;
-    } catch (err) {
-      const detail = (err as { problem?: { detail?: string } }).problem?.detail;
-      notifications.show({ color: 'red', title: saveFailedMessage(props.step), message: detail ?? 'Try again.' });
-      return false;
-    } finally {
-      setSaving(false);
-    }
-  }, [props]);
-  return { saving, run };
-}
 
 /** Says what a step editor's save came to: '{step} has been saved', or 'An error occured while saving {step}'. */
 export function useStepAnnouncements(editor: StepEditorRef) {

@@ -1,44 +1,17 @@
 /**
- * What the matching, routing and custom-routing steps share: loading a step's saved parts with the
- * formula's fields, reporting unsaved changes, showing a part schema's messages where they point
- * and as the save error, and the small controls of an ordered list.
+ * What the matching, routing and custom-routing steps share: a part schema's messages where they
+ * point and as the save error, field options, the loading and load-failed screens, and the small
+ * controls of an ordered list. (Their parts and fields are read by the step editor: src/machines/wizardSteps.ts.)
  */
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import * as v from 'valibot';
 import { ActionIcon, Alert, Button, Group, List, Skeleton, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconTrash } from '@tabler/icons-react';
 import type { FieldRef } from '../../../../domain/formula/recommendedScenarios.ts';
-import { StepLoadError } from '../../../../machines/wizardSteps.ts';
 import { saveFailedMessage, type StepProps } from '../../step.tsx';
 
 /** A field offered in a list: its name is saved, its label is read. */
 export interface FieldOption { value: string; label: string }
-
-export { FIELDS_FAILED, FIELDS_REFUSED, loadFormulaFields, StepLoadError, type FormulaFields } from '../../../../machines/wizardSteps.ts';
-
-/**
- * Runs `load` once (and again on retry); a step left before its answer ignores it. The step's form
- * starts from what it answers.
- */
-export function useStepLoad<T>(load: () => Promise<T>, failed: string) {
-  const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
-  const [attempt, setAttempt] = useState(0);
-  const loadRef = useRef(load);
-  loadRef.current = load;
-  useEffect(() => {
-    let live = true;
-    setState({ data: null, error: null });
-    loadRef.current().then(
-      (data) => { if (live) setState({ data, error: null }); },
-      (err: unknown) => { if (live) setState({ data: null, error: err instanceof StepLoadError ? err.message : failed }); },
-    );
-    return () => { live = false; };
-  }, [attempt, failed]);
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  return { ...state, retry };
-}
-
-export const sameBody = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * A schema's verdict on a body: the first message at each path ('' for the whole body) and every
