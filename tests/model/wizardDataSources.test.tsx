@@ -5,7 +5,8 @@
  * removes mapping, matching and routing (`confirmingWipe`): a confirmation saves the same draft
  * again with confirmWipe, cancelling goes back to the draft. The load and save are fakes the paths
  * answer; each state asserts what the screen shows and what the wizard was told. A broken wipe
- * guard makes the paths that cross the confirmation fail.
+ * guard makes the paths that cross the confirmation fail, and a broken guard of the step's own
+ * refusal (a message under the field, nothing sent) the paths that cross that.
  */
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -16,7 +17,7 @@ import { createActor, setup, type SnapshotFrom } from 'xstate';
 import type { DataSourceListItem, SystemId } from '../../src/domain/connectors/types.ts';
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
 import { stepEditorMachine, type SaveInput, type StepEditorEvent } from '../../src/machines/stepEditor.ts';
-import { dataSourcesDraftOf, type DataSourcesDraft, type StepLoad } from '../../src/machines/wizardSteps.ts';
+import { dataSourcesDraftOf, StepRefused, type DataSourcesDraft, type StepLoad } from '../../src/machines/wizardSteps.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { StepProps } from '../../src/views/wizard/step.tsx';
@@ -48,6 +49,8 @@ const LOADED: StepLoad = { data: [CRM, SALESFORCE], saved: AS_SAVED, draft: AS_S
 const DOWN = new ApiError(502, { title: 'connection-error', code: 'processing-error', detail: 'The service did not answer.' }, { silent: true });
 const WIPES = new ApiError(409, { title: 'formula-wipe-unconfirmed', detail: 'Confirm to go on.', wipes: ['mapping', 'matching', 'routing'] } as never, { silent: true });
 const REFUSED = new ApiError(400, { title: 'validation', detail: 'The source was refused.' }, { silent: true });
+/** the step's own refusal, before anything is sent: a message under the field */
+const NOT_SENT = new StepRefused({ source: 'The objects of Org Salesforce could not be read: try again.' });
 const WIPE_DIALOG = 'Changing the object wipes the mapping, matching and routing.';
 
 type Event = StepEditorEvent
@@ -60,9 +63,9 @@ const TRAVERSAL = {
   input: INPUT,
   serializeState: (s: unknown) => {
     const { value, context: c } = s as Snap;
-    return JSON.stringify([value, c.draft, c.saved, c.data === undefined, c.confirmWipe]);
+    return JSON.stringify([value, c.draft, c.saved, c.data === undefined, c.confirmWipe, c.fieldErrors]);
   },
-  serializeEvent: (e: unknown) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}` : v)),
+  serializeEvent: (e: unknown) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}` : v instanceof StepRefused ? 'refused by the step' : v)),
 };
 
 /** the events each state offers (a saved step is left by the wizard: nothing follows it) */
@@ -73,6 +76,7 @@ function eventsOf(s: Snap): Event[] {
       { type: 'xstate.done.actor.saveStep', output: FORMULA },
       { type: 'xstate.error.actor.saveStep', error: WIPES },
       { type: 'xstate.error.actor.saveStep', error: REFUSED },
+      { type: 'xstate.error.actor.saveStep', error: NOT_SENT },
     ];
   }
   if (s.matches('confirmingWipe')) return [{ type: 'wipe.confirm' }, { type: 'wipe.cancel' }];
@@ -136,6 +140,10 @@ const view: ModelView<typeof stepEditorMachine, Rendered> = {
       editing: async (s: Snap) => {
         await waitFor(() => expect(source().disabled).toBe(false));
         expect(source().value).toBe((s.context.draft as DataSourcesDraft).source);
+        // a draft the step refused says why under the field, and was not announced as failed
+        const message = s.context.fieldErrors.source;
+        if (message) expect(within(form()).getByText(message)).toBeTruthy();
+        else expect(within(form()).queryByText(NOT_SENT.errors.source!)).toBeNull();
         await waitFor(() => expect(screen.queryByRole('dialog', { name: WIPE_DIALOG })).toBeNull(), { timeout: 4000 });
         await waitFor(() => expect(saveButton().getAttribute('data-loading')).toBeNull());
         expect(toldDirty(props)).toBe(dirtyOf(s));
@@ -179,7 +187,8 @@ const view: ModelView<typeof stepEditorMachine, Rendered> = {
       'xstate.error.actor.loadStep': ({ event }) => load.answer(event),
       'xstate.done.actor.saveStep': ({ event }) => save.answer(event),
       'xstate.error.actor.saveStep': ({ event }) => {
-        if ((event as unknown as { error: ApiError }).error !== WIPES) refusals.count += 1;
+        const { error } = event as unknown as { error: unknown };
+        if (error !== WIPES && error !== NOT_SENT) refusals.count += 1;
         return save.answer(event);
       },
       retry: async () => { await user.click(await screen.findByRole('button', { name: 'Try again' })); },
@@ -203,16 +212,18 @@ const pathName = (p: ModelPath<Snap>) => p.steps.map((s) => {
   const e = s.event as { type: string; draft?: DataSourcesDraft; error?: unknown };
   if (e.type === 'draft.change') return `draft.change ${e.draft!.source === SALESFORCE.id ? 'Salesforce' : 'as saved'}`;
   if (e.error instanceof ApiError) return `${e.type} ${e.error.status}`;
+  if (e.error instanceof StepRefused) return `${e.type} (refused by the step)`;
   return e.type;
 }).join(' → ');
 const passesWipe = (p: ModelPath<Snap>) => [...p.steps.map((s) => s.state), p.state].some((s) => s.matches('confirmingWipe'));
 
 describe('step editor machine: shortest paths on the wizard\'s data sources step', () => {
-  it('reaches every state, the wipe confirmation among them, and a refusal after confirming', () => {
+  it('reaches every state, the wipe confirmation among them, a refusal after confirming, and the step\'s own refusal', () => {
     expect([...reachedStates(shortest)].sort()).toEqual(['"confirmingWipe"', '"editing"', '"failed"', '"loading"', '"saved"', '"saving"']);
     const passed = shortest.flatMap((p) => [...p.steps.map((s) => s.state), p.state]);
     expect(passed.some((s) => s.matches('saving') && s.context.confirmWipe)).toBe(true);
     expect(passed.some((s) => s.matches('failed') && s.context.data !== undefined)).toBe(true);
+    expect(passed.some((s) => s.matches('editing') && s.context.fieldErrors.source)).toBe(true);
   });
   it.each(named(shortest, pathName))('%s', async (_d, path) => runPath(path, stepEditorMachine, view));
 });
@@ -243,5 +254,9 @@ describe('step editor machine: journeys through the wipe confirmation', () => {
 describe('the suite can fail', () => {
   it('finds a step editor that never asks before a save removes parts', async () => {
     await expectBrokenGuardToFail(stepEditorMachine, 'isWipeUnconfirmed', { paths: shortest.filter(passesWipe), view, every: true });
+  });
+  it('finds a step editor that says a draft the step refused failed to save', async () => {
+    const refusedHere = shortest.filter((p) => [...p.steps.map((x) => x.state), p.state].some((x) => x.matches('editing') && x.context.fieldErrors.source));
+    await expectBrokenGuardToFail(stepEditorMachine, 'isRefusedByStep', { paths: refusedHere, view, every: true });
   });
 });
