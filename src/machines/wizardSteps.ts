@@ -16,9 +16,9 @@ import { AutosendSchema, MatchingSchema, PART_PROBLEM_MESSAGES, RoutingSchema, t
 import { customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING } from '../domain/formula/customRoutingForm.ts';
 import { DEFAULT_TRIAGE, triageBodies, triageForm } from '../domain/formula/triageForm.ts';
 import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
-import { validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
+import { defaultValues, formFields, validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
 import type { DataSourceListItem } from '../domain/connectors/types.ts';
-import { baseSettings, ROLES, type Role } from '../domain/formula/ends.ts';
+import { baseSettings, ROLES, withObject, type Role } from '../domain/formula/ends.ts';
 import { FormulaNameSchema, type UpdateFormula } from '../domain/formula/formula.ts';
 import type { WizardStep } from '../domain/formula/wizard.ts';
 import { ScheduleSchema, type Schedule } from '../domain/formula/parts.ts';
@@ -91,6 +91,22 @@ export interface DataSourcesDraft {
 }
 
 const endOf = (formula: FormulaView, role: Role) => (role === 'source' ? formula.sourceDataSource : formula.firstDestinationDataSource);
+
+/** An end's settings schema in its role, if its system has settings there. */
+export function settingsSchemaOf(formula: FormulaView, role: Role) {
+  const end = endOf(formula, role);
+  return end ? connectorFor(end.system).additionalSettings[role] : undefined;
+}
+
+/** An end's settings as saved, over the schema's defaults, with the end's object where the settings name it. */
+export function savedSettingsOf(formula: FormulaView, role: Role): SettingsValues {
+  const end = endOf(formula, role);
+  const schema = settingsSchemaOf(formula, role);
+  return schema && end ? withObject(end.system, role, { ...defaultValues(schema), ...end.settings }, end.object) : {};
+}
+
+/** Whether settings differ from those saved: a value left blank is one not given. */
+export const settingsDiffer = (a: SettingsValues, b: SettingsValues) => Object.keys({ ...a, ...b }).some((k) => (a[k] ?? '') !== (b[k] ?? ''));
 
 /** The draft as the formula has it saved. */
 export const dataSourcesDraftOf = (formula: FormulaView): DataSourcesDraft => ({
@@ -270,7 +286,35 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
     };
   }
 
+  /**
+   * An additional-settings step reads nothing: its draft starts as the end's saved settings. A save
+   * of settings left as saved sends nothing; a system whose settings name the object (Salesforce's
+   * top-level object) changes the end's object with them, which the server may ask to confirm.
+   */
+  function additionalSettings(role: Role): StepIO {
+    return {
+      async load(formula) {
+        const saved = savedSettingsOf(formula, role);
+        return { data: null, saved, draft: saved };
+      },
+      async save(formula, draft, { confirmWipe }) {
+        const end = endOf(formula, role);
+        const schema = settingsSchemaOf(formula, role);
+        const values = draft as SettingsValues;
+        if (!end || !schema || !settingsDiffer(values, savedSettingsOf(formula, role))) return undefined;
+        const checked = validateSettings(schema, values);
+        if (!checked.success) throw new StepRefused(Object.fromEntries(Object.entries(checked.errors).map(([k, m]) => [`${role}.settings.${k}`, m])));
+        const namesObject = formFields(schema).some((x) => x.key === 'object');
+        const object = namesObject ? checked.values.object ?? end.object : end.object;
+        const body: Partial<UpdateFormula> = { [role]: { dataSourceId: end.dataSourceId, object, settings: checked.values } };
+        return f.update(formula.id, confirmWipe ? { ...body, confirmWipe: true } : body, { silent: true });
+      },
+    };
+  }
+
   return {
+    'additional-settings-source': additionalSettings('source'),
+    'additional-settings-destination': additionalSettings('destination'),
     routing: routingStep<DefaultRouting>('default', DEFAULT_TRIAGE, (r, a) => triageBodies(triageForm(r, a)), { source: false }),
     'custom-routing': routingStep<CustomRouting>('custom', DEFAULT_CUSTOM_ROUTING, (r, a) => customRoutingBodies(customRoutingForm(r, a)), { source: true }),
     /**
