@@ -108,6 +108,15 @@ export function savedSettingsOf(formula: FormulaView, role: Role): SettingsValue
 /** Whether settings differ from those saved: a value left blank is one not given. */
 export const settingsDiffer = (a: SettingsValues, b: SettingsValues) => Object.keys({ ...a, ...b }).some((k) => (a[k] ?? '') !== (b[k] ?? ''));
 
+/** The formula type step's draft: the source's object (or file pattern), the destination's, and a Salesforce report id. */
+export interface FormulaTypeDraft { source: string; destination: string; report: string }
+
+export const formulaTypeDraftOf = (formula: FormulaView): FormulaTypeDraft => ({
+  source: formula.sourceDataSource?.object ?? '',
+  destination: formula.firstDestinationDataSource?.object ?? '',
+  report: formula.sourceDataSource?.system === 'salesforce' ? formula.sourceDataSource.settings.reportId ?? '' : '',
+});
+
 /** The draft as the formula has it saved. */
 export const dataSourcesDraftOf = (formula: FormulaView): DataSourcesDraft => ({
   name: formula.name ?? '',
@@ -313,6 +322,42 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
   }
 
   return {
+    /**
+     * The formula type step reads nothing: its draft starts as the ends' objects. It sends only an
+     * end that changed (the source with its settings' object and report id; a file-upload source's
+     * object is its sample); a changed object may remove parts, which the server asks to confirm.
+     */
+    'formula-types': {
+      async load(formula) {
+        const saved = formulaTypeDraftOf(formula);
+        return { data: null, saved, draft: saved };
+      },
+      async save(formula, draft, { confirmWipe }) {
+        const source = formula.sourceDataSource;
+        const destination = formula.firstDestinationDataSource;
+        if (!source || !destination) return undefined;
+        const d = draft as FormulaTypeDraft;
+        const body: Partial<UpdateFormula> = {};
+        if (d.source !== source.object || d.report !== (source.settings.reportId ?? '')) {
+          let settings: SettingsValues = withObject(source.system, 'source', { ...source.settings }, d.source);
+          if (source.system === 'salesforce') {
+            const { reportId: _dropped, ...rest } = settings;
+            settings = d.report ? { ...rest, reportId: d.report } : rest;
+          }
+          body.source = { dataSourceId: source.dataSourceId, object: d.source, settings };
+          if (source.system === 'file-upload') body.sampleUploadId = d.source;
+        }
+        if (d.destination !== destination.object) {
+          body.destination = {
+            dataSourceId: destination.dataSourceId, object: d.destination,
+            settings: withObject(destination.system, 'destination', { ...destination.settings }, d.destination),
+          };
+        }
+        // nothing changed: the step is done as it is
+        if (!body.source && !body.destination) return undefined;
+        return f.update(formula.id, confirmWipe ? { ...body, confirmWipe: true } : body, { silent: true });
+      },
+    },
     'additional-settings-source': additionalSettings('source'),
     'additional-settings-destination': additionalSettings('destination'),
     routing: routingStep<DefaultRouting>('default', DEFAULT_TRIAGE, (r, a) => triageBodies(triageForm(r, a)), { source: false }),

@@ -14,6 +14,7 @@ import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { WizardServicesContext, type WizardServices } from '../../src/views/wizard/step.tsx';
 import { FormulaTypeStep } from '../../src/views/wizard/steps/FormulaTypeStep.tsx';
+import { startStepEditor } from '../support/stepEditors.ts';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -73,10 +74,12 @@ const view: ModelView<typeof reportCheckMachine, Rendered> = {
       step: 'formula-types' as const, formula: FORMULA, customRouting: false, canEdit: true,
       onDirtyChange: vi.fn(), onSaved: vi.fn(), onFormulaChange: vi.fn(), onBack: vi.fn(), onGoTo: vi.fn(),
     };
+    // the step saves through its editor, over the same fake services
+    const editor = startStepEditor('formula-types', FORMULA, services, props);
     render(
       <MantineProvider>
         <WizardServicesContext.Provider value={services}>
-          <FormulaTypeStep {...props} reportCheck={machine.provide({ actors: { checkReport: fake.logic } })} />
+          <FormulaTypeStep {...props} editor={editor} reportCheck={machine.provide({ actors: { checkReport: fake.logic } })} />
         </WizardServicesContext.Provider>
       </MantineProvider>,
     );

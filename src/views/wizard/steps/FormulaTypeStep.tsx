@@ -4,22 +4,20 @@
  * Salesforce, optionally a report, checked before it is kept) and the destination's object.
  * Changing either on a formula with mapping, matching or routing asks first (SPEC.md section 4).
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { fromPromise, waitFor } from 'xstate';
 import { Alert, Button, Checkbox, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
 import { ADD_DATE_FILTER, INVALID_REPORT_ID, MISSING_ACCESS } from '../../../domain/connectionErrors.ts';
-import type { SettingsValues } from '../../../domain/connectors/fields.ts';
 import { filePatternProblem } from '../../../domain/connectors/filePattern.ts';
 import type { SystemId } from '../../../domain/connectors/types.ts';
-import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { SAMPLE_ROWS } from '../../../domain/upload.ts';
 import { reportCheckMachine, type ReportFound } from '../../../machines/reportCheck.ts';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { FormulaTypeDraft } from '../../../machines/wizardSteps.ts';
+import { StepActions, useStepAnnouncements, useWizardServices, type StepProps } from '../step.tsx';
 import { ObjectField } from './ObjectField.tsx';
-import {
-  announceSaved, problemOf, systemLabel, UploadSampleButton, uploadAsObject, useFormulaUpdate, useReportDirty, withObject,
-} from './shared.tsx';
+import { systemLabel, UploadSampleButton, uploadAsObject, WipeConfirmation } from './shared.tsx';
 
 /** Systems whose objects are the files of a folder; a name pattern picks several. */
 const FOLDER_SYSTEMS: SystemId[] = ['sftp', 'flat-file'];
@@ -36,12 +34,16 @@ const REPORT_HINTS: Record<string, string> = {
 };
 
 export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof reportCheckMachine }) {
-  const { formula, canEdit, onDirtyChange, onBack, onGoTo } = props;
+  return props.editor ? <FormulaTypeForm {...props} editor={props.editor} /> : null;
+}
+
+/** The ends' objects (and a Salesforce report) as the user chooses them; the step editor saves them. */
+function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; reportCheck?: typeof reportCheckMachine }) {
+  const { formula, canEdit, onBack, onGoTo, editor } = props;
   const { integrations } = useWizardServices();
   const reportLogic = useMemo(() => props.reportCheck ?? reportCheckMachine.provide({
     actors: { checkReport: fromPromise<ReportFound, { dataSourceId: string; reportId: string }>(({ input }) => integrations.checkSalesforceReport(input.dataSourceId, input.reportId, { silent: true })) },
   }), [props.reportCheck, integrations]);
-  const update = useFormulaUpdate(props);
   const source = formula.sourceDataSource;
   const destination = formula.firstDestinationDataSource;
   const folder = !!source && FOLDER_SYSTEMS.includes(source.system);
@@ -65,8 +67,17 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
 
   const chosenSource = patternMode ? pattern.trim() : sourceObject;
   const chosenReport = useReport ? reportId.trim() : '';
-  const dirty = !!source && !!destination && (chosenSource !== source.object || destinationObject !== destination.object || chosenReport !== savedReport);
-  useReportDirty(dirty, onDirtyChange);
+  // each change of what is chosen is the editor's draft
+  const draftKey = JSON.stringify({ source: chosenSource, destination: destinationObject, report: chosenReport } satisfies FormulaTypeDraft);
+  const opened = useRef(true);
+  useEffect(() => {
+    if (opened.current) { opened.current = false; return; }
+    editor.send({ type: 'draft.change', draft: JSON.parse(draftKey) as FormulaTypeDraft });
+  }, [draftKey, editor]);
+  const saving = useSelector(editor, (s) => s.matches('saving'));
+  const fieldErrors = useSelector(editor, (s) => s.context.fieldErrors);
+  const wipes = useSelector(editor, (s) => (s.matches('confirmingWipe') ? s.context.wipes : null));
+  useStepAnnouncements(editor);
 
   if (!source || !destination) {
     return (
@@ -94,29 +105,11 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
     if (Object.keys(found).length) return;
     if (chosenReport && !(await checkReport(chosenReport))) return;
 
-    const body: Partial<UpdateFormula> = {};
-    if (chosenSource !== source!.object || chosenReport !== savedReport) {
-      let settings: SettingsValues = withObject(source!.system, 'source', { ...source!.settings }, chosenSource);
-      if (salesforce) {
-        const { reportId: _dropped, ...rest } = settings;
-        settings = chosenReport ? { ...rest, reportId: chosenReport } : rest;
-      }
-      body.source = { dataSourceId: source!.dataSourceId, object: chosenSource, settings };
-      if (fileUpload) body.sampleUploadId = chosenSource;
-    }
-    if (destinationObject !== destination!.object) {
-      body.destination = {
-        dataSourceId: destination!.dataSourceId, object: destinationObject,
-        settings: withObject(destination!.system, 'destination', { ...destination!.settings }, destinationObject),
-      };
-    }
-    // nothing changed: the step is done as it is
-    if (!body.source && !body.destination) return announceSaved(props);
-    await update.send(body);
+    editor.send({ type: 'step.save' });
   }
 
   const reportError = reportInvalid && checked.id === reportId.trim() ? checked.message ?? undefined : undefined;
-  const shown = { ...update.fieldErrors, ...errors };
+  const shown = { ...fieldErrors, ...errors };
 
   return (
     <form onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate aria-label="Formula type">
@@ -198,11 +191,11 @@ export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof report
         <StepActions
           onBack={onBack}
           onSave={() => { if (canEdit) void save(); else props.onSaved(); }}
-          saving={update.saving || checking}
+          saving={saving || checking}
           label={canEdit ? 'Save and continue' : 'Next'}
         />
       </Stack>
-      {update.dialog}
+      <WipeConfirmation wipes={wipes} onConfirm={() => editor.send({ type: 'wipe.confirm' })} onCancel={() => editor.send({ type: 'wipe.cancel' })} />
     </form>
   );
 }

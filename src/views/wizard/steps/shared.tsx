@@ -1,7 +1,7 @@
 /**
- * What the setup steps share: the problem a failed call carries, the formula's update with the
- * confirmation a wiping change needs (SPEC.md section 4), links into the app, the sample upload,
- * and reporting unsaved changes to the wizard.
+ * What the setup steps share: the problem a failed call carries, the confirmation a wiping change
+ * needs (SPEC.md section 4), links into the app, the sample upload, and reporting unsaved changes
+ * to the wizard.
  */
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useInRouterContext } from 'react-router';
@@ -11,12 +11,11 @@ import { IconUpload } from '@tabler/icons-react';
 import { connectorFor } from '../../../domain/connectors/catalogue.ts';
 import type { SystemId } from '../../../domain/connectors/types.ts';
 import { PROBLEM_TITLES } from '../../../domain/errors.ts';
-import type { UpdateFormula } from '../../../domain/formula/formula.ts';
 import { FORMULA_PARTS, type FormulaPartName } from '../../../domain/formula/parts.ts';
 import type { UploadSummary } from '../../../domain/upload.ts';
 import type { FormulaView } from '../../../domain/api/formulas.ts';
 import type { Role } from '../../../domain/formula/ends.ts';
-import { saveFailedMessage, savedMessage, useWizardServices, type StepProps } from '../step.tsx';
+import { saveFailedMessage, savedMessage, type StepProps } from '../step.tsx';
 
 export { baseSettings, ROLES, withObject, type Role } from '../../../domain/formula/ends.ts';
 
@@ -77,50 +76,6 @@ export function announceSaveFailed(step: StepProps['step'], err: unknown) {
 }
 
 const partLabel = (part: string) => (part in FORMULA_PARTS ? FORMULA_PARTS[part as FormulaPartName].label : part);
-
-/**
- * Saves the formula's name, ends and sample. A change of data source or object that would remove
- * parts is refused by the server until confirmed: the step then asks, naming the parts, and only
- * a confirmation sends it again with confirmWipe. Cancelling changes nothing.
- */
-export function useFormulaUpdate(props: Pick<StepProps, 'step' | 'formula' | 'onSaved'>) {
-  const { formulas } = useWizardServices();
-  const [saving, setSaving] = useState(false);
-  const [pending, setPending] = useState<{ body: Partial<UpdateFormula>; wipes: string[] } | null>(null);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const latest = useRef(props);
-  latest.current = props;
-
-  const send = useCallback(async (body: Partial<UpdateFormula>) => {
-    const { step, formula } = latest.current;
-    setSaving(true);
-    setFieldErrors({});
-    try {
-      const updated = await formulas.update(formula.id, body, { silent: true });
-      announceSaved(latest.current, updated);
-    } catch (err) {
-      const p = problemOf(err);
-      if (p.title === 'formula-wipe-unconfirmed' && !body.confirmWipe) {
-        setPending({ body, wipes: p.wipes ?? [] });
-      } else {
-        if (p.errors) setFieldErrors(p.errors);
-        announceSaveFailed(step, err);
-      }
-    } finally {
-      setSaving(false);
-    }
-  }, [formulas]);
-
-  const confirm = () => {
-    if (!pending) return;
-    setPending(null);
-    void send({ ...pending.body, confirmWipe: true });
-  };
-
-  const dialog = <WipeConfirmation wipes={pending?.wipes ?? null} onConfirm={confirm} onCancel={() => setPending(null)} />;
-
-  return { saving, send, dialog, fieldErrors };
-}
 
 /** Asks whether to go on with a change that removes these parts of the formula (open while `wipes` is not null). */
 export function WipeConfirmation({ wipes, onConfirm, onCancel }: { wipes: readonly string[] | null; onConfirm(): void; onCancel(): void }) {
