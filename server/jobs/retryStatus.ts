@@ -13,19 +13,12 @@
  * Pure: pg-boss appears as a type only.
  */
 import type { JobWithMetadata } from 'pg-boss';
-import type { JobStatus } from '../../src/domain/formula/statuses.ts';
+import type { JobProgress, JobRunStatus } from '../../src/domain/formula/jobRunStatus.ts';
 
 // the words are the browser's too: one copy, in src/domain
 export { describeRetrying, minutesUntil } from '../../src/domain/formula/retryCountdown.ts';
-
-/** What a run has done so far; a running job's status carries the latest report. */
-export interface JobProgress {
-  done: number;
-  total?: number;
-  message?: string;
-  /** further counts of the work so far, by name (an import's constituents imported and rows refused) */
-  counts?: Record<string, number>;
-}
+// what services and routers read of a job: plain types, in src/domain with the statuses they name
+export type { JobProgress, JobRunStatus, RetryingStatus } from '../../src/domain/formula/jobRunStatus.ts';
 
 /** What the mapper reads of a pg-boss job; dates may arrive as ISO text once they have crossed JSON. */
 export type JobRecord = {
@@ -35,26 +28,6 @@ export type JobRecord = {
 } & {
   [K in 'startedOn' | 'completedOn']: Date | string | null;
 };
-
-/** Only statuses SPEC.md names. */
-type Named<S extends JobStatus> = S;
-
-export type JobRunStatus =
-  /** deferred: created with a start time still ahead */
-  | { status: Named<'scheduled'>; startsAt: string }
-  /** queued, for a worker to pick up */
-  | { status: Named<'waiting'> }
-  /** a worker has it; retry is 0 on the first run, n on the nth retry */
-  | { status: Named<'running'>; startedAt: string; retry: number; of: number; progress?: JobProgress }
-  /** the last run failed; retry `attempt` of `of` starts at `nextTryAt` */
-  | { status: Named<'retrying'>; attempt: number; of: number; nextTryAt: string }
-  | { status: Named<'finished'>; finishedAt: string }
-  /** failed with no retries left (or a failure retrying cannot mend) */
-  | { status: Named<'errored'>; erroredAt: string; retries: number }
-  /** cancelled: work is cancelled only to stop it, as pausing a formula does */
-  | { status: Named<'paused'> };
-
-export type RetryingStatus = Extract<JobRunStatus, { status: 'retrying' }>;
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 

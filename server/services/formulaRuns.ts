@@ -26,7 +26,7 @@ import { dryRun } from '../engine/dryRun.ts';
 import { workRun, type RunControl, type RunResult } from '../engine/pipeline.ts';
 import { FormulaProblem, type EngineDeps } from '../engine/plan.ts';
 import { reprocessHeld } from '../engine/reprocess.ts';
-import type { JobRunStatus } from '../jobs/retryStatus.ts';
+import type { JobRunStatus } from '../../src/domain/formula/jobRunStatus.ts';
 import { connectorFailure } from './connections.ts';
 import { recordEvent, type EventActor } from './events.ts';
 

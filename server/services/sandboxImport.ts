@@ -26,7 +26,7 @@ import type { Logger } from 'pino';
 import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import type { ConstituentInput } from '../db/repositories/sandboxCrm.ts';
 import type { TenantScope } from '../db/tenancy.ts';
-import type { JobRunStatus } from '../jobs/retryStatus.ts';
+import type { JobRunStatus } from '../../src/domain/formula/jobRunStatus.ts';
 
 const PARSE_PROBLEMS: Record<ParseOutcome, ProblemTitle> = {
   'unsupported-type': 'file-type-not-accepted',
