@@ -10,11 +10,15 @@
  * A save the server refuses until the user confirms that it removes parts of the formula
  * (409 formula-wipe-unconfirmed) asks first (`confirmingWipe`): a confirmation saves the same
  * draft again with confirmWipe, cancelling goes back to the draft.
+ *
+ * A step whose data holds sample rows (the mapping's preview) can read them again on their own
+ * (`sample.reload`), whatever state the draft is in: the mapping goes on without them.
  */
-import { and, assign, emit, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import { and, assign, emit, enqueueActions, fromCallback, fromPromise, setup, spawnChild, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { WizardStep } from '../domain/formula/wizard.ts';
+import type { FormulaSample } from '../domain/api/formulas.ts';
 import type { FormulaView } from '../services/formulas.ts';
-import { STEP_IO, StepRefused, stepIO, type StepCalls, type StepLoad } from './wizardSteps.ts';
+import { READ_SAMPLE, sampleReader, STEP_IO, StepRefused, stepIO, type StepCalls, type StepLoad } from './wizardSteps.ts';
 
 export interface StepEditorInput {
   step: WizardStep;
@@ -39,6 +43,8 @@ export interface StepEditorContext {
   wipes: string[];
   /** the save under way was confirmed to remove them */
   confirmWipe: boolean;
+  /** the sample rows are being read again */
+  sampleLoading: boolean;
 }
 
 export type StepEditorEvent =
@@ -46,7 +52,10 @@ export type StepEditorEvent =
   | { type: 'step.save' }
   | { type: 'retry' }
   | { type: 'wipe.confirm' }
-  | { type: 'wipe.cancel' };
+  | { type: 'wipe.cancel' }
+  | { type: 'sample.reload' }
+  /** from the sample's reader: the rows, or null when they could not be read */
+  | { type: 'sample.loaded'; sample: FormulaSample | null };
 
 /** for the screen: a save's outcome, said once (SPEC.md section 8's messages) */
 export type StepEditorEmitted =
@@ -56,6 +65,12 @@ export type StepEditorEmitted =
 export interface LoadInput { step: WizardStep; formula: FormulaView }
 /** the draft to save, what the step read (its choices), and whether removing parts was confirmed */
 export interface SaveInput extends LoadInput { draft: unknown; data: unknown; confirmWipe: boolean }
+
+/** reads the sample rows and tells the editor what it read (or null) */
+const sampleLoader = (read: (formula: FormulaView) => Promise<FormulaSample | null>) =>
+  fromCallback<StepEditorEvent, { formula: FormulaView }>(({ input, sendBack }) => {
+    void read(input.formula).then((sample) => sendBack({ type: 'sample.loaded', sample }));
+  });
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 /**
@@ -85,6 +100,7 @@ export const stepEditorMachine = setup({
   actors: {
     loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => STEP_IO[input.step]?.load(input.formula) ?? Promise.resolve({ data: null, saved: null, draft: null })),
     saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => STEP_IO[input.step]?.save(input.formula, input.draft, { data: input.data, confirmWipe: input.confirmWipe })),
+    loadSample: sampleLoader(READ_SAMPLE),
   },
   guards: {
     isDirty: draftDiffers,
@@ -95,6 +111,10 @@ export const stepEditorMachine = setup({
       && problemOf((event as { error?: unknown }).error).title === 'formula-wipe-unconfirmed',
     /** the step refused its draft before sending it (a field to fill in, an object to choose) */
     isRefusedByStep: ({ event }) => (event as { error?: unknown }).error instanceof StepRefused,
+    /** the step read data with sample rows (or without them), and is not reading them already */
+    canReloadSample: ({ context }) => !context.sampleLoading
+      && typeof context.data === 'object' && context.data !== null && 'sample' in context.data,
+    isReadingSample: ({ context }) => context.sampleLoading,
   },
   actions: {
     keepDraft: assign({ draft: ({ context, event }) => (event.type === 'draft.change' ? event.draft : context.draft) }),
@@ -115,8 +135,27 @@ export const stepEditorMachine = setup({
   initial: 'loading',
   context: ({ input }) => ({
     step: input.step, formula: input.formula, parent: input.parent ?? null, data: undefined, saved: undefined, draft: undefined, error: null,
-    fieldErrors: {}, wipes: [], confirmWipe: false,
+    fieldErrors: {}, wipes: [], confirmWipe: false, sampleLoading: false,
   }),
+  on: {
+    'sample.reload': {
+      guard: 'canReloadSample',
+      actions: [
+        assign({ sampleLoading: true }),
+        spawnChild('loadSample', { id: 'loadSample', input: ({ context }) => ({ formula: context.formula }) }),
+      ],
+    },
+    'sample.loaded': {
+      guard: 'isReadingSample',
+      actions: [
+        stopChild('loadSample'),
+        assign({
+          sampleLoading: false,
+          data: ({ context, event }) => ({ ...(context.data as object), sample: event.sample }),
+        }),
+      ],
+    },
+  },
   states: {
     loading: {
       on: {
@@ -221,6 +260,7 @@ export function stepEditorOver(calls: StepCalls) {
     actors: {
       loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => io[input.step]?.load(input.formula) ?? Promise.resolve({ data: null, saved: null, draft: null })),
       saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => io[input.step]?.save(input.formula, input.draft, input)),
+      loadSample: sampleLoader(sampleReader(calls)),
     },
   });
 }

@@ -507,5 +507,11 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
 
 export const STEP_IO = stepIO({ formulas, integrations });
 
+/** The formula's sample rows read again on their own (the mapping's preview), or null when they cannot be read. */
+export const sampleReader = ({ formulas: f }: { formulas: Pick<StepCalls['formulas'], 'sample'> }) =>
+  (formula: FormulaView): Promise<FormulaSample | null> => f.sample(formula.id, silent).catch(() => null);
+
+export const READ_SAMPLE = sampleReader({ formulas });
+
 /** Whether the step loads and saves through a step editor. */
 export const hasStepEditor = (step: WizardStep) => step in STEP_IO;

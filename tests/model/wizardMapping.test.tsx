@@ -564,6 +564,21 @@ describe('load errors name the failing service', () => {
     expect(cell(1, 'email').textContent).toBe('ada@example.org');
   });
 
+  it('reads the sample again through the services its editor was given, keeping a change made without it', async () => {
+    const fakes = fakeServices({ fail: { sample: CONNECTION_ERROR } });
+    const { user, props } = renderStep(fakes.services);
+    await table();
+    await mapFrom(user, 'E-mail', 'Email');
+    expect(screen.getByText(/The sample rows could not be loaded\./)).toBeTruthy();
+    fakes.heal('sample');
+    await user.click(screen.getByRole('button', { name: 'Load the sample again' }));
+    await waitFor(() => expect(cell(1, 'email').textContent).toBe('ada@example.org'));
+    expect(fakes.sample.calls).toEqual([FORMULA_ID, FORMULA_ID]);
+    // the change is still the editor's draft, unsaved
+    expect(screen.getByRole('combobox', { name: 'Source field for E-mail' })).toHaveProperty('value', 'Email');
+    expect(props.editor!.getSnapshot().matches('editing')).toBe(true);
+  });
+
   it('shows its layout while loading, then the answer', async () => {
     const fakes = fakeServices();
     const slow = fakeCall<{ dataSourceId: string; object: string }, { object: string; fields: FieldInfo[] }>('fields');

@@ -86,7 +86,7 @@ function MappingRead({ step: props, editor }: { step: StepProps; editor: StepEdi
 type Editing = { destination: string; editor: 'transforms' | 'rules' } | null;
 
 function MappingEditor({ step: props, editor, data }: { step: StepProps; editor: StepEditorRef; data: MappingData }) {
-  const { sample, retrySample: onRetrySample } = useSample(props.formula, data.sample);
+  const { sample, retrySample: onRetrySample } = useSample(editor);
   // the form opens as the editor read it (with the mapping suggested from same-named fields, if any)
   const [form, setForm] = useState<MappingForm>(() => editor.getSnapshot().context.draft as MappingForm);
   const [suggested, setSuggested] = useState(data.suggested);

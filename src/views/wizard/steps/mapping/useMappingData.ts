@@ -1,29 +1,23 @@
 /**
  * The mapping step's sample rows for the preview: as the step editor read them with the rest of
- * the step, and read again on their own, since the mapping can go on without the preview.
+ * the step, or read again on their own (the editor's `sample.reload`), since the mapping can go on
+ * without the preview.
  */
-import { useCallback, useEffect, useState } from 'react';
-import type { FormulaSample, FormulaView } from '../../../../domain/api/formulas.ts';
-import { useWizardServices } from '../../step.tsx';
+import { useMemo } from 'react';
+import { useSelector } from '@xstate/react';
+import type { FormulaSample } from '../../../../domain/api/formulas.ts';
+import type { StepEditorRef } from '../../../../machines/stepEditor.ts';
+import type { MappingData } from '../../../../machines/wizardSteps.ts';
 
 export type SampleState = { status: 'loading' } | { status: 'failed' } | { status: 'ready'; sample: FormulaSample };
 
-export function useSample(formula: FormulaView, loaded: FormulaSample | null) {
-  const { formulas } = useWizardServices();
-  const [sample, setSample] = useState<SampleState>(loaded ? { status: 'ready', sample: loaded } : { status: 'failed' });
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    if (attempt === 0) return;
-    let current = true;
-    setSample({ status: 'loading' });
-    formulas.sample(formula.id, { silent: true }).then(
-      (s) => { if (current) setSample({ status: 'ready', sample: s }); },
-      () => { if (current) setSample({ status: 'failed' }); },
-    );
-    return () => { current = false; };
-  }, [attempt, formula.id, formulas]);
-
-  const retrySample = useCallback(() => setAttempt((n) => n + 1), []);
+export function useSample(editor: StepEditorRef) {
+  const loading = useSelector(editor, (s) => s.context.sampleLoading);
+  const loaded = useSelector(editor, (s) => (s.context.data as MappingData | null | undefined)?.sample ?? null);
+  const sample = useMemo<SampleState>(
+    () => (loading ? { status: 'loading' } : loaded ? { status: 'ready', sample: loaded } : { status: 'failed' }),
+    [loading, loaded],
+  );
+  const retrySample = () => editor.send({ type: 'sample.reload' });
   return { sample, retrySample };
 }
