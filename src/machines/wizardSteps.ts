@@ -41,9 +41,12 @@ export class StepRefused extends Error {
   }
 }
 
+/** The refusal of an activation: the key under which it names what the formula misses. */
+export const MISSING = 'missing';
+
 /** The calls the steps make; tests hand in fakes of the same shape. */
 export interface StepCalls {
-  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample'>;
+  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate'>;
   integrations: Pick<typeof integrations, 'list' | 'objects' | 'fields'>;
 }
 
@@ -500,6 +503,25 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
         await f.putPart(formula.id, 'schedule', schedule, { silent: true });
         // the formula's list of parts now holds the schedule
         return f.get(formula.id, { silent: true }).catch(() => undefined);
+      },
+    },
+    /**
+     * Processing (drafts only) reads nothing; saving activates the formula. A formula not complete
+     * yet is refused with what it misses (the server's names, one a line, under `missing`), which
+     * the screen lists; nothing is said failed.
+     */
+    processing: {
+      async load() {
+        return { data: null, saved: null, draft: null };
+      },
+      async save(formula) {
+        try {
+          return await f.activate(formula.id, silent);
+        } catch (err) {
+          const p = (err as { problem?: { title?: unknown; missing?: unknown } } | null)?.problem;
+          if (p?.title === 'formula-incomplete') throw new StepRefused({ [MISSING]: (Array.isArray(p.missing) ? p.missing.map(String) : []).join('\n') });
+          throw err;
+        }
       },
     },
   };

@@ -558,4 +558,22 @@ describe('processing', () => {
     await waitFor(() => expect(props.onSaved).toHaveBeenCalledWith(active));
     expect(fakes.activate.calls).toEqual([FORMULA_ID, FORMULA_ID]);
   });
+
+  it('an activation that fails otherwise says so, lists nothing missing, and activates on a second try', async () => {
+    const { services, fakes } = fakeServices();
+    const { props, user } = renderStep(ProcessingStep, 'processing', formulaOf(), services);
+    const activate = () => user.click(screen.getByRole('button', { name: 'Activate the formula' }));
+    await activate();
+    await fakes.activate.answer({ type: 'xstate.error.actor.activate', error: problem(502, 'connection-error', { detail: 'The service did not answer.' }) });
+    expect(await screen.findByText('An error occured while saving Processing')).toBeTruthy();
+    expect(screen.getByText('The service did not answer.')).toBeTruthy();
+    expect(screen.queryByRole('list', { name: 'Missing' })).toBeNull();
+    expect(props.onSaved).not.toHaveBeenCalled();
+
+    await activate();
+    const active = formulaOf({ isDraft: false, status: 'active' });
+    await fakes.activate.answer({ type: 'xstate.done.actor.activate', output: active });
+    await waitFor(() => expect(props.onSaved).toHaveBeenCalledWith(active));
+    expect(fakes.activate.calls).toEqual([FORMULA_ID, FORMULA_ID]);
+  });
 });

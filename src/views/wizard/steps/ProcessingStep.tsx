@@ -3,14 +3,15 @@
  * draft. A formula that is not complete is refused with what it still misses, each a link to the
  * step that sets it.
  */
-import { useState } from 'react';
+import { useSelector } from '@xstate/react';
 import { Alert, Anchor, List, Stack, Text } from '@mantine/core';
 import { PROBLEM_TITLES } from '../../../domain/errors.ts';
 import { FORMULA_PARTS, type FormulaPartName } from '../../../domain/formula/parts.ts';
 import type { WizardStep } from '../../../domain/formula/wizard.ts';
 import { stepOfPart } from '../FormulaSummary.tsx';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
-import { announceSaveFailed, announceSaved, problemOf, useReportDirty } from './shared.tsx';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import { MISSING } from '../../../machines/wizardSteps.ts';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
 
 /** What the server may name as missing, in words, with the step that sets it. */
 export function missingItem(item: string, customRouting: boolean): { label: string; step: WizardStep } {
@@ -24,27 +25,21 @@ export function missingItem(item: string, customRouting: boolean): { label: stri
   }
 }
 
+/** Activates the formula through the step's editor (its save), which says what it misses. */
 export function ProcessingStep(props: StepProps) {
-  const { formula, customRouting, canEdit, onBack, onGoTo, onDirtyChange } = props;
-  const { formulas } = useWizardServices();
-  const [activating, setActivating] = useState(false);
-  const [missing, setMissing] = useState<string[] | null>(null);
-  useReportDirty(false, onDirtyChange);
+  return props.editor ? <Processing step={props} editor={props.editor} /> : null;
+}
 
-  async function activate() {
-    setActivating(true);
-    setMissing(null);
-    try {
-      const updated = await formulas.activate(formula.id, { silent: true });
-      announceSaved(props, updated);
-    } catch (err) {
-      const p = problemOf(err);
-      if (p.title === 'formula-incomplete') setMissing(p.missing ?? []);
-      else announceSaveFailed(props.step, err);
-    } finally {
-      setActivating(false);
-    }
-  }
+const NOT_REFUSED = '\u0000';
+
+function Processing({ step: props, editor }: { step: StepProps; editor: StepEditorRef }) {
+  const { formula, customRouting, canEdit, onBack, onGoTo } = props;
+  useStepAnnouncements(editor);
+  const activating = useSelector(editor, (s) => s.matches('saving'));
+  // one string, so the selection stays the same while nothing changes
+  const refused = useSelector(editor, (s) => s.context.fieldErrors[MISSING] ?? NOT_REFUSED);
+  const missing = refused === NOT_REFUSED ? null : refused === '' ? [] : refused.split('\n');
+  const activate = () => editor.send({ type: 'step.save' });
 
   if (!formula.isDraft) {
     return <Text>This formula is active; there is nothing to process here.</Text>;
@@ -72,7 +67,7 @@ export function ProcessingStep(props: StepProps) {
           </List>
         </Alert>
       )}
-      <StepActions onBack={onBack} onSave={() => void activate()} saving={activating} disabled={!canEdit} label="Activate the formula" />
+      <StepActions onBack={onBack} onSave={activate} saving={activating} disabled={!canEdit} label="Activate the formula" />
     </Stack>
   );
 }
