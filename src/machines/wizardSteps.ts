@@ -12,7 +12,7 @@ import { REFUSED_MESSAGES, requestFailure } from '../domain/errors.ts';
 import { checkForm, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
 import { suggestedMapping } from '../domain/formula/suggestedMapping.ts';
 import { matchingBody, matchingForm } from '../domain/formula/matchingForm.ts';
-import { AutosendSchema, MatchingSchema, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting, type DefaultRouting, type Matching } from '../domain/formula/parts.ts';
+import { AutosendSchema, FORMULA_PART_NAMES, MatchingSchema, type FormulaPartName, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting, type DefaultRouting, type Matching } from '../domain/formula/parts.ts';
 import { customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING } from '../domain/formula/customRoutingForm.ts';
 import { DEFAULT_TRIAGE, triageBodies, triageForm } from '../domain/formula/triageForm.ts';
 import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
@@ -157,6 +157,25 @@ export interface MappingData {
   sample: FormulaSample | null;
   /** how many fields the form opened with mapped from source fields of the same names */
   suggested: number;
+}
+
+/** What the review shows: the parts the formula has, and its objects' labels by `{dataSourceId}/{object}`. */
+export interface ReviewData {
+  parts: Partial<Record<FormulaPartName, unknown>>;
+  objectLabels: Record<string, string>;
+}
+
+/** The parts the formula has, as the server has it now (a step may have saved one since). */
+export async function readFormulaParts(f: Pick<StepCalls['formulas'], 'get' | 'getPart'>, formula: FormulaView): Promise<ReviewData['parts']> {
+  const fresh = await f.get(formula.id, { silent: true }).catch(() => formula);
+  const names = FORMULA_PART_NAMES.filter((p) => fresh.parts.includes(p));
+  return Object.fromEntries(await Promise.all(names.map(async (p) => [p, await f.getPart(formula.id, p, { silent: true })] as const)));
+}
+
+/** The labels of the objects of one end's data source; none when they cannot be read (the summary shows names). */
+export async function objectLabelsOf(i: Pick<StepCalls['integrations'], 'objects'>, dataSourceId: string): Promise<Record<string, string>> {
+  return i.objects(dataSourceId, { silent: true })
+    .then((list) => Object.fromEntries(list.objects.map((o) => [`${dataSourceId}/${o.name}`, o.label])), () => ({}));
 }
 
 /** A step that could not be read, each reason on a line of its detail. */
@@ -522,6 +541,27 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
           if (p?.title === 'formula-incomplete') throw new StepRefused({ [MISSING]: (Array.isArray(p.missing) ? p.missing.map(String) : []).join('\n') });
           throw err;
         }
+      },
+    },
+    /**
+     * The review reads the parts the formula has and its ends' object labels; it saves nothing
+     * (its screen goes on by itself).
+     */
+    review: {
+      async load(formula) {
+        const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
+        const labels = Promise.all(ends.map((e) => objectLabelsOf(i, e.dataSourceId)));
+        let parts: ReviewData['parts'];
+        try {
+          parts = await readFormulaParts(f, formula);
+        } catch (err) {
+          throw new StepUnread([(err as { problem?: { detail?: string } }).problem?.detail ?? 'The formula\'s parts could not be read.']);
+        }
+        const data: ReviewData = { parts, objectLabels: Object.assign({}, ...await labels) };
+        return { data, saved: null, draft: null };
+      },
+      async save() {
+        return undefined;
       },
     },
   };

@@ -19,6 +19,7 @@ import { ApiError } from '../../src/services/gateway.ts';
 import { WizardServicesContext, type WizardServices } from '../../src/views/wizard/step.tsx';
 import { DryRunPanel } from '../../src/views/wizard/steps/review/DryRunPanel.tsx';
 import { ReviewStep } from '../../src/views/wizard/steps/ReviewStep.tsx';
+import { startStepEditor } from '../support/stepEditors.ts';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
@@ -342,11 +343,14 @@ describe('the review step', () => {
   it('holds the dry run, its samples showing the summary fields first', async () => {
     const fake = fakeCall<Call, DryRunResult>('dryRun');
     const onGoTo = vi.fn();
+    const services = servicesWith(fake, VALID_PARTS);
+    // the step reads the review through its editor, over the same fake services
+    const editor = startStepEditor('review', FORMULA, services, { onSaved: vi.fn(), onDirtyChange: vi.fn() });
     render(
       <MantineProvider>
-        <WizardServicesContext.Provider value={servicesWith(fake, VALID_PARTS)}>
+        <WizardServicesContext.Provider value={services}>
           <ReviewStep
-            step="review" formula={FORMULA} customRouting={false} canEdit
+            step="review" formula={FORMULA} customRouting={false} canEdit editor={editor}
             onDirtyChange={vi.fn()} onSaved={vi.fn()} onFormulaChange={vi.fn()} onBack={vi.fn()} onGoTo={onGoTo}
           />
         </WizardServicesContext.Provider>

@@ -522,6 +522,19 @@ describe('review', () => {
     expect(props.onGoTo).toHaveBeenLastCalledWith('custom-routing');
   });
 
+  it('says why the review could not be read, and reads it again with Try again', async () => {
+    const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    fakes.getPart.mockRejectedValueOnce(problem(502, 'connection-error', { detail: 'The formula service did not answer.' }));
+    const { user } = renderStep(ReviewStep, 'review', COMPLETE, services);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The review could not be read');
+    expect(alert.textContent).toContain('The formula service did not answer.');
+    expect(screen.queryByTestId('formula-summary')).toBeNull();
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }));
+    await screen.findByTestId('formula-summary');
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('prints the same summary on a page of its own, without links back', async () => {
     const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
     const print = vi.spyOn(window, 'print').mockImplementation(() => {});

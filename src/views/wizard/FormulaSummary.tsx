@@ -19,6 +19,7 @@ import {
 import type { WizardStep } from '../../domain/formula/wizard.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
 import type { WizardServices } from './step.tsx';
+import { objectLabelsOf, readFormulaParts } from '../../machines/wizardSteps.ts';
 
 export type SummaryParts = { [P in FormulaPartName]?: FormulaPartBody[P] | null };
 
@@ -55,22 +56,16 @@ export function useSummaryData(formula: FormulaView | null, services: WizardServ
     if (!formula) return undefined;
     let live = true;
     setError(null);
-    const readParts = async () => {
-      // the formula as the server has it now names its parts (a step may have saved one since)
-      const fresh = await services.formulas.get(formula.id, { silent: true }).catch(() => formula);
-      const names = FORMULA_PART_NAMES.filter((p) => fresh.parts.includes(p));
-      return Promise.all(names.map(async (p) => [p, await services.formulas.getPart(formula.id, p, { silent: true })] as const));
-    };
-    readParts().then(
-      (read) => { if (live) setParts(Object.fromEntries(read) as SummaryParts); },
+    readFormulaParts(services.formulas, formula).then(
+      (read) => { if (live) setParts(read as SummaryParts); },
       (err: { problem?: { detail?: string } }) => { if (live) setError(err.problem?.detail ?? 'The formula\'s parts could not be read.'); },
     );
     // labels are a nicety: the summary shows object names when they cannot be read
     const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
     for (const end of ends) {
-      services.integrations.objects(end.dataSourceId, { silent: true }).then((list) => {
-        if (live) setObjectLabels((l) => ({ ...l, ...Object.fromEntries(list.objects.map((o) => [`${end.dataSourceId}/${o.name}`, o.label])) }));
-      }, () => undefined);
+      void objectLabelsOf(services.integrations, end.dataSourceId).then((labels) => {
+        if (live) setObjectLabels((l) => ({ ...l, ...labels }));
+      });
     }
     return () => { live = false; };
   }, [formula, services, attempt]);

@@ -4,17 +4,30 @@
  */
 import { Alert, Anchor, Button, Divider, Group, Skeleton, Stack, Text } from '@mantine/core';
 import { IconPrinter } from '@tabler/icons-react';
-import { FormulaSummary, useSummaryData } from '../FormulaSummary.tsx';
-import { StepActions, useWizardServices, type StepProps } from '../step.tsx';
+import { useSelector } from '@xstate/react';
+import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { ReviewData } from '../../../machines/wizardSteps.ts';
+import { FormulaSummary, type SummaryParts } from '../FormulaSummary.tsx';
+import { StepActions, type StepProps } from '../step.tsx';
 import { DryRunPanel } from './review/DryRunPanel.tsx';
 import { useReportDirty } from './shared.tsx';
 
 export const printPath = (formulaId: string) => `/${encodeURIComponent(formulaId)}/print-formula-review`;
 
+/** The review as its step editor read it (Try again reads it again). */
 export function ReviewStep(props: StepProps) {
+  return props.editor ? <Review props={props} editor={props.editor} /> : null;
+}
+
+const NO_LABELS: Record<string, string> = {};
+
+function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) {
   const { formula, customRouting, onGoTo, onBack, onDirtyChange } = props;
-  const services = useWizardServices();
-  const { parts, objectLabels, error, reload } = useSummaryData(formula, services);
+  const data = useSelector(editor, (s) => s.context.data as ReviewData | undefined);
+  const error = useSelector(editor, (s) => (s.matches('failed') && s.context.data === undefined ? s.context.error : null));
+  const parts = (data?.parts ?? null) as SummaryParts | null;
+  const objectLabels = data?.objectLabels ?? NO_LABELS;
+  const reload = () => editor.send({ type: 'retry' });
   // nothing is edited here
   useReportDirty(false, onDirtyChange);
   // the samples show the fields the buckets show, else the mapped ones
