@@ -4,7 +4,7 @@
  * or the report's name and the date column its rows are read by. A saved report counts as
  * checked; an id checked already, or being checked, is not asked about again.
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import {
   ADD_DATE_FILTER, INVALID_REPORT_ID, isSalesforceReportId, MISSING_ACCESS, SALESFORCE_REPORT_PROBLEMS,
 } from '../domain/connectionErrors.ts';
@@ -95,3 +95,5 @@ export const reportCheckMachine = setup({
     invalid: {},
   },
 });
+
+export type ReportCheckRef = ActorRefFrom<typeof reportCheckMachine>;

@@ -13,11 +13,14 @@
  *
  * A step whose data holds sample rows (the mapping's preview) can read them again on their own
  * (`sample.reload`), whatever state the draft is in: the mapping goes on without them.
+ *
+ * The formula-type step checks a Salesforce report id before keeping it: its editor runs the report check (`reportCheck`, ./reportCheck.ts) over the same calls.
  */
 import { and, assign, emit, enqueueActions, fromCallback, fromPromise, setup, spawnChild, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { WizardStep } from '../domain/formula/wizard.ts';
 import type { FormulaSample } from '../domain/api/formulas.ts';
 import type { FormulaView } from '../services/formulas.ts';
+import { reportCheckMachine, type ReportFound } from './reportCheck.ts';
 import { READ_SAMPLE, sampleReader, STEP_IO, StepRefused, stepIO, type StepCalls, type StepLoad } from './wizardSteps.ts';
 
 export interface StepEditorInput {
@@ -101,6 +104,7 @@ export const stepEditorMachine = setup({
     loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => STEP_IO[input.step]?.load(input.formula) ?? Promise.resolve({ data: null, saved: null, draft: null })),
     saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => STEP_IO[input.step]?.save(input.formula, input.draft, { data: input.data, confirmWipe: input.confirmWipe })),
     loadSample: sampleLoader(READ_SAMPLE),
+    reportCheck: reportCheckMachine,
   },
   guards: {
     isDirty: draftDiffers,
@@ -136,6 +140,11 @@ export const stepEditorMachine = setup({
   context: ({ input }) => ({
     step: input.step, formula: input.formula, parent: input.parent ?? null, data: undefined, saved: undefined, draft: undefined, error: null,
     fieldErrors: {}, wipes: [], confirmWipe: false, sampleLoading: false,
+  }),
+  entry: enqueueActions(({ context, enqueue }) => {
+    if (context.step !== 'formula-types') return;
+    const source = context.formula.sourceDataSource;
+    enqueue.spawnChild('reportCheck', { id: 'reportCheck', input: { dataSourceId: source?.dataSourceId ?? '', savedReportId: source?.settings.reportId ?? '' } });
   }),
   on: {
     'sample.reload': {
@@ -261,6 +270,12 @@ export function stepEditorOver(calls: StepCalls) {
       loadStep: fromPromise<StepLoad, LoadInput>(({ input }) => io[input.step]?.load(input.formula) ?? Promise.resolve({ data: null, saved: null, draft: null })),
       saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => io[input.step]?.save(input.formula, input.draft, input)),
       loadSample: sampleLoader(sampleReader(calls)),
+      reportCheck: reportCheckMachine.provide({
+        actors: {
+          checkReport: fromPromise<ReportFound, { dataSourceId: string; reportId: string }>(({ input }) =>
+            calls.integrations.checkSalesforceReport(input.dataSourceId, input.reportId, { silent: true })),
+        },
+      }),
     },
   });
 }

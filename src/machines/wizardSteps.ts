@@ -47,7 +47,7 @@ export const MISSING = 'missing';
 /** The calls the steps make; tests hand in fakes of the same shape. */
 export interface StepCalls {
   formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate'>;
-  integrations: Pick<typeof integrations, 'list' | 'objects' | 'fields'>;
+  integrations: Pick<typeof integrations, 'list' | 'objects' | 'fields' | 'checkSalesforceReport'>;
 }
 
 /** The browser's own zone, which a new schedule starts with. */

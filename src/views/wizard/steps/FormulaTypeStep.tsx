@@ -4,18 +4,18 @@
  * Salesforce, optionally a report, checked before it is kept) and the destination's object.
  * Changing either on a formula with mapping, matching or routing asks first (SPEC.md section 4).
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { fromPromise, waitFor } from 'xstate';
+import { waitFor } from 'xstate';
 import { Alert, Button, Checkbox, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
 import { ADD_DATE_FILTER, INVALID_REPORT_ID, MISSING_ACCESS } from '../../../domain/connectionErrors.ts';
 import { filePatternProblem } from '../../../domain/connectors/filePattern.ts';
 import type { SystemId } from '../../../domain/connectors/types.ts';
 import { SAMPLE_ROWS } from '../../../domain/upload.ts';
-import { reportCheckMachine, type ReportFound } from '../../../machines/reportCheck.ts';
+import { reportCheckMachine, type ReportCheckRef } from '../../../machines/reportCheck.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import type { FormulaTypeDraft } from '../../../machines/wizardSteps.ts';
-import { StepActions, useStepAnnouncements, useWizardServices, type StepProps } from '../step.tsx';
+import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
 import { ObjectField } from './ObjectField.tsx';
 import { systemLabel, UploadSampleButton, uploadAsObject, WipeConfirmation } from './shared.tsx';
 
@@ -34,16 +34,28 @@ const REPORT_HINTS: Record<string, string> = {
 };
 
 export function FormulaTypeStep(props: StepProps & { reportCheck?: typeof reportCheckMachine }) {
-  return props.editor ? <FormulaTypeForm {...props} editor={props.editor} /> : null;
+  if (!props.editor) return null;
+  return props.reportCheck
+    ? <WithOwnReportCheck {...props} editor={props.editor} reportCheck={props.reportCheck} />
+    : <WithEditorsReportCheck {...props} editor={props.editor} />;
+}
+
+/** tests hand in the report check's machine (a guard broken on purpose, a fake call) */
+function WithOwnReportCheck(props: StepProps & { editor: StepEditorRef; reportCheck: typeof reportCheckMachine }) {
+  const source = props.formula.sourceDataSource;
+  const report = useActorRef(props.reportCheck, { input: { dataSourceId: source?.dataSourceId ?? '', savedReportId: source?.settings.reportId ?? '' } });
+  return <FormulaTypeForm {...props} report={report} />;
+}
+
+/** the report check the step's editor runs, over the wizard's calls */
+function WithEditorsReportCheck(props: StepProps & { editor: StepEditorRef }) {
+  const report = useSelector(props.editor, (s) => s.children.reportCheck as ReportCheckRef | undefined);
+  return report ? <FormulaTypeForm {...props} report={report} /> : null;
 }
 
 /** The ends' objects (and a Salesforce report) as the user chooses them; the step editor saves them. */
-function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; reportCheck?: typeof reportCheckMachine }) {
-  const { formula, canEdit, onBack, onGoTo, editor } = props;
-  const { integrations } = useWizardServices();
-  const reportLogic = useMemo(() => props.reportCheck ?? reportCheckMachine.provide({
-    actors: { checkReport: fromPromise<ReportFound, { dataSourceId: string; reportId: string }>(({ input }) => integrations.checkSalesforceReport(input.dataSourceId, input.reportId, { silent: true })) },
-  }), [props.reportCheck, integrations]);
+function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; report: ReportCheckRef }) {
+  const { formula, canEdit, onBack, onGoTo, editor, report } = props;
   const source = formula.sourceDataSource;
   const destination = formula.firstDestinationDataSource;
   const folder = !!source && FOLDER_SYSTEMS.includes(source.system);
@@ -58,7 +70,6 @@ function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; reportCheck
   const savedReport = source?.settings.reportId ?? '';
   const [useReport, setUseReport] = useState(salesforce && !!savedReport);
   const [reportId, setReportId] = useState(savedReport);
-  const report = useActorRef(reportLogic, { input: { dataSourceId: source?.dataSourceId ?? '', savedReportId: savedReport } });
   const checking = useSelector(report, (s) => s.matches('checking'));
   const checked = useSelector(report, (s) => s.context);
   const reportValid = useSelector(report, (s) => s.matches('valid'));
