@@ -77,14 +77,15 @@ const sampleLoader = (read: (formula: FormulaView) => Promise<FormulaSample | nu
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 /**
- * The draft differs from the saved copy: the draft just sent when a change is sent, the loaded
- * pair when a load answers, else the kept pair.
+ * The draft differs from the saved copy: the draft just sent when a change is sent, the draft kept
+ * against the loaded copy when a load answers, else the kept pair.
  */
 function draftDiffers({ context, event }: { context: StepEditorContext; event: { type: string } }): boolean {
   if (event.type === 'draft.change') return !same((event as unknown as { draft: unknown }).draft, context.saved);
   if (event.type === 'xstate.done.actor.loadStep') {
     const loaded = (event as unknown as { output: StepLoad }).output;
-    return !same(loaded.draft, loaded.saved);
+    // a change typed while the step loaded is the draft kept (keepLoaded): it is what must differ
+    return !same(context.draft !== undefined ? context.draft : loaded.draft, loaded.saved);
   }
   return !same(context.draft, context.saved);
 }

@@ -16,7 +16,7 @@ import type { Schedule } from '../../src/domain/formula/parts.ts';
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { flagsMachine } from '../../src/machines/flags.ts';
-import { stepEditorMachine, type StepEditorEvent } from '../../src/machines/stepEditor.ts';
+import { stepEditorMachine, type LoadInput, type StepEditorEvent } from '../../src/machines/stepEditor.ts';
 import { wizardMachine } from '../../src/machines/wizard.ts';
 import { scheduleFormOf, scheduleOf, type StepLoad } from '../../src/machines/wizardSteps.ts';
 import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';
@@ -203,5 +203,28 @@ describe('the suite can fail', () => {
   it('finds a step editor whose dirty guard is broken on purpose', async () => {
     const changing = shortest.filter((p) => [...p.steps.map((s) => s.state), p.state].some((s) => (s.matches('editing') || s.matches('failed')) && dirtyOf(s)));
     await expectBrokenGuardToFail(stepEditorMachine, 'isDirty', { paths: changing, view, every: true });
+  });
+});
+
+describe('a change typed while the step still loads', () => {
+  it('is kept and told to the wizard as unsaved once the load answers, so leaving asks first', async () => {
+    let answer!: (load: StepLoad) => void;
+    const told: boolean[] = [];
+    const wizard = createActor(setup({}).createMachine({
+      on: { 'step.dirty': { actions: ({ event }) => { told.push((event as unknown as { dirty: boolean }).dirty); } } },
+    }));
+    wizard.start();
+    const editor = createActor(stepEditorMachine.provide({
+      actors: { loadStep: fromPromise<StepLoad, LoadInput>(() => new Promise((resolve) => { answer = resolve; })) },
+    }), { input: { ...INPUT, parent: wizard } });
+    editor.start();
+    expect(editor.getSnapshot().matches('loading')).toBe(true);
+    editor.send({ type: 'draft.change', draft: CONTINUOUS });
+    answer(LOADED);
+    await waitFor(() => expect(editor.getSnapshot().matches('editing')).toBe(true));
+    expect(editor.getSnapshot().context.draft).toEqual(CONTINUOUS);
+    expect(told).toEqual([true]);
+    editor.stop();
+    wizard.stop();
   });
 });
