@@ -4,6 +4,7 @@
  * ('{step} has been saved', 'An error occured while saving {step}').
  */
 import { createContext, useContext, useEffect, type ReactNode } from 'react';
+import { useSelector } from '@xstate/react';
 import { Button, Group } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
@@ -43,6 +44,14 @@ export const savedMessage = (step: WizardStep) => `${WIZARD_STEP_TITLES[step]} h
 export const saveFailedMessage = (step: WizardStep) => `An error occured while saving ${WIZARD_STEP_TITLES[step]}`;
 
 /** Says what a step editor's save came to: '{step} has been saved', or 'An error occured while saving {step}'. */
+/** What a step's editor has read: its data once read, and whether (and why) the first read failed. */
+export function useStepRead<T>(editor: StepEditorRef) {
+  const data = useSelector(editor, (s) => s.context.data as T | undefined);
+  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
+  const error = useSelector(editor, (s) => s.context.error);
+  return { data, unread, error };
+}
+
 export function useStepAnnouncements(editor: StepEditorRef) {
   useEffect(() => {
     const saved = editor.on('step.announceSaved', (e) => { notifications.show({ color: 'green', message: savedMessage(e.step) }); });

@@ -6,7 +6,6 @@
  * autosend part.
  */
 import { useState } from 'react';
-import { useSelector } from '@xstate/react';
 import { Button, Divider, Radio, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { MAX_ROUTING_RULES, ROUTE_TARGET_NAMES, ROUTE_TARGETS, type RouteTarget, type SourceType } from '../../../domain/formula/constants.ts';
@@ -15,9 +14,9 @@ import { MATCHING_FIELD_NAMES, MATCHING_FIELDS } from '../../../domain/formula/r
 import { useRoutingSave } from './routing/useRoutingSave.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import type { RoutingData } from '../../../machines/wizardSteps.ts';
-import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+import { StepActions, type StepProps } from '../step.tsx';
 import {
-  fieldOptions, LoadFailed, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepSkeleton, under, type FieldOption,
+  fieldOptions, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepRead, under, type FieldOption,
 } from './matching/stepForm.tsx';
 import {
   blankRule, customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING, type CustomRoutingForm,
@@ -31,20 +30,15 @@ const MATCHING_OPTIONS: FieldOption[] = MATCHING_FIELD_NAMES.map((name) => ({ va
 
 type Loaded = RoutingData<CustomRouting>;
 
+/** The step once its editor has read what it needs (the part and the fields). */
 export function CustomRoutingStep(props: StepProps) {
-  return props.editor ? <CustomRoutingRead {...props} editor={props.editor} /> : null;
-}
-
-/** The rules and the fields as the step editor reads them; what could not be read offers Try again. */
-function CustomRoutingRead(props: StepProps & { editor: StepEditorRef }) {
   const { editor } = props;
-  useStepAnnouncements(editor);
-  const data = useSelector(editor, (s) => s.context.data as Loaded | undefined);
-  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
-  const error = useSelector(editor, (s) => s.context.error);
-  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={props.onBack} />;
-  if (!data) return <StepSkeleton label="Loading the routing rules" />;
-  return <RulesEditor {...props} loaded={data} />;
+  if (!editor) return null;
+  return (
+    <StepRead<Loaded> editor={editor} loading="Loading the routing rules" onBack={props.onBack}>
+      {(data) => <RulesEditor {...props} editor={editor} loaded={data} />}
+    </StepRead>
+  );
 }
 
 function RulesEditor({ loaded, editor, ...props }: StepProps & { editor: StepEditorRef; loaded: Loaded }) {

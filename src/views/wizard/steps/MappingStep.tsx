@@ -20,7 +20,7 @@ import { TableSkeleton } from '../../../ui/Skeletons.tsx';
 import { useSelector } from '@xstate/react';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import { hasMappingEnds, LOAD_MESSAGES, type MappingData } from '../../../machines/wizardSteps.ts';
-import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+import { StepActions, useStepAnnouncements, useStepRead, type StepProps } from '../step.tsx';
 import { FieldPicker } from './mapping/FieldPicker.tsx';
 import { MappingPreview, PREVIEW_ROWS } from './mapping/MappingPreview.tsx';
 import {
@@ -62,9 +62,7 @@ export function MappingStep(props: StepProps) {
 /** The mapping as the step editor reads it; what could not be read says which service failed, with Try again. */
 function MappingRead({ step: props, editor }: { step: StepProps; editor: StepEditorRef }) {
   useStepAnnouncements(editor);
-  const data = useSelector(editor, (s) => s.context.data as MappingData | null | undefined);
-  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
-  const error = useSelector(editor, (s) => s.context.error);
+  const { data, unread, error } = useStepRead<MappingData | null>(editor);
   if (unread) {
     return (
       <Stack>

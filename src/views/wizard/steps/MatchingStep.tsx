@@ -12,12 +12,12 @@ import { ADVANCED_MATCHING_MIN_SCENARIOS, MAX_SEARCH_SCENARIOS } from '../../../
 import { MatchingSchema, PART_MESSAGES } from '../../../domain/formula/parts.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import type { MatchingData } from '../../../machines/wizardSteps.ts';
-import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+import { StepActions, type StepProps } from '../step.tsx';
 import { AutoPickConditions } from './matching/AutoPickConditions.tsx';
 import { blankScenario, matchingBody, matchingForm, type MatchingForm } from '../../../domain/formula/matchingForm.ts';
 import { ScenarioCard } from './matching/ScenarioCard.tsx';
 import {
-  fieldOptions, LoadFailed, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepSkeleton, under, verdict,
+  fieldOptions, moved, ReadOnlyNote, removed, replaced, SaveRefused, StepRead, under, verdict,
 } from './matching/stepForm.tsx';
 
 /** SPEC.md section 4's rule, said where the tiers are chosen. */
@@ -25,20 +25,15 @@ export const TIER_RULE = 'Primary scenarios search first: if a primary search fi
 
 type Loaded = MatchingData;
 
+/** The step once its editor has read what it needs (the part and the fields). */
 export function MatchingStep(props: StepProps) {
-  return props.editor ? <MatchingRead {...props} editor={props.editor} /> : null;
-}
-
-/** The part and the fields as the step editor reads them; what could not be read offers Try again. */
-function MatchingRead(props: StepProps & { editor: StepEditorRef }) {
   const { editor } = props;
-  useStepAnnouncements(editor);
-  const data = useSelector(editor, (s) => s.context.data as Loaded | undefined);
-  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
-  const error = useSelector(editor, (s) => s.context.error);
-  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={props.onBack} />;
-  if (!data) return <StepSkeleton label="Loading the search scenarios" />;
-  return <MatchingEditor {...props} loaded={data} />;
+  if (!editor) return null;
+  return (
+    <StepRead<Loaded> editor={editor} loading="Loading the search scenarios" onBack={props.onBack}>
+      {(data) => <MatchingEditor {...props} editor={editor} loaded={data} />}
+    </StepRead>
+  );
 }
 
 function MatchingEditor({ loaded, editor, ...props }: StepProps & { editor: StepEditorRef; loaded: Loaded }) {

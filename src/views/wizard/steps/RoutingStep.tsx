@@ -6,7 +6,6 @@
  * for review or sent automatically. Saves the routing part (kind default) and the autosend part.
  */
 import { useState } from 'react';
-import { useSelector } from '@xstate/react';
 import { Divider, MultiSelect, NumberInput, Radio, Stack, Text } from '@mantine/core';
 import {
   MAX_CONFIDENCE_SCORE, ROUTE_TARGET_NAMES, ROUTE_TARGETS, SINGLE_MATCH_ROUTE_NAMES, SINGLE_MATCH_ROUTES, type RouteTarget, type SingleMatchRoute,
@@ -17,28 +16,23 @@ import { DEFAULT_TRIAGE, triageBodies, triageForm, type TriageForm } from '../..
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import type { RoutingData } from '../../../machines/wizardSteps.ts';
 import { useRoutingSave } from './routing/useRoutingSave.ts';
-import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
-import { fieldOptions, LoadFailed, ReadOnlyNote, SaveRefused, SectionIntro, StepSkeleton } from './matching/stepForm.tsx';
+import { StepActions, type StepProps } from '../step.tsx';
+import { fieldOptions, ReadOnlyNote, SaveRefused, SectionIntro, StepRead } from './matching/stepForm.tsx';
 import { ReadyRecords } from './routing/ReadyRecords.tsx';
 
 export { DEFAULT_TRIAGE };
 
 type Loaded = RoutingData<DefaultRouting>;
 
+/** The step once its editor has read what it needs (the part and the fields). */
 export function RoutingStep(props: StepProps) {
-  return props.editor ? <RoutingRead {...props} editor={props.editor} /> : null;
-}
-
-/** The triage and the fields as the step editor reads them; what could not be read offers Try again. */
-function RoutingRead(props: StepProps & { editor: StepEditorRef }) {
   const { editor } = props;
-  useStepAnnouncements(editor);
-  const data = useSelector(editor, (s) => s.context.data as Loaded | undefined);
-  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
-  const error = useSelector(editor, (s) => s.context.error);
-  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={props.onBack} />;
-  if (!data) return <StepSkeleton label="Loading the routing" />;
-  return <TriageEditor {...props} loaded={data} />;
+  if (!editor) return null;
+  return (
+    <StepRead<Loaded> editor={editor} loading="Loading the routing" onBack={props.onBack}>
+      {(data) => <TriageEditor {...props} editor={editor} loaded={data} />}
+    </StepRead>
+  );
 }
 
 function TriageEditor({ loaded, editor, ...props }: StepProps & { editor: StepEditorRef; loaded: Loaded }) {

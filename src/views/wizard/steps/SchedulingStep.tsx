@@ -15,7 +15,7 @@ import { CONTINUOUS_POLL_MINUTES, RUN_ONCE_MAX_DAYS, WEEKDAYS } from '../../../d
 import { RunOnceSchema, ScheduleSchema, type Schedule } from '../../../domain/formula/parts.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import { browserTimeZone, scheduleFormOf, scheduleOf, type ScheduleForm as Form } from '../../../machines/wizardSteps.ts';
-import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
+import { StepActions, useStepAnnouncements, useStepRead, type StepProps } from '../step.tsx';
 
 export { browserTimeZone };
 
@@ -50,9 +50,7 @@ function ScheduleEditor(props: StepProps & { editor: StepEditorRef }) {
   const { editor } = props;
   useStepAnnouncements(editor);
   const loading = useSelector(editor, (s) => s.matches('loading'));
-  const unread = useSelector(editor, (s) => s.matches('failed') && s.context.data === undefined);
-  const error = useSelector(editor, (s) => s.context.error);
-  const saved = useSelector(editor, (s) => s.context.data as Schedule | null | undefined);
+  const { data: saved, unread, error } = useStepRead<Schedule | null>(editor);
   if (unread) {
     return (
       <Alert color="red" role="alert" title="The schedule could not be read">

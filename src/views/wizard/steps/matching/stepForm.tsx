@@ -8,7 +8,8 @@ import * as v from 'valibot';
 import { ActionIcon, Alert, Button, Group, List, Skeleton, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconArrowDown, IconArrowUp, IconTrash } from '@tabler/icons-react';
 import type { FieldRef } from '../../../../domain/formula/recommendedScenarios.ts';
-import { saveFailedMessage, type StepProps } from '../../step.tsx';
+import type { StepEditorRef } from '../../../../machines/stepEditor.ts';
+import { saveFailedMessage, useStepAnnouncements, useStepRead, type StepProps } from '../../step.tsx';
 
 /** A field offered in a list: its name is saved, its label is read. */
 export interface FieldOption { value: string; label: string }
@@ -53,6 +54,17 @@ export function LoadFailed({ message, onRetry, onBack }: { message: string; onRe
       </Group>
     </Alert>
   );
+}
+
+/** The step once its editor has read what it needs: a skeleton while it reads, Try again when that failed. */
+export function StepRead<T>({ editor, loading, onBack, children }: {
+  editor: StepEditorRef; loading: string; onBack?: () => void; children: (data: T) => ReactNode;
+}) {
+  useStepAnnouncements(editor);
+  const { data, unread, error } = useStepRead<T>(editor);
+  if (unread) return <LoadFailed message={error ?? ''} onRetry={() => editor.send({ type: 'retry' })} onBack={onBack} />;
+  if (!data) return <StepSkeleton label={loading} />;
+  return <>{children(data)}</>;
 }
 
 /** The schema's messages when a save is refused before it is sent. */
