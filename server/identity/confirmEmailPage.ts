@@ -8,11 +8,10 @@ import type { Db } from '../db/database.ts';
 import { emailTaken } from '../db/accounts.ts';
 import { users } from '../db/schema/accounts.ts';
 import { escapeHtml, messagePage, STYLESHEET_PATH } from './loginPage.ts';
-import { CONFIRM_EMAIL_PATH, consumeEmailConfirmation } from './passwordReset.ts';
+import { CONFIRM_EMAIL_PATH, consumeEmailConfirmation, isLinkToken } from './passwordReset.ts';
 import { endSessions } from './sessions.ts';
 
 const TITLE = 'Confirm your sign-in e-mail';
-const TOKEN = /^[\w-]{20,100}$/;
 
 function confirmPage(token: string): string {
   return `<!DOCTYPE html>
@@ -33,10 +32,10 @@ const invalidLink = () => ({ status: 400, html: messagePage({ title: TITLE, mess
 export async function confirmEmailPage(db: Db, method: string, query: URLSearchParams, form: URLSearchParams | undefined): Promise<{ status: number; html: string }> {
   if (method === 'GET') {
     const token = query.get('token') ?? '';
-    return TOKEN.test(token) ? { status: 200, html: confirmPage(token) } : invalidLink();
+    return isLinkToken(token) ? { status: 200, html: confirmPage(token) } : invalidLink();
   }
   const token = form?.get('token') ?? '';
-  if (!TOKEN.test(token)) return invalidLink();
+  if (!isLinkToken(token)) return invalidLink();
   return db.transaction(async (tx) => {
     const found = await consumeEmailConfirmation(tx, token);
     const gone = { status: 410, html: messagePage({ title: TITLE, message: 'This link has expired, was already used or was replaced by a newer one. Ask your user manager for a new one.' }) };

@@ -34,6 +34,9 @@ export async function consumeResetToken(db: Executor, token: string, now = new D
 const EMAIL_KIND = 'EmailConfirmation';
 export const CONFIRM_EMAIL_PATH = '/confirm-email';
 
+/** What a reset or confirmation link's token looks like (32 random bytes, base64url); anything else is refused before a lookup. */
+export const isLinkToken = (token: string): boolean => /^[\w-]{20,100}$/.test(token);
+
 /** A link that makes `email` the user's sign-in e-mail; only the newest address asked for can be confirmed. */
 export async function createEmailConfirmationLink(db: Executor, userId: string, email: string, publicUrl: string, now = new Date()): Promise<string> {
   const token = randomBytes(32).toString('base64url');

@@ -9,12 +9,11 @@ import { emailTaken } from '../db/accounts.ts';
 import { users } from '../db/schema/accounts.ts';
 import { hashPassword } from './passwords.ts';
 import { endSessions } from './sessions.ts';
-import { consumeResetToken, RESET_PATH } from './passwordReset.ts';
+import { consumeResetToken, RESET_PATH, isLinkToken } from './passwordReset.ts';
 import { escapeHtml, messagePage, STYLESHEET_PATH } from './loginPage.ts';
 
 export const PASSWORD_MIN_LENGTH = 12;
 const TITLE = 'Choose a new password';
-const TOKEN = /^[\w-]{20,100}$/;
 
 function formPage(token: string, error?: string): string {
   return `<!DOCTYPE html>
@@ -36,11 +35,11 @@ const invalidLink = () => ({ status: 400, html: messagePage({ title: TITLE, mess
 export async function passwordResetPage(db: Db, method: string, query: URLSearchParams, form: URLSearchParams | undefined): Promise<{ status: number; html: string }> {
   if (method === 'GET') {
     const token = query.get('token') ?? '';
-    return TOKEN.test(token) ? { status: 200, html: formPage(token) } : invalidLink();
+    return isLinkToken(token) ? { status: 200, html: formPage(token) } : invalidLink();
   }
   const token = form?.get('token') ?? '';
   const password = form?.get('password') ?? '';
-  if (!TOKEN.test(token)) return invalidLink();
+  if (!isLinkToken(token)) return invalidLink();
   if ([...password].length < PASSWORD_MIN_LENGTH || password.length > 200) {
     return { status: 400, html: formPage(token, `A password has ${PASSWORD_MIN_LENGTH} to 200 characters.`) };
   }
