@@ -209,16 +209,22 @@ describe('the status stream', () => {
   it('listens again when its connection is lost, and sends a fresh snapshot', async () => {
     const id = await newFormula(headers.foodBank);
     const stream = await open(headers.foodBank);
-    await stream.next((e) => e.event === 'snapshot');
-    const { rows } = await server.database.pool.query(
-      "select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and query ilike 'LISTEN formula_status%'",
-    );
-    expect(rows.map((r) => r.ended)).toEqual([true]);
-    // changes meanwhile were announced to nobody: the snapshot after reconnecting carries them
-    await stream.next((e) => e.event === 'snapshot', 5000);
-    await call(base, `${F}/${id}/pause`, { method: 'POST', headers: headers.foodBank });
-    await stream.next(isStatusOf(id, true), 1000);
-    stream.close();
+    try {
+      await stream.next((e) => e.event === 'snapshot');
+      // the snapshot is written while the hub still connects: its LISTEN must be there to be lost
+      await waitUntil('the hub listening', () => hub().listening);
+      const { rows } = await server.database.pool.query(
+        "select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and query ilike 'LISTEN formula_status%'",
+      );
+      expect(rows.map((r) => r.ended)).toEqual([true]);
+      // changes meanwhile were announced to nobody: the snapshot after reconnecting carries them
+      await stream.next((e) => e.event === 'snapshot', 5000);
+      await call(base, `${F}/${id}/pause`, { method: 'POST', headers: headers.foodBank });
+      await stream.next(isStatusOf(id, true), 1000);
+    } finally {
+      // a failure here must not leave a subscriber behind for the tests after it
+      stream.close();
+    }
     await waitUntil('every subscriber gone', () => hub().subscriberCount === 0);
   });
 
