@@ -141,6 +141,8 @@ const model = testModel(sandboxImportMachine, {
 
 const dialog = () => screen.getByRole('dialog', { name: `Import constituents into ${SANDBOX.displayName}` });
 const inDialog = () => within(dialog());
+/** the dialog once it is there: a busy machine may still be mounting it when the test looks */
+const inOpenDialog = async () => within(await screen.findByRole('dialog', { name: `Import constituents into ${SANDBOX.displayName}` }));
 /** the dialog's file input, once it is there (the dialog may still be loading) */
 const dropzoneInput = () => waitFor(() => {
   const input = document.querySelector<HTMLInputElement>('[data-testid="sandbox-import-dropzone"] input[type="file"]');
@@ -155,7 +157,7 @@ const fileNameOf = (s: Snapshot) => s.context.file?.name ?? s.context.status!.fi
 function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnections>>) {
   const uploader = userEvent.setup({ applyAccept: false, delay: null });
   const refusal = async (s: Snapshot, retry: boolean) => {
-    const alert = await inDialog().findByRole('alert');
+    const alert = await (await inOpenDialog()).findByRole('alert');
     expect(alert.textContent).toContain(messageForProblem(s.context.problem!));
     expect(alert.textContent).toContain(s.context.problem!.detail);
     expect(alert.textContent).toContain(fileNameOf(s));
@@ -201,7 +203,7 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
         else expect(line?.textContent).toBe(`The last import, ${last.fileName}, stopped after ${last.imported.toLocaleString()} constituents imported.`);
       },
       sending: async (s: Snapshot) => {
-        const bar = await inDialog().findByRole('progressbar', { name: 'Import progress' });
+        const bar = await (await inOpenDialog()).findByRole('progressbar', { name: 'Import progress' });
         const percent = Math.round(((s.context.progress?.loaded ?? 0) / (s.context.progress?.total || 1)) * 100);
         await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe(String(percent)));
         expect(inDialog().getByText(`Sending ${s.context.file!.name}: ${percent}%`)).toBeTruthy();
@@ -210,7 +212,7 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
       },
       importing: async (s: Snapshot) => {
         const status = s.context.status!;
-        const bar = await inDialog().findByRole('progressbar', { name: 'Import progress' });
+        const bar = await (await inOpenDialog()).findByRole('progressbar', { name: 'Import progress' });
         await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe(String(status.percent)));
         const line = inDialog().getByTestId('sandbox-import-count').textContent;
         if (status.status === 'waiting') {
@@ -228,7 +230,7 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
       },
       imported: async (s: Snapshot) => {
         const result = s.context.result!;
-        const status = await inDialog().findByRole('status');
+        const status = await (await inOpenDialog()).findByRole('status');
         expect(status.textContent).toContain(`${result.imported.toLocaleString()} constituents imported`);
         const table = within(status).queryByRole('table', { name: 'Refused rows' });
         expect(table !== null).toBe(result.refusedCount > 0);
@@ -370,7 +372,7 @@ describe('details the paths do not show', () => {
     await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' }));
     await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: null });
     await userEvent.setup({ applyAccept: false, delay: null }).upload(await dropzoneInput(), file('huge.csv', MAX_UPLOAD_BYTES + 1));
-    expect((await inDialog().findByRole('alert')).textContent).toContain('File size cannot exceed 15MB');
+    expect((await (await inOpenDialog()).findByRole('alert')).textContent).toContain('File size cannot exceed 15MB');
     expect(server.calls).toEqual([]);
   });
 
@@ -381,10 +383,10 @@ describe('details the paths do not show', () => {
     await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' }));
     await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: MIDWAY });
     await act(async () => server.status(MIDWAY));
-    expect(await inDialog().findByText('11,990 constituents imported so far: 12,000 of 50,000 rows read (24%)')).toBeTruthy();
+    expect(await (await inOpenDialog()).findByText('11,990 constituents imported so far: 12,000 of 50,000 rows read (24%)')).toBeTruthy();
     await userEvent.setup({ applyAccept: false, delay: null }).upload(await dropzoneInput(), file('donors.csv', 18));
     await act(async () => server.status(DONE(ALL_IN)));
-    expect((await inDialog().findByRole('status')).textContent).toContain('1,204 constituents imported');
+    expect((await (await inOpenDialog()).findByRole('status')).textContent).toContain('1,204 constituents imported');
     expect(server.calls).toEqual([]);
   });
 });
