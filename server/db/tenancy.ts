@@ -20,7 +20,7 @@ import { formulasRepository, partsRepository } from './repositories/formulas.ts'
 import { recordExportsRepository } from './repositories/recordExports.ts';
 import { recordsRepository } from './repositories/records.ts';
 import { runsRepository } from './repositories/runs.ts';
-import { sandboxCrmRepository } from './repositories/sandboxCrm.ts';
+import { sandboxCrmRepository } from '../connectors/sandboxCrm/store/repository.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
 
 /** A connection or a transaction: what repositories run their queries on. */

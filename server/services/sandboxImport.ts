@@ -24,7 +24,7 @@ import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.
 import type * as v from 'valibot';
 import type { Logger } from 'pino';
 import type { FileStore } from '../connectors/fileSources/fileStore.ts';
-import type { ConstituentInput } from '../db/repositories/sandboxCrm.ts';
+import type { ConstituentInput } from '../connectors/sandboxCrm/store/repository.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { JobRunStatus } from '../../src/domain/formula/jobRunStatus.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Sandbox CRM constituent upserts a batch at a time (server/db/repositories/sandboxCrmWrites.ts):
+ * Sandbox CRM constituent upserts a batch at a time (server/connectors/sandboxCrm/store/writes.ts):
  * the same answers as writing item by item, and idempotency under retries and concurrent batches:
  * a key written once answers its first result, concurrent batches sharing keys write each key
  * once, a refused item keeps nothing (its key stays free), and a constituent updated by several

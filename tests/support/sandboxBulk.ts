@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../server/db/database.ts';
-import { IMPORT_CHUNK, type ConstituentInput } from '../../server/db/repositories/sandboxCrm.ts';
+import { IMPORT_CHUNK, type ConstituentInput } from '../../server/connectors/sandboxCrm/store/repository.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import type { Person } from './syntheticPeople.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The Sandbox CRM connector: a CRM in Tributary's own database (server/db/repositories/sandboxCrm.ts),
+ * The Sandbox CRM connector: a CRM in Tributary's own database (server/connectors/sandboxCrm/store/repository.ts),
  * so a user can run a whole formula without an outside account.
  */
 import { sandbox } from './fields.ts';

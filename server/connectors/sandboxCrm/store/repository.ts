@@ -11,16 +11,16 @@
 import { and, asc, eq, gt, or, sql, type SQL } from 'drizzle-orm';
 import {
   ConnectorInputError, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../../connectors/connector.ts';
+} from '../../connector.ts';
 import {
   sandboxConstituents, sandboxGifts, sandboxLookupSeq, sandboxWrites,
-} from '../schema/sandboxCrm.ts';
-import type { Executor } from '../tenancy.ts';
-import { upsertConstituents } from './sandboxCrmWrites.ts';
-import { orderedUuid } from '../orderedUuid.ts';
-import { looksLikeEmail } from '../../../src/domain/emailAddress.ts';
-import { str, UUID } from './sandboxCrmValues.ts';
-import { matchKey, MATCH_KEYS_VERSION, type KeyKind } from '../../../src/domain/formula/matchKeys.ts';
+} from '../../../db/schema/sandboxCrm.ts';
+import type { Executor } from '../../../db/tenancy.ts';
+import { upsertConstituents } from './writes.ts';
+import { orderedUuid } from '../../../db/orderedUuid.ts';
+import { looksLikeEmail } from '../../../../src/domain/emailAddress.ts';
+import { str, UUID } from './values.ts';
+import { matchKey, MATCH_KEYS_VERSION, type KeyKind } from '../../../../src/domain/formula/matchKeys.ts';
 
 type Tx = Parameters<Parameters<Executor['transaction']>[0]>[0];
 type Object_ = 'constituents' | 'gifts';
@@ -460,7 +460,7 @@ async function writeGift(tx: Tx, tenantId: string, item: UpsertItem): Promise<{ 
   return { id: row!.id, outcome: 'created' };
 }
 
-/** Gifts, one transaction each (constituents are written in batches: sandboxCrmWrites.ts). */
+/** Gifts, one transaction each (constituents are written in batches: writes.ts). */
 async function upsertGifts(db: Executor, tenantId: string, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
   const obj = objectOf(object);
   const results: UpsertResult[] = [];

@@ -12,14 +12,14 @@
  * before the commit, so nothing of it is kept.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { ConnectorInputError, type UpsertItem, type UpsertResult } from '../../connectors/connector.ts';
-import { sandboxLookupSeq } from '../schema/sandboxCrm.ts';
-import type { Executor } from '../tenancy.ts';
-import { MATCH_KEYS_VERSION } from '../../../src/domain/formula/matchKeys.ts';
-import { constituentKeys } from './sandboxCrm.ts';
-import { orderedUuid } from '../orderedUuid.ts';
-import { looksLikeEmail } from '../../../src/domain/emailAddress.ts';
-import { str, UUID } from './sandboxCrmValues.ts';
+import { ConnectorInputError, type UpsertItem, type UpsertResult } from '../../connector.ts';
+import { sandboxLookupSeq } from '../../../db/schema/sandboxCrm.ts';
+import type { Executor } from '../../../db/tenancy.ts';
+import { MATCH_KEYS_VERSION } from '../../../../src/domain/formula/matchKeys.ts';
+import { constituentKeys } from './repository.ts';
+import { orderedUuid } from '../../../db/orderedUuid.ts';
+import { looksLikeEmail } from '../../../../src/domain/emailAddress.ts';
+import { str, UUID } from './values.ts';
 
 const ADDRESS_FIELDS = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'] as const;
 
