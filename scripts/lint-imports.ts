@@ -58,12 +58,7 @@ export const RULES: Rule[] = [
     name: 'db-not-connectors',
     from: /^server\/db\//,
     to: /^server\/connectors\//,
-    why: 'the database layer is below the connectors: a system\'s own store sits beside its connector',
-    // the Sandbox CRM's store is still one of the tenant scope's repositories, and the demo seed fills it
-    except: [
-      { from: /^server\/db\/tenancy\.ts$/, to: /^server\/connectors\/sandboxCrm\/store\/repository\.ts$/, kind: 'import-statement' },
-      { from: /^server\/db\/seed\.ts$/, to: /^server\/connectors\/sandboxCrm\/seed\.ts$/, kind: 'import-statement' },
-    ],
+    why: 'the database layer is below the connectors: a system\'s own store sits beside its connector, opened through the tenant scope',
   },
 ];
 

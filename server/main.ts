@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { demoOrganizationExists, seedDemo } from './db/seed.ts';
-import { backfillSandboxKeys } from './connectors/sandboxCrm/seed.ts';
+import { backfillSandboxKeys, seedSandboxCrm } from './connectors/sandboxCrm/seed.ts';
 import { createIdentity, type Identity } from './identity/provider.ts';
 import { recordEvent } from './services/events.ts';
 import { createApp, API_PREFIXES } from './http/app.ts';
@@ -57,7 +57,7 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
       throw new Error('This production database holds the demo organisation (subdomain "demo"), whose password is public. '
         + 'Delete it, or set SEED_DEMO=true if this is meant to be a demo deployment.');
     }
-    const seeded = config.seedDemo ? await seedDemo(database.db) : false;
+    const seeded = config.seedDemo ? await seedDemo(database.db, seedSandboxCrm) : false;
     await backfillSandboxKeys(database.db, log);
 
     // npm start may make the key (embedded default); npm run worker only ever reads it

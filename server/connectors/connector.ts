@@ -15,10 +15,10 @@ export type { FieldInfo };
 /** What a connector is given for one call. */
 /**
  * What a connector may reach of the tenant's own rows: its id, the uploads the file upload connector
- * reads, and the Sandbox CRM kept in this database. Nothing else of the scope (formulas, records,
- * credentials) is a connector's business.
+ * reads, and the opening of a system's own store kept in this database (the Sandbox CRM's, beside
+ * its connector). Nothing else of the scope (formulas, records, credentials) is a connector's business.
  */
-export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'sandboxCrm'>;
+export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'open'>;
 
 export interface ConnectorContext {
   /** the tenant, as far as connectors need it: they reach Tributary's own rows only through these repositories */

@@ -1,11 +1,15 @@
-/** The demo organisation, seeded on first start: two tenants, one user per role, and the two edge cases. */
+/**
+ * The demo organisation, seeded on first start: two tenants, one user per role, and the two edge
+ * cases. What a tenant holds in a system kept beside its connector (the Sandbox CRM's demo data:
+ * server/connectors/sandboxCrm/seed.ts) is handed in by the caller, since this layer knows no connector.
+ */
 import { eq } from 'drizzle-orm';
 import type { Role } from '../../src/domain/roles.ts';
 import { hashPassword } from '../identity/passwords.ts';
 import type { Db } from './database.ts';
+import type { Executor } from './tenancy.ts';
 import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 import { seedFlags } from './seedFlags.ts';
-import { seedSandboxCrm } from '../connectors/sandboxCrm/seed.ts';
 
 export const DEMO_SUBDOMAIN = 'demo';
 export const DEMO_PASSWORD = 'Tributary-demo-2026';
@@ -35,8 +39,11 @@ export async function demoOrganizationExists(db: Db): Promise<boolean> {
   return existing.length > 0;
 }
 
+/** Seeds what new tenants hold beyond accounts and flags, in the demo's transaction: all or nothing. */
+export type SeedTenants = (tx: Executor, tenantIds: string[]) => Promise<void>;
+
 /** Seeds once; returns false when the demo organisation already exists (a second start keeps all data). */
-export async function seedDemo(db: Db): Promise<boolean> {
+export async function seedDemo(db: Db, seedTenants: SeedTenants): Promise<boolean> {
   if (await demoOrganizationExists(db)) return false;
   // one hash for the shared (public) demo password: each costs a third of a second at today's scrypt cost
   const hash = await hashPassword(DEMO_PASSWORD);
@@ -51,7 +58,7 @@ export async function seedDemo(db: Db): Promise<boolean> {
     }).onConflictDoNothing().returning();
     if (!org) return false; // another process seeded it first
     const ts = await tx.insert(tenants).values(DEMO_TENANTS.map((name) => ({ organizationId: org.id, name }))).returning();
-    await seedSandboxCrm(tx, ts.map((t) => t.id));
+    await seedTenants(tx, ts.map((t) => t.id));
     for (const u of DEMO_USERS) {
       const id = crypto.randomUUID();
       await tx.insert(users).values({

@@ -9,7 +9,8 @@
  * second, restricted role and a `set_config` per pooled transaction on every query (pg-boss and
  * migrations included). The cost is real and the wall would be silent where it matters (a
  * superuser connection bypasses it). The repository wall is instead checked by tests that fail
- * on a cross-tenant read and on any hand-written tenant filter outside server/db/repositories.
+ * on a cross-tenant read and on any hand-written tenant filter outside server/db/repositories and
+ * the stores the scope opens (a system's own store beside its connector: server/connectors/<system>/store).
  */
 import type { Db } from './database.ts';
 import { dataQueueRepository } from './repositories/dataQueue.ts';
@@ -20,11 +21,17 @@ import { formulasRepository, partsRepository } from './repositories/formulas.ts'
 import { recordExportsRepository } from './repositories/recordExports.ts';
 import { recordsRepository } from './repositories/records.ts';
 import { runsRepository } from './repositories/runs.ts';
-import { sandboxCrmRepository } from '../connectors/sandboxCrm/store/repository.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
 
 /** A connection or a transaction: what repositories run their queries on. */
 export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * A store of tenant-owned rows that lives beside the code it serves rather than here (the
+ * database layer knows no connector): opened on a scope's connection or transaction with its
+ * tenant id, and filtering by that tenant itself, as the repositories here do.
+ */
+export type TenantStore<T> = (db: Executor, tenantId: string) => T;
 
 export interface TenantScope {
   readonly tenantId: string;
@@ -40,8 +47,8 @@ export interface TenantScope {
   readonly events: ReturnType<typeof eventsRepository>;
   /** each user's Data Queue tabs and their cards */
   readonly dataQueue: ReturnType<typeof dataQueueRepository>;
-  /** the Sandbox CRM, a destination system kept in this database */
-  readonly sandboxCrm: ReturnType<typeof sandboxCrmRepository>;
+  /** opens a store kept beside its connector (the Sandbox CRM's) on this scope's connection or transaction, for this tenant */
+  open<T>(store: TenantStore<T>): T;
   /** runs `work` in one transaction, with a scope whose repositories all use it: all or nothing */
   transaction<T>(work: (scope: TenantScope) => Promise<T>): Promise<T>;
 }
@@ -60,7 +67,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     runs: runsRepository(db, tenantId),
     events: eventsRepository(db, tenantId),
     dataQueue: dataQueueRepository(db, tenantId),
-    sandboxCrm: sandboxCrmRepository(db, tenantId),
+    open: (store) => store(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),
   };
 }

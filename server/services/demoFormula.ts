@@ -17,6 +17,7 @@ import { FORMULA_PARTS, type FormulaPartBody, type FormulaPartName } from '../..
 import { recommendedMatching } from '../../src/domain/formula/recommendedScenarios.ts';
 import type { Config } from '../config.ts';
 import { dropFolderPath } from '../connectors/fileSources/flatFile.ts';
+import { sandboxCrmStore } from '../connectors/sandboxCrm/connector.ts';
 import { sandbox } from '../connectors/sandboxCrm/fields.ts';
 import { SANDBOX_DATA_SOURCE_NAME } from '../connectors/sandboxCrm/seed.ts';
 import { tenantAccess } from '../db/accounts.ts';
@@ -123,7 +124,7 @@ export async function seedDemoFormula(deps: DemoFormulaDeps): Promise<DemoFormul
   const actor = { userId: user.id, name: user.fullName, correlationId, log };
 
   const crm: Constituent[] = [];
-  for await (const batch of tenant.sandboxCrm.pull('constituents', null, 40)) {
+  for await (const batch of sandboxCrmStore(tenant).pull('constituents', null, 40)) {
     const text = (x: unknown) => (x === null || x === undefined ? '' : String(x));
     crm.push(...batch.records.map(({ fields: f }) => ({
       firstName: text(f.firstName), lastName: text(f.lastName), email: text(f.email), phone: text(f.phone), postalCode: text(f.postalCode),

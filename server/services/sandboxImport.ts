@@ -25,6 +25,7 @@ import type * as v from 'valibot';
 import type { Logger } from 'pino';
 import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import type { ConstituentInput } from '../connectors/sandboxCrm/store/repository.ts';
+import { sandboxCrmStore } from '../connectors/sandboxCrm/connector.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { JobRunStatus } from '../../src/domain/formula/jobRunStatus.ts';
 
@@ -175,7 +176,7 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
 
   /** Refuses a file that would take the tenant's Sandbox CRM past its limit of constituents. */
   async function checkRoom(tenant: TenantScope, total: number): Promise<void> {
-    const held = (await tenant.sandboxCrm.counts()).constituents;
+    const held = (await sandboxCrmStore(tenant).counts()).constituents;
     if (held + total > limits.maxConstituents) {
       throw new DomainError('import-rows-refused', SANDBOX_IMPORT_MESSAGES.crmFull(held, total, limits.maxConstituents),
         { refused: [], refusedCount: total, maxConstituents: limits.maxConstituents }, 'sandbox-crm-full');
@@ -230,7 +231,7 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
         lines.push(line);
       }
       // each batch is all or nothing, and committed before the next is read
-      const outcome = await tenant.transaction((scope) => scope.sandboxCrm.importConstituents(inputs));
+      const outcome = await tenant.transaction((scope) => sandboxCrmStore(scope).importConstituents(inputs));
       imported += outcome.imported;
       refusals.push(...outcome.refused.map((r) => ({ row: lines[r.index]!, reason: r.reason })));
       // listed in file order: the first ones are the first of the file

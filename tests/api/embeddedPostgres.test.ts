@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
 import { CREDENTIALS_FILE, freePort, startEmbeddedPostgres } from '../../server/db/embedded.ts';
 import { openDatabase } from '../../server/db/database.ts';
+import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import { seedDemo } from '../../server/db/seed.ts';
 import { createLogger } from '../../server/log.ts';
 import { startServer } from '../../server/main.ts';
@@ -82,10 +83,11 @@ describe('embedded PostgreSQL', () => {
       const { startEmbeddedPostgres } = await import(${JSON.stringify(path.resolve('server/db/embedded.ts'))});
       const { openDatabase } = await import(${JSON.stringify(path.resolve('server/db/database.ts'))});
       const { seedDemo } = await import(${JSON.stringify(path.resolve('server/db/seed.ts'))});
+      const { seedSandboxCrm } = await import(${JSON.stringify(path.resolve('server/connectors/sandboxCrm/seed.ts'))});
       const { createLogger } = await import(${JSON.stringify(path.resolve('server/log.ts'))});
       const db = await startEmbeddedPostgres(${JSON.stringify(dataDir)}, ${port}, createLogger('silent'));
       const database = await openDatabase(db.url);
-      await seedDemo(database.db);
+      await seedDemo(database.db, seedSandboxCrm);
       console.log('READY');
       setInterval(() => {}, 1000);
     `], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -101,7 +103,7 @@ describe('embedded PostgreSQL', () => {
     const again = await startEmbeddedPostgres(dataDir, port, log);
     try {
       const database = await openDatabase(again.url);
-      expect(await seedDemo(database.db)).toBe(false); // a second start keeps all data
+      expect(await seedDemo(database.db, seedSandboxCrm)).toBe(false); // a second start keeps all data
       const { rows } = await database.pool.query('select count(*)::int as n from users');
       expect(rows[0].n).toBe(9);
       await database.close();

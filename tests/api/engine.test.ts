@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
 import { refused, type Connector } from '../../server/connectors/connector.ts';
 import { dropFolderPath, flatFileConnector } from '../../server/connectors/fileSources/flatFile.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
@@ -87,7 +88,7 @@ beforeAll(async () => {
   const made = await send('admin', '/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Engine drop', settings: { folder: 'engine' } } });
   expect(made.status, await made.clone().text()).toBe(201);
   flat = (await json<{ id: string }>(made)).id;
-  for await (const batch of tenant().sandboxCrm.pull('constituents', null, 5)) {
+  for await (const batch of sandboxCrmStore(tenant()).pull('constituents', null, 5)) {
     known = batch.records.map((r) => ({ id: r.id, email: String(r.fields.email), lastName: String(r.fields.lastName), firstName: String(r.fields.firstName ?? '') }));
     break;
   }
@@ -107,7 +108,7 @@ describe('a run from a flat file into the Sandbox CRM', () => {
       routing: READY_ROUTING,
       autosend: { enabled: true },
     });
-    const before = await tenant().sandboxCrm.counts();
+    const before = await sandboxCrmStore(tenant()).counts();
     dropFile('supporters-1.csv', [
       header,
       // two supporters the CRM knows, by e-mail (one with a different case)
@@ -126,7 +127,7 @@ describe('a run from a flat file into the Sandbox CRM', () => {
     expect(done.counts).toMatchObject({ collected: 5, created: 2, 'bucket:new': 2, 'bucket:validation-exception/Bad e-mail': 1 });
     expect((done.counts.updated ?? 0) + (done.counts['bucket:one-to-one-match'] ?? 0)).toBeGreaterThanOrEqual(2);
 
-    const after = await tenant().sandboxCrm.counts();
+    const after = await sandboxCrmStore(tenant()).counts();
     expect(after.constituents - before.constituents).toBe(2);
     const s = await status(formula);
     expect(s).toMatchObject({ status: 'active', jobStatus: 'scheduled', enabled: true, lastError: null });
@@ -135,17 +136,17 @@ describe('a run from a flat file into the Sandbox CRM', () => {
     const states = await tenant().records.countByState(formula);
     expect(states).toMatchObject({ sent: 4, failed: 1 });
     // the new supporter was written with the title case transform
-    const [grace] = await tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: 'grace.hopper.engine@example.org' }] });
+    const [grace] = await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'grace.hopper.engine@example.org' }] });
     expect(grace?.fields.lastName).toBe('Hopper');
   }, 90_000);
 
   it('collects nothing again: the watermark moved past the file', async () => {
-    const before = await tenant().sandboxCrm.counts();
+    const before = await sandboxCrmStore(tenant()).counts();
     const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
     const done = await waitForRun(formula, run.id);
     expect(done.status).toBe('finished');
     expect(done.counts.collected ?? 0).toBe(0);
-    expect((await tenant().sandboxCrm.counts()).constituents).toBe(before.constituents);
+    expect((await sandboxCrmStore(tenant()).counts()).constituents).toBe(before.constituents);
   }, 90_000);
 
   it('collects a new file, and a changed copy of a record already sent is written again as an update', async () => {
@@ -153,7 +154,7 @@ describe('a run from a flat file into the Sandbox CRM', () => {
     const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
     const done = await waitForRun(formula, run.id);
     expect(done.counts).toMatchObject({ collected: 1, updated: 1 });
-    const [ada] = await tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: 'ada.lovelace.engine@example.org' }] });
+    const [ada] = await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'ada.lovelace.engine@example.org' }] });
     expect(ada?.fields.lastName).toBe('Lovelace-King');
   }, 90_000);
 
@@ -238,7 +239,7 @@ describe('a formula that sends automatically', () => {
 });
 
 describe('the same new person twice in one file', () => {
-  const crmByEmail = (email: string) => tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: email }] });
+  const crmByEmail = (email: string) => sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: email }] });
   const records = async (formula: string) => (await server.database.pool.query<{ id: string; source_key: string; bucket: string; state: string; matching: Record<string, unknown>; outcome: string | null }>(
     'select id, source_key, bucket, state, matching, outcome from records where formula_id = $1 order by source_key', [formula])).rows;
   const act = async (formula: string, action: string, ids: string[]) => {
@@ -366,7 +367,7 @@ describe('a file-upload formula', () => {
 describe('the same file uploaded to a formula twice', () => {
   const records = async (formula: string) => (await server.database.pool.query<{ id: string; source_key: string; bucket: string; state: string; matching: Record<string, unknown> | null; outcome: string | null }>(
     'select id, source_key, bucket, state, matching, outcome from records where formula_id = $1 order by source_key', [formula])).rows;
-  const crmByEmail = (email: string) => tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: email }] });
+  const crmByEmail = (email: string) => sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: email }] });
 
   it('asks before taking it again, and sending the new people of both uploads creates each person once', async () => {
     const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {

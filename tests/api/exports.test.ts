@@ -14,6 +14,7 @@ import { EXPORT_COLUMNS, EXPORT_GONE, type ExportView } from '../../src/domain/a
 import type { RunView } from '../../src/domain/api/formulas.ts';
 import { parseCsv } from '../../src/domain/csv.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { createLogger } from '../../server/log.ts';
 import { exportFileStore, sweepExpiredExports, writeExport } from '../../server/services/exports.ts';
@@ -60,7 +61,7 @@ beforeAll(async () => {
   const made = await send('admin', '/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Export drop', settings: { folder: 'exports' } } });
   expect(made.status, await made.clone().text()).toBe(201);
   const flat = (await json<{ id: string }>(made)).id;
-  for await (const batch of tenant().sandboxCrm.pull('constituents', null, 2)) {
+  for await (const batch of sandboxCrmStore(tenant()).pull('constituents', null, 2)) {
     known = batch.records.map((r) => ({ email: String(r.fields.email), lastName: String(r.fields.lastName), firstName: String(r.fields.firstName ?? '') }));
     break;
   }

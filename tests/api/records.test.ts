@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_API_MESSAGES, type RecordCounts, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { dropCsv, liveFormula, runToEnd, sender, tenantSession, type Send, type TenantSession } from '../support/engineRun.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   const source = (await json<{ id: string }>(made)).id;
   sourceId = source;
   crmId = crm;
-  for await (const batch of tenant().sandboxCrm.pull('constituents', null, 3)) {
+  for await (const batch of sandboxCrmStore(tenant()).pull('constituents', null, 3)) {
     known = batch.records.map((r) => ({ id: r.id, email: String(r.fields.email), lastName: String(r.fields.lastName), firstName: String(r.fields.firstName ?? '') }));
     break;
   }
@@ -199,7 +200,7 @@ describe('one record and Match Search', () => {
 
   it('on a formula that maps a phone, finds by a name, an e-mail or a city, and by a phone number', async () => {
     let someone: { id: string; fields: Record<string, unknown> } | undefined;
-    for await (const batch of tenant().sandboxCrm.pull('constituents', null, 50)) {
+    for await (const batch of sandboxCrmStore(tenant()).pull('constituents', null, 50)) {
       someone = batch.records.find((r) => r.fields.phone && r.fields.city && r.fields.email);
       break;
     }
@@ -347,7 +348,7 @@ describe('actions', () => {
 
   it('send now writes each record once, however often it is asked', async () => {
     const three = await ids('new-records', 3);
-    const before = (await tenant().sandboxCrm.counts()).constituents;
+    const before = (await sandboxCrmStore(tenant()).counts()).constituents;
     const first = await act(as.processor!, 'send', { kind: 'ids', ids: three });
     expect(first.status, await first.clone().text()).toBe(200);
     expect(await first.json()).toMatchObject({ affected: 3 });
@@ -359,7 +360,7 @@ describe('actions', () => {
     const again = await json<{ affected: number }>(await act(as.processor!, 'send', { kind: 'ids', ids: three }));
     expect(again.affected).toBe(0);
     await new Promise((r) => setTimeout(r, 1500));
-    expect((await tenant().sandboxCrm.counts()).constituents - before).toBe(3);
+    expect((await sandboxCrmStore(tenant()).counts()).constituents - before).toBe(3);
   });
 
   it('delete by scope, records of another tenant untouched and unseen', async () => {

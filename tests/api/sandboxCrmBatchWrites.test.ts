@@ -7,15 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpsertItem } from '../../server/connectors/connector.ts';
+import { sandboxCrmStore, type SandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
+import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
-import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
 import { matchKey, MATCH_KEYS_VERSION } from '../../src/domain/formula/matchKeys.ts';
 import { createTestDatabase } from '../support/database.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
-let crm: TenantScope['sandboxCrm'];
+let crm: SandboxCrmStore;
 let tenantId: string;
 
 const q = async <T = Record<string, unknown>>(text: string, values: unknown[] = []) => (await database.pool.query(text, values)).rows as T[];
@@ -23,9 +25,9 @@ const q = async <T = Record<string, unknown>>(text: string, values: unknown[] = 
 beforeAll(async () => {
   scratch = await createTestDatabase();
   database = await openDatabase(scratch.url);
-  await seedDemo(database.db);
+  await seedDemo(database.db, seedSandboxCrm);
   tenantId = (await q<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]))[0]!.id;
-  crm = forTenant(database.db, tenantId).sandboxCrm;
+  crm = sandboxCrmStore(forTenant(database.db, tenantId));
 }, 60_000);
 afterAll(async () => {
   await database?.close();

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/log.ts';
 import type { ConnectorContext, SearchQuery, SourceRecord } from '../../server/connectors/connector.ts';
-import { sandboxCrmConnector as crm } from '../../server/connectors/sandboxCrm/connector.ts';
+import { sandboxCrmConnector as crm, sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { backfillSandboxKeys } from '../../server/connectors/sandboxCrm/seed.ts';
 import type { Db } from '../../server/db/database.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
@@ -137,7 +137,7 @@ describe('match keys', () => {
     const { rows: stamps } = await pool.query<{ id: string; modified_on: Date }>('select id, modified_on from sandbox_constituents where id = any($1) order by id', [before.map((r) => r.id)]);
     expect(stamps).toEqual(before);
     // done once: a second run finds nothing to write
-    expect(await forTenant(server.database.db, otherTenant).sandboxCrm.backfillKeys(100)).toBe(0);
+    expect(await sandboxCrmStore(forTenant(server.database.db, otherTenant)).backfillKeys(100)).toBe(0);
   });
 });
 
@@ -173,7 +173,7 @@ describe('search on the keys', () => {
 
     const logged: { query: string; params: unknown[] }[] = [];
     const db = drizzle(server.database.pool, { logger: { logQuery: (query, params) => { logged.push({ query, params }); } } }) as unknown as Db;
-    const scope = forTenant(db, otherTenant).sandboxCrm;
+    const scope = sandboxCrmStore(forTenant(db, otherTenant));
     const plans: [string, () => Promise<unknown>][] = [
       ['phone', () => scope.search('constituents', { criteria: [{ field: 'phone', value: '212.555.0042' }] })],
       ['e-mail', () => scope.search('constituents', byEmail('PLANNER42@example.org'))],

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../server/db/database.ts';
+import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import { seedDemo } from '../../server/db/seed.ts';
 import { tenants } from '../../server/db/schema/accounts.ts';
 import { formulaParts } from '../../server/db/schema/formulas.ts';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   const created = await createTestDatabase();
   drop = created.drop;
   database = await openDatabase(created.url);
-  await seedDemo(database.db);
+  await seedDemo(database.db, seedSandboxCrm);
   const [first, second] = await database.db.select({ id: tenants.id }).from(tenants).orderBy(tenants.name);
   a = forTenant(database.db, first!.id);
   b = forTenant(database.db, second!.id);

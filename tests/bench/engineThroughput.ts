@@ -33,6 +33,7 @@ import { RECOMMENDED_DISCARD_BELOW } from '../../src/domain/formula/matchScore.t
 import { recommendedMatching } from '../../src/domain/formula/recommendedScenarios.ts';
 import { loadConfig } from '../../server/config.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
 import type { Database } from '../../server/db/database.ts';
@@ -292,7 +293,7 @@ async function reset(s: Setup): Promise<void> {
   const loaded = [...new Set(touched.filter((r) => r.outcome === 'updated' && /^C\d+$/.test(r.lookup_id)).map((r) => r.lookup_id as string))];
   for (let i = 0; i < loaded.length; i += 5000) {
     const rows = loaded.slice(i, i + 5000).map((id) => personAsConstituent(s.people[Number(id.slice(1)) - 1]!));
-    await s.tenant.sandboxCrm.importConstituents(rows);
+    await sandboxCrmStore(s.tenant).importConstituents(rows);
   }
   await q('delete from sandbox_writes where tenant_id = $1', [tenantId]);
   await q('delete from records where tenant_id = $1', [tenantId]);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { openDatabase } from '../../server/db/database.ts';
 import { localFileStore } from '../../server/connectors/fileSources/fileStore.ts';
 import { sandboxImportService } from '../../server/services/sandboxImport.ts';
@@ -41,7 +42,7 @@ try {
   const load = await loadSandboxConstituents(database.db, tenant!.id, n, (i) => personAsConstituent(people[i]!));
   console.log(`sandbox crm: ${load.imported.toLocaleString('en')} constituents loaded in ${(load.ms / 1000).toFixed(1)} s (${Math.round(load.imported / (load.ms / 1000)).toLocaleString('en')}/s, refused ${load.refused})`);
 
-  const crm = forTenant(database.db, tenant!.id).sandboxCrm;
+  const crm = sandboxCrmStore(forTenant(database.db, tenant!.id));
   started = performance.now();
   const backfilled = await crm.backfillKeys();
   console.log(`sandbox crm: the key backfill at start, over ${n.toLocaleString('en')} keyed constituents: ${(performance.now() - started).toFixed(0)} ms, ${backfilled} written`);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { launchChromium } from '../support/browser.ts';
 import { signInThroughApp } from '../support/appSession.ts';
@@ -41,7 +42,7 @@ beforeAll(async () => {
   const made = await send('/integrations/v1/data-sources', { method: 'POST', body: { system: 'flat-file', displayName: 'Journey drop', settings: { folder: 'journey' } } });
   expect(made.status, await made.clone().text()).toBe(201);
   const source = (await made.json() as { id: string }).id;
-  for await (const batch of forTenant(server.database.db, tenantId).sandboxCrm.pull('constituents', null, 1)) {
+  for await (const batch of sandboxCrmStore(forTenant(server.database.db, tenantId)).pull('constituents', null, 1)) {
     const r = batch.records[0]!;
     known = { id: r.id, email: String(r.fields.email), firstName: String(r.fields.firstName ?? ''), lastName: String(r.fields.lastName) };
     break;
@@ -156,7 +157,7 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     expect(csv).toContain(MYSTERY_EMAIL);
 
     const repo = forTenant(server.database.db, tenantId);
-    const before = (await repo.sandboxCrm.counts()).constituents;
+    const before = (await sandboxCrmStore(repo).counts()).constituents;
     await page.getByRole('checkbox', { name: 'Select every record on this page' }).check();
     await toolbar().getByRole('button', { name: 'Send now' }).click();
     await page.getByText('2 records queued for sending.').waitFor();
@@ -164,7 +165,7 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await expect.poll(async () => (await repo.records.countByState(formula)).sent ?? 0, { timeout: 30_000, interval: 250 }).toBe(2);
     // the new supporter was created; the one matched by hand updated its CRM record, not created one
     await new Promise((r) => setTimeout(r, 1000));
-    expect((await repo.sandboxCrm.counts()).constituents - before).toBe(1);
+    expect((await sandboxCrmStore(repo).counts()).constituents - before).toBe(1);
     await page.reload();
     await page.getByText('No records in this bucket.').waitFor();
   }, 90_000);

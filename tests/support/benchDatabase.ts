@@ -9,6 +9,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
+import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
 import { createLogger } from '../../server/log.ts';
 import { createDatabaseOn } from './scratchDatabase.ts';
@@ -47,7 +48,7 @@ export async function scratchDatabase(label: string): Promise<ScratchDatabase> {
 /** A scratch database opened, migrated and seeded, with the first demo tenant and its administrator. */
 export async function benchDemo(scratch: ScratchDatabase): Promise<{ database: Database; tenantId: string; userId: string; userName: string }> {
   const database = await openDatabase(scratch.url);
-  await seedDemo(database.db);
+  await seedDemo(database.db, seedSandboxCrm);
   const { rows: [tenant] } = await database.pool.query<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]);
   const { rows: [user] } = await database.pool.query<{ id: string; full_name: string }>("select id, full_name from users where email = 'administrator@demo.tributary.test'");
   return { database, tenantId: tenant!.id, userId: user!.id, userName: user!.full_name };

@@ -13,7 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../server/db/database.ts';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
 import { seedDemo } from '../../server/db/seed.ts';
-import { backfillSandboxKeys } from '../../server/connectors/sandboxCrm/seed.ts';
+import { backfillSandboxKeys, seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import { useHashCost } from '../../server/identity/passwords.ts';
 import { createLogger } from '../../server/log.ts';
 import { createDatabaseOn } from './scratchDatabase.ts';
@@ -68,7 +68,7 @@ async function makeTemplates(admin: string, app: string) {
   const database = await openDatabase(seeded.url);
   try {
     useHashCost(TEST_PASSWORD_HASH_COST);
-    await seedDemo(database.db);
+    await seedDemo(database.db, seedSandboxCrm);
     await backfillSandboxKeys(database.db, createLogger('warn'));
   } finally {
     await database.close();

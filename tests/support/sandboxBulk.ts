@@ -5,8 +5,9 @@
  * planner knows the new size.
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../server/db/database.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { IMPORT_CHUNK, type ConstituentInput } from '../../server/connectors/sandboxCrm/store/repository.ts';
+import type { Db } from '../../server/db/database.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import type { Person } from './syntheticPeople.ts';
 
@@ -22,7 +23,7 @@ export const personAsConstituent = (p: Person): ConstituentInput => ({
 export async function loadSandboxConstituents(
   db: Db, tenantId: string, n: number, generator: ConstituentGenerator, opts: { analyze?: boolean } = {},
 ): Promise<{ imported: number; refused: number; ms: number }> {
-  const crm = forTenant(db, tenantId).sandboxCrm;
+  const crm = sandboxCrmStore(forTenant(db, tenantId));
   const started = performance.now();
   let imported = 0;
   let refused = 0;

@@ -136,6 +136,12 @@ describe('import direction lint', () => {
     write('server/services/bad.ts', "import { formulaRun } from '../jobs/formulaRun.ts'; export const b = formulaRun;");
     write('server/identity/bad.ts', "import { recordEvent } from '../services/events.ts'; export const b = recordEvent;");
     write('server/db/bad.ts', "import { connector } from '../connectors/connector.ts'; export const b = connector;");
+    // the edges the Sandbox CRM once had, before its store moved beside its connector: none is let through
+    write('server/connectors/sandboxCrm/store/repository.ts', "import { connector } from '../../connector.ts'; export const sandboxCrmRepository = connector;");
+    write('server/connectors/sandboxCrm/seed.ts', "export const seedSandboxCrm = 1;");
+    write('server/db/repositories/sandboxCrm.ts', "import { connector } from '../../connectors/connector.ts'; export const crm = connector;");
+    write('server/db/tenancy.ts', "import { db } from './database.ts'; import { sandboxCrmRepository } from '../connectors/sandboxCrm/store/repository.ts'; export const forTenant = () => [db, sandboxCrmRepository];");
+    write('server/db/seed.ts', "import { seedSandboxCrm } from '../connectors/sandboxCrm/seed.ts'; export const seedDemo = seedSandboxCrm;");
     const problems = await checkImports(root);
     const flagged = (from: string) => problems.filter((p) => p.startsWith(`${from} -> `)).map((p) => p.replace(/: \[([\w-]+)\].*$/, ' [$1]'));
     expect(flagged('server/http/bad.ts')).toEqual([
@@ -145,6 +151,9 @@ describe('import direction lint', () => {
     expect(flagged('server/services/bad.ts')).toEqual(['server/services/bad.ts -> server/jobs/formulaRun.ts [services-not-jobs]']);
     expect(flagged('server/identity/bad.ts')).toEqual(['server/identity/bad.ts -> server/services/events.ts [identity-not-services]']);
     expect(flagged('server/db/bad.ts')).toEqual(['server/db/bad.ts -> server/connectors/connector.ts [db-not-connectors]']);
-    expect(problems).toHaveLength(5);
+    expect(flagged('server/db/repositories/sandboxCrm.ts')).toEqual(['server/db/repositories/sandboxCrm.ts -> server/connectors/connector.ts [db-not-connectors]']);
+    expect(flagged('server/db/tenancy.ts')).toEqual(['server/db/tenancy.ts -> server/connectors/sandboxCrm/store/repository.ts [db-not-connectors]']);
+    expect(flagged('server/db/seed.ts')).toEqual(['server/db/seed.ts -> server/connectors/sandboxCrm/seed.ts [db-not-connectors]']);
+    expect(problems).toHaveLength(8);
   });
 });

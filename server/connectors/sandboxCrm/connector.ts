@@ -1,9 +1,15 @@
 /**
- * The Sandbox CRM connector: a CRM in Tributary's own database (server/connectors/sandboxCrm/store/repository.ts),
+ * The Sandbox CRM connector: a CRM in Tributary's own database (its store: ./store/repository.ts),
  * so a user can run a whole formula without an outside account.
  */
 import { sandbox } from './fields.ts';
-import { ConnectorInputError, type Connector } from '../connector.ts';
+import { ConnectorInputError, type Connector, type ConnectorTenant } from '../connector.ts';
+import { sandboxCrmRepository } from './store/repository.ts';
+
+export type SandboxCrmStore = ReturnType<typeof sandboxCrmRepository>;
+
+/** The tenant's Sandbox CRM: its store, on the scope's connection or transaction (all or nothing within one). */
+export const sandboxCrmStore = (tenant: Pick<ConnectorTenant, 'open'>): SandboxCrmStore => tenant.open(sandboxCrmRepository);
 
 function objectOf(object: string): 'constituents' | 'gifts' {
   if (object === 'constituents' || object === 'gifts') return object;
@@ -13,14 +19,14 @@ function objectOf(object: string): 'constituents' | 'gifts' {
 export const sandboxCrmConnector: Connector = {
   system: 'sandbox-crm',
   async test(ctx) {
-    const { constituents, gifts } = await ctx.tenant.sandboxCrm.counts();
+    const { constituents, gifts } = await sandboxCrmStore(ctx.tenant).counts();
     return { detail: `The Sandbox CRM holds ${constituents} constituents and ${gifts} gifts.` };
   },
   async listObjects() { return sandbox.objects; },
   async describeFields(_ctx, object) { return sandbox.fields[objectOf(object)]; },
-  pull: (ctx, object, since, options) => ctx.tenant.sandboxCrm.pull(object, since, options?.batchSize),
-  search: (ctx, object, query) => ctx.tenant.sandboxCrm.search(object, query),
-  searchMany: (ctx, object, queries) => ctx.tenant.sandboxCrm.searchMany(object, queries),
+  pull: (ctx, object, since, options) => sandboxCrmStore(ctx.tenant).pull(object, since, options?.batchSize),
+  search: (ctx, object, query) => sandboxCrmStore(ctx.tenant).search(object, query),
+  searchMany: (ctx, object, queries) => sandboxCrmStore(ctx.tenant).searchMany(object, queries),
   references: (object) => sandbox.references[objectOf(object)],
-  upsert: (ctx, object, items) => ctx.tenant.sandboxCrm.upsert(object, items),
+  upsert: (ctx, object, items) => sandboxCrmStore(ctx.tenant).upsert(object, items),
 };

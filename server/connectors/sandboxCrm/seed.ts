@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/database.ts';
 import { tenants } from '../../db/schema/accounts.ts';
 import { forTenant, type Executor } from '../../db/tenancy.ts';
+import { sandboxCrmStore } from './connector.ts';
 
 export const SANDBOX_CONSTITUENTS_PER_TENANT = 2500;
 export const SANDBOX_DATA_SOURCE_NAME = 'Sandbox CRM';
@@ -68,7 +69,7 @@ export async function seedSandboxCrm(db: Executor, tenantIds: string[], perTenan
     from named cross join generate_series(1, 3) as k
     where k <= 1 + (g % 3)
   `);
-  for (const tenantId of tenantIds) await forTenant(db, tenantId).sandboxCrm.backfillKeys();
+  for (const tenantId of tenantIds) await sandboxCrmStore(forTenant(db, tenantId)).backfillKeys();
   await db.execute(sql`
     insert into data_sources (tenant_id, system, display_name, settings)
     select t, 'sandbox-crm', ${SANDBOX_DATA_SOURCE_NAME}, '{}'::jsonb from unnest(${tenantArray}) as t
@@ -83,6 +84,6 @@ export async function seedSandboxCrm(db: Executor, tenantIds: string[], perTenan
 export async function backfillSandboxKeys(db: Db, log: Logger): Promise<void> {
   const all = await db.select({ id: tenants.id }).from(tenants);
   let written = 0;
-  for (const { id } of all) written += await forTenant(db, id).sandboxCrm.backfillKeys();
+  for (const { id } of all) written += await sandboxCrmStore(forTenant(db, id)).backfillKeys();
   if (written > 0) log.info({ constituents: written }, 'Sandbox CRM match keys written');
 }

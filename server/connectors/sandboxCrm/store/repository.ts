@@ -1,5 +1,5 @@
 /**
- * The Sandbox CRM's storage (reached through forTenant): constituents (names, primary address,
+ * The Sandbox CRM's storage (sandboxCrmStore in ../connector.ts): constituents (names, primary address,
  * e-mail and phone, all columns of the constituent's row) and gifts of one tenant in Tributary's
  * own database. Pull by modification time, search by any field, and upsert with an idempotency
  * key: a retried write answers with the first one's result and writes nothing (DESIGN.md section
