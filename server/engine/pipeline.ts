@@ -93,7 +93,8 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
 export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow, control: RunControl = {}): Promise<RunResult> {
   const formula = await tenant.formulas.get(run.formulaId);
   if (!formula) return { done: true, counts: {} };
-  const plan = await loadPlan(tenant, deps, formula, control.signal);
+  // batch after batch: candidates come from the destination's index, loaded once per process
+  const plan = { ...(await loadPlan(tenant, deps, formula, control.signal)), indexCandidates: true };
   const started = Date.now();
   const outOfTime = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
 

@@ -21,6 +21,7 @@ export const sandboxCrmConnector: Connector = {
   pull: (ctx, object, since, options) => ctx.tenant.sandboxCrm.pull(object, since, options?.batchSize),
   search: (ctx, object, query) => ctx.tenant.sandboxCrm.search(object, query),
   searchMany: (ctx, object, queries) => ctx.tenant.sandboxCrm.searchMany(object, queries),
+  candidateRecords: (ctx, object) => ctx.tenant.sandboxCrm.candidateRecords(object),
   references: (object) => sandbox.references[objectOf(object)],
   upsert: (ctx, object, items) => ctx.tenant.sandboxCrm.upsert(object, items),
 };
