@@ -166,15 +166,18 @@ export class CandidateIndex {
   private fields: string[] | null = null;
   private fieldAt = new Map<string, number>();
   private readonly keyedFields: string[];
+  /** per keyed field, each slot's key hashed (0: none): a search compares them before it reads a record */
+  private keyHashes: Float64Array[];
 
   constructor(private readonly source: Pick<CandidateRecords, 'keyed' | 'lookupField' | 'order'>) {
     this.keyedFields = Object.keys(source.keyed);
+    this.keyHashes = this.keyedFields.map(() => new Float64Array(1 << 16));
   }
 
   get size(): number { return this.live; }
   get deadSlots(): number { return this.dead; }
   /** bytes held outside the V8 heap */
-  get bytes(): number { return this.postings.bytes + this.records.bytes + this.alive.length; }
+  get bytes(): number { return this.postings.bytes + this.records.bytes + this.alive.length + this.keyHashes.reduce((sum, h) => sum + h.byteLength, 0); }
 
   private keysOf(rec: IndexedRecord): (string | null)[] {
     return this.keyedFields.map((field) => {
@@ -210,22 +213,27 @@ export class CandidateIndex {
     this.dead++;
   }
 
-  /** Adds a record, or replaces the one with its id. */
-  put(rec: IndexedRecord): void {
+  /** Adds a record, or replaces the one with its id (`fresh`: a record of the first load, never in the index yet). */
+  put(rec: IndexedRecord, fresh = false): void {
     if (!this.fields) {
       this.fields = Object.keys(rec.fields);
       this.fields.forEach((f, i) => this.fieldAt.set(f, i));
       if (this.source.lookupField && !this.fieldAt.has(this.source.lookupField)) throw new Error(`records lack their lookup field ${this.source.lookupField}`);
     }
-    const packed: Packed = [rec.id, ...this.fields.map((f) => rec.fields[f] ?? null), ...this.keysOf(rec)];
+    const keys = this.keysOf(rec);
+    const packed: Packed = [rec.id, ...this.fields.map((f) => rec.fields[f] ?? null), ...keys];
     const text = JSON.stringify(packed);
-    const old = this.slotOf(rec.id);
+    const old = fresh ? -1 : this.slotOf(rec.id);
     if (old !== -1) {
       if (this.records.get(old) === text) return;
       this.kill(old);
     }
     const slot = this.slots++;
     this.alive = grow(this.alive, slot + 1);
+    keys.forEach((key, i) => {
+      this.keyHashes[i] = grow(this.keyHashes[i]!, slot + 1);
+      this.keyHashes[i]![slot] = key === null ? 0 : hash(key);
+    });
     this.records.set(slot, text);
     this.alive[slot] = 1;
     this.live++;
@@ -252,6 +260,7 @@ export class CandidateIndex {
     const n = this.fields.length;
     const kv: Record<string, string> = {};
     const tests: ((p: Packed) => boolean)[] = [];
+    const hashed: [Float64Array, number][] = [];
     for (const c of query.criteria) {
       if ((c.operator ?? 'equals') !== 'equals') return null;
       const value = c.value.trim();
@@ -262,6 +271,7 @@ export class CandidateIndex {
         const key = matchKey(kind, value);
         if (key === null) return [];
         kv[kind] = key;
+        hashed.push([this.keyHashes[keyedAt]!, hash(key)]);
         tests.push((p) => p[1 + n + keyedAt] === key);
         continue;
       }
@@ -283,6 +293,7 @@ export class CandidateIndex {
     this.postings.each(best, (slot) => {
       if (!this.alive[slot] || seen.has(slot)) return;
       seen.add(slot);
+      for (const [hashes, h] of hashed) if (hashes[slot] !== h) return;
       const p = this.unpack(slot);
       if (tests.every((t) => t(p))) found.push(p);
     });
@@ -339,7 +350,7 @@ async function load(source: CandidateRecords): Promise<{ index: CandidateIndex; 
   let after: string | null = null;
   for (;;) {
     const page = await source.page(after, LOAD_PAGE);
-    for (const rec of page) index.put(rec);
+    for (const rec of page) index.put(rec, true);
     if (page.length < LOAD_PAGE) break;
     after = page.at(-1)!.id;
   }

@@ -26,7 +26,7 @@ describe('blocking keys', () => {
   it('gives every key its fields imply, and none from blank ones', () => {
     const person = { firstName: 'Bill', lastName: "O'Neill", email: 'Bill.ONeill@Example.org', phone: '(212) 555-0199', postalCode: '10001-2345', addressLine1: '5 Main St Apt 4' };
     expect(blockingKeys({ ...keysOf(person), lookupId: 'c-12' })).toEqual([
-      'e:bill.oneill@example.org', 'm:bill.oneill', 'p:2125550199', 'n:oneill|william', 'z:o540|10001', 'f:william|10001|5', 'a:5|main|10001', 'l:c-12',
+      'e:bill.oneill@example.org', 'm:bill.oneill', 'p:2125550199', 'n:oneill|william', 'z:o540|10001', 'f:william|10001|5', 'a:5|main|10001', 'd:5mainstreetunit4', 'l:c-12',
     ]);
     expect(blockingKeys(keysOf({ lastName: 'Smith' }))).toEqual([]);
   });

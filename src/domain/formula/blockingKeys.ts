@@ -10,7 +10,7 @@
  * - `n:` the first-name and last-name keys as an unordered pair (first and last name swapped)
  * - `z:` last-name phonetic code (Soundex of the key) and postal code
  * - `f:` first name, postal code and house number
- * - `a:` house number, street token and postal code
+ * - `a:` house number, street token and postal code; `d:` the whole address line (a search by name and address)
  * - `l:` lookup id (lower case)
  */
 
@@ -73,6 +73,7 @@ export function blockingKeys(k: KeyedValues): string[] {
     if (k.firstName) keys.push(`f:${k.firstName}|${k.postalCode}|${address.house}`);
     if (address.street) keys.push(`a:${address.house}|${address.street}|${k.postalCode}`);
   }
+  if (k.addressLine1) keys.push(`d:${k.addressLine1}`);
   if (k.lookupId) keys.push(`l:${k.lookupId}`);
   return keys;
 }
