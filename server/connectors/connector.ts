@@ -7,6 +7,7 @@
 import type { ConnectionErrorCode } from '../../src/domain/connectionErrors.ts';
 import type { ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts';
 import type { FieldInfo } from '../../src/domain/api/integrations.ts';
+import type { KeyKind } from '../../src/domain/formula/matchKeys.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { NetworkPolicy } from './network.ts';
 
@@ -123,8 +124,38 @@ export interface Connector {
    */
   searchMany?(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]>;
   upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
+  /**
+   * The object's records for the engine's candidate index (server/engine/candidateIndex.ts), when
+   * the system can be read whole and followed by modification time; null or absent: the engine
+   * searches it with searchMany.
+   */
+  candidateRecords?(ctx: ConnectorContext, object: string): CandidateRecords | null;
   /** the object's fields that point at records of another object (none when absent) */
   references?(object: string): FieldReference[];
+}
+
+/** A record with the match keys the system keeps of it (matchKeys.ts); absent ones are computed from its fields. */
+export interface IndexedRecord extends SourceRecord {
+  keys?: Partial<Record<KeyKind, string | null>>;
+}
+
+/**
+ * What a candidate index is built from and kept current with. The same object is answered for one
+ * destination object while its database lives, so the engine can keep the index beside it.
+ */
+export interface CandidateRecords {
+  /** fields compared by their match key (matchKeys.ts); any other is compared in lower case */
+  keyed: Readonly<Record<string, KeyKind>>;
+  /** the field holding the record's lookup id, if any */
+  lookupField: string | null;
+  /** the fields a search's answer is ordered by (nulls last), then the id */
+  order: readonly string[];
+  /** where the changes start now, and the count of deletes so far (a moved count: load everything again) */
+  mark(): Promise<{ mark: string; deletes: number }>;
+  /** every record, in id order, a page at a time */
+  page(afterId: string | null, limit: number): Promise<IndexedRecord[]>;
+  /** records written since a mark (some may be ones already seen), with the mark and deletes count after them */
+  changes(since: string): Promise<{ records: IndexedRecord[]; mark: string; deletes: number }>;
 }
 
 /** A connection problem, with one of SPEC.md section 8's codes. */

@@ -19,6 +19,11 @@ export interface RunControl {
   signal?: AbortSignal;
   /** how long this job works before it hands the run to a continuation */
   sliceMs?: number;
+  /**
+   * Whether another run waits for a worker: a slice that ends with none waiting goes on for another
+   * slice in the same job, instead of handing the rest to a continuation at the back of the queue
+   */
+  othersWaiting?: () => Promise<boolean>;
   batchSize?: number;
   progress?: (done: number, message: string) => Promise<void>;
 }
@@ -42,7 +47,7 @@ function countsOf(batch: { bucket: string; customBucket: string | null; state: s
 }
 
 /** Collects and stores until the source has no more, the slice is over (at a stored position), or the formula is paused. */
-async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunControl, outOfTime: () => boolean): Promise<{ finished: boolean; collected: number }> {
+async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunControl, outOfTime: () => Promise<boolean>): Promise<{ finished: boolean; collected: number }> {
   const { tenant, formula } = plan;
   let collected = 0;
   let position = usesRunCursor(run) ? run.params.cursor ?? null : formula.watermark;
@@ -84,7 +89,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
     // read the same rows again, and a source slower than a slice would never finish
     const moved = batch.watermark !== null && batch.watermark !== position;
     if (batch.watermark !== null) position = batch.watermark;
-    if ((outOfTime() && moved) || (await tenant.formulas.isPaused(formula.id))) return { finished: false, collected };
+    if ((moved && (await outOfTime())) || (await tenant.formulas.isPaused(formula.id))) return { finished: false, collected };
   }
   return { finished: true, collected };
 }
@@ -93,9 +98,19 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
 export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow, control: RunControl = {}): Promise<RunResult> {
   const formula = await tenant.formulas.get(run.formulaId);
   if (!formula) return { done: true, counts: {} };
-  const plan = await loadPlan(tenant, deps, formula, control.signal);
-  const started = Date.now();
-  const outOfTime = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
+  // batch after batch: candidates come from the destination's index, loaded once per process
+  const plan = { ...(await loadPlan(tenant, deps, formula, control.signal)), indexCandidates: true };
+  let started = Date.now();
+  const sliceOver = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
+  // asked only when the slice is over: with no run waiting, another slice begins
+  const outOfTime = async () => {
+    if (!sliceOver()) return false;
+    if (control.othersWaiting && !(await control.othersWaiting())) {
+      started = Date.now();
+      return false;
+    }
+    return true;
+  };
 
   // records claimed for sending that no send finished (a killed or failed run) go first, with their own keys
   await sendReady(plan, { claimedOnly: true, runId: run.id });
@@ -108,12 +123,13 @@ export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow
     await tenant.runs.update(run.id, { status: 'finished-pulling' });
     await tenant.formulas.setJobStatus(formula.id, 'finished-pulling');
     let sent = 0;
+    let stopped = false;
     await sendReady(plan, {
-      stop: outOfTime,
+      stop: async () => (stopped = await outOfTime()),
       runId: run.id,
       onBatch: async (o) => { sent += o.created + o.updated + o.refused; await control.progress?.(sent, `Sent ${sent} records`); },
     });
-    if (outOfTime() && (await tenant.records.countByState(formula.id)).ready) return { done: false, counts: {} };
+    if (stopped && (await tenant.records.countByState(formula.id)).ready) return { done: false, counts: {} };
   }
   return { done: true, counts: {} };
 }

@@ -50,6 +50,12 @@ export interface FormulaPlan {
   mappedFields: string[];
   /** mapped destination fields that name a parent record the destination must already hold */
   references: FieldReference[];
+  /**
+   * Whether searches go to the destination's candidate index (server/engine/candidateIndex.ts),
+   * which the process loads and keeps: runs and reprocessing, which match batch after batch; a
+   * dry run or a person's send asks the destination.
+   */
+  indexCandidates: boolean;
 }
 
 const REQUIRED: FormulaPartName[] = ['mapping', 'matching', 'routing'];
@@ -116,5 +122,6 @@ export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: F
     autosend: part('autosend')?.enabled ?? false,
     mappedFields,
     references: (destination.connector.references?.(destination.object) ?? []).filter((r) => mappedFields.includes(r.field)),
+    indexCandidates: false,
   };
 }

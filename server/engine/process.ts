@@ -12,6 +12,7 @@ import { transformRecord, valueText, type FieldValue } from '../../src/domain/fo
 import { validateRecord } from '../../src/domain/formula/validationRules.ts';
 import type { SearchQuery, SourceRecord } from '../connectors/connector.ts';
 import type { ProcessedRecord, RecordRow, ReprocessedRecord } from '../db/repositories/records.ts';
+import { candidateIndexOf, type CandidateIndex } from './candidateIndex.ts';
 import type { FormulaEnd, FormulaPlan } from './plan.ts';
 
 /** A record as collected: its identity in the source and its raw fields. */
@@ -45,6 +46,31 @@ export async function searchMany(end: FormulaEnd, queries: SearchQuery[]): Promi
   return answers;
 }
 
+/**
+ * The engine's searches of a batch: answered by the destination's candidate index when the plan
+ * keeps one (a run) and the index can answer them, by the destination otherwise. One index
+ * refresh per destination object per batch.
+ */
+type Finder = (end: FormulaEnd, queries: SearchQuery[]) => Promise<SourceRecord[][]>;
+
+function candidateFinder(plan: FormulaPlan): Finder {
+  if (!plan.indexCandidates) return searchMany;
+  const indexes = new Map<string, Promise<CandidateIndex | null>>();
+  return async (end, queries) => {
+    if (!queries.length) return [];
+    if (!indexes.has(end.object)) indexes.set(end.object, candidateIndexOf(end));
+    const index = await indexes.get(end.object)!;
+    if (!index) return searchMany(end, queries);
+    const answers = index.searchMany(queries);
+    const rest = answers.flatMap((a, i) => (a === null ? [i] : []));
+    if (rest.length) {
+      const more = await searchMany(end, rest.map((i) => queries[i]!));
+      rest.forEach((i, k) => { answers[i] = more[k]!; });
+    }
+    return answers as SourceRecord[][];
+  };
+}
+
 interface Hit { scenario: SearchScenario; candidates: { id: string; fields: Record<string, unknown> }[] }
 
 /** The query a scenario makes for a record: each criterion's source value; null when one is blank. */
@@ -59,7 +85,7 @@ function queryFor(scenario: SearchScenario, raw: Record<string, unknown>): Searc
 }
 
 /** Searches the records by the scenarios: primary ones first, secondary ones only for records no primary search found. */
-async function searchTiers(plan: FormulaPlan, raws: Record<string, unknown>[]): Promise<Hit[][]> {
+async function searchTiers(plan: FormulaPlan, find: Finder, raws: Record<string, unknown>[]): Promise<Hit[][]> {
   const hits: Hit[][] = raws.map(() => []);
   const primary = plan.matching.scenarios.filter((s) => s.isPrimary);
   const secondary = plan.matching.scenarios.filter((s) => !s.isPrimary);
@@ -72,7 +98,7 @@ async function searchTiers(plan: FormulaPlan, raws: Record<string, unknown>[]): 
         const q = queryFor(scenario, raws[i]!);
         if (q) { asked.push(i); queries.push(q); }
       }
-      return { scenario, asked, answers: await searchMany(plan.destination, queries) };
+      return { scenario, asked, answers: await find(plan.destination, queries) };
     }));
     for (const { scenario, asked, answers } of found) {
       asked.forEach((i, k) => hits[i]!.push({ scenario, candidates: (answers[k] ?? []).map((r) => ({ id: r.id, fields: r.fields })) }));
@@ -89,12 +115,12 @@ async function searchTiers(plan: FormulaPlan, raws: Record<string, unknown>[]): 
  * For each record, the first parent it names that the destination does not hold (a gift whose
  * constituent is not there yet), or null. One search per referenced object per batch.
  */
-async function missingParents(plan: FormulaPlan, values: Record<string, FieldValue>[]): Promise<(Waiting | null)[]> {
+async function missingParents(plan: FormulaPlan, find: Finder, values: Record<string, FieldValue>[]): Promise<(Waiting | null)[]> {
   const waiting: (Waiting | null)[] = values.map(() => null);
   for (const ref of plan.references) {
     const wanted = [...new Set(values.map((v) => valueText(v[ref.field] ?? null).trim()).filter(Boolean))];
     if (!wanted.length) continue;
-    const answers = await searchMany({ ...plan.destination, object: ref.object }, wanted.map((value) => ({ criteria: [{ field: ref.by, operator: 'equals', value }], limit: 1 })));
+    const answers = await find({ ...plan.destination, object: ref.object }, wanted.map((value) => ({ criteria: [{ field: ref.by, operator: 'equals', value }], limit: 1 })));
     const held = new Set(wanted.filter((_, i) => (answers[i]?.length ?? 0) > 0));
     values.forEach((v, i) => {
       const value = valueText(v[ref.field] ?? null).trim();
@@ -148,7 +174,8 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
   });
 
   // a record whose parent is missing waits for it in relationship-match instead of being matched
-  const waiting = plan.references.length ? await missingParents(plan, toMatch.map((i) => transformed[i]!)) : [];
+  const find = candidateFinder(plan);
+  const waiting = plan.references.length ? await missingParents(plan, find, toMatch.map((i) => transformed[i]!)) : [];
   toMatch.splice(0, toMatch.length, ...toMatch.filter((i, k) => {
     const parent = waiting[k];
     if (!parent) return true;
@@ -162,7 +189,7 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
     return false;
   }));
 
-  const hits = await searchTiers(plan, toMatch.map((i) => batch[i]!.raw));
+  const hits = await searchTiers(plan, find, toMatch.map((i) => batch[i]!.raw));
   const discardBelow = plan.routing.kind === 'default' ? plan.routing.discardBelow ?? null : null;
   toMatch.forEach((i, k) => {
     const rec = batch[i]!;

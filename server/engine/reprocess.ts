@@ -18,7 +18,7 @@ const REPROCESS_BATCH = 1000;
 export async function reprocessHeld(tenant: TenantScope, deps: EngineDeps, run: RunRow, control: RunControl = {}): Promise<RunResult> {
   const formula = await tenant.formulas.get(run.formulaId);
   if (!formula) return { done: true, counts: {} };
-  const plan = await loadPlan(tenant, deps, formula, control.signal);
+  const plan = { ...(await loadPlan(tenant, deps, formula, control.signal)), indexCandidates: true };
   const started = Date.now();
   let cursor = run.params.cursor ?? null;
   let done = 0;

@@ -59,7 +59,7 @@ export async function sendReady(plan: FormulaPlan, opts: {
   claimedOnly?: boolean;
   batchSize?: number;
   /** asked after each batch: at least one batch goes, however short the time */
-  stop?: () => boolean;
+  stop?: () => boolean | Promise<boolean>;
   /** the run whose counts take each batch's outcome, in the batch's own transaction */
   runId?: string;
   onBatch?: (o: SendOutcome) => Promise<void>;
@@ -72,7 +72,7 @@ export async function sendReady(plan: FormulaPlan, opts: {
   const take = (from?: string) => tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, { ids: opts.ids, after: from, claimedOnly: opts.claimedOnly });
   let after: string | undefined;
   for (let first = true; ; first = false) {
-    if (!first && opts.stop?.()) break;
+    if (!first && (await opts.stop?.())) break;
     let rows = await take(after);
     if (!rows.length && after !== undefined) {
       after = undefined;

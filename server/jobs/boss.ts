@@ -4,6 +4,7 @@
  * runs one in-process. Payloads are validated when queued and again when worked.
  */
 import { PgBoss, type JobResult, type JobWithMetadata } from 'pg-boss';
+import { sql } from 'drizzle-orm';
 import type * as v from 'valibot';
 import type { Logger } from 'pino';
 import type { Config, JobTimings } from '../config.ts';
@@ -209,6 +210,9 @@ async function runOne(boss: PgBoss, definition: AnyJobDefinition, job: JobWithMe
     job: {
       id: job.id, name: definition.name, retry: job.retryCount, retryLimit: job.retryLimit,
       lastTry: job.retryCount >= job.retryLimit, signal: job.signal,
+      othersWaiting: async () => (await deps.db.execute<{ waiting: boolean }>(sql`
+        select exists(select 1 from ${sql.raw(SCHEMA)}.job where name = ${definition.name} and state in ('created', 'retry')
+          and start_after <= now() and singleton_key is distinct from ${job.singletonKey}) as waiting`)).rows[0]!.waiting,
     },
     progress: (progress) => recordProgress(boss, definition.name, job, progress),
     enqueue: deps.enqueue,

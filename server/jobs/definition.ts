@@ -123,6 +123,8 @@ export interface JobBaseContext extends Omit<JobDeps, 'db'>, JobServices {
     lastTry: boolean;
     /** aborted when the worker stops or the job is cancelled */
     signal: AbortSignal;
+    /** whether another job of this queue waits to start now (not one of this job's singleton key, which waits for this one anyway) */
+    othersWaiting(): Promise<boolean>;
   };
   /** records how far this run has got (readable through `Jobs.runStatus` while it runs) */
   progress(progress: JobProgress): Promise<void>;

@@ -24,6 +24,7 @@ export const formulaRun = defineJob({
         jobId: ctx.job.id, retry: ctx.job.retry, retryLimit: ctx.job.retryLimit, lastTry: ctx.job.lastTry, signal: ctx.job.signal,
         progress: (done, message) => ctx.progress({ done, message }),
         ...(ctx.config.runSliceMs ? { sliceMs: ctx.config.runSliceMs } : {}),
+        othersWaiting: ctx.job.othersWaiting,
       }, { actor: 'system', correlationId: payload.correlationId, log: ctx.log });
       return { continued };
     } catch (err) {

@@ -68,6 +68,7 @@ export interface RunAttempt {
   signal?: AbortSignal;
   progress?: RunControl['progress'];
   sliceMs?: number;
+  othersWaiting?: RunControl['othersWaiting'];
 }
 
 /** A failure retrying may mend (a timeout, a server error, a rate limit, a dropped connection). */
@@ -266,6 +267,7 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         ...(attempt.signal ? { signal: attempt.signal } : {}),
         ...(attempt.progress ? { progress: attempt.progress } : {}),
         ...(attempt.sliceMs !== undefined ? { sliceMs: attempt.sliceMs } : {}),
+        ...(attempt.othersWaiting ? { othersWaiting: attempt.othersWaiting } : {}),
       };
       let result: RunResult;
       try {

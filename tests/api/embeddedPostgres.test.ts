@@ -122,6 +122,11 @@ describe('embedded PostgreSQL', () => {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       expect((await client.query('select 1 as one')).rows[0].one).toBe(1);
+      // sized for this machine, not PostgreSQL's 128 MB default
+      const setting = async (name: string) => (await client.query<{ bytes: string }>(`select pg_size_bytes(current_setting('${name}')) as bytes`)).rows[0]!.bytes;
+      const eighth = Math.min(Math.max(os.totalmem() / 8, 128 * 2 ** 20), 2048 * 2 ** 20);
+      expect(Number(await setting('shared_buffers')) / eighth).toBeCloseTo(1, 2);
+      expect(Number(await setting('effective_cache_size'))).toBeGreaterThanOrEqual(Math.min(os.totalmem() / 2, 65536 * 2 ** 20) * 0.99);
       await client.end();
     } finally {
       await db.stop();

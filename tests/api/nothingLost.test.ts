@@ -341,6 +341,42 @@ describe('a file that takes longer to read than a slice', () => {
   }, 120_000);
 });
 
+describe('slices', () => {
+  const jobsOf = (runId: string) => num(`select count(*) as n from pgboss.job where name = $1 and data->>'runId' = $2`, [formulaRun.name, runId]);
+
+  it('a run goes on past its slice in the same job when no other run waits for a worker', async () => {
+    const file = await supporters(0, 'alone', 3000, 0, 0);
+    const formula = await liveFormula(0, file, false);
+    const worker = await startWorker('alone', { RUN_SLICE_MS: '1' });
+    const run = await runNow(0, formula);
+    const done = await finished(0, formula, run.id, 60_000);
+    await stop(worker);
+    expect(done.counts).toMatchObject({ collected: file.rows.length, unchanged: 0 });
+    expect(await jobsOf(run.id)).toBe(1);
+  }, 120_000);
+
+  it('runs hand their rest to a continuation at each slice while another run waits, and each is read to its end once', async () => {
+    // three runs, two at a time in one worker: the third waits, so the first two hand over
+    const made = [];
+    for (const n of [0, 1, 2]) {
+      const file = await supporters(0, `waiting-${n}`, 3000, 0, 0);
+      made.push({ file, formula: await liveFormula(0, file, false) });
+    }
+    const worker = await startWorker('waiting', { RUN_SLICE_MS: '1' });
+    const runs = [];
+    for (const m of made) runs.push(await runNow(0, m.formula));
+    const done = [];
+    for (const [i, m] of made.entries()) done.push(await finished(0, m.formula, runs[i]!.id, 120_000));
+    await stop(worker);
+    for (const [i, m] of made.entries()) {
+      expect(done[i]!.counts).toMatchObject({ collected: m.file.rows.length, unchanged: 0 });
+      expect(await states(m.formula)).toEqual({ ready: m.file.rows.length });
+    }
+    const jobs = await Promise.all(runs.map((r) => jobsOf(r.id)));
+    expect(jobs.reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
+  }, 180_000);
+});
+
 describe('a destination failing half-way', () => {
   it('retries, attempt n of 10 with its next try, then sends every record exactly once', async () => {
     const file = await supporters(0, 'outage', 700, 100, 350);

@@ -74,6 +74,9 @@ interface Pass {
   workerCpu: number;
   postgresCpu: number;
   load: string;
+  /** the same minute's reference: rows per second COPY writes of the same incoming files (psql \\copy), and the load after the pass */
+  copyRate: number | null;
+  loadAfter: string;
 }
 
 // ------------------------------------------------------------------ processes
@@ -302,6 +305,28 @@ async function reset(s: Setup): Promise<void> {
   await q('vacuum analyze records, formula_runs, sandbox_writes, sandbox_constituents');
 }
 
+/**
+ * The reference beside each figure: how many rows per second PostgreSQL's COPY stores of the same
+ * incoming files on this machine in the same minute (into an unlogged table of text columns, by
+ * psql's \copy), so a rate can be compared across machines. Null where psql is missing.
+ */
+function copyReference(s: Setup): number | null {
+  const folder = dropFolderPath(s.env.DATA_DIR!, s.tenant.tenantId, FOLDER);
+  const files = fs.readdirSync(folder).filter((f) => f.endsWith('.csv')).map((f) => path.join(folder, f));
+  const psql = (command: string) => execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', s.scratch.url, '-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    psql(`drop table if exists bench_copy_reference; create unlogged table bench_copy_reference (${SOURCE_COLUMNS.map((_, i) => `c${i} text`).join(', ')})`);
+    const rows = files.reduce((sum, file) => sum + fs.readFileSync(file, 'utf8').split('\r\n').filter(Boolean).length - 1, 0);
+    const started = performance.now();
+    for (const file of files) psql(`\\copy bench_copy_reference from '${file}' with (format csv, header true)`);
+    const seconds = (performance.now() - started) / 1000;
+    psql('drop table bench_copy_reference');
+    return rows / seconds;
+  } catch {
+    return null;
+  }
+}
+
 async function pass(s: Setup, workers: number, records: number): Promise<Pass> {
   const procs: Worker[] = [];
   try {
@@ -315,6 +340,7 @@ async function pass(s: Setup, workers: number, records: number): Promise<Pass> {
 async function measure(s: Setup, procs: Worker[], records: number): Promise<Pass> {
   const workers = procs.length;
   const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
+  const copyRate = copyReference(s);
   const cpu0 = procs.map((p) => cpuSeconds(p.child.pid!));
   // backends come and go with the pools: sampled while the pass runs, each one's latest figure kept
   const pg0 = postgresCpu(s.scratch.name);
@@ -359,13 +385,13 @@ async function measure(s: Setup, procs: Worker[], records: number): Promise<Pass
   if (collected !== records) failed.push(`collected ${collected} of ${records}`);
   return {
     workers, seconds, collected, sent: created + updated, created, updated, held: sum('state:needs-attention') + sum('state:omitted'),
-    failed, peakMb, stored: stored!, workerCpu, postgresCpu: postgres, load,
+    failed, peakMb, stored: stored!, workerCpu, postgresCpu: postgres, load, copyRate, loadAfter: os.loadavg().map((x) => x.toFixed(1)).join(' '),
   };
 }
 
 function report(passes: Pass[], crmSize: number, records: number): void {
   console.log(`engine: ${n(records)} records through the whole pipeline against ${n(crmSize)} constituents, on ${os.cpus().length} cores; targets >= ${n(RATE_TARGET)} records/s, < ${MEMORY_TARGET_MB} MB per worker`);
-  const header = ['workers', 'wall s', 'collected/s', 'sent/s', 'created', 'updated', 'held', 'peak MB per worker', 'worker CPU s', 'PostgreSQL CPU s', 'load before'];
+  const header = ['workers', 'wall s', 'collected/s', 'sent/s', 'created', 'updated', 'held', 'peak MB per worker', 'worker CPU s', 'PostgreSQL CPU s', 'load before/after', 'COPY rows/s', 'collected/COPY'];
   const rows = passes.map((p) => {
     const rate = p.collected / p.seconds;
     const peak = Math.max(...p.peakMb);
@@ -373,7 +399,8 @@ function report(passes: Pass[], crmSize: number, records: number): void {
       String(p.workers), p.seconds.toFixed(1),
       `${n(rate)} ${rate >= RATE_TARGET ? 'PASS' : 'MISS'}`, n(p.sent / p.seconds), n(p.created), n(p.updated), n(p.held),
       `${p.peakMb.map((m) => m.toFixed(0)).join(' + ')} ${peak < MEMORY_TARGET_MB ? 'PASS' : 'MISS'}`,
-      p.workerCpu.toFixed(1), p.postgresCpu.toFixed(1), p.load,
+      p.workerCpu.toFixed(1), p.postgresCpu.toFixed(1), `${p.load} / ${p.loadAfter}`,
+      p.copyRate === null ? '-' : n(p.copyRate), p.copyRate === null ? '-' : (rate / p.copyRate).toFixed(3),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -27,6 +27,7 @@ export const sandboxCrmConnector: Connector = {
   pull: (ctx, object, since, options) => sandboxCrmStore(ctx.tenant).pull(object, since, options?.batchSize),
   search: (ctx, object, query) => sandboxCrmStore(ctx.tenant).search(object, query),
   searchMany: (ctx, object, queries) => sandboxCrmStore(ctx.tenant).searchMany(object, queries),
+  candidateRecords: (ctx, object) => sandboxCrmStore(ctx.tenant).candidateRecords(object),
   references: (object) => sandbox.references[objectOf(object)],
   upsert: (ctx, object, items) => sandboxCrmStore(ctx.tenant).upsert(object, items),
 };

@@ -92,3 +92,15 @@ export const sandboxWrites = pgTable('sandbox_writes', {
   outcome: text('outcome').notNull(),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.tenantId, t.idempotencyKey] })]);
+
+/**
+ * How many times constituents of a tenant were deleted (one count per statement, kept by a trigger
+ * whatever deletes them: an emptied Sandbox CRM, a removed tenant, SQL by hand). A worker's
+ * candidate index follows writes by modification time, which a deleted row no longer has: a count
+ * that moved is its sign to load the constituents again. No foreign key: the trigger also counts
+ * the deletes of a tenant being removed.
+ */
+export const sandboxDeletes = pgTable('sandbox_deletes', {
+  tenantId: uuid('tenant_id').primaryKey(),
+  deletes: integer('deletes').notNull().default(0),
+});

@@ -10,7 +10,7 @@
  */
 import { and, asc, eq, gt, or, sql, type SQL } from 'drizzle-orm';
 import {
-  ConnectorInputError, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
+  ConnectorInputError, type CandidateRecords, type IndexedRecord, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
 } from '../../connector.ts';
 import {
   sandboxConstituents, sandboxGifts, sandboxLookupSeq, sandboxWrites,
@@ -391,6 +391,62 @@ async function searchMany(db: Executor, tenantId: string, object: string, querie
   return answers;
 }
 
+// ------------------------------------------------------------------ candidate index
+
+/**
+ * Where the changes after now start: now, or the start of the oldest transaction still open, whose
+ * rows carry that time (modified_on is its start) and are not visible yet. Read before the rows,
+ * in its own statement, so a transaction open when the rows are read is open now or started later.
+ */
+async function indexMark(db: Executor, tenantId: string): Promise<{ mark: string; deletes: number }> {
+  const { rows: [row] } = await db.execute<{ mark: string; deletes: number }>(sql`
+    select to_char(least(now(), coalesce((select min(a.xact_start) from pg_stat_activity a
+        where a.datname = current_database() and a.pid <> pg_backend_pid() and a.xact_start is not null), now())) at time zone 'UTC',
+        'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as mark,
+      coalesce((select d.deletes from sandbox_deletes d where d.tenant_id = ${tenantId}), 0)::int as deletes`);
+  return row!;
+}
+
+interface IndexRow extends Record<string, unknown> { id: string; keyed: boolean }
+
+/** The constituents a search answers (searchGroup's fields), with their keys when today's MATCH_KEYS_VERSION made them. */
+async function indexRows(db: Executor, tenantId: string, where: SQL, order: SQL, limit: number | null): Promise<IndexedRecord[]> {
+  const { rows } = await db.execute<IndexRow>(sql`
+    select c.id, c.lookup_id as "lookupId", c.title, c.first_name as "firstName", c.last_name as "lastName", c.email, c.phone,
+      c.address_line1 as "addressLine1", c.address_line2 as "addressLine2", c.city, c.state, c.postal_code as "postalCode", c.country,
+      ${isoText('c.created_on')} as "createdOn", ${isoText('c.modified_on')} as "modifiedOn",
+      c.email_key, c.phone_key, c.first_name_key, c.last_name_key, c.postal_key, c.address_key, c.keys_version = ${MATCH_KEYS_VERSION} as keyed
+    from sandbox_constituents c where c.tenant_id = ${tenantId} and ${where} order by ${order} ${limit === null ? sql`` : sql`limit ${limit}`}`);
+  return rows.map(({ id, keyed, email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, ...fields }) => ({
+    id: String(id), fields,
+    ...(keyed ? {
+      keys: {
+        email: email_key as string | null, phone: phone_key as string | null, firstName: first_name_key as string | null,
+        lastName: last_name_key as string | null, postalCode: postal_key as string | null, addressLine1: address_key as string | null,
+      },
+    } : {}),
+  }));
+}
+
+function candidateRecords(db: Executor, tenantId: string): CandidateRecords {
+  return {
+    keyed: Object.fromEntries(Object.entries(KEYED).map(([field, { kind }]) => [field, kind])),
+    lookupField: 'lookupId',
+    // searchGroup's order
+    order: ['lastName', 'firstName'],
+    mark: () => indexMark(db, tenantId),
+    page: (afterId, limit) => indexRows(db, tenantId, afterId ? sql`c.id > ${afterId}::uuid` : sql`true`, sql`c.id`, limit),
+    async changes(since) {
+      const next = await indexMark(db, tenantId);
+      const records = await indexRows(db, tenantId, sql`c.modified_on >= ${since}::timestamptz`, sql`c.modified_on, c.id`, null);
+      return { records, ...next };
+    },
+  };
+}
+
+/** One CandidateRecords per database and tenant: the engine keeps a destination's index beside it. */
+const candidateSources = new WeakMap<Executor, Map<string, CandidateRecords>>();
+
 // ------------------------------------------------------------------ pull
 
 function parseMark(since: string | null): { t: string; id: string } | null {
@@ -601,6 +657,15 @@ export function sandboxCrmRepository(db: Executor, tenantId: string) {
   return {
     search: (object: string, query: SearchQuery) => search(db, tenantId, object, query),
     searchMany: (object: string, queries: SearchQuery[]) => searchMany(db, tenantId, object, queries),
+    /** constituents for the engine's candidate index; gifts have none */
+    candidateRecords(object: string): CandidateRecords | null {
+      if (objectOf(object) !== 'constituents') return null;
+      const byTenant = candidateSources.get(db) ?? new Map<string, CandidateRecords>();
+      candidateSources.set(db, byTenant);
+      const known = byTenant.get(tenantId) ?? candidateRecords(db, tenantId);
+      byTenant.set(tenantId, known);
+      return known;
+    },
     importConstituents: (rows: readonly ConstituentInput[]) => importConstituents(db, tenantId, rows),
     /** keys of constituents that lack them; answers how many were written */
     backfillKeys: (batchSize?: number) => backfillKeys(db, tenantId, batchSize),
