@@ -9,7 +9,9 @@ export default defineConfig({
     // process of its own beside the others, scripts/test-suites.ts).
     maxWorkers: 2,
     projects: [
-      { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
+      // a unit test that parses a workbook or walks every route takes seconds on a busy 2-core
+      // machine: vitest's 5 s default failed them under load, not for anything they test
+      { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 30_000 } },
       {
         plugins: [react()],
         test: {
