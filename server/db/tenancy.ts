@@ -22,6 +22,7 @@ import { recordsRepository } from './repositories/records.ts';
 import { runsRepository } from './repositories/runs.ts';
 import { sandboxCrmRepository } from './repositories/sandboxCrm.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
+import { vendorStateRepository } from './repositories/vendorState.ts';
 
 /** A connection or a transaction: what repositories run their queries on. */
 export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -42,6 +43,8 @@ export interface TenantScope {
   readonly dataQueue: ReturnType<typeof dataQueueRepository>;
   /** the Sandbox CRM, a destination system kept in this database */
   readonly sandboxCrm: ReturnType<typeof sandboxCrmRepository>;
+  /** vendor connections' access tokens, grant locks and write ledger (server/connectors/kit) */
+  readonly vendorState: ReturnType<typeof vendorStateRepository>;
   /** runs `work` in one transaction, with a scope whose repositories all use it: all or nothing */
   transaction<T>(work: (scope: TenantScope) => Promise<T>): Promise<T>;
 }
@@ -61,6 +64,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     events: eventsRepository(db, tenantId),
     dataQueue: dataQueueRepository(db, tenantId),
     sandboxCrm: sandboxCrmRepository(db, tenantId),
+    vendorState: vendorStateRepository(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),
   };
 }

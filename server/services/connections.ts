@@ -14,6 +14,7 @@ import { hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
 import type { Config } from '../config.ts';
+import { grantStoreFor } from '../connectors/kit/grant.ts';
 import { ConnectionProblem, ConnectorInputError, NotSupported, type ConnectorContext, type FieldInfo } from '../connectors/connector.ts';
 import {
   checkSettings, connectionSettings, editableSettings, editedSettings, formulasUsing, isForeignKeyViolation, isUniqueViolation,
@@ -74,7 +75,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
   const { box, config } = deps;
   const network = { allowPrivateHosts: config.connectorAllowPrivateHosts };
   const contextFor = (tenant: TenantScope, settings: Record<string, string>, dataSourceId?: string): ConnectorContext => ({
-    tenant, settings, dataDir: config.dataDir, network, ...(dataSourceId ? { dataSourceId } : {}),
+    tenant, settings, dataDir: config.dataDir, network, ...(dataSourceId ? { dataSourceId, grant: grantStoreFor(tenant, box, dataSourceId) } : {}),
   });
 
   /** The tenant's data source, or not-found (another tenant's is as unknown as a missing one). */
@@ -97,6 +98,8 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     if (row && outcome.updatedSecrets) {
       await tenant.dataSources.update(row.id, sealColumns(box, row.tenantId, row.id, { ...openSecrets(box, row), ...outcome.updatedSecrets }));
     }
+    // the vendor accepted the saved grant again: the data source is connected
+    if (row?.needsReconnecting) await tenant.dataSources.update(row.id, { needsReconnecting: null, needsReconnectingOn: null });
     return { status: 'success' as const, detail: outcome.detail, testedOn: new Date().toISOString() };
   }
 
@@ -162,6 +165,8 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
           ...sealColumns(box, row.tenantId, row.id, secrets),
           // another account may list other objects
           ...(body.settings !== undefined ? { objects: null, objectsRefreshedOn: null } : {}),
+          // new credentials are a reconnection: runs may try them
+          ...(body.settings !== undefined ? { needsReconnecting: null, needsReconnectingOn: null } : {}),
           modifiedBy: actor.userId,
           modifiedOn: new Date(),
         });

@@ -38,6 +38,7 @@ export const DataSourceViewSchema = v.object({
   settings: v.record(v.string(), v.union([v.string(), v.object({ saved: v.literal(true) })])),
   createdOn: v.string(), createdBy: v.nullable(v.string()), modifiedOn: v.string(), modifiedBy: v.nullable(v.string()),
   usedBy: v.array(v.object({ id: v.string(), name: v.string() })),
+  needsReconnecting: v.optional(v.nullable(v.object({ reason: v.string(), since: v.string() }))),
 });
 
 export const TestResultSchema = v.object({ status: v.literal('success'), detail: v.string(), testedOn: v.string() });

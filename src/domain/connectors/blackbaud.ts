@@ -39,7 +39,7 @@ export const renxt: ConnectorDefinition = {
   ],
   authentication: 'OAuth 2.0 (SKY API): refresh token exchanged at oauth2.sky.blackbaud.com/token with the application id and secret; every call carries the Bb-Api-Subscription-Key header.',
   docs: 'https://developer.blackbaud.com/skyapi/docs/authorization',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const fenxt: ConnectorDefinition = {
