@@ -1,0 +1,180 @@
+/**
+ * A whole formula into Raiser's Edge NXT through the API, with real workers on real PostgreSQL
+ * and the local SKY API fake: a flat file of supporters is collected, matched against the fake's
+ * constituents by e-mail, and sent: the known supporter is updated, the new ones appear in the
+ * fake with their e-mail, each exactly once. A spent daily quota pauses the run with the reason
+ * instead of failing it; a revoked grant fails the run in words, marks the data source as needing
+ * reconnecting, and no later run calls the vendor until it is reconnected.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
+import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
+import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
+import { call, sessionFor, type Session } from '../support/api.ts';
+import { VALID_PARTS } from '../support/formulaParts.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
+
+const F = '/web-api/v1/formulas';
+const DS = '/integrations/v1/data-sources';
+let server: TestServer;
+let sky: FakeSkyApi;
+let admin: Session & { tenantId: string };
+let flat: string;
+let renxt: string;
+const variable = baseUrlVariable('renxt');
+const savedEnv = process.env[variable];
+
+const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
+const tenant = () => forTenant(server.database.db, admin.tenantId);
+
+function dropFile(name: string, rows: string[][]) {
+  const dir = dropFolderPath(server.config.dataDir, admin.tenantId, 'renxt');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
+  const t = new Date(Date.now() + fs.readdirSync(dir).length * 1000);
+  fs.utimesSync(file, t, t);
+}
+
+async function waitForRun(formulaId: string, runId: string, until: (r: RunView) => boolean = (r) => !!r.finishedOn, timeoutMs = 90_000): Promise<RunView> {
+  const stop = Date.now() + timeoutMs;
+  for (;;) {
+    const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${formulaId}/runs`));
+    const run = runs.find((r) => r.id === runId);
+    if (run && until(run)) return run;
+    if (Date.now() > stop) throw new Error(`run ${runId} did not get there: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+const startRun = async (formula: string) => json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }));
+const status = async (id: string) => json<FormulaStatus>(await send(`${F}/${id}/status`));
+
+const header = ['First name', 'Last name', 'Email', 'Phone'];
+
+async function liveFormula(object: string): Promise<string> {
+  const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `RE NXT ${Math.random().toString(36).slice(2, 8)}` } }));
+  const res = await send(`${F}/${id}`, {
+    method: 'PATCH',
+    body: { source: { dataSourceId: flat, object }, destination: { dataSourceId: renxt, object: 'constituents', settings: { constituentCode: 'Donor' } } },
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const parts = {
+    ...VALID_PARTS,
+    mapping: { fields: [...VALID_PARTS.mapping.fields, { destination: 'phone', kind: 'source' as const, source: 'Phone' }] },
+    'summary-fields': { fields: ['firstName', 'lastName', 'email'] },
+    routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
+    schedule: { mode: 'continuous' as const },
+    autosend: { enabled: true },
+  };
+  for (const [part, body] of Object.entries(parts)) {
+    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
+    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+  }
+  const live = await send(`${F}/${id}/activate`, { method: 'POST' });
+  expect(live.status, await live.clone().text()).toBe(200);
+  return id;
+}
+
+beforeAll(async () => {
+  sky = await startFakeSkyApi();
+  process.env[variable] = sky.url;
+  server = await startTestServer({ work: true, env: { RUN_SLICE_MS: '100000', [variable]: sky.url } });
+  const s = await sessionFor(server.url, 'administrator@demo.tributary.test');
+  const me = await (await call(server.url, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string };
+  admin = { ...s, tenantId: me.activeTenantId, headers: { ...s.headers, tenantId: me.activeTenantId } };
+  const made = await send(DS, { method: 'POST', body: { system: 'flat-file', displayName: 'RE NXT drop', settings: { folder: 'renxt' } } });
+  expect(made.status, await made.clone().text()).toBe(201);
+  flat = (await json<{ id: string }>(made)).id;
+  const re = await send(DS, {
+    method: 'POST',
+    body: { system: 'renxt', displayName: 'Riverside RE NXT', settings: { clientId: SKY_APP.clientId, clientSecret: SKY_APP.clientSecret, subscriptionKey: SKY_APP.subscriptionKey, refreshToken: sky.grant() } },
+  });
+  expect(re.status, await re.clone().text()).toBe(201);
+  renxt = (await json<{ id: string }>(re)).id;
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+  await sky?.close();
+  if (savedEnv === undefined) delete process.env[variable]; else process.env[variable] = savedEnv;
+});
+
+describe('a flat file into Raiser\'s Edge NXT', () => {
+  let formula: string;
+
+  it('updates the supporter it holds and creates the new ones, each once, with their e-mail and phone', async () => {
+    const known = sky.addConstituent({ first: 'Ada', last: 'Lovelace', email: 'ada@analytical.example', phone: '503-555-0100' });
+    formula = await liveFormula('supporters-*.csv');
+    const before = sky.constituents.size;
+    dropFile('supporters-1.csv', [
+      header,
+      ['Ada', 'Lovelace', 'ADA@analytical.example', '503-555-0101'],
+      ['Grace', 'Hopper', 'grace@navy.example', '503-555-0199'],
+      ['Katherine', 'Johnson', 'katherine@nasa.example', ''],
+    ]);
+    const run = await startRun(formula);
+    const done = await waitForRun(formula, run.id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 2, updated: 1 });
+
+    expect(sky.constituents.size - before).toBe(2);
+    const grace = [...sky.constituents.values()].find((c) => c.last === 'Hopper')!;
+    expect(sky.view(grace.id)).toMatchObject({ first: 'Grace', last: 'Hopper', email: { address: 'grace@navy.example', primary: true }, phone: { number: '503-555-0199' } });
+    expect(sky.constituentCodes).toContainEqual({ constituent_id: grace.id, description: 'Donor' });
+    expect(sky.view(known.id)).toMatchObject({ phone: { number: '503-555-0101' } });
+
+    // each record names what it became in Raiser's Edge NXT
+    const rows = (await server.database.pool.query<{ destination_record_id: string; state: string }>(
+      'select destination_record_id, state from records where formula_id = $1', [formula])).rows;
+    expect(rows.map((r) => r.state).sort()).toEqual(['sent', 'sent', 'sent']);
+    expect(rows.map((r) => r.destination_record_id)).toEqual(expect.arrayContaining([known.id, grace.id]));
+  });
+
+  it('a spent daily quota pauses the run with the reason on the formula\'s card, not ten failed attempts', async () => {
+    dropFile('supporters-2.csv', [header, ['Dorothy', 'Vaughan', 'dorothy@nasa.example', '']]);
+    sky.spendQuota(2 * 3600);
+    try {
+      const run = await startRun(formula);
+      const paused = await waitForRun(formula, run.id, (r) => r.status === 'paused');
+      expect(paused.error).toMatch(/^Raiser's Edge NXT's daily API quota is spent; the formula goes on at .* UTC, when Blackbaud renews it\.$/);
+      const s = await status(formula);
+      expect(s).toMatchObject({ jobStatus: 'paused', lastError: null });
+      expect(s.lastRun).toMatchObject({ id: run.id, status: 'paused', error: paused.error });
+      expect(paused.finishedOn).toBeNull();
+    } finally {
+      sky.spendQuota(0);
+    }
+  });
+
+  it('a revoked grant fails the run in words and marks the data source as needing reconnecting; no later run calls Blackbaud until it is reconnected', async () => {
+    // the paused run waits for the quota's renewal; this formula's files are read by a new one
+    const second = await liveFormula('later-*.csv');
+    dropFile('later-1.csv', [header, ['Mary', 'Jackson', 'mary@nasa.example', '']]);
+    // the saved access token is good for an hour: the revocation is learnt at the next refresh
+    sky.revoke();
+    sky.expireTokens();
+    await tenant().vendorState.dropToken(renxt);
+    const run = await startRun(second);
+    const failed = await waitForRun(second, run.id);
+    expect(failed).toMatchObject({ status: 'errored' });
+    expect(failed.error).toBe("Raiser's Edge NXT no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
+    const view = await json<DataSourceView>(await send(`${DS}/${renxt}`));
+    expect(view.needsReconnecting).toMatchObject({ reason: failed.error });
+
+    const tokenCalls = sky.seen.filter((c) => c.path === '/token').length;
+    await send(`${F}/${second}/dismiss-error`, { method: 'POST', body: { retry: false } });
+    const again = await waitForRun(second, (await startRun(second)).id);
+    expect(again.error).toBe(`The destination data source Riverside RE NXT needs reconnecting: ${failed.error}`);
+    expect(sky.seen.filter((c) => c.path === '/token').length).toBe(tokenCalls);
+
+    // reconnected (a new refresh token saved): the mark is gone and runs reach Blackbaud again
+    const edited = await send(`${DS}/${renxt}`, { method: 'PATCH', body: { settings: { refreshToken: sky.grant() } } });
+    expect(edited.status, await edited.clone().text()).toBe(200);
+    expect((await json<DataSourceView>(edited)).needsReconnecting).toBeNull();
+  });
+});
