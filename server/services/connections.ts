@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { CONNECTION_ERRORS, type ConnectionErrorCode } from '../../src/domain/connectionErrors.ts';
 import { CATALOGUE, connectorFor, type CreateDataSourceBody, type DataSourceView, type TestSettingsBody, type UpdateDataSourceBody } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, secretKeys } from '../../src/domain/connectors/fields.ts';
-import { hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src/domain/connectors/types.ts';
+import { capabilityOf, hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src/domain/connectors/types.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
 import type { Config } from '../config.ts';
@@ -118,7 +118,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
   return {
     systems() {
       return CATALOGUE.map((d) => ({
-        system: d.system, name: d.name, vendor: d.vendor, roles: d.roles, support: d.support,
+        system: d.system, name: d.name, vendor: d.vendor, roles: d.roles, support: d.support, does: capabilityOf(d),
         authentication: d.authentication, docs: d.docs, objects: d.objects,
         hasAdditionalSettings: { source: hasAdditionalSettings(d, 'source'), destination: hasAdditionalSettings(d, 'destination') },
         fields: formFields(d.settings),
