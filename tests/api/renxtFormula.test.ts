@@ -57,20 +57,26 @@ const status = async (id: string) => json<FormulaStatus>(await send(`${F}/${id}/
 
 const header = ['First name', 'Last name', 'Email', 'Phone'];
 
-async function liveFormula(object: string): Promise<string> {
+const READY = { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const };
+
+async function liveFormula(object: string, ends: { source?: { dataSourceId: string; object: string }; destination?: { dataSourceId: string; object: string; settings?: Record<string, string> }; parts?: Record<string, unknown> } = {}): Promise<string> {
   const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `RE NXT ${Math.random().toString(36).slice(2, 8)}` } }));
   const res = await send(`${F}/${id}`, {
     method: 'PATCH',
-    body: { source: { dataSourceId: flat, object }, destination: { dataSourceId: renxt, object: 'constituents', settings: { constituentCode: 'Donor' } } },
+    body: {
+      source: ends.source ?? { dataSourceId: flat, object },
+      destination: ends.destination ?? { dataSourceId: renxt, object: 'constituents', settings: { constituentCode: 'Donor' } },
+    },
   });
   expect(res.status, await res.clone().text()).toBe(200);
   const parts = {
     ...VALID_PARTS,
     mapping: { fields: [...VALID_PARTS.mapping.fields, { destination: 'phone', kind: 'source' as const, source: 'Phone' }] },
     'summary-fields': { fields: ['firstName', 'lastName', 'email'] },
-    routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
+    routing: READY,
     schedule: { mode: 'continuous' as const },
     autosend: { enabled: true },
+    ...ends.parts,
   };
   for (const [part, body] of Object.entries(parts)) {
     const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
@@ -151,6 +157,59 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
     }
   });
 
+  it('gifts go in against their constituent by lookup id, in the gift batch; one whose constituent is not there waits in relationship-match', async () => {
+    const donor = sky.addConstituent({ first: 'Gift', last: 'Formula', lookup_id: 'GF-7' });
+    const gifts = await liveFormula('gifts-*.csv', {
+      destination: { dataSourceId: renxt, object: 'gifts', settings: { giftBatchPrefix: 'Tributary' } },
+      parts: {
+        mapping: { fields: [
+          { destination: 'constituentLookupId', kind: 'source', source: 'Lookup' }, { destination: 'amount', kind: 'source', source: 'Amount' },
+          { destination: 'date', kind: 'source', source: 'Date' }, { destination: 'fund', kind: 'source', source: 'Fund' },
+        ] },
+        transform: { fields: [] },
+        validation: { rules: [] },
+        'summary-fields': { fields: ['constituentLookupId', 'amount'] },
+        matching: { scenarios: [{ name: 'Same gift', criteria: [{ source: 'Lookup', destination: 'constituentLookupId' }, { source: 'Amount', destination: 'amount' }, { source: 'Date', destination: 'date' }], matchReason: 'Same gift', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    });
+    dropFile('gifts-1.csv', [['Lookup', 'Amount', 'Date', 'Fund'], ['GF-7', '75.00', '2026-11-03', '12'], ['NOT-YET', '20', '2026-11-03', '12']]);
+    const done = await waitForRun(gifts, (await startRun(gifts)).id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 2, created: 1, 'bucket:relationship-match': 1 });
+    const made = [...sky.gifts.values()].filter((g) => g.constituent_id === donor.id);
+    expect(made).toEqual([expect.objectContaining({ amount: { value: 75 }, date: '2026-11-03', batch_prefix: 'Tributary', gift_splits: [expect.objectContaining({ fund_id: '12' })] })]);
+  });
+
+  it('reads constituents from Raiser\'s Edge NXT into the Sandbox CRM, and a later run only what changed since', async () => {
+    const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
+    const crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+    const fromRe = await liveFormula('', {
+      source: { dataSourceId: renxt, object: 'constituents' },
+      destination: { dataSourceId: crm, object: 'constituents' },
+      parts: {
+        mapping: { fields: [
+          { destination: 'firstName', kind: 'source', source: 'firstName' }, { destination: 'lastName', kind: 'source', source: 'lastName' },
+          { destination: 'email', kind: 'source', source: 'email' }, { destination: 'lookupId', kind: 'source', source: 'lookupId' },
+        ] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'email', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+        transform: { fields: [] },
+        validation: { rules: [] },
+      },
+    });
+    const first = await waitForRun(fromRe, (await startRun(fromRe)).id);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts.collected).toBe(sky.constituents.size);
+    const grace = (await tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: 'grace@navy.example' }] }))[0];
+    expect(grace?.fields).toMatchObject({ firstName: 'Grace', lastName: 'Hopper' });
+
+    const later = sky.addConstituent({ first: 'Annie', last: 'Easley', email: 'annie@nasa.example' });
+    const second = await waitForRun(fromRe, (await startRun(fromRe)).id);
+    expect(second.counts.collected).toBe(1);
+    expect((await tenant().sandboxCrm.search('constituents', { criteria: [{ field: 'email', value: 'annie@nasa.example' }] }))[0]?.fields).toMatchObject({ firstName: later.first, lastName: 'Easley' });
+    const lists = sky.seen.filter((c) => c.path === '/constituent/v1/constituents');
+    expect(lists.at(-1)!.query.date_modified).toBeTruthy();
+  });
+
   it('a revoked grant fails the run in words and marks the data source as needing reconnecting; no later run calls Blackbaud until it is reconnected', async () => {
     // the paused run waits for the quota's renewal; this formula's files are read by a new one
     const second = await liveFormula('later-*.csv');
@@ -165,6 +224,9 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
     expect(failed.error).toBe("Raiser's Edge NXT no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
     const view = await json<DataSourceView>(await send(`${DS}/${renxt}`));
     expect(view.needsReconnecting).toMatchObject({ reason: failed.error });
+    const { rows: notices } = await server.database.pool.query<{ description: string }>(
+      "select description from activity_events where tenant_id = $1 and type = 'datasource.needs-reconnecting'", [admin.tenantId]);
+    expect(notices.map((n) => n.description)).toEqual([`The data source Riverside RE NXT needs reconnecting: ${failed.error}`]);
 
     const tokenCalls = sky.seen.filter((c) => c.path === '/token').length;
     await send(`${F}/${second}/dismiss-error`, { method: 'POST', body: { retry: false } });

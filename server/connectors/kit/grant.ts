@@ -6,7 +6,7 @@
  * refreshed and rotated it) and saves a rotated refresh token in the same transaction as the
  * token it came with, so a rotated refresh token is never lost.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { TenantScope } from '../../db/tenancy.ts';
 import { connectionSettings, openSecrets, sealColumns } from '../dataSources.ts';
 import type { SecretBox } from '../secrets.ts';
@@ -83,8 +83,18 @@ export function grantStoreFor(tenant: TenantScope, box: SecretBox, dataSourceId:
 
     async needsReconnecting(reason) {
       await tenant.transaction(async (tx) => {
+        const row = await tx.dataSources.get(dataSourceId);
+        if (!row) return;
         await tx.vendorState.markNeedsReconnecting(dataSourceId, reason);
         await tx.vendorState.dropToken(dataSourceId);
+        // the activity history tells the data source's people once, when it happens
+        if (!row.needsReconnecting) {
+          await tx.events.insert({
+            actorUserId: null, actorName: 'System', type: 'datasource.needs-reconnecting',
+            description: `The data source ${row.displayName} needs reconnecting: ${reason}`,
+            details: { dataSourceId, system: row.system }, correlationId: randomUUID(), formulaId: null, recordId: null,
+          });
+        }
       });
     },
   };

@@ -93,6 +93,7 @@ const norm = (v: unknown) => (v === undefined || v === null ? '' : String(v)).tr
 const digits = (v: unknown) => norm(v).replace(/\D/g, '');
 
 function holds(record: SourceRecord, c: SearchCriterion): boolean {
+  if (c.field === 'amount') return Number(record.fields.amount) === Number(String(c.value).replace(/[^0-9.-]/g, ''));
   const have = c.field === 'phone' ? digits(record.fields[c.field]) : norm(record.fields[c.field]);
   const want = c.field === 'phone' ? digits(c.value) : norm(c.value);
   if (!want) return false;
@@ -143,11 +144,17 @@ async function searchConstituents(client: VendorClient, query: SearchQuery): Pro
   return out;
 }
 
+/** A constituent's gifts: by its system record id, or its lookup id found first. */
 async function searchGifts(client: VendorClient, query: SearchQuery): Promise<SourceRecord[]> {
-  const constituent = query.criteria.find((c) => c.field === 'constituentId');
-  if (!constituent) throw new ConnectorInputError("Raiser's Edge NXT finds gifts by their constituent's system record ID.");
-  const answer = await client.call<ListAnswer>({ path: '/gift/v1/gifts', query: { constituent_id: constituent.value.trim(), limit: PAGE } });
-  return (answer.value ?? []).map(giftRecord).filter((g) => query.criteria.every((c) => holds(g, c))).slice(0, query.limit ?? 25);
+  const byId = query.criteria.find((c) => c.field === 'constituentId');
+  const byLookup = query.criteria.find((c) => c.field === 'constituentLookupId');
+  if (!byId && !byLookup) throw new ConnectorInputError("Raiser's Edge NXT finds gifts by their constituent's system record ID or lookup ID.");
+  const constituent = byId ? byId.value.trim() : (await searchConstituents(client, { criteria: [{ field: 'lookupId', value: byLookup!.value }], limit: 1 }))[0]?.id;
+  if (!constituent) return [];
+  const answer = await client.call<ListAnswer>({ path: '/gift/v1/gifts', query: { constituent_id: constituent, limit: PAGE } });
+  return (answer.value ?? []).map(giftRecord)
+    .map((g) => (byLookup ? { ...g, fields: { ...g.fields, constituentLookupId: byLookup.value.trim() } } : g))
+    .filter((g) => query.criteria.every((c) => holds(g, c))).slice(0, query.limit ?? 25);
 }
 
 async function searchMany(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]> {
