@@ -157,6 +157,19 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
     }
   });
 
+  it('"fill blank fields only" writes only what Raiser\'s Edge NXT lacks', async () => {
+    const hedy = sky.addConstituent({ first: 'Hedy', last: 'Lamarr', email: 'hedy@patents.example' });
+    const fill = await liveFormula('fill-*.csv', { destination: { dataSourceId: renxt, object: 'constituents', settings: { onMatch: 'fill-blanks' } } });
+    dropFile('fill-1.csv', [header, ['Hedy', 'Lamarr', 'hedy@patents.example', '503-555-0300']]);
+    sky.seen.length = 0;
+    const done = await waitForRun(fill, (await startRun(fill)).id);
+    expect(done.counts, JSON.stringify(done)).toMatchObject({ collected: 1, updated: 1 });
+    expect(sky.view(hedy.id)).toMatchObject({ first: 'Hedy', last: 'Lamarr', phone: { number: '503-555-0300', primary: true } });
+    // the names and e-mail it holds are not written again: only the phone it lacked, as a new primary phone
+    const writes = sky.seen.filter((c) => c.method !== 'GET' && c.path !== '/token').map((c) => `${c.method} ${c.path}`);
+    expect(writes).toEqual(['POST /constituent/v1/phones']);
+  });
+
   it('gifts go in against their constituent by lookup id, in the gift batch; one whose constituent is not there waits in relationship-match', async () => {
     const donor = sky.addConstituent({ first: 'Gift', last: 'Formula', lookup_id: 'GF-7' });
     const gifts = await liveFormula('gifts-*.csv', {
