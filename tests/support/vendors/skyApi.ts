@@ -64,6 +64,8 @@ export interface FakeSkyApi {
   spendQuota(seconds: number): void;
   /** a token refresh waits this long before answering (to overlap two workers' refreshes) */
   tokenDelayMs: number;
+  /** every API call waits this long before answering (a send slow enough to be interrupted) */
+  apiDelayMs: number;
   /** adds a constituent as if entered in Raiser's Edge NXT */
   addConstituent(c: { first?: string; last: string; email?: string; phone?: string; address?: Partial<Address>; lookup_id?: string; date_modified?: string }): FakeConstituent;
   addGift(g: { constituent_id: string; amount: number; date: string; fund_id?: string; campaign_id?: string; appeal_id?: string; date_modified?: string }): FakeGift;
@@ -352,6 +354,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
           throttled--;
           return send([429, { statusCode: 429, message: `Rate limit is exceeded. Try again in ${throttleSeconds} seconds.` }, { 'retry-after': String(throttleSeconds) }]);
         }
+        if (fake.apiDelayMs) await new Promise((r) => setTimeout(r, fake.apiDelayMs));
         const auth = req.headers.authorization ?? '';
         const expiry = access.get(auth.replace(/^Bearer /, ''));
         if (!expiry || expiry < Date.now()) return send([401, { statusCode: 401, message: 'Authorization has been denied for this request.' }]);
@@ -368,6 +371,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     url, seen, constituents, emails, phones, addresses, gifts, constituentCodes, customFieldCategories, customFields,
     tokenLifetime: 3600,
     tokenDelayMs: 0,
+    apiDelayMs: 0,
     refreshToken: () => refresh,
     grant: () => { revoked = false; refresh = `sky-refresh-${++generation}`; return refresh; },
     revoke: () => { revoked = true; },
