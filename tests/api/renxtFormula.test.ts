@@ -110,6 +110,21 @@ afterAll(async () => {
   if (savedEnv === undefined) delete process.env[variable]; else process.env[variable] = savedEnv;
 });
 
+describe('the wizard\'s calls for a Raiser\'s Edge NXT data source', () => {
+  it('test the connection, list its objects and describe their fields (the environment\'s custom fields included)', async () => {
+    const tested = await json<{ status: string; detail: string }>(await send(`${DS}/${renxt}/test`, { method: 'POST' }));
+    expect(tested).toMatchObject({ status: 'success', detail: "Signed in to Raiser's Edge NXT (Riverside Production)." });
+    const { objects } = await json<{ objects: { name: string }[] }>(await send(`${DS}/${renxt}/objects`));
+    expect(objects.map((o) => o.name)).toEqual(['constituents', 'gifts']);
+    const { fields } = await json<{ fields: { name: string; searchable?: boolean }[] }>(await send(`${DS}/${renxt}/objects/constituents/fields`));
+    expect(fields).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'email', searchable: true }), expect.objectContaining({ name: 'custom:Volunteer interest' }),
+    ]));
+    const systems = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
+    expect(systems.systems.find((x) => x.system === 'renxt')?.does).toBe('source and destination');
+  });
+});
+
 describe('a flat file into Raiser\'s Edge NXT', () => {
   let formula: string;
 
