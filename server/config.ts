@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { MAX_IMPORT_ROWS, MAX_SANDBOX_CONSTITUENTS } from '../src/domain/sandboxImport.ts';
 import { clamavAddressFromEnv, type ClamavAddress } from './connectors/flatFile/clamav.ts';
+import { baseUrlOverridesIn } from './connectors/vendorHttp.ts';
 import { MAX_HASH_COST, MIN_HASH_COST, OWASP_HASH_COST } from './identity/passwords.ts';
 
 export interface Config {
@@ -110,6 +111,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
   const production = env.NODE_ENV === 'production';
+  const redirected = baseUrlOverridesIn(env);
+  if (production && redirected.length) {
+    throw new Error(`${redirected.join(', ')} cannot be set in production: vendor base URLs are redirected only for tests against local fakes`);
+  }
   if (env.SEED_DEMO && !['true', 'false'].includes(env.SEED_DEMO)) throw new Error(`SEED_DEMO must be true or false, got "${env.SEED_DEMO}"`);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, '');
   const embedded = !env.AUTH0_DOMAIN;

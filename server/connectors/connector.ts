@@ -9,6 +9,7 @@ import type { ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts'
 import type { FieldInfo } from '../../src/domain/api/integrations.ts';
 import type { KeyKind } from '../../src/domain/formula/matchKeys.ts';
 import type { TenantScope } from '../db/tenancy.ts';
+import type { GrantStore } from './kit/grant.ts';
 import type { NetworkPolicy } from './network.ts';
 
 export type { FieldInfo };
@@ -19,7 +20,7 @@ export type { FieldInfo };
  * reads, and the opening of a system's own store kept in this database (the Sandbox CRM's, beside
  * its connector). Nothing else of the scope (formulas, records, credentials) is a connector's business.
  */
-export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'open'>;
+export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'open' | 'vendorState'>;
 
 export interface ConnectorContext {
   /** the tenant, as far as connectors need it: they reach Tributary's own rows only through these repositories */
@@ -30,6 +31,10 @@ export interface ConnectorContext {
   settings: Record<string, string>;
   /** where Tributary keeps files (flat file and file upload connectors) */
   dataDir: string;
+  /** the formula's additional settings for this end (a destination's gift batch prefix), when a formula calls */
+  endSettings?: Record<string, string>;
+  /** a saved data source's OAuth grant: its current access token and the lock to refresh it (connector kit) */
+  grant?: GrantStore;
   /** where hosts from the settings may lead; absent: the public internet only */
   network?: NetworkPolicy;
   signal?: AbortSignal;

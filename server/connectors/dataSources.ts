@@ -91,6 +91,7 @@ export async function viewOf(tenant: TenantScope, box: SecretBox, row: DataSourc
     modifiedOn: row.modifiedOn.toISOString(),
     modifiedBy: authors.modifiedBy,
     usedBy: await formulasUsing(tenant, row.id),
+    needsReconnecting: row.needsReconnecting ? { reason: row.needsReconnecting, since: (row.needsReconnectingOn ?? row.modifiedOn).toISOString() } : null,
   };
 }
 

@@ -19,10 +19,21 @@ export const VENDOR_DATA_MAX_BYTES = 10 * 1024 * 1024;
 
 export const baseUrlVariable = (system: SystemId) => `CONNECTOR_BASE_URL_${system.toUpperCase().replace(/-/g, '_')}`;
 
-/** The operator's override for a system's base URL, when set. */
+/**
+ * The operator's override for a system's base URL, when set. Never in production: a base URL
+ * pointed elsewhere would send real credentials to whoever answers there (config.ts refuses to
+ * start with one; this refuses the call should the environment change under a running process).
+ */
 export function baseUrlOverride(system: SystemId): string | undefined {
   const value = process.env[baseUrlVariable(system)];
-  return value ? value.replace(/\/$/, '') : undefined;
+  if (!value) return undefined;
+  if (process.env.NODE_ENV === 'production') throw refused(`${baseUrlVariable(system)} is set, and vendor base URLs cannot be redirected in production.`);
+  return value.replace(/\/$/, '');
+}
+
+/** The base URL overrides set in this environment, by variable name. */
+export function baseUrlOverridesIn(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((k) => k.startsWith('CONNECTOR_BASE_URL_') && env[k]);
 }
 
 /**
@@ -44,12 +55,15 @@ export interface VendorRequest {
   network?: NetworkPolicy | undefined;
   /** the most the answer may hold (VENDOR_MAX_BYTES unless it carries data) */
   maxBytes?: number;
+  signal?: AbortSignal | undefined;
 }
 
 /** A vendor's answer, read in full (within VENDOR_MAX_BYTES). */
 export interface VendorResponse {
   status: number;
   text(): Promise<string>;
+  /** one response header, lower case name (Retry-After) */
+  header?(name: string): string | undefined;
 }
 
 /** Calls a vendor, turning failures to reach it into 'Connection Failed' with a plain reason. */
@@ -61,9 +75,11 @@ export async function vendorFetch(system: SystemId, name: string, defaultUrl: st
     headers: req.headers ?? {},
     ...(req.body !== undefined ? { body: req.body } : {}),
     network: trusted ? 'trusted' : req.network ?? PUBLIC_ONLY,
+    signal: req.signal,
   });
   const body = (await res.read(req.maxBytes ?? VENDOR_MAX_BYTES)).toString('utf8');
-  return { status: res.status, text: async () => body };
+  const header = (h: string) => { const v = res.headers[h.toLowerCase()]; return Array.isArray(v) ? v[0] : v; };
+  return { status: res.status, text: async () => body, header };
 }
 
 /**

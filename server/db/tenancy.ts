@@ -22,6 +22,7 @@ import { recordExportsRepository } from './repositories/recordExports.ts';
 import { recordsRepository } from './repositories/records.ts';
 import { runsRepository } from './repositories/runs.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
+import { vendorStateRepository } from './repositories/vendorState.ts';
 
 /** A connection or a transaction: what repositories run their queries on. */
 export type Executor = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -49,6 +50,8 @@ export interface TenantScope {
   readonly dataQueue: ReturnType<typeof dataQueueRepository>;
   /** opens a store kept beside its connector (the Sandbox CRM's) on this scope's connection or transaction, for this tenant */
   open<T>(store: TenantStore<T>): T;
+  /** vendor connections' access tokens, grant locks and write ledger (server/connectors/kit) */
+  readonly vendorState: ReturnType<typeof vendorStateRepository>;
   /** runs `work` in one transaction, with a scope whose repositories all use it: all or nothing */
   transaction<T>(work: (scope: TenantScope) => Promise<T>): Promise<T>;
 }
@@ -68,6 +71,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     events: eventsRepository(db, tenantId),
     dataQueue: dataQueueRepository(db, tenantId),
     open: (store) => store(db, tenantId),
+    vendorState: vendorStateRepository(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),
   };
 }

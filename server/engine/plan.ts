@@ -10,6 +10,7 @@ import { FORMULA_PARTS, type FormulaPartBody, type FormulaPartName } from '../..
 import type { Config } from '../config.ts';
 import type { Connector, ConnectorContext, FieldReference } from '../connectors/connector.ts';
 import { connectionSettings } from '../connectors/dataSources.ts';
+import { grantStoreFor } from '../connectors/kit/grant.ts';
 import { connectorOf } from '../connectors/registry.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
@@ -65,6 +66,8 @@ async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, obj
   const ds = await tenant.dataSources.get(id);
   if (!ds) throw new FormulaProblem(`The formula's ${role} data source no longer exists.`);
   const system = ds.system as SystemId;
+  // the vendor refused its grant: no run tries it again until a person reconnects it
+  if (ds.needsReconnecting) throw new FormulaProblem(`The ${role} data source ${ds.displayName} needs reconnecting: ${ds.needsReconnecting}`);
   let plain: Record<string, string>;
   try {
     plain = connectionSettings(deps.secrets, ds);
@@ -75,7 +78,7 @@ async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, obj
     system,
     connector: connectorOf(system),
     ctx: {
-      tenant, settings: plain, dataSourceId: ds.id, dataDir: deps.config.dataDir,
+      tenant, settings: plain, dataSourceId: ds.id, dataDir: deps.config.dataDir, grant: grantStoreFor(tenant, deps.secrets, ds.id), endSettings: settings,
       network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts }, ...(signal ? { signal } : {}),
     },
     object,

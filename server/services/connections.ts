@@ -10,10 +10,11 @@ import type { Logger } from 'pino';
 import { CONNECTION_ERRORS, type ConnectionErrorCode } from '../../src/domain/connectionErrors.ts';
 import { CATALOGUE, connectorFor, type CreateDataSourceBody, type DataSourceView, type TestSettingsBody, type UpdateDataSourceBody } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, secretKeys } from '../../src/domain/connectors/fields.ts';
-import { hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src/domain/connectors/types.ts';
+import { capabilityOf, hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src/domain/connectors/types.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
 import type { Config } from '../config.ts';
+import { grantStoreFor } from '../connectors/kit/grant.ts';
 import { ConnectionProblem, ConnectorInputError, NotSupported, type ConnectorContext, type FieldInfo } from '../connectors/connector.ts';
 import {
   checkSettings, connectionSettings, editableSettings, editedSettings, formulasUsing, isForeignKeyViolation, isUniqueViolation,
@@ -74,7 +75,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
   const { box, config } = deps;
   const network = { allowPrivateHosts: config.connectorAllowPrivateHosts };
   const contextFor = (tenant: TenantScope, settings: Record<string, string>, dataSourceId?: string): ConnectorContext => ({
-    tenant, settings, dataDir: config.dataDir, network, ...(dataSourceId ? { dataSourceId } : {}),
+    tenant, settings, dataDir: config.dataDir, network, ...(dataSourceId ? { dataSourceId, grant: grantStoreFor(tenant, box, dataSourceId) } : {}),
   });
 
   /** The tenant's data source, or not-found (another tenant's is as unknown as a missing one). */
@@ -97,6 +98,8 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     if (row && outcome.updatedSecrets) {
       await tenant.dataSources.update(row.id, sealColumns(box, row.tenantId, row.id, { ...openSecrets(box, row), ...outcome.updatedSecrets }));
     }
+    // the vendor accepted the saved grant again: the data source is connected
+    if (row?.needsReconnecting) await tenant.dataSources.update(row.id, { needsReconnecting: null, needsReconnectingOn: null });
     return { status: 'success' as const, detail: outcome.detail, testedOn: new Date().toISOString() };
   }
 
@@ -115,7 +118,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
   return {
     systems() {
       return CATALOGUE.map((d) => ({
-        system: d.system, name: d.name, vendor: d.vendor, roles: d.roles, support: d.support,
+        system: d.system, name: d.name, vendor: d.vendor, roles: d.roles, support: d.support, does: capabilityOf(d),
         authentication: d.authentication, docs: d.docs, objects: d.objects,
         hasAdditionalSettings: { source: hasAdditionalSettings(d, 'source'), destination: hasAdditionalSettings(d, 'destination') },
         fields: formFields(d.settings),
@@ -162,6 +165,8 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
           ...sealColumns(box, row.tenantId, row.id, secrets),
           // another account may list other objects
           ...(body.settings !== undefined ? { objects: null, objectsRefreshedOn: null } : {}),
+          // new credentials are a reconnection: runs may try them
+          ...(body.settings !== undefined ? { needsReconnecting: null, needsReconnectingOn: null } : {}),
           modifiedBy: actor.userId,
           modifiedOn: new Date(),
         });

@@ -18,6 +18,7 @@ import { nextRunAt } from '../../src/domain/formula/scheduleTimes.ts';
 import { formulaListStatus, type JobStatus, type RunKind, type RunParams } from '../../src/domain/formula/statuses.ts';
 import * as v from 'valibot';
 import { ConnectionProblem, ConnectorInputError, NotSupported } from '../connectors/connector.ts';
+import { QuotaExhausted } from '../connectors/kit/problems.ts';
 import { SecretKeyError } from '../connectors/secrets.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
 import type { RunRow } from '../db/repositories/runs.ts';
@@ -274,6 +275,18 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         result = run.kind === 'reprocess' ? await reprocessHeld(tenant, deps, run, control) : await workRun(tenant, deps, run, control);
       } catch (err) {
         const message = failureMessage(err);
+        if (err instanceof QuotaExhausted) {
+          // a spent quota is not a failure: the run waits, with the reason on its card, until the vendor renews it
+          await tenant.runs.update(run.id, { status: 'paused', error: message });
+          await tenant.formulas.setRunState(row.id, { jobStatus: 'paused' });
+          await recordEvent(tenant, {
+            actor: 'system', type: 'run.paused', correlationId: run.correlationId, formulaId: row.id,
+            description: `${RUN_LABEL[run.kind]} of ${formulaDisplayName(row)} paused: ${message}`,
+            details: { runId: run.id, kind: run.kind, resumeAt: err.resumeAt.toISOString() },
+          });
+          await deps.runs.queue({ tenantId: tenant.tenantId, formulaId: row.id, runId: run.id, correlationId: run.correlationId }, err.resumeAt);
+          return { continued: true };
+        }
         if (!isTransient(err) || attempt.lastTry) {
           const final = attempt.lastTry && isTransient(err) ? `${message} (gave up after ${attempt.retry + 1} attempts)` : message;
           await finish(tenant, run, row, who, final);

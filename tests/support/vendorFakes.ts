@@ -210,7 +210,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     if (!isBasic(r.headers, e.applicationName, `${e.apiKey}|${e.databaseMode}`)) return [401, { errors: [{ code: 'UNAUTHORIZED', text: 'Authorization has been denied' }] }];
     return [201, { message: json(r).message }];
   },
-  'renxt': skyFake('/constituent/v1/constituents'),
   'fenxt': skyFake('/generalledger/v1/accounts'),
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),

@@ -1,35 +1,20 @@
 /**
- * Blackbaud SKY API (Raiser's Edge NXT, Financial Edge NXT): the saved refresh token is exchanged
- * at oauth2.sky.blackbaud.com/token (HTTP Basic application id and secret, keeping the refresh
- * token), then one read proves the subscription key and the environment's consent.
+ * Blackbaud SKY API (Raiser's Edge NXT, Financial Edge NXT). Both sign in through the connector
+ * kit's OAuth session (skyApi/client.ts). Raiser's Edge NXT reads and writes records (renxt.ts);
+ * Financial Edge NXT tests its connection with one read of the general ledger.
  */
-import { fenxt, renxt } from '../../../src/domain/connectors/blackbaud.ts';
-import type { ObjectInfo, SystemId } from '../../../src/domain/connectors/types.ts';
+import { fenxt } from '../../../src/domain/connectors/blackbaud.ts';
 import { testOnlyConnector, type Connector } from '../connector.ts';
-import { basic, expectJson, form, FORM, requireField, vendorFetch } from '../vendorHttp.ts';
+import { skySession } from './client.ts';
 
-interface SkyToken { access_token?: string; refresh_token?: string; environment_name?: string; legal_entity_name?: string }
+export { renxtConnector } from './renxt.ts';
 
-function skyConnector(system: SystemId, name: string, probe: string, objects: ObjectInfo[]): Connector {
-  return testOnlyConnector(system, async ({ settings }) => {
-    const tokenRes = await vendorFetch(system, name, 'https://oauth2.sky.blackbaud.com/token', {
-      method: 'POST',
-      headers: { ...FORM, authorization: basic(settings.clientId!, settings.clientSecret!) },
-      body: form({ grant_type: 'refresh_token', refresh_token: settings.refreshToken, preserve_refresh_token: 'true' }),
-    });
-    const token = await expectJson<SkyToken>(name, tokenRes, 'the application credentials or refresh token');
-    const accessToken = requireField(token.access_token, name, 'an access token');
-    const apiRes = await vendorFetch(system, name, `https://api.sky.blackbaud.com${probe}`, {
-      headers: { authorization: `Bearer ${accessToken}`, 'bb-api-subscription-key': settings.subscriptionKey! },
-    });
-    await expectJson(name, apiRes, 'the subscription key');
-    const where = token.environment_name ?? token.legal_entity_name;
-    return {
-      detail: `Signed in to ${name}${where ? ` (${where})` : ''}.`,
-      ...(token.refresh_token && token.refresh_token !== settings.refreshToken ? { updatedSecrets: { refreshToken: token.refresh_token } } : {}),
-    };
-  }, objects);
-}
-
-export const renxtConnector = skyConnector('renxt', "Raiser's Edge NXT", '/constituent/v1/constituents?limit=1', renxt.objects);
-export const fenxtConnector = skyConnector('fenxt', 'Financial Edge NXT', '/generalledger/v1/accounts?limit=1', fenxt.objects);
+export const fenxtConnector: Connector = testOnlyConnector('fenxt', async (ctx) => {
+  const name = 'Financial Edge NXT';
+  const { client, session } = skySession(ctx, 'fenxt', name);
+  await session.accessToken(true);
+  await client.call({ path: '/generalledger/v1/accounts', query: { limit: 1 } });
+  const where = session.about();
+  const rotated = session.rotated();
+  return { detail: `Signed in to ${name}${where ? ` (${where})` : ''}.`, ...(rotated ? { updatedSecrets: rotated } : {}) };
+}, fenxt.objects);

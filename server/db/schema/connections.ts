@@ -4,7 +4,7 @@
  * the version of the key that sealed it.
  */
 import { sql } from 'drizzle-orm';
-import { customType, index, jsonb, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { customType, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './accounts.ts';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -29,9 +29,51 @@ export const dataSources = pgTable('data_sources', {
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
   modifiedBy: uuid('modified_by').references(() => users.id, { onDelete: 'set null' }),
   modifiedOn: timestamp('modified_on', { withTimezone: true }).notNull().defaultNow(),
+  /**
+   * Why the vendor no longer accepts this connection's grant (revoked, expired): the data source
+   * needs reconnecting, and no run tries it again until it is. Null while it is connected.
+   */
+  needsReconnecting: text('needs_reconnecting'),
+  needsReconnectingOn: timestamp('needs_reconnecting_on', { withTimezone: true }),
 }, (t) => [
   /** formulas name a data source and their tenant together (server/db/schema/formulas.ts) */
   unique('data_sources_id_tenant_key').on(t.id, t.tenantId),
   index('data_sources_tenant_idx').on(t.tenantId),
   uniqueIndex('data_sources_tenant_name_idx').on(t.tenantId, sql`lower(${t.displayName})`),
+]);
+
+/**
+ * What the connector kit keeps per data source of a vendor that signs in with OAuth: the access
+ * token of the current grant (sealed like every secret), so every worker uses one token until it
+ * nears its expiry instead of each refreshing (and rotating) its own. `grant` fingerprints the
+ * refresh token it came from: a reconnected data source never uses the old grant's token.
+ */
+export const vendorTokens = pgTable('vendor_tokens', {
+  dataSourceId: uuid('data_source_id').primaryKey().references(() => dataSources.id, { onDelete: 'cascade' }),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  grant: text('grant').notNull(),
+  ciphertext: bytea('ciphertext').notNull(),
+  iv: bytea('iv').notNull(),
+  tag: bytea('tag').notNull(),
+  keyVersion: text('key_version').notNull(),
+  expiresOn: timestamp('expires_on', { withTimezone: true }).notNull(),
+});
+
+/**
+ * Writes to a vendor without an upsert key (SKY API): the idempotency key is recorded before the
+ * vendor is asked to create (vendorId null: under way) and the created id right after its answer,
+ * before the engine hears of it. A retry finds the id and writes nothing; one that finds the key
+ * under way searches the vendor before creating, so a crash between the vendor's answer and our
+ * commit never creates a second record.
+ */
+export const vendorWrites = pgTable('vendor_writes', {
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  dataSourceId: uuid('data_source_id').notNull().references(() => dataSources.id, { onDelete: 'cascade' }),
+  object: text('object').notNull(),
+  idempotencyKey: text('idempotency_key').notNull(),
+  vendorId: text('vendor_id'),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.dataSourceId, t.object, t.idempotencyKey] }),
+  index('vendor_writes_tenant_idx').on(t.tenantId),
 ]);

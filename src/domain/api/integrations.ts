@@ -1,7 +1,7 @@
 /** Contracts of the integrations service (/integrations/v1): the connector catalogue and the tenant's data sources. */
 import * as v from 'valibot';
 import { CreateDataSourceBody, TestSettingsBody, UpdateDataSourceBody } from '../connectors/catalogue.ts';
-import { SYSTEM_IDS } from '../connectors/types.ts';
+import { CAPABILITIES, SYSTEM_IDS } from '../connectors/types.ts';
 import { endpoint, service } from './contract.ts';
 
 const System = v.picklist(SYSTEM_IDS);
@@ -22,6 +22,8 @@ export const SystemSchema = v.object({
   system: System, name: v.string(), vendor: v.string(),
   roles: v.object({ source: v.boolean(), destination: v.boolean() }),
   support: v.picklist(['full', 'connection-test']),
+  /** what Tributary does with it today: 'source and destination', 'source', 'connection test only' ... */
+  does: v.picklist(CAPABILITIES),
   authentication: v.string(), docs: v.string(), objects: v.array(ObjectInfoSchema),
   hasAdditionalSettings: v.object({ source: v.boolean(), destination: v.boolean() }),
   fields: v.array(FieldMetaSchema),
@@ -38,6 +40,7 @@ export const DataSourceViewSchema = v.object({
   settings: v.record(v.string(), v.union([v.string(), v.object({ saved: v.literal(true) })])),
   createdOn: v.string(), createdBy: v.nullable(v.string()), modifiedOn: v.string(), modifiedBy: v.nullable(v.string()),
   usedBy: v.array(v.object({ id: v.string(), name: v.string() })),
+  needsReconnecting: v.optional(v.nullable(v.object({ reason: v.string(), since: v.string() }))),
 });
 
 export const TestResultSchema = v.object({ status: v.literal('success'), detail: v.string(), testedOn: v.string() });

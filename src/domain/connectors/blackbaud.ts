@@ -1,5 +1,6 @@
 /** Blackbaud systems: Raiser's Edge NXT and Financial Edge NXT (SKY API), Blackbaud CRM and Altru (AppFx web service), Luminate Online. */
-import { secret, settingsSchema, text, url } from './fields.ts';
+import { choice, secret, settingsSchema, text, url } from './fields.ts';
+import { SANDBOX_BLANKS, SANDBOX_ON_MATCH } from './files.ts';
 import type { ConnectorDefinition } from './types.ts';
 
 /** SKY API: an OAuth 2.0 application (id and secret), a subscription key, and the refresh token the user's consent produced. */
@@ -20,6 +21,13 @@ export const renxt: ConnectorDefinition = {
     destination: settingsSchema({
       giftBatchPrefix: text('Gift batch prefix', { required: false, placeholder: 'Tributary' }),
       constituentCode: text('Constituent code for new constituents', { required: false }),
+      onMatch: choice('When a record matches', SANDBOX_ON_MATCH, {
+        required: false, description: 'What a record sent to an existing constituent does to the values already there.',
+      }),
+      blankValues: choice('Blank incoming values', SANDBOX_BLANKS, {
+        required: false, when: { field: 'onMatch', is: ['overwrite'] },
+        description: 'Whether an empty value in the record clears the value already there (an e-mail, phone or address is never removed).',
+      }),
     }),
   },
   objects: [
@@ -39,7 +47,7 @@ export const renxt: ConnectorDefinition = {
   ],
   authentication: 'OAuth 2.0 (SKY API): refresh token exchanged at oauth2.sky.blackbaud.com/token with the application id and secret; every call carries the Bb-Api-Subscription-Key header.',
   docs: 'https://developer.blackbaud.com/skyapi/docs/authorization',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const fenxt: ConnectorDefinition = {

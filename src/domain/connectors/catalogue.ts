@@ -81,6 +81,8 @@ export interface DataSourceView {
   modifiedBy: string | null;
   /** formulas that use it, by name (an unnamed draft shows as "Untitled formula") */
   usedBy: { id: string; name: string }[];
+  /** the vendor no longer accepts the connection's grant: its status reads "Needs reconnecting", with why and since when */
+  needsReconnecting?: { reason: string; since: string } | null;
 }
 
 export const isSavedMarker = (x: unknown): x is { saved: true } =>

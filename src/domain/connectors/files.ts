@@ -155,11 +155,12 @@ export const flatFile: ConnectorDefinition = {
   support: 'full',
 };
 
-const SANDBOX_ON_MATCH = [
+/** what a CRM destination does to a matched record's values (the Sandbox CRM, Raiser's Edge NXT) */
+export const SANDBOX_ON_MATCH = [
   { value: 'overwrite', label: 'Overwrite existing values' },
   { value: 'fill-blanks', label: 'Fill blank fields only' },
 ];
-const SANDBOX_BLANKS = [
+export const SANDBOX_BLANKS = [
   { value: 'keep', label: 'Keep the existing value' },
   { value: 'clear', label: 'Clear the existing value' },
 ];

@@ -48,6 +48,7 @@ export const salesforce: ConnectorDefinition = {
   authentication: 'OAuth 2.0 at /services/oauth2/token of login.salesforce.com, test.salesforce.com or your My Domain: the username-password flow (password plus security token) or the client-credentials flow of a connected app.',
   docs: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_flows.htm',
   support: 'connection-test',
+  does: 'source (report rows)',
 };
 
 export const pardot: ConnectorDefinition = {

@@ -39,6 +39,19 @@ export interface ConnectorDefinition {
   /** the vendor's documentation of that authentication */
   docs: string;
   support: Support;
+  /** what it does when that is more than its support says (Salesforce reads report rows) */
+  does?: Capability;
+}
+
+/** What Tributary does with a system today, in the words the catalogue and the README's connector table use. */
+export const CAPABILITIES = ['source and destination', 'source', 'destination', 'source (report rows)', 'connection test only'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export function capabilityOf(def: Pick<ConnectorDefinition, 'roles' | 'support' | 'does'>): Capability {
+  if (def.does) return def.does;
+  if (def.support !== 'full') return 'connection test only';
+  if (def.roles.source && def.roles.destination) return 'source and destination';
+  return def.roles.source ? 'source' : 'destination';
 }
 
 export function hasAdditionalSettings(def: ConnectorDefinition, role: 'source' | 'destination'): boolean {

@@ -1,0 +1,39 @@
+/**
+ * Paging helpers: every page of a listing, one after another, in the three shapes vendors use.
+ * Each yields a page's items with what the page said of the next, so a caller can stop at a
+ * batch boundary and remember where it was.
+ */
+
+export interface Page<T> { items: T[]; /** the position after this page: offset, cursor or link; null at the end */ next: string | null }
+
+/** limit and offset: the next page starts where this one ended; a short page is the last. */
+export async function* offsetPages<T>(fetch: (offset: number, limit: number) => Promise<T[]>, limit: number, from = 0): AsyncIterable<Page<T>> {
+  for (let offset = from; ;) {
+    const items = await fetch(offset, limit);
+    offset += items.length;
+    const last = items.length < limit;
+    yield { items, next: last ? null : String(offset) };
+    if (last) return;
+  }
+}
+
+/** an opaque cursor the vendor hands back (continuation_token, after); none means the end. */
+export async function* cursorPages<T>(fetch: (cursor: string | null) => Promise<{ items: T[]; cursor: string | null | undefined }>, from: string | null = null): AsyncIterable<Page<T>> {
+  for (let cursor = from; ;) {
+    const page = await fetch(cursor);
+    const next = page.cursor || null;
+    yield { items: page.items, next };
+    if (!next || !page.items.length) return;
+    cursor = next;
+  }
+}
+
+/** a `next` link (SKY API's next_link, Salesforce's nextRecordsUrl): followed until absent. */
+export async function* linkPages<T>(first: string, fetch: (link: string) => Promise<{ items: T[]; next: string | null | undefined }>): AsyncIterable<Page<T>> {
+  for (let link: string | null = first; link;) {
+    const page = await fetch(link);
+    link = page.next || null;
+    yield { items: page.items, next: link };
+    if (!page.items.length) return;
+  }
+}

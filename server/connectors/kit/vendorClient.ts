@@ -1,0 +1,132 @@
+/**
+ * One client per vendor, shared by its connector's calls: authentication headers on every call,
+ * the vendor's rate limits honoured (429 and 503 wait for Retry-After, up to a bound), transient
+ * failures (server errors, dropped connections, timeouts) retried with exponential backoff inside
+ * the batch, a refused access token refreshed once, a spent quota turned into QuotaExhausted (the
+ * formula pauses until then), and other refusals answered as VendorRefusal with the vendor's
+ * status and message for the record they concern.
+ */
+import type { SystemId } from '../../../src/domain/connectors/types.ts';
+import { ConnectionProblem, processingError, refused, transientProblem } from '../connector.ts';
+import { JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch, type VendorResponse } from '../vendorHttp.ts';
+import { QuotaExhausted, retryAfterMs } from './problems.ts';
+
+/** Tries of one call when it fails in a way that may pass. */
+export const MAX_ATTEMPTS = 5;
+/** The longest wait for a Retry-After inside a batch; a longer one is a spent quota. */
+export const MAX_WAIT_MS = 60_000;
+const BACKOFF_MS = 250;
+
+/** The vendor refused one request (a 4xx other than sign-in and rate limits): its status and words. */
+export class VendorRefusal extends ConnectionProblem {
+  constructor(name: string, readonly status: number, readonly vendorMessage: string) {
+    super('processing-error', `${name} refused the request (HTTP ${status})${vendorMessage ? `: ${vendorMessage}` : '.'}`);
+  }
+}
+
+export interface VendorCall {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** path and query on the vendor's documented host, or a whole URL on it (a `next_link`) */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  json?: unknown;
+}
+
+export interface VendorClientOptions {
+  system: SystemId;
+  name: string;
+  /** the vendor's documented base URL (https://api.sky.blackbaud.com) */
+  baseUrl: string;
+  /** headers that authenticate a call; `force` after the vendor refused the last token */
+  auth(force: boolean): Promise<Record<string, string>>;
+  /** the vendor's words from an error body */
+  messageOf?(body: unknown): string;
+  /** a spent quota the vendor announces its own way (SKY API: 403 with Retry-After) */
+  quota?(res: VendorResponse, body: unknown): QuotaExhausted | null;
+  signal?: AbortSignal | undefined;
+  /** waits between tries; tests may shorten them */
+  sleep?(ms: number): Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function defaultMessageOf(body: unknown): string {
+  const first = Array.isArray(body) ? body[0] : body;
+  if (first && typeof first === 'object') {
+    const o = first as Record<string, unknown>;
+    for (const k of ['message', 'error_description', 'error', 'title']) if (typeof o[k] === 'string') return (o[k] as string).slice(0, 300);
+  }
+  return '';
+}
+
+const parse = (text: string): unknown => { try { return text ? JSON.parse(text) : null; } catch { return undefined; } };
+
+export interface VendorClient {
+  /** the answer's JSON (null for an empty body) */
+  call<T = unknown>(req: VendorCall): Promise<T>;
+  /** calls made, waits honoured and retries done, for tests and logs */
+  readonly stats: { calls: number; waits: number; retries: number };
+}
+
+export function vendorClient(o: VendorClientOptions): VendorClient {
+  const sleep = o.sleep ?? defaultSleep;
+  const messageOf = o.messageOf ?? defaultMessageOf;
+  const stats = { calls: 0, waits: 0, retries: 0 };
+  const urlOf = (req: VendorCall) => {
+    const url = new URL(/^https?:\/\//.test(req.path) ? new URL(req.path).pathname + new URL(req.path).search : req.path, o.baseUrl);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    return url.toString();
+  };
+
+  return {
+    stats,
+    async call<T>(req: VendorCall): Promise<T> {
+      let forced = false;
+      for (let attempt = 1; ; attempt++) {
+        o.signal?.throwIfAborted();
+        let res: VendorResponse;
+        try {
+          stats.calls++;
+          res = await vendorFetch(o.system, o.name, urlOf(req), {
+            method: req.method ?? 'GET',
+            headers: { accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(await o.auth(forced)) },
+            ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
+            maxBytes: VENDOR_DATA_MAX_BYTES,
+            signal: o.signal,
+          });
+        } catch (err) {
+          if (err instanceof ConnectionProblem && err.transient && attempt < MAX_ATTEMPTS) {
+            stats.retries++;
+            await sleep(BACKOFF_MS * 2 ** (attempt - 1));
+            continue;
+          }
+          throw err;
+        }
+        const text = await res.text();
+        const body = parse(text);
+        if (res.status >= 200 && res.status < 300) {
+          if (body === undefined) throw processingError(`${o.name} answered with something other than JSON.`);
+          return body as T;
+        }
+        const quota = o.quota?.(res, body);
+        if (quota) throw quota;
+        if (res.status === 401 && !forced) { forced = true; continue; }
+        if (res.status === 401) throw refused(`${o.name} refused the access token (HTTP 401).`);
+        if (res.status === 429 || res.status === 503) {
+          const wait = retryAfterMs(res.header?.('retry-after')) ?? BACKOFF_MS * 2 ** (attempt - 1);
+          if (wait > MAX_WAIT_MS) {
+            throw new QuotaExhausted(`${o.name} asked Tributary to wait ${Math.ceil(wait / 60_000)} minutes (HTTP ${res.status}); the formula goes on then.`, new Date(Date.now() + wait));
+          }
+          if (attempt < MAX_ATTEMPTS) { stats.waits++; await sleep(wait); continue; }
+          throw transientProblem(processingError(`${o.name} asked Tributary to slow down (HTTP ${res.status}). Try again later.`));
+        }
+        if (res.status >= 500) {
+          if (attempt < MAX_ATTEMPTS) { stats.retries++; await sleep(BACKOFF_MS * 2 ** (attempt - 1)); continue; }
+          throw transientProblem(processingError(`${o.name} answered with a server error (HTTP ${res.status}). Try again later.`));
+        }
+        if (res.status === 403) throw refused(`${o.name} refused access (HTTP 403)${messageOf(body) ? `: ${messageOf(body)}` : '.'}`);
+        throw new VendorRefusal(o.name, res.status, messageOf(body));
+      }
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * A SKY API session for one call of a connector: the OAuth grant through the connector kit (the
+ * refresh token exchanged at oauth2.sky.blackbaud.com/token with the application id and secret in
+ * HTTP Basic; rotated on each refresh of a saved data source, kept while settings are only being
+ * tested, since the user has not saved them yet), and the API client on api.sky.blackbaud.com
+ * with the Bb-Api-Subscription-Key header. SKY API limits calls per second (429 with Retry-After,
+ * waited for) and per day (403 "Out of call volume quota" with Retry-After: the formula pauses).
+ */
+import type { SystemId } from '../../../src/domain/connectors/types.ts';
+import type { ConnectorContext } from '../connector.ts';
+import { InvalidGrant, oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
+import { QuotaExhausted, retryAfterMs } from '../kit/problems.ts';
+import { defaultMessageOf, vendorClient, type VendorClient } from '../kit/vendorClient.ts';
+import { basic, expectJson, form, FORM, requireField, vendorFetch } from '../vendorHttp.ts';
+
+export const SKY_API = 'https://api.sky.blackbaud.com';
+export const SKY_TOKEN_URL = 'https://oauth2.sky.blackbaud.com/token';
+
+interface SkyToken { access_token?: string; refresh_token?: string; expires_in?: number; environment_name?: string; legal_entity_name?: string }
+
+export interface Sky { client: VendorClient; session: OAuthSession }
+
+export function skySession(ctx: ConnectorContext, system: SystemId, name: string, opts: { sleep?: (ms: number) => Promise<void> } = {}): Sky {
+  const store = ctx.dataSourceId ? ctx.grant : undefined;
+  const session = oauthSession({
+    system, name, settings: ctx.settings, store,
+    async exchange(settings) {
+      const res = await vendorFetch(system, name, SKY_TOKEN_URL, {
+        method: 'POST',
+        headers: { ...FORM, authorization: basic(settings.clientId ?? '', settings.clientSecret ?? '') },
+        body: form({ grant_type: 'refresh_token', refresh_token: settings.refreshToken, preserve_refresh_token: store ? undefined : 'true' }),
+        signal: ctx.signal,
+      });
+      if (res.status === 400) {
+        const text = await res.text();
+        let code: unknown;
+        try { code = (JSON.parse(text) as { error?: unknown }).error; } catch { /* not JSON: the generic refusal below */ }
+        if (code === 'invalid_grant') throw new InvalidGrant();
+        return expectJson(name, { status: res.status, text: async () => text }, 'the application credentials or refresh token') as never;
+      }
+      const token = await expectJson<SkyToken>(name, res, 'the application credentials or refresh token');
+      const accessToken = requireField(token.access_token, name, 'an access token');
+      return {
+        token: { accessToken, expiresOn: new Date(Date.now() + (token.expires_in ?? 3600) * 1000) },
+        rotated: token.refresh_token && token.refresh_token !== settings.refreshToken ? { refreshToken: token.refresh_token } : undefined,
+        about: token.environment_name ?? token.legal_entity_name,
+      };
+    },
+  });
+  const client = vendorClient({
+    system, name, baseUrl: SKY_API, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
+    auth: async (force) => ({ authorization: `Bearer ${await session.accessToken(force)}`, 'bb-api-subscription-key': ctx.settings.subscriptionKey ?? '' }),
+    messageOf: defaultMessageOf,
+    quota(res, body) {
+      if (res.status !== 403) return null;
+      const wait = retryAfterMs(res.header?.('retry-after'));
+      if (wait === null && !/quota/i.test(defaultMessageOf(body))) return null;
+      const ms = wait ?? 60 * 60_000;
+      const at = new Date(Date.now() + ms);
+      return new QuotaExhausted(`${name}'s daily API quota is spent; the formula goes on at ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC, when Blackbaud renews it.`, at);
+    },
+  });
+  return { client, session };
+}

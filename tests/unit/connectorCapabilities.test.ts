@@ -1,0 +1,22 @@
+/** The catalogue says per system what Tributary does with it, in the words of the README's connector table. */
+import { describe, expect, it } from 'vitest';
+import { CATALOGUE } from '../../src/domain/connectors/catalogue.ts';
+import { capabilityOf } from '../../src/domain/connectors/types.ts';
+
+describe('what each system does', () => {
+  it('reads and writes records where the connector does, and says "connection test only" elsewhere', () => {
+    const does = Object.fromEntries(CATALOGUE.map((d) => [d.system, capabilityOf(d)]));
+    expect(does).toMatchObject({
+      'renxt': 'source and destination',
+      'sandbox-crm': 'source and destination',
+      'file-upload': 'source',
+      'flat-file': 'source',
+      'sftp': 'source',
+      'http': 'source',
+      'salesforce': 'source (report rows)',
+      'fenxt': 'connection test only',
+      'mailchimp': 'connection test only',
+    });
+    expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length - 1);
+  });
+});

@@ -1,0 +1,42 @@
+/** The connector kit's paging helpers: every page once, in order, each with the position after it. */
+import { describe, expect, it } from 'vitest';
+import { cursorPages, linkPages, offsetPages, type Page } from '../../server/connectors/kit/paging.ts';
+
+const ITEMS = Array.from({ length: 7 }, (_, i) => i);
+async function all<T>(pages: AsyncIterable<Page<T>>): Promise<Page<T>[]> {
+  const out: Page<T>[] = [];
+  for await (const p of pages) out.push(p);
+  return out;
+}
+
+describe('paging', () => {
+  it('offset: pages of `limit` until a short one, resumable from an offset', async () => {
+    const asked: number[] = [];
+    const fetch = async (offset: number, limit: number) => { asked.push(offset); return ITEMS.slice(offset, offset + limit); };
+    const pages = await all(offsetPages(fetch, 3));
+    expect(pages).toEqual([{ items: [0, 1, 2], next: '3' }, { items: [3, 4, 5], next: '6' }, { items: [6], next: null }]);
+    expect((await all(offsetPages(fetch, 3, 6))).flatMap((p) => p.items)).toEqual([6]);
+    expect(asked).toEqual([0, 3, 6, 6]);
+  });
+
+  it('cursor: follows the vendor\'s cursor until it gives none', async () => {
+    const fetch = async (cursor: string | null) => {
+      const at = Number(cursor ?? 0);
+      return { items: ITEMS.slice(at, at + 4), cursor: at + 4 < ITEMS.length ? String(at + 4) : undefined };
+    };
+    expect(await all(cursorPages(fetch))).toEqual([{ items: [0, 1, 2, 3], next: '4' }, { items: [4, 5, 6], next: null }]);
+  });
+
+  it('next link: follows the link until it is absent, and stops at an empty page whatever the link says', async () => {
+    const links: string[] = [];
+    const fetch = async (link: string) => {
+      links.push(link);
+      const at = Number(new URL(link, 'https://api.example').searchParams.get('offset') ?? 0);
+      return { items: ITEMS.slice(at, at + 5), next: at + 5 < ITEMS.length ? `https://api.example/x?offset=${at + 5}` : null };
+    };
+    expect((await all(linkPages('/x', fetch))).map((p) => p.items)).toEqual([[0, 1, 2, 3, 4], [5, 6]]);
+    expect(links).toEqual(['/x', 'https://api.example/x?offset=5']);
+    const endless = await all(linkPages('/x', async () => ({ items: [], next: '/x' })));
+    expect(endless).toEqual([{ items: [], next: '/x' }]);
+  });
+});
