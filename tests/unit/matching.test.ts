@@ -324,6 +324,15 @@ describe('scoring', () => {
     expect(typo).toBeLessThan(100);
   });
 
+  it('counts each field that says something else: a gift of the same constituent and amount but another fund is not the same gift', () => {
+    const gift = { constituentLookupId: 'SC-1', amount: '25', fund: 'Annual', date: '2026-01-02' };
+    const giftFields = ['constituentLookupId', 'amount', 'fund', 'date'];
+    expect(score(gift as PersonRecord, gift as PersonRecord, giftFields)).toBe(100);
+    expect(score(gift as PersonRecord, { ...gift, fund: 'Capital' } as PersonRecord, giftFields)).toBeLessThan(100);
+    expect(score(gift as PersonRecord, { ...gift, fund: 'Capital', date: '2026-02-03' } as PersonRecord, giftFields))
+      .toBeLessThan(score(gift as PersonRecord, { ...gift, fund: 'Capital' } as PersonRecord, giftFields));
+  });
+
   it('compares only the given fields both sides have, and says what it compared', () => {
     const result = scoreCandidate({ firstName: 'Bill', lastName: 'Lee', email: null, city: 'Leeds' }, { firstName: 'William', lastName: 'Lee', email: 'b@x.org' }, ['firstName', 'lastName', 'email', 'city', 'phone']);
     expect(result.compared).toEqual([{ field: 'firstName', similarity: 1 }, { field: 'lastName', similarity: 1 }]);

@@ -345,18 +345,26 @@ function uniqueFields(fields: readonly string[]): readonly string[] {
 /** The best similarity of each kind (a home and a work phone: the best speaks for the kind). */
 type KindSimilarities = Partial<Record<FieldKind, number>>;
 
-/** The 0-100 score of a candidate whose fields of each kind are as alike as `of` says, with the caps. */
-function scoreOf(of: KindSimilarities, swapped: boolean): number {
+/** Kinds whose fields say different things (city and state, amount and fund): each field counts, not the best. */
+const EACH_FIELD: ReadonlySet<FieldKind> = new Set(['locality', 'other']);
+
+/**
+ * The 0-100 score of a candidate whose fields of each kind are as alike as `of` says (and, for the
+ * kinds where each field counts, as `each` lists), with the caps.
+ */
+function scoreOf(of: KindSimilarities, each: readonly { kind: FieldKind; similarity: number }[], swapped: boolean): number {
   const moved = of.addressLine1 !== undefined && of.addressLine1 < DIFFERENT_ADDRESS;
   let bits = PRIOR_BITS + (swapped ? SWAPPED_NAMES_BITS : 0);
   let exact = !swapped;
-  for (const [kind, similarity] of Object.entries(of) as [FieldKind, number][]) {
+  const weigh = (kind: FieldKind, similarity: number) => {
     if (similarity < 1) exact = false;
     const at = levelOf(kind, similarity);
     // a move changes the postal code and the city with the address: counted once, by the address
-    if (moved && (kind === 'postalCode' || kind === 'locality') && at === LEVELS[kind].length - 1) continue;
+    if (moved && (kind === 'postalCode' || kind === 'locality') && at === LEVELS[kind].length - 1) return;
     bits += WEIGHTS[kind][at]!;
-  }
+  };
+  for (const [kind, similarity] of Object.entries(of) as [FieldKind, number][]) if (!EACH_FIELD.has(kind)) weigh(kind, similarity);
+  for (const { kind, similarity } of each) weigh(kind, similarity);
   let score = Math.round(100 / (1 + 2 ** -bits));
   if (!exact) score = Math.min(score, 99);
   // an address is strong where it is: with its postal code, or without one to compare, its city or state
@@ -372,6 +380,7 @@ function scoreOf(of: KindSimilarities, swapped: boolean): number {
 export function scoreCandidate(record: Record<string, FieldValue>, candidate: Record<string, unknown>, fields: readonly string[]): CandidateScore {
   const compared: ComparedField[] = [];
   const of: KindSimilarities = {};
+  const each: { kind: FieldKind; similarity: number }[] = [];
   let firstField: string | null = null;
   let lastField: string | null = null;
   for (const field of uniqueFields(fields)) {
@@ -382,15 +391,16 @@ export function scoreCandidate(record: Record<string, FieldValue>, candidate: Re
     if (similarity === null) continue;
     compared.push({ field, similarity });
     of[kind] = Math.max(of[kind] ?? 0, similarity);
+    if (EACH_FIELD.has(kind)) each.push({ kind, similarity });
   }
   if (!compared.length) return { score: 0, compared };
-  let score = scoreOf(of, false);
+  let score = scoreOf(of, each, false);
   // the names written the wrong way round: the record's last name is the candidate's first, and its first the last
   if (firstField !== null && lastField !== null && of.firstName !== undefined && of.lastName !== undefined && Math.min(of.firstName, of.lastName) < 1) {
     const first = fieldSimilarity(firstField, own(record, lastField), own(candidate, firstField));
     const last = fieldSimilarity(lastField, own(record, firstField), own(candidate, lastField));
     if (first !== null && last !== null && Math.min(first, last) > Math.min(of.firstName, of.lastName)) {
-      score = Math.max(score, scoreOf({ ...of, firstName: first, lastName: last }, true));
+      score = Math.max(score, scoreOf({ ...of, firstName: first, lastName: last }, each, true));
     }
   }
   return { score, compared };
