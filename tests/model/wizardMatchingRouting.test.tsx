@@ -139,7 +139,7 @@ describe('the matching step', () => {
     const s = renderStep({ step: 'matching', Step: MatchingStep });
     await screen.findByTestId('matching-step');
     expect(screen.getByTestId('recommended-note').textContent).toContain('Sandbox CRM (constituents)');
-    expect(RECOMMENDED.scenarios.map((x) => x.name)).toEqual(['E-mail', 'Last name and postal code', 'Last name and phone']);
+    expect(RECOMMENDED.scenarios.map((x) => x.name)).toEqual(['E-mail', 'Last name and postal code', 'Phone', 'Swapped names and postal code']);
     // each scenario filled in: name, criteria by their labels, match reason, tier
     const first = scenarioGroup(1);
     expect(within(first).getByLabelText('Scenario name')).toHaveProperty('value', 'E-mail');

@@ -9,7 +9,12 @@ import { decideMatch, type MatchBucket, type ScenarioHits } from '../../src/doma
 import type { AutoPickCondition, SearchScenario } from '../../src/domain/formula/parts.ts';
 import { recommendedMatching, type FieldRef } from '../../src/domain/formula/recommendedScenarios.ts';
 import type { FieldValue } from '../../src/domain/formula/transforms.ts';
-import { COLUMN_FIELDS, generateIncoming, generatePeople, SOURCE_COLUMNS, type IncomingKind, type IncomingRecord, type Person } from './syntheticPeople.ts';
+import { COLUMN_FIELDS, generateIncoming, generatePeople, SOURCE_COLUMNS, type IncomingKind, type IncomingRecord, type Mess, type Person } from './syntheticPeople.ts';
+
+/** The seed the scoring's weights were tuned on. */
+export const TUNING_SEED = 2026;
+/** A seed never tuned on: accuracy is judged on it. */
+export const HELD_OUT_SEED = 7_331;
 
 /** The Sandbox CRM's constituent fields, as server/connectors/sandboxCrm/fields.ts lists them. */
 export const SANDBOX_CONSTITUENT_FIELDS: FieldRef[] = [
@@ -41,13 +46,18 @@ function searchKey(field: string, value: unknown): string | null {
 export class InMemoryDestination {
   private readonly index = new Map<string, Map<string, string[]>>();
   private readonly byId = new Map<string, Person>();
+  /** each person's key per field, to check the other criteria of the shortest posting list */
+  private readonly keysOf = new Map<string, Map<string, string | null>>();
 
   constructor(people: readonly Person[], fields: readonly string[]) {
     for (const field of fields) this.index.set(field, new Map());
     for (const person of people) {
       this.byId.set(person.id, person);
+      const keys = new Map<string, string | null>();
+      this.keysOf.set(person.id, keys);
       for (const field of fields) {
         const key = searchKey(field, (person as unknown as Record<string, unknown>)[field]);
+        keys.set(field, key);
         if (key === null) continue;
         const ids = this.index.get(field)!;
         const list = ids.get(key);
@@ -58,15 +68,18 @@ export class InMemoryDestination {
 
   /** The people whose every criterion's key equals the row's; none when the row lacks one. */
   search(scenario: SearchScenario, row: Record<string, unknown>): { id: string; fields: Record<string, unknown> }[] {
-    let ids: string[] | null = null;
+    const wanted: [string, string, string[]][] = [];
     for (const { source, destination } of scenario.criteria) {
       const key = searchKey(destination, row[source]);
-      const found = key === null ? [] : this.index.get(destination)?.get(key) ?? [];
-      const within = new Set(found);
-      ids = ids === null ? found : ids.filter((id) => within.has(id));
-      if (!ids.length) return [];
+      const found = key === null ? undefined : this.index.get(destination)?.get(key);
+      if (!found) return [];
+      wanted.push([destination, key!, found]);
     }
-    return (ids ?? []).map((id) => ({ id, fields: { ...this.byId.get(id)!, lookupId: id } }));
+    if (!wanted.length) return [];
+    // the shortest posting list, filtered by the other criteria's keys (as an index scan would)
+    wanted.sort((a, b) => a[2].length - b[2].length);
+    const ids = wanted[0]![2].filter((id) => wanted.every(([field, key]) => this.keysOf.get(id)!.get(field) === key));
+    return ids.map((id) => ({ id, fields: { ...this.byId.get(id)!, lookupId: id } }));
   }
 }
 
@@ -101,12 +114,24 @@ export interface AccuracyResult {
   buckets: Record<MatchBucket, number>;
   /** existing people that went to the new bucket: their match was never found */
   missedAsNew: number;
+  /** missedAsNew as a share of the existing people: each becomes a duplicate when sent */
+  newShare: number;
+  /** per hard change a copy carries: how many copies carry it, how many were matched confidently, how many went to new */
+  byMess: Partial<Record<Mess, { count: number; right: number; asNew: number }>>;
   /** per kind of incoming record: how many, and how many were matched confidently (rightly or not) */
   byKind: Record<IncomingKind, { count: number; confident: number; right: number }>;
+  /**
+   * calibration: the candidates kept, by the score band they fell in (CALIBRATION_BANDS), and how
+   * many of them were the record's person (a score is a probability: about that share)
+   */
+  calibration: { from: number; to: number; candidates: number; right: number }[];
   /** a few wrong confident matches, to read */
   wrong: { record: IncomingRecord; picked: Person; score: number }[];
   ms: number;
 }
+
+/** Score bands for the calibration table: the caps' values each have their own. */
+export const CALIBRATION_BANDS: readonly [number, number][] = [[0, 49], [50, 69], [70, 70], [71, 79], [80, 84], [85, 94], [95, 98], [99, 100]];
 
 export function evaluateMatchAccuracy(options: AccuracyOptions): AccuracyResult {
   const crm = generatePeople(options.crmSize, options.seed);
@@ -127,6 +152,8 @@ export function evaluateMatchAccuracy(options: AccuracyOptions): AccuracyResult 
   };
   const review = { oneToOne: 0, oneToMany: 0 };
   const wrong: AccuracyResult['wrong'] = [];
+  const byMess: AccuracyResult['byMess'] = {};
+  const calibration = CALIBRATION_BANDS.map(([from, to]) => ({ from, to, candidates: 0, right: 0 }));
   let [existing, confident, truePositives, missedAsNew] = [0, 0, 0, 0];
   for (const record of incoming) {
     const row: Record<string, unknown> = record.values;
@@ -137,23 +164,36 @@ export function evaluateMatchAccuracy(options: AccuracyOptions): AccuracyResult 
       autoPick: options.autoPick ?? [], discardBelow: options.discardBelow ?? null,
     });
     buckets[decision.bucket]++;
+    for (const c of decision.candidates) {
+      const band = calibration.find((b) => c.score >= b.from && c.score <= b.to)!;
+      band.candidates++;
+      if (c.id === record.truth) band.right++;
+    }
     const kind = byKind[record.kind];
     kind.count++;
     if (record.truth) existing++;
+    const right = decision.confident && decision.picked?.id === record.truth;
+    const asNew = decision.bucket === 'new' && record.truth !== null;
+    for (const m of record.mess) {
+      const of = byMess[m] ??= { count: 0, right: 0, asNew: 0 };
+      of.count++;
+      if (right) of.right++;
+      if (asNew) of.asNew++;
+    }
     if (decision.confident && decision.picked) {
       confident++;
       kind.confident++;
-      if (decision.picked.id === record.truth) { truePositives++; kind.right++; } else if (wrong.length < 20) {
+      if (right) { truePositives++; kind.right++; } else if (wrong.length < 20) {
         wrong.push({ record, picked: people.get(decision.picked.id)!, score: decision.picked.score });
       }
     } else if (decision.bucket === 'one-to-one-match') review.oneToOne++;
     else if (decision.bucket === 'one-to-many-match') review.oneToMany++;
-    else if (record.truth) missedAsNew++;
+    else if (asNew) missedAsNew++;
   }
   return {
     scenarios, incoming: incoming.length, existing, confident, truePositives, falsePositives: confident - truePositives,
     precision: confident ? truePositives / confident : 1, recall: existing ? truePositives / existing : 1,
-    review, buckets, missedAsNew, byKind, wrong, ms: performance.now() - started,
+    review, buckets, missedAsNew, newShare: existing ? missedAsNew / existing : 0, byMess, byKind, calibration, wrong, ms: performance.now() - started,
   };
 }
 

@@ -3,6 +3,9 @@
  * deliberately frequent, households sharing an address and phone), messy incoming copies of some of
  * them, and incoming people who are not in the CRM (namesakes, household members, strangers), each
  * with the truth: the CRM id it belongs to, or none. Seeded, so every run sees the same data.
+ * The copies are as hard as real imports get: first and last names swapped, typos in last names,
+ * double-barrelled names cut to one part, CRM records without an e-mail, changed e-mails, moved
+ * addresses and nicknames (MESS lists how often).
  * Left out: a Jr. living with his Sr. under the same name, which no field here tells apart.
  */
 
@@ -213,7 +216,7 @@ export class PeopleFactory {
   person(id: string, over: { first?: string; last?: string; at?: Made; sharePhone?: boolean; shareEmail?: boolean } = {}): Person {
     const rng = this.rng;
     const first = over.first ?? pickFirst(rng);
-    const last = over.last ?? (chance(rng, 0.03) ? `${pickLast(rng)}-${pickLast(rng)}` : pickLast(rng));
+    const last = over.last ?? (chance(rng, MESS.crmHyphenated) ? `${pickLast(rng)}-${pickLast(rng)}` : pickLast(rng));
     const place = over.at?.place ?? pick(rng, PLACES);
     const zip = over.at?.zip ?? `${place[2]}${String(int(rng, 1, 20)).padStart(2, '0')}`;
     const address = over.at?.address ?? randomAddress(rng);
@@ -246,8 +249,8 @@ export function generatePeople(n: number, seed: number): Person[] {
     const person = before && chance(rng, 0.12)
       ? factory.person(id, { last: before.lastName, at: madeOf.get(before)!, sharePhone: chance(rng, 0.5), shareEmail: chance(rng, 0.1) })
       : factory.person(id);
-    if (chance(rng, 0.05)) person.email = '';
-    if (chance(rng, 0.1)) person.phone = '';
+    if (chance(rng, MESS.crmWithoutEmail)) person.email = '';
+    if (chance(rng, MESS.crmWithoutPhone)) person.phone = '';
     const { address } = madeOf.get(person)!;
     residents.set(address, [...residents.get(address) ?? [], person]);
     people.push(person);
@@ -256,6 +259,18 @@ export function generatePeople(n: number, seed: number): Person[] {
 }
 
 // ------------------------------------------------------------------------------ messiness
+
+/** How often each kind of mess happens, to CRM records and to the incoming copies of CRM people. */
+export const MESS = {
+  crmHyphenated: 0.06,
+  crmWithoutEmail: 0.2,
+  crmWithoutPhone: 0.1,
+  nickname: 0.25,
+  lastNameTypo: 0.1,
+  swappedNames: 0.04,
+  changedEmail: 0.15,
+  moved: 0.15,
+};
 
 /** One typing slip: a letter replaced, dropped, doubled or swapped with the next. */
 export function typo(value: string, rng: Rng): string {
@@ -280,7 +295,8 @@ function messName(name: string, rng: Rng, upper: boolean, lower: boolean): strin
   if (chance(rng, 0.5)) out = stripAccents(out);
   else out = ACCENTED.get(out) ?? out;
   if (out.includes("'")) out = pick(rng, [out, out.replace("'", ''), out.replace("'", ' '), out.replace("'", '\u2019')]);
-  if (out.includes('-') && chance(rng, 0.5)) out = pick(rng, [out.replace('-', ' '), out.replace('-', ''), out.split('-')[0]!]);
+  // a double-barrelled name joined another way, or cut to either of its parts
+  if (out.includes('-') && chance(rng, 0.6)) out = pick(rng, [out.replace('-', ' '), out.replace('-', ''), out.split('-')[0]!, out.split('-')[1]!]);
   if (upper) out = out.toUpperCase();
   else if (lower) out = out.toLowerCase();
   return out;
@@ -325,26 +341,33 @@ export const COLUMN_FIELDS: Record<(typeof SOURCE_COLUMNS)[number], keyof Omit<P
  * The same person as another system sends them: nicknames, case, accents, apostrophes, hyphens,
  * one-letter typos, phone formats, ZIP+4, abbreviations, missing fields, and for some a changed
  * e-mail, phone or address. `factory` gives the new e-mails and phones: one that has reserved the
- * CRM's, so a changed e-mail is never another CRM person's.
+ * CRM's, so a changed e-mail is never another CRM person's. `mess`, when given, gains a word for
+ * each hard change made (a nickname, swapped names, a move ...), so misses can be told apart.
  */
-export function messyCopy(person: Person, rng: Rng, factory: PeopleFactory = new PeopleFactory(rng)): IncomingValues {
+export function messyCopy(person: Person, rng: Rng, factory: PeopleFactory = new PeopleFactory(rng), mess: Mess[] = []): IncomingValues {
   const made = madeOf.get(person);
   const upper = chance(rng, 0.1);
   const lower = !upper && chance(rng, 0.1);
 
   let first = person.firstName;
   const r = rng();
-  if (r < 0.2) first = nicknameOf(first, rng) ?? first;
-  else if (r < 0.24) first = typo(first, rng);
-  else if (r < 0.26) first = `${first[0]}${chance(rng, 0.5) ? '.' : ''}`;
+  if (r < MESS.nickname) {
+    first = nicknameOf(first, rng) ?? first;
+    if (first !== person.firstName) mess.push('nickname');
+  } else if (r < MESS.nickname + 0.04) { first = typo(first, rng); mess.push('first-name typo'); }
+  else if (r < MESS.nickname + 0.06) { first = `${first[0]}${chance(rng, 0.5) ? '.' : ''}`; mess.push('initial'); }
   first = messName(first, rng, upper, lower);
   let last = messName(person.lastName, rng, upper, lower);
-  if (chance(rng, 0.05)) last = typo(last, rng);
+  if (person.lastName.includes('-') && !/[- ]/.test(last) && fold(last) !== fold(person.lastName)) mess.push('cut double-barrelled name');
+  if (chance(rng, MESS.lastNameTypo)) { last = typo(last, rng); mess.push('last-name typo'); }
+  // a form whose columns were filled the wrong way round
+  if (chance(rng, MESS.swappedNames)) { [first, last] = [last, first]; mess.push('swapped names'); }
 
   let email = person.email;
+  if (!email) mess.push('no e-mail in the CRM');
   const e = rng();
-  if (e < 0.1) email = factory.email(first, last);
-  else if (e < 0.18) email = '';
+  if (e < MESS.changedEmail) { email = factory.email(first, last); mess.push('changed e-mail'); }
+  else if (e < MESS.changedEmail + 0.08) email = '';
   else if (e < 0.28) email = email.toUpperCase();
   else if (e < 0.38) email = email.toLowerCase();
   if (email && chance(rng, 0.03)) email = ` ${email} `;
@@ -360,12 +383,13 @@ export function messyCopy(person: Person, rng: Rng, factory: PeopleFactory = new
   let state = person.state;
   let zip = person.postalCode;
   const a = rng();
-  if (a < 0.05) {
+  if (a < MESS.moved) {
+    mess.push('moved');
     // moved: a new address, often in another city
     const place = chance(rng, 0.5) ? pick(rng, PLACES) : made?.place ?? pick(rng, PLACES);
     address = writeAddress(randomAddress(rng), rng, chance(rng, 0.5));
     [city, state, zip] = [place[0], place[1], `${place[2]}${String(int(rng, 1, 20)).padStart(2, '0')}`];
-  } else if (a < 0.15) address = '';
+  } else if (a < MESS.moved + 0.1) address = '';
   else if (made) {
     const unit = made.address.unit && chance(rng, 0.3) ? null : made.address.unit;
     address = writeAddress({ ...made.address, unit }, rng, chance(rng, 0.5));
@@ -396,11 +420,17 @@ function asRow(person: Person, rng: Rng): IncomingValues {
 
 export type IncomingKind = 'copy' | 'namesake' | 'household' | 'stranger';
 
+/** The hard changes a copy can carry. */
+export type Mess = 'nickname' | 'first-name typo' | 'initial' | 'cut double-barrelled name' | 'last-name typo' | 'swapped names'
+  | 'no e-mail in the CRM' | 'changed e-mail' | 'moved';
+
 export interface IncomingRecord {
   values: IncomingValues;
   /** the CRM id this record is, or null: someone the CRM does not hold */
   truth: string | null;
   kind: IncomingKind;
+  /** a copy's hard changes */
+  mess: Mess[];
 }
 
 /**
@@ -419,23 +449,24 @@ export function generateIncoming(crm: readonly Person[], n: number, seed: number
     const id = `N${String(i + 1).padStart(6, '0')}`;
     if (chance(rng, existingShare)) {
       const person = pick(rng, crm);
-      records.push({ values: messyCopy(person, rng, factory), truth: person.id, kind: 'copy' });
+      const mess: Mess[] = [];
+      records.push({ values: messyCopy(person, rng, factory, mess), truth: person.id, kind: 'copy', mess });
       continue;
     }
     const k = rng();
     const other = pick(rng, crm);
     if (k < 0.4) {
       const first = chance(rng, 0.2) ? nicknameOf(other.firstName, rng) ?? other.firstName : other.firstName;
-      records.push({ values: asRow(factory.person(id, { first, last: other.lastName }), rng), truth: null, kind: 'namesake' });
+      records.push({ values: asRow(factory.person(id, { first, last: other.lastName }), rng), truth: null, kind: 'namesake', mess: [] });
     } else if (k < 0.6) {
       // another given name: a Joe living with a Joseph of the same surname is his namesake, which only a suffix tells apart
       const home = madeOf.get(other)!;
       let first = pickFirst(rng);
       while (residents.get(home.address)!.some((p) => sameGivenName(first, p.firstName))) first = pickFirst(rng);
       const member = factory.person(id, { first, last: other.lastName, at: home, sharePhone: chance(rng, 0.5), shareEmail: chance(rng, 0.15) && !!other.email });
-      records.push({ values: asRow(member, rng), truth: null, kind: 'household' });
+      records.push({ values: asRow(member, rng), truth: null, kind: 'household', mess: [] });
     } else {
-      records.push({ values: asRow(factory.person(id), rng), truth: null, kind: 'stranger' });
+      records.push({ values: asRow(factory.person(id), rng), truth: null, kind: 'stranger', mess: [] });
     }
   }
   return records;

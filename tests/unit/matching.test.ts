@@ -7,13 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addressWords, foldName, keyKindOfField, matchKey, sameFieldValue } from '../../src/domain/formula/matchKeys.ts';
 import {
-  CONFIDENT_MATCH_SCORE, decideMatch, exactFieldsMatch, fieldSimilarity, jaroWinkler, NAME_CONFLICT_CAP, NO_IDENTIFIER_CAP,
+  CHANGED_CONTACT_CAP, CONFIDENT_MATCH_SCORE, decideMatch, exactFieldsMatch, fieldSimilarity, jaroWinkler, NAME_CONFLICT_CAP, NO_IDENTIFIER_CAP,
   RECOMMENDED_DISCARD_BELOW, scoreCandidate, type MatchInput, type ScenarioHits,
 } from '../../src/domain/formula/matchScore.ts';
 import { canonicalFirstName, isKnownGivenName, NICKNAME_GROUPS, nicknameGroups } from '../../src/domain/formula/nicknames.ts';
 import type { AutoPickCondition, SearchScenario } from '../../src/domain/formula/parts.ts';
 import type { FieldValue } from '../../src/domain/formula/transforms.ts';
-import { evaluateMatchAccuracy } from '../support/matchEvaluation.ts';
+import { evaluateMatchAccuracy, HELD_OUT_SEED } from '../support/matchEvaluation.ts';
 import { createRng, generateIncoming, generatePeople, messyCopy } from '../support/syntheticPeople.ts';
 
 const PERSON_FIELDS = ['firstName', 'lastName', 'email', 'phone', 'addressLine1', 'city', 'state', 'postalCode'] as const;
@@ -189,6 +189,11 @@ describe('field similarity', () => {
     expect(typo).toBeLessThan(1);
     expect(fieldSimilarity('lastName', 'Smith-Jones', 'Smith')).toBe(0.85);
     expect(fieldSimilarity('lastName', 'Smith', 'Jones')).toBe(0);
+    // one half of a double-barrelled name, mistyped: a slip, not another surname
+    const half = fieldSimilarity('lastName', 'Joones', 'Williams-Jones')!;
+    expect(half).toBeGreaterThan(0.4);
+    expect(half).toBeLessThan(0.85);
+    expect(fieldSimilarity('lastName', 'Smith', 'Williams-Jones')).toBe(0);
   });
 
   it('rates postal codes 1 on the same key, 0.5 on the same first three characters', () => {
@@ -278,6 +283,35 @@ describe('scoring', () => {
     const renewed = score({ ...moved, email: 'kate.new@example.com' }, ann);
     expect(renewed).toBeLessThan(CONFIDENT_MATCH_SCORE);
     expect(renewed).toBeGreaterThan(NAME_CONFLICT_CAP);
+    expect(renewed).toBe(CHANGED_CONTACT_CAP);
+  });
+
+  it('makes the same e-mail decisive: a move, a nickname, a cut and mistyped surname and no phone keep the person confident', () => {
+    const changed = { firstName: 'Kate', lastName: 'Smiht', email: 'KOB@example.org', phone: '', addressLine1: '9 Elm Rd', city: 'Boise', state: 'ID', postalCode: '83701' };
+    expect(score(changed, { ...ann, lastName: 'Jones-Smith' })).toBeGreaterThanOrEqual(CONFIDENT_MATCH_SCORE);
+    // but never a household member sharing it
+    expect(score({ ...changed, firstName: 'Michael' }, { ...ann, lastName: 'Jones-Smith' })).toBeLessThanOrEqual(NAME_CONFLICT_CAP);
+  });
+
+  it('finds a person whose first and last names were written the wrong way round, when an identifier agrees, and never by names alone', () => {
+    const swapped = { ...ann, firstName: "O'Brien-Smith", lastName: 'Kate' };
+    const s = score(swapped, ann);
+    expect(s).toBeGreaterThanOrEqual(CONFIDENT_MATCH_SCORE);
+    expect(s).toBeLessThan(100);
+    expect(score({ firstName: 'Smith', lastName: 'John', postalCode: '97201' }, { firstName: 'John', lastName: 'Smith', postalCode: '97201' })).toBeLessThanOrEqual(NO_IDENTIFIER_CAP);
+    // a household member is not made one by swapping: Michael is neither name
+    expect(score({ ...swapped, lastName: 'Michael' }, ann)).toBeLessThanOrEqual(NAME_CONFLICT_CAP);
+  });
+
+  it('ranks by the evidence: each field that agrees raises a score, each that differs lowers it, and names alone weigh little', () => {
+    const names = { firstName: 'John', lastName: 'Smith' };
+    const nameOnly = score(names, names);
+    const withPostal = score({ ...names, postalCode: '97201' }, { ...names, postalCode: '97201' });
+    expect(nameOnly).toBeLessThan(withPostal);
+    expect(nameOnly).toBeLessThan(50);
+    const home = { ...names, phone: '555-123-4567', addressLine1: '12 Main St', postalCode: '97201' };
+    expect(score(home, home)).toBe(100);
+    expect(score({ ...home, addressLine1: '90 Oak Ave', postalCode: '10001' }, home)).toBeLessThan(100);
   });
 
   it('keeps a person with a new e-mail confident when phone and address agree', () => {
@@ -288,6 +322,15 @@ describe('scoring', () => {
     const typo = score({ ...ann, lastName: "O'Brein-Smith" }, ann);
     expect(typo).toBeGreaterThanOrEqual(CONFIDENT_MATCH_SCORE);
     expect(typo).toBeLessThan(100);
+  });
+
+  it('counts each field that says something else: a gift of the same constituent and amount but another fund is not the same gift', () => {
+    const gift = { constituentLookupId: 'SC-1', amount: '25', fund: 'Annual', date: '2026-01-02' };
+    const giftFields = ['constituentLookupId', 'amount', 'fund', 'date'];
+    expect(score(gift as PersonRecord, gift as PersonRecord, giftFields)).toBe(100);
+    expect(score(gift as PersonRecord, { ...gift, fund: 'Capital' } as PersonRecord, giftFields)).toBeLessThan(100);
+    expect(score(gift as PersonRecord, { ...gift, fund: 'Capital', date: '2026-02-03' } as PersonRecord, giftFields))
+      .toBeLessThan(score(gift as PersonRecord, { ...gift, fund: 'Capital' } as PersonRecord, giftFields));
   });
 
   it('compares only the given fields both sides have, and says what it compared', () => {
@@ -520,14 +563,23 @@ describe('synthetic people', () => {
 });
 
 describe('matching accuracy on synthetic people', () => {
-  it('matches confidently with precision >= 0.99 and recall >= 0.9 (3,000 CRM people, 1,000 incoming)', () => {
-    const result = evaluateMatchAccuracy({ crmSize: 3000, incomingSize: 1000, seed: 2026, discardBelow: RECOMMENDED_DISCARD_BELOW });
-    expect(result.existing).toBeGreaterThan(600);
-    expect(result.precision).toBeGreaterThanOrEqual(0.99);
-    expect(result.recall).toBeGreaterThanOrEqual(0.9);
+  // the seed the weights were never tuned on; the bench prints the same at 100,000 CRM people
+  it('matches confidently with precision >= 0.995 and recall >= 0.94, and sends under 1.5 % of CRM people to new (8,000 CRM people, 3,000 incoming)', () => {
+    const result = evaluateMatchAccuracy({ crmSize: 8000, incomingSize: 3000, seed: HELD_OUT_SEED, discardBelow: RECOMMENDED_DISCARD_BELOW });
+    expect(result.existing).toBeGreaterThan(2000);
+    // the copies are hard: swapped names, mistyped and cut surnames, changed e-mails, moves
+    for (const mess of ['swapped names', 'last-name typo', 'cut double-barrelled name', 'changed e-mail', 'moved', 'nickname', 'no e-mail in the CRM'] as const) {
+      expect(result.byMess[mess]?.count, mess).toBeGreaterThan(20);
+    }
+    expect(result.precision).toBeGreaterThanOrEqual(0.995);
+    expect(result.recall).toBeGreaterThanOrEqual(0.94);
+    expect(result.newShare).toBeLessThan(0.015);
+    // a form filled the wrong way round is still found and matched
+    expect(result.byMess['swapped names']!.right / result.byMess['swapped names']!.count).toBeGreaterThan(0.85);
     // the people who are not in the CRM are never matched confidently in any number
     expect(result.byKind.namesake.confident + result.byKind.household.confident + result.byKind.stranger.confident).toBeLessThanOrEqual(result.falsePositives);
-  });
+    // a few seconds of matching, more on a busy machine: the time is not what is checked
+  }, 120_000);
 });
 
 describe('the same value, written another way (the record review marks only real differences)', () => {

@@ -217,15 +217,22 @@ const constituents = (sourceFields: FieldRef[], destinationFields = SANDBOX_CONS
 const brief = (s: SearchScenario) => `${s.isPrimary ? 'primary' : 'secondary'} ${s.name}: ${s.criteria.map((c) => `${c.source}=${c.destination}`).join(', ')}`;
 
 describe('recommended scenarios', () => {
-  it('for Sandbox CRM constituents from a typical CSV: e-mail first, then last name with postal code, phone, and name with address', () => {
+  it('for Sandbox CRM constituents from a typical CSV: e-mail first, then last name with postal code, phone, name with address, and keys that survive a mistyped or swapped name', () => {
     const scenarios = constituents(headers('First name', 'Last name', 'Email', 'Phone', 'Address', 'City', 'Zip'));
     expect(scenarios.map(brief)).toEqual([
       'primary E-mail: Email=email',
       'secondary Last name and postal code: Last name=lastName, Zip=postalCode',
-      'secondary Last name and phone: Last name=lastName, Phone=phone',
+      'secondary Phone: Phone=phone',
       'secondary Name and address: First name=firstName, Last name=lastName, Address=addressLine1',
+      'secondary Address and postal code: Address=addressLine1, Zip=postalCode',
+      // the source's last name searched as a first name, and its first name as a last name
+      'secondary Swapped names and postal code: Last name=firstName, First name=lastName, Zip=postalCode',
+      'secondary Name and city: First name=firstName, Last name=lastName, City=city',
     ]);
-    expect(scenarios.map((s) => s.matchReason)).toEqual(['Same e-mail', 'Same last name and postal code', 'Same last name and phone', 'Same name and address']);
+    expect(scenarios.map((s) => s.matchReason)).toEqual([
+      'Same e-mail', 'Same last name and postal code', 'Same phone', 'Same name and address', 'Same address and postal code',
+      'Same name written the other way round, and postal code', 'Same name and city',
+    ]);
     expect(issues(MatchingSchema, { scenarios, advanced: true })).toEqual([]);
   });
 
@@ -257,7 +264,7 @@ describe('recommended scenarios', () => {
     const scenarios = constituents(headers('Surname', 'Postcode', 'Telephone'));
     expect(scenarios.map(brief)).toEqual([
       'primary Last name and postal code: Surname=lastName, Postcode=postalCode',
-      'primary Last name and phone: Surname=lastName, Telephone=phone',
+      'primary Phone: Telephone=phone',
     ]);
     expect(recommendedMatching({ system: 'sandbox-crm', object: 'constituents', destinationFields: SANDBOX_CONSTITUENT_FIELDS, sourceFields: headers('Surname', 'Postcode') }))
       .toEqual({ scenarios: [scenarios[0]], advanced: false, autoPick: [] });
@@ -277,8 +284,11 @@ describe('recommended scenarios', () => {
   });
 
   it('never lets one source field stand for two concepts of a scenario', () => {
-    // 'Phone' cannot be both the last name and the phone, whatever its label says
-    expect(constituents([{ name: 'Phone', label: 'Last name' }]).map(brief)).toEqual([]);
+    // 'Phone' cannot be both the last name and the phone, whatever its label says: it searches as a phone alone
+    expect(constituents([{ name: 'Phone', label: 'Last name' }]).map(brief)).toEqual(['primary Phone: Phone=phone']);
+    // nor can 'Name' be both names of the swapped scenario
+    const scenarios = constituents([{ name: 'Name', label: 'First name' }, { name: 'Surname' }, { name: 'Zip' }, { name: 'Nom', label: 'Last name' }]);
+    for (const s of scenarios) expect(new Set(s.criteria.map((c) => c.source)).size, brief(s)).toBe(s.criteria.length);
   });
 
   it('for Sandbox CRM gifts: the gift lookup ID, then constituent, amount and date', () => {
@@ -304,6 +314,11 @@ describe('recommended scenarios', () => {
     expect(scenarios.map(brief)).toEqual([
       'primary E-mail: E-mail address=Email',
       'secondary Last name and postal code: Surname=LastName, Postcode=MailingPostalCode',
+    ]);
+    // the swapped scenario finds the destination's first and last name fields by what they are
+    expect(recommendedScenarios({ system: 'salesforce', object: 'Contact', destinationFields: contact, sourceFields: headers('Forename', 'Surname', 'Postcode') }).map(brief)).toEqual([
+      'primary Last name and postal code: Surname=LastName, Postcode=MailingPostalCode',
+      'primary Swapped names and postal code: Surname=FirstName, Forename=LastName, Postcode=MailingPostalCode',
     ]);
   });
 

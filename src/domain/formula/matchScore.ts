@@ -3,19 +3,31 @@
  * field and as a 0-100 confidence score, and what the search scenarios' candidates make of a
  * record (new, one-to-one or one-to-many, with Auto Pick). The engine searches; this decides.
  *
- * Scoring is a weighted average over the mapped fields both sides have a value for, so a field
- * one side lacks neither helps nor hurts. Agreement weights by kind: e-mail 3, lookup id 3, phone 2,
- * last name 2, first name 1.5, address 1.5, postal code 1, city, state or country 0.5, anything
- * else 1. A difference weighs less than an agreement where the same person often differs: e-mail
- * 1, phone 0.5 (people keep several and change them), address and postal code 0.5, city, state or
- * country 0.25 (people move); and when the address differs, a different postal code, city or state
- * is the same move and is not counted again. Two caps keep wrong merges out of the confident range:
+ * The score is a Fellegi-Sunter match probability, shown as a percentage. Each compared field
+ * falls in a comparison level of its kind (exact, nickname or close, a Jaro-Winkler band, differs;
+ * a field one side lacks is not compared and weighs nothing), and each level carries the weight
+ * log2(m / u): m, how often the same person's two records show that level; u, how often two
+ * different people's do. The weights and the prior odds add up to the log-odds of a match. m and u
+ * are fixed priors (LEVELS below, each with why), for a CRM of about 100,000 people: they must hold
+ * for a destination before it has any history, and EM on one destination's candidates would learn
+ * its households as matches. With them an e-mail or lookup id that agrees is decisive (about 20
+ * bits where a changed address or a nickname costs 3 or 2), and names alone are not.
+ * Where the fields are not independent (a household shares its address, phone and sometimes its
+ * e-mail; a move changes the postal code and city with the address), rules keep wrong merges out
+ * of the confident range:
+ * - when the address differs, a different postal code, city or state is the same move and is not
+ *   counted again;
  * - without a strong identifier agreeing (e-mail, phone, lookup id, or the address with its postal
  *   code, or with its city or state when there is no postal code to compare) a score is at most
  *   NO_IDENTIFIER_CAP: names alone are shared by too many people;
  * - with first or last names that clearly differ (not nicknames, initials or typos) a score is at
- *   most NAME_CONFLICT_CAP: a household shares its phone, address and sometimes its e-mail.
- * Both caps lie below CONFIDENT_MATCH_SCORE. Adding a field that agrees never lowers a score.
+ *   most NAME_CONFLICT_CAP: a household shares its phone, address and sometimes its e-mail;
+ * - with the e-mail and the address both changed, the phone is all that is left, and a family
+ *   shares one: at most CHANGED_CONTACT_CAP, for a person to look at;
+ * - 100 is kept for a candidate whose every compared field agrees: anything else is at most 99.
+ * A first and last name written the wrong way round (Smith, John) are compared both ways, the
+ * swap costing what it is: rare in the same person's records, never a reason to believe them.
+ * The caps lie below CONFIDENT_MATCH_SCORE. Adding a field that agrees never lowers a score.
  */
 import { addressWords, foldName, keyKindOfField, matchKey, type KeyKind } from './matchKeys.ts';
 import { isKnownGivenName, nicknameGroups } from './nicknames.ts';
@@ -29,6 +41,8 @@ export const CONFIDENT_MATCH_SCORE = 85;
 export const NO_IDENTIFIER_CAP = 70;
 /** The most a candidate scores when the first or last names clearly differ. */
 export const NAME_CONFLICT_CAP = 75;
+/** The most a candidate scores when its e-mail and its address both differ from the record's. */
+export const CHANGED_CONTACT_CAP = 80;
 /**
  * A routing discardBelow that drops the candidates the caps hold down (namesakes and household
  * members), so that a confident match found beside them stands alone as a one-to-one match.
@@ -39,13 +53,63 @@ const NAME_CONFLICT = 0.4;
 
 type FieldKind = KeyKind | 'identifier' | 'locality' | 'other';
 
-const WEIGHTS: Record<FieldKind, number> = {
-  email: 3, identifier: 3, phone: 2, lastName: 2, firstName: 1.5, addressLine1: 1.5, postalCode: 1, locality: 0.5, other: 1,
+/**
+ * One comparison level of a kind: the least similarity (fieldSimilarity) that reaches it, and its m
+ * and u. Levels are listed best first; the first the similarity reaches is the field's level.
+ */
+interface Level { min: number; m: number; u: number }
+const level = (min: number, m: number, u: number): Level => ({ min, m, u });
+
+/**
+ * m and u per kind and level. u is for two people drawn at random from a CRM of about 100,000 (a
+ * regional one: a few hundred postal codes, common names frequent); m for two records of one
+ * person, from how often imports change or garble each field.
+ */
+const LEVELS: Record<FieldKind, readonly Level[]> = {
+  // kept for years, shared only by a few couples; a changed or second address is common
+  email: [level(1, 0.85, 1e-7), level(0, 0.15, 1)],
+  // a record id is the record
+  identifier: [level(1, 0.99, 1e-8), level(0, 0.01, 1)],
+  // a household shares its number; a number without its area code rarely meets another's
+  phone: [level(1, 0.8, 1e-6), level(0.9, 0.02, 1e-5), level(0, 0.18, 1)],
+  // the same name or nickname group (one in 60 random pairs), a nickname of another group, an
+  // initial or a typo, and two names (which a form seldom writes for the same person)
+  firstName: [level(1, 0.75, 0.015), level(0.85, 0.17, 0.01), level(0.55, 0.05, 0.02), level(0.4, 0.01, 0.02), level(0, 0.02, 0.935)],
+  // the same surname (one in 300 random pairs), half of a double-barrelled name or a slip of one
+  // letter, a worse typo, and two surnames
+  lastName: [level(1, 0.82, 0.003), level(0.85, 0.1, 0.001), level(0.55, 0.05, 0.004), level(0.4, 0.01, 0.01), level(0, 0.02, 0.982)],
+  // the same address (a household's), the same with a slip or without its unit, a street in
+  // common, and another address (a move)
+  addressLine1: [level(1, 0.72, 1e-6), level(0.8, 0.1, 1e-5), level(0.5, 0.03, 1e-4), level(0, 0.15, 1)],
+  // one of a few hundred codes; the same first three digits: the same area
+  postalCode: [level(1, 0.82, 0.0005), level(0.5, 0.05, 0.02), level(0, 0.13, 0.98)],
+  // a city, state or country: shared by many, changed by a move
+  locality: [level(1, 0.9, 0.05), level(0.8, 0.03, 0.01), level(0, 0.07, 0.94)],
+  other: [level(1, 0.9, 0.1), level(0.8, 0.05, 0.05), level(0, 0.05, 0.85)],
 };
-/** The weight of a difference, where it differs from an agreement's. */
-const DIFFERENCE_WEIGHTS: Partial<Record<FieldKind, number>> = { email: 1, phone: 0.5, addressLine1: 0.5, postalCode: 0.5, locality: 0.25 };
+
+/** The weight of each level, in bits: log2(m / u). */
+const WEIGHTS = Object.fromEntries(Object.entries(LEVELS).map(([kind, levels]) => [kind, levels.map((l) => Math.log2(l.m / l.u))])) as Record<FieldKind, number[]>;
+
+/**
+ * The prior odds that a candidate is the record, in bits: one person in 100,000, the chance that
+ * two records drawn at random from such a CRM are the same person. A search narrows the pairs but
+ * says nothing the fields it searched by do not: their agreement is weighed like any other.
+ */
+const PRIOR_BITS = Math.log2(1e-5 / (1 - 1e-5));
+
+/** The same person's first and last names in each other's fields: rare (m), and as likely for others (u). */
+const SWAPPED_NAMES_BITS = Math.log2(0.01);
+
 /** Below this the address lines are two addresses: a move. */
 const DIFFERENT_ADDRESS = 0.5;
+
+/** The level (index into LEVELS[kind]) a similarity reaches. */
+function levelOf(kind: FieldKind, similarity: number): number {
+  const levels = LEVELS[kind];
+  for (let i = 0; i < levels.length; i++) if (similarity >= levels[i]!.min) return i;
+  return levels.length - 1;
+}
 
 const compact = (field: string) => field.toLowerCase().replace(/[^a-z0-9]/g, '');
 
@@ -195,7 +259,10 @@ function lastNameSimilarity(a: Prepared, b: Prepared): number {
   const [short, long] = pa.length <= pb.length ? [pa, pb] : [pb, pa];
   // one half of a double-barrelled name
   if (short.length && long.length > short.length && short.every((p) => long.includes(p))) return 0.85;
-  return spread(jaroWinkler(a.folded, b.folded));
+  const whole = spread(jaroWinkler(a.folded, b.folded));
+  // one half, mistyped (Joones for Williams-Jones)
+  if (short.length === 1 && long.length > 1) return Math.max(whole, 0.85 * Math.max(...long.map((p) => spread(jaroWinkler(short[0]!, p)))));
+  return whole;
 }
 
 const hasDigit = (word: string) => /\d/.test(word);
@@ -275,34 +342,67 @@ function uniqueFields(fields: readonly string[]): readonly string[] {
   return unique;
 }
 
-/** The 0-100 confidence that a candidate is the record, over the given (mapped destination) fields. */
-export function scoreCandidate(record: Record<string, FieldValue>, candidate: Record<string, unknown>, fields: readonly string[]): CandidateScore {
-  const compared: ComparedField[] = [];
-  const of: Partial<Record<FieldKind, number>> = {};
-  for (const field of uniqueFields(fields)) {
-    const similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
-    if (similarity === null) continue;
-    compared.push({ field, similarity });
-    // the best of several fields of a kind (a home and a work phone) speaks for it
-    const kind = kindOf(field);
-    of[kind] = Math.max(of[kind] ?? 0, similarity);
-  }
+/** The best similarity of each kind (a home and a work phone: the best speaks for the kind). */
+type KindSimilarities = Partial<Record<FieldKind, number>>;
+
+/** Kinds whose fields say different things (city and state, amount and fund): each field counts, not the best. */
+const EACH_FIELD: ReadonlySet<FieldKind> = new Set(['locality', 'other']);
+
+/**
+ * The 0-100 score of a candidate whose fields of each kind are as alike as `of` says (and, for the
+ * kinds where each field counts, as `each` lists), with the caps.
+ */
+function scoreOf(of: KindSimilarities, each: readonly { kind: FieldKind; similarity: number }[], swapped: boolean): number {
   const moved = of.addressLine1 !== undefined && of.addressLine1 < DIFFERENT_ADDRESS;
-  let agreed = 0;
-  let total = 0;
-  for (const { field, similarity } of compared) {
-    const kind = kindOf(field);
-    const difference = moved && (kind === 'postalCode' || kind === 'locality') ? 0 : DIFFERENCE_WEIGHTS[kind] ?? WEIGHTS[kind];
-    agreed += WEIGHTS[kind] * similarity;
-    total += WEIGHTS[kind] * similarity + difference * (1 - similarity);
-  }
-  if (!total) return { score: 0, compared };
-  let score = Math.round((100 * agreed) / total);
+  let bits = PRIOR_BITS + (swapped ? SWAPPED_NAMES_BITS : 0);
+  let exact = !swapped;
+  const weigh = (kind: FieldKind, similarity: number) => {
+    if (similarity < 1) exact = false;
+    const at = levelOf(kind, similarity);
+    // a move changes the postal code and the city with the address: counted once, by the address
+    if (moved && (kind === 'postalCode' || kind === 'locality') && at === LEVELS[kind].length - 1) return;
+    bits += WEIGHTS[kind][at]!;
+  };
+  for (const [kind, similarity] of Object.entries(of) as [FieldKind, number][]) if (!EACH_FIELD.has(kind)) weigh(kind, similarity);
+  for (const { kind, similarity } of each) weigh(kind, similarity);
+  let score = Math.round(100 / (1 + 2 ** -bits));
+  if (!exact) score = Math.min(score, 99);
   // an address is strong where it is: with its postal code, or without one to compare, its city or state
   const placed = of.postalCode === undefined ? of.locality === 1 : of.postalCode === 1;
   const strong = of.email === 1 || of.identifier === 1 || (of.phone ?? 0) >= 0.9 || ((of.addressLine1 ?? 0) >= 0.8 && placed);
   if (!strong) score = Math.min(score, NO_IDENTIFIER_CAP);
   if ((of.firstName ?? 1) < NAME_CONFLICT || (of.lastName ?? 1) < NAME_CONFLICT) score = Math.min(score, NAME_CONFLICT_CAP);
+  if (of.email === 0 && moved) score = Math.min(score, CHANGED_CONTACT_CAP);
+  return score;
+}
+
+/** The 0-100 confidence that a candidate is the record, over the given (mapped destination) fields. */
+export function scoreCandidate(record: Record<string, FieldValue>, candidate: Record<string, unknown>, fields: readonly string[]): CandidateScore {
+  const compared: ComparedField[] = [];
+  const of: KindSimilarities = {};
+  const each: { kind: FieldKind; similarity: number }[] = [];
+  let firstField: string | null = null;
+  let lastField: string | null = null;
+  for (const field of uniqueFields(fields)) {
+    const kind = kindOf(field);
+    if (kind === 'firstName') firstField ??= field;
+    if (kind === 'lastName') lastField ??= field;
+    const similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
+    if (similarity === null) continue;
+    compared.push({ field, similarity });
+    of[kind] = Math.max(of[kind] ?? 0, similarity);
+    if (EACH_FIELD.has(kind)) each.push({ kind, similarity });
+  }
+  if (!compared.length) return { score: 0, compared };
+  let score = scoreOf(of, each, false);
+  // the names written the wrong way round: the record's last name is the candidate's first, and its first the last
+  if (firstField !== null && lastField !== null && of.firstName !== undefined && of.lastName !== undefined && Math.min(of.firstName, of.lastName) < 1) {
+    const first = fieldSimilarity(firstField, own(record, lastField), own(candidate, firstField));
+    const last = fieldSimilarity(lastField, own(record, firstField), own(candidate, lastField));
+    if (first !== null && last !== null && Math.min(first, last) > Math.min(of.firstName, of.lastName)) {
+      score = Math.max(score, scoreOf({ ...of, firstName: first, lastName: last }, each, true));
+    }
+  }
   return { score, compared };
 }
 

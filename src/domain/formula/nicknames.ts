@@ -256,6 +256,7 @@ winifred: winnie
 winston: win
 woodrow: woody
 jose: pepe
+anna: ana
 francisco: paco pancho
 alejandro: alex
 roberto: beto

@@ -14,7 +14,13 @@
  *
  * Recipes:
  * - Sandbox CRM constituents: Lookup ID (primary, only when the source carries it), E-mail
- *   (primary), then secondary: Last name and postal code, Last name and phone, Name and address.
+ *   (primary), then secondary: Last name and postal code, Phone, Name and address, Address and
+ *   postal code, Swapped names and postal code, Name and city. Phone and Address and postal code find a person
+ *   whose last name was mistyped, cut (Smith-Jones as Jones) or written in the first name's field;
+ *   the swapped scenario searches the source's last name as a first name and its first name as a
+ *   last name, so a form filled the wrong way round still finds its person. Name and city finds
+ *   one who moved within their town and changed their e-mail and phone: a person to review, not a
+ *   new record that would be a duplicate.
  * - Sandbox CRM gifts: Gift lookup ID (primary), then Constituent, amount and date (secondary).
  * - Any other destination: the constituent recipe without Lookup ID, its destination fields found
  *   by the same similarity among the searchable ones (Salesforce's MailingPostalCode is a postal code).
@@ -54,6 +60,7 @@ const CONCEPTS = {
   phone: person([
     'phone', 'phonenumber', 'telephone', 'telephonenumber', 'tel', 'mobile', 'mobilephone', 'mobilenumber', 'cell', 'cellphone', 'cellnumber',
   ]),
+  city: person(['city', 'town', 'cityortown', 'towncity']),
   addressLine1: person(['addressline1', 'address1', 'addr1', 'addressline', 'address', 'streetaddress', 'streetaddress1', 'street', 'line1']),
   giftLookupId: exact(['lookupid', 'giftlookupid']),
   constituentLookupId: exact(['constituentlookupid']),
@@ -72,20 +79,35 @@ interface Recipe {
   name: string;
   matchReason: string;
   isPrimary: boolean;
-  /** each concept, with the destination field when the recipe knows it */
-  criteria: readonly { concept: ConceptName; destination?: string }[];
+  /**
+   * each concept, with the destination field when the recipe knows it, and the destination's
+   * concept when it is another (a last name searched as a first name)
+   */
+  criteria: readonly { concept: ConceptName; destination?: string; as?: ConceptName }[];
 }
 
-const on = (concept: ConceptName, destination?: string) => ({ concept, destination });
+const on = (concept: ConceptName, destination?: string, as?: ConceptName) => ({ concept, destination, ...(as ? { as } : {}) });
 
 const SANDBOX_CONSTITUENTS: readonly Recipe[] = [
   { name: 'Lookup ID', matchReason: 'Same lookup ID', isPrimary: true, criteria: [on('lookupId', 'lookupId')] },
   { name: 'E-mail', matchReason: 'Same e-mail', isPrimary: true, criteria: [on('email', 'email')] },
   { name: 'Last name and postal code', matchReason: 'Same last name and postal code', isPrimary: false, criteria: [on('lastName', 'lastName'), on('postalCode', 'postalCode')] },
-  { name: 'Last name and phone', matchReason: 'Same last name and phone', isPrimary: false, criteria: [on('lastName', 'lastName'), on('phone', 'phone')] },
+  { name: 'Phone', matchReason: 'Same phone', isPrimary: false, criteria: [on('phone', 'phone')] },
   {
     name: 'Name and address', matchReason: 'Same name and address', isPrimary: false,
     criteria: [on('firstName', 'firstName'), on('lastName', 'lastName'), on('addressLine1', 'addressLine1')],
+  },
+  {
+    name: 'Address and postal code', matchReason: 'Same address and postal code', isPrimary: false,
+    criteria: [on('addressLine1', 'addressLine1'), on('postalCode', 'postalCode')],
+  },
+  {
+    name: 'Swapped names and postal code', matchReason: 'Same name written the other way round, and postal code', isPrimary: false,
+    criteria: [on('lastName', 'firstName', 'firstName'), on('firstName', 'lastName', 'lastName'), on('postalCode', 'postalCode')],
+  },
+  {
+    name: 'Name and city', matchReason: 'Same name and city', isPrimary: false,
+    criteria: [on('firstName', 'firstName'), on('lastName', 'lastName'), on('city', 'city')],
   },
 ];
 
@@ -100,7 +122,7 @@ const SANDBOX_GIFTS: readonly Recipe[] = [
 /** The constituent recipe for destinations we know no better: destination fields by similarity too. */
 const GENERIC_PERSON: readonly Recipe[] = SANDBOX_CONSTITUENTS
   .filter((r) => r.criteria.every((c) => c.concept !== 'lookupId'))
-  .map((r) => ({ ...r, criteria: r.criteria.map((c) => on(c.concept)) }));
+  .map((r) => ({ ...r, criteria: r.criteria.map((c) => on(c.concept, undefined, c.as)) }));
 
 function recipeFor(system: string, object: string): readonly Recipe[] {
   if (system === 'sandbox-crm' && object === 'constituents') return SANDBOX_CONSTITUENTS;
@@ -155,7 +177,7 @@ export function recommendedScenarios(input: RecommendationInput): SearchScenario
   const scenarios: SearchScenario[] = [];
   for (const recipe of recipeFor(input.system, input.object)) {
     const criteria = recipe.criteria.map((c) => {
-      const destination = c.destination !== undefined ? searchable.find((f) => f.name === c.destination) ?? null : bestField(searchable, c.concept);
+      const destination = c.destination !== undefined ? searchable.find((f) => f.name === c.destination) ?? null : bestField(searchable, c.as ?? c.concept);
       const source = bestField(input.sourceFields, c.concept);
       return destination && source ? { source: source.name, destination: destination.name } : null;
     });
