@@ -32,6 +32,13 @@ export function importFieldOfHeader(header: string): SandboxImportField | null {
   return BY_SPELLING.get(header.toLowerCase().replace(/[^a-z0-9]/g, '')) ?? null;
 }
 
+/** Each field's name as a person reads it. */
+export const IMPORT_FIELD_LABELS: Record<SandboxImportField, string> = {
+  firstName: 'First name', lastName: 'Last name', email: 'Email', phone: 'Phone', addressLine1: 'Address line 1',
+  addressLine2: 'Address line 2', city: 'City', state: 'State', postalCode: 'Postal code', country: 'Country', title: 'Title',
+  lookupId: 'Lookup ID',
+};
+
 /** Header spellings shown to a user as examples, per field. */
 export const HEADER_EXAMPLES: Record<SandboxImportField, string> = {
   firstName: 'First name', lastName: 'Last name or Surname', email: 'Email', phone: 'Phone', addressLine1: 'Address line 1 or Street',
@@ -45,6 +52,9 @@ export const MAX_IMPORT_ROWS = 50_000;
 export const MAX_SANDBOX_CONSTITUENTS = 250_000;
 
 export const SANDBOX_IMPORT_MESSAGES = {
+  columnsConflict: (field: SandboxImportField, a: { column: number; header: string }, b: { column: number; header: string }) =>
+    `The columns "${a.header}" (column ${a.column}) and "${b.header}" (column ${b.column}) both give the ${IMPORT_FIELD_LABELS[field]} of a constituent. `
+    + 'Keep one of them, or rename the other, and import the file again.',
   tooManyRows: (rows: number, max: number) => `The file has ${rows.toLocaleString('en')} rows; one import takes at most ${max.toLocaleString('en')}. Split it into smaller files.`,
   crmFull: (held: number, rows: number, max: number) =>
     `The Sandbox CRM holds ${held.toLocaleString('en')} constituents; the file's ${rows.toLocaleString('en')} rows would pass its limit of ${max.toLocaleString('en')}.`,
