@@ -320,6 +320,20 @@ describe('importing constituents from CSV', () => {
     expect(await crm.search(ctx, 'constituents', byEmail('old@example.org'))).toEqual([]);
   });
 
+  it('keeps middle and preferred names, which searches answer and sends change', async () => {
+    const view = await importToEnd(admin, sandboxId, 'First name,Middle name,Nickname,Last name,Email\nSun-hee,Mi,Sunny,Otherly,sunny.otherly@example.org\nF.,Scott,,Otherly,scott.otherly@example.org\n');
+    expect(view.result).toEqual({ imported: 2, refused: [], refusedCount: 0 });
+    const [sunny] = await crm.search(ctx, 'constituents', byEmail('sunny.otherly@example.org'));
+    expect(sunny!.fields).toMatchObject({ firstName: 'Sun-hee', middleName: 'Mi', preferredName: 'Sunny', lastName: 'Otherly' });
+    const [found] = await crm.searchMany!(ctx, 'constituents', [byEmail('scott.otherly@example.org')]);
+    expect(found![0]!.fields).toMatchObject({ firstName: 'F.', middleName: 'Scott', preferredName: null });
+    // a send changes them as it changes any other field
+    const [written] = await crm.upsert(ctx, 'constituents', [{ id: sunny!.id, idempotencyKey: crypto.randomUUID(), fields: { preferredName: 'Sun' } }]);
+    expect(written).toMatchObject({ outcome: 'updated' });
+    expect((await crm.search(ctx, 'constituents', byEmail('sunny.otherly@example.org')))[0]!.fields).toMatchObject({ middleName: 'Mi', preferredName: 'Sun' });
+    expect((await crm.describeFields(ctx, 'constituents')).map((f) => f.name)).toEqual(expect.arrayContaining(['middleName', 'preferredName']));
+  });
+
   it('imports a file of thousands of rows in batches, keys and all', async () => {
     const rows = ['First name,Last name,Email,Phone,Address line 1,City,State,Postal code'];
     for (let i = 0; i < 12_000; i++) rows.push(`Bulk${i},Batchley,bulk${i}@example.org,+1 (646) 55${String(i).padStart(5, '0')},${i} Bulk Road,Albany,NY,12207-${String(i % 10000).padStart(4, '0')}`);

@@ -133,7 +133,7 @@ export const integrationsService = service({
     importSandboxConstituents: endpoint({
       method: 'post', path: '/data-sources/:id/sandbox-crm/import', access: edit, response: SandboxImportViewSchema, status: 202,
       summary: 'Starts an import of constituents into a Sandbox CRM data source from a CSV file sent as multipart/form-data in a part named "file" '
-        + '(at most 15MB). Columns are read by header (First name, Last name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
+        + '(at most 15MB). Columns are read by header (First name, Last name, Middle name, Preferred name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
         + 'Country, Title, Lookup ID, in the usual spellings; two columns for one field, such as constituent_id and lookup_id, are refused); a lookup ID must be new to the tenant, and one is made when none is given. '
         + 'Bad rows are refused with their reasons; a file none of whose rows can be imported is refused as a whole, and so is a file of '
         + 'more than 50,000 rows or one that would take the tenant past 250,000 constituents (limits set by the server\'s configuration). '

@@ -280,8 +280,9 @@ export function scoreCandidate(record: Record<string, FieldValue>, candidate: Re
   const compared: ComparedField[] = [];
   const of: Partial<Record<FieldKind, number>> = {};
   for (const field of uniqueFields(fields)) {
-    const similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
+    let similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
     if (similarity === null) continue;
+    if (similarity < NICKNAME && kindOf(field) === 'firstName') similarity = Math.max(similarity, knownAs(own(record, field), candidate));
     compared.push({ field, similarity });
     // the best of several fields of a kind (a home and a work phone) speaks for it
     const kind = kindOf(field);
@@ -304,6 +305,23 @@ export function scoreCandidate(record: Record<string, FieldValue>, candidate: Re
   if (!strong) score = Math.min(score, NO_IDENTIFIER_CAP);
   if ((of.firstName ?? 1) < NAME_CONFLICT || (of.lastName ?? 1) < NAME_CONFLICT) score = Math.min(score, NAME_CONFLICT_CAP);
   return { score, compared };
+}
+
+/** A first name agreeing with a nickname of the other. */
+const NICKNAME = 0.9;
+/** The other names a destination record knows a person by (the Sandbox CRM's; src/domain/sandboxImport.ts). */
+const OTHER_GIVEN_NAMES = ['preferredName', 'middleName'] as const;
+
+/**
+ * A first name that is the destination record's preferred or middle name (or a nickname of it)
+ * agrees as a nickname does: Sunny for Sun-hee who goes by Sunny, Scott for F. Scott.
+ */
+function knownAs(first: unknown, candidate: Record<string, unknown>): number {
+  let best = 0;
+  for (const other of OTHER_GIVEN_NAMES) {
+    if ((fieldSimilarity('firstName', first, own(candidate, other)) ?? 0) >= NICKNAME) best = NICKNAME;
+  }
+  return best;
 }
 
 /** A record's own value of a field (never one of Object's, for a field called 'constructor'). */
