@@ -612,6 +612,16 @@ export function sandboxCrmRepository(db: Executor, tenantId: string) {
     backfillKeys: (batchSize?: number) => backfillKeys(db, tenantId, batchSize),
     pull: (object: string, since: string | null, batchSize?: number) => pull(db, tenantId, object, since, batchSize),
     upsert: (object: string, items: UpsertItem[]) => (object === 'constituents' ? upsertConstituents(db, tenantId, items) : upsertGifts(db, tenantId, object, items)),
+    /** Deletes every constituent and gift, and the writes remembered for them; answers how many of each went. */
+    async empty(): Promise<{ constituents: number; gifts: number }> {
+      // one statement: all of it goes, or none
+      const { rows } = await db.execute<{ constituents: number; gifts: number }>(sql`
+        with g as (delete from sandbox_gifts where tenant_id = ${tenantId} returning 1),
+          c as (delete from sandbox_constituents where tenant_id = ${tenantId} returning 1),
+          w as (delete from sandbox_writes where tenant_id = ${tenantId} returning 1)
+        select (select count(*)::int from c) as constituents, (select count(*)::int from g) as gifts, (select count(*) from w) as writes`);
+      return { constituents: rows[0]!.constituents, gifts: rows[0]!.gifts };
+    },
     async counts(): Promise<{ constituents: number; gifts: number }> {
       const [c] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxConstituents).where(eq(sandboxConstituents.tenantId, tenantId));
       const [g] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxGifts).where(eq(sandboxGifts.tenantId, tenantId));

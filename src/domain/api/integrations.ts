@@ -86,6 +86,10 @@ export const SandboxImportViewSchema = v.object({
   createdOn: v.string(),
 });
 
+/** What emptying a Sandbox CRM deleted. */
+export const SandboxEmptiedSchema = v.object({ constituents: v.number(), gifts: v.number() });
+export type SandboxEmptied = v.InferOutput<typeof SandboxEmptiedSchema>;
+
 const view = { resource: 'datasource', action: 'view' } as const;
 const edit = { resource: 'datasource', action: 'edit' } as const;
 
@@ -149,6 +153,11 @@ export const integrationsService = service({
     latestImport: endpoint({
       method: 'get', path: '/data-sources/:id/sandbox-crm/imports', access: edit, response: v.object({ latest: v.nullable(SandboxImportViewSchema) }),
       summary: 'The data source\'s latest import of the last day, so a page opened again finds the import it started.',
+    }),
+    emptySandboxCrm: endpoint({
+      method: 'delete', path: '/data-sources/:id/sandbox-crm/records', access: edit, response: SandboxEmptiedSchema,
+      summary: 'Empties a Sandbox CRM data source: deletes every constituent and gift of the tenant\'s Sandbox CRM (and what its '
+        + 'writes remembered, so a send writes afresh), answering how many of each went. The data source stays; it cannot be undone.',
     }),
     salesforceReport: endpoint({
       method: 'get', path: '/data-sources/:id/salesforce/reports/:reportId', access: view,
