@@ -50,8 +50,13 @@ async function main() {
     await running.stop();
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // stop() stops the HTTP server, the job queue, the pool and then the embedded PostgreSQL, in that
+  // order; the embedded PostgreSQL library's own handlers of these signals would stop the database
+  // at once, under the job queue (and exit before it has closed)
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
 }
 
 main().catch((err) => {

@@ -81,7 +81,7 @@ export async function startEmbeddedPostgres(dataDir: string, preferredPort: numb
   stopStalePostmaster(dbDir, log);
 
   const lines: string[] = [];
-  const cluster = (port: number, initdbFlags: string[] = []) => new EmbeddedPostgres({
+  const cluster = (port: number, initdbFlags: string[] = []) => inOwnProcessGroup(new EmbeddedPostgres({
     databaseDir: dbDir,
     port,
     user: credentials?.admin.user ?? 'postgres',
@@ -95,7 +95,7 @@ export async function startEmbeddedPostgres(dataDir: string, preferredPort: numb
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...postgresMemoryFlags(totalmem())],
     onLog: (m) => { lines.push(String(m)); if (lines.length > 50) lines.shift(); },
     onError: (e) => { lines.push(String(e)); },
-  });
+  }));
   const failure = (err: unknown) => lines.filter((l) => /FATAL|ERROR|could not|failed|No space/i.test(l)).join('').trim()
     || (err instanceof Error ? err.message : String(err));
 
@@ -126,6 +126,20 @@ export async function startEmbeddedPostgres(dataDir: string, preferredPort: numb
     adminUrl: connectionUrl(port, credentials.admin, 'postgres'),
     stop: async () => { await running.stop(); },
   };
+}
+
+/**
+ * PostgreSQL in a process group of its own. A Ctrl-C in a terminal signals every process of the
+ * foreground group, and PostgreSQL would begin a fast shutdown at once, cutting the job queue's and
+ * the pool's connections while they still close. Detached, it stops when stop() is called, after
+ * them (server/main.ts). The library spreads what its getUidAndGid answers (the postgres user's
+ * ids when running as root) into the options it spawns initdb and postgres with.
+ */
+function inOwnProcessGroup(cluster: EmbeddedPostgres): EmbeddedPostgres {
+  const internals = cluster as unknown as { getUidAndGid(): Promise<object> };
+  const ids = internals.getUidAndGid.bind(cluster);
+  internals.getUidAndGid = async () => ({ ...(await ids()), detached: true });
+  return cluster;
 }
 
 /**

@@ -1,13 +1,15 @@
 /**
- * A dry run: the whole pipeline over the first records of the source (or a file-upload formula's
- * sample), without storing or sending anything and without moving the watermark. It answers
- * what would be created, updated, held and omitted, with counts per bucket and a few records of
- * each, so the wizard's review step can show a formula's effect before it runs.
+ * A dry run: the whole pipeline over the first records of the source (for a file-upload formula,
+ * of the whole file it keeps, or its 20 sample rows once no file is kept), without storing or
+ * sending anything and without moving the watermark. It answers what would be created, updated,
+ * held and omitted, with counts per bucket and a few records of each, so the wizard's review
+ * step can show a formula's effect before it runs.
  */
 import type { DryRunResult, DryRunSample } from '../../src/domain/api/formulas.ts';
 import type { ProcessedRecord } from '../db/repositories/records.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
+import type { UploadRow } from '../db/repositories/uploads.ts';
 import { exactFieldsMatch } from '../../src/domain/formula/matchScore.ts';
 import type { FieldValue } from '../../src/domain/formula/transforms.ts';
 import { loadPlan, type EngineDeps, type FormulaPlan } from './plan.ts';
@@ -42,22 +44,38 @@ function copyOutcome(plan: FormulaPlan, copy: ProcessedRecord, first: ProcessedR
   return singleMatch === 'ready-if-exact' && exactFieldsMatch(values(copy), values(first), exactFields, capitalizationIsDifference) ? 'update' : 'hold';
 }
 
+/**
+ * The whole file a file-upload formula's dry run reads: its sample upload's while it is kept,
+ * else the next file uploaded to it that waits to be collected.
+ */
+async function keptFile(tenant: TenantScope, formula: FormulaRow, sample: UploadRow | undefined): Promise<UploadRow | undefined> {
+  if (sample?.fileKey) return sample;
+  const [next] = await tenant.uploads.forFormula(formula.id, { waiting: true });
+  return next;
+}
+
 export async function dryRun(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, limit = DRY_RUN_DEFAULT, signal?: AbortSignal): Promise<DryRunResult> {
   const plan = await loadPlan(tenant, deps, formula, signal);
   const size = Math.min(Math.max(1, limit), DRY_RUN_MAX);
-  const incoming: Incoming[] = [];
+  const { source } = plan;
+  let object = source.object;
+  let sample: UploadRow | undefined;
   if (formula.usesFileUpload) {
-    const upload = formula.sampleUploadId ? await tenant.uploads.get(formula.sampleUploadId) : undefined;
-    upload?.sampleRows.slice(0, size).forEach((cells, i) => incoming.push({
-      sourceKey: `${upload.fileName}#${i + 2}`,
-      raw: Object.fromEntries(upload.headers.map((h, c) => [h, cells[c] ?? ''])),
-    }));
-  } else {
-    const { source } = plan;
-    for await (const batch of source.connector.pull(source.ctx, source.object, null, { batchSize: size, settings: source.settings })) {
+    sample = formula.sampleUploadId ? await tenant.uploads.get(formula.sampleUploadId) : undefined;
+    object = (await keptFile(tenant, formula, sample))?.id ?? '';
+  }
+  const incoming: Incoming[] = [];
+  if (object) {
+    for await (const batch of source.connector.pull(source.ctx, object, null, { batchSize: size, settings: source.settings })) {
       for (const r of batch.records) if (incoming.length < size) incoming.push({ sourceKey: r.id, raw: r.fields });
       if (incoming.length >= size) break;
     }
+  } else if (sample) {
+    // no file is kept any more (its rows were collected, or it was a sample only): its 20 kept rows
+    sample.sampleRows.slice(0, size).forEach((cells, i) => incoming.push({
+      sourceKey: `${sample.fileName}#${i + 2}`,
+      raw: Object.fromEntries(sample.headers.map((h, c) => [h, cells[c] ?? ''])),
+    }));
   }
   const processed = await processBatch(plan, incoming);
   const bySource = new Map(processed.map((r) => [r.sourceKey, r]));

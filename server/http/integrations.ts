@@ -67,6 +67,7 @@ export function integrationsRouter(services: IntegrationsServices, auth: Auth) {
   });
   on(api.importStatus, async (c, { params }) => imports.status(c.var.tenant, idOf(params.id), isUuid(params.importId) ? params.importId : fail('not-found', 'No such import.')));
   on(api.latestImport, async (c, { params }) => ({ latest: await imports.latest(c.var.tenant, idOf(params.id)) }));
+  on(api.emptySandboxCrm, async (c, { params }) => connections.emptySandboxCrm(c.var.tenant, actor(c), idOf(params.id)));
   on(api.salesforceReport, async (c, { params }) => connections.salesforceReport(c.var.tenant, actor(c), idOf(params.id), params.reportId));
 
   return app;

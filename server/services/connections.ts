@@ -11,6 +11,7 @@ import { CONNECTION_ERRORS, type ConnectionErrorCode } from '../../src/domain/co
 import { CATALOGUE, connectorFor, type CreateDataSourceBody, type DataSourceView, type TestSettingsBody, type UpdateDataSourceBody } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, secretKeys } from '../../src/domain/connectors/fields.ts';
 import { capabilityOf, hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src/domain/connectors/types.ts';
+import type { SandboxEmptied } from '../../src/domain/api/integrations.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
 import type { Config } from '../config.ts';
@@ -21,6 +22,7 @@ import {
   openSecrets, sealColumns, SettingsInvalid, splitSettings, viewOf, type DataSourceRow,
 } from '../connectors/dataSources.ts';
 import { connectorOf } from '../connectors/registry.ts';
+import { sandboxCrmStore } from '../connectors/sandboxCrm/connector.ts';
 import { checkSalesforceReport } from '../connectors/salesforce/connector.ts';
 import { SecretKeyError, type SecretBox } from '../connectors/secrets.ts';
 import type { TenantScope } from '../db/tenancy.ts';
@@ -196,6 +198,19 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
         if (isForeignKeyViolation(err)) throw refuse(await formulasUsing(tenant, row.id));
         throw err;
       }
+    },
+
+    /** Deletes every constituent and gift of a Sandbox CRM data source; the data source stays. */
+    async emptySandboxCrm(tenant: TenantScope, actor: Actor, id: string): Promise<SandboxEmptied> {
+      const row = await load(tenant, id);
+      if (row.system !== 'sandbox-crm') {
+        throw new DomainError('bad-request', 'Only a Sandbox CRM data source can be emptied.', {}, 'not-sandbox-crm');
+      }
+      const deleted = await sandboxCrmStore(tenant).empty();
+      await connectionEvent(tenant, actor, 'datasource.emptied',
+        `Emptied the data source ${row.displayName}: ${deleted.constituents} constituents and ${deleted.gifts} gifts deleted`, { dataSourceId: row.id, ...deleted });
+      actor.log.info({ dataSourceId: row.id, ...deleted }, 'sandbox crm emptied');
+      return deleted;
     },
 
     /** Unsaved settings; with dataSourceId, saved secrets fill the gaps unless the address changed. */

@@ -80,7 +80,8 @@ function columnsOf(headers: string[]): Map<SandboxImportField, number> {
     if (!field) return;
     const other = columns.get(field);
     if (other !== undefined) {
-      throw new DomainError('file-wrong-structure', `Columns ${other + 1} and ${i + 1} both give the ${field} of a constituent; keep one of them.`);
+      const columnsGiven = [{ column: other + 1, header: headers[other]! }, { column: i + 1, header: h }] as const;
+      throw new DomainError('import-columns-conflict', SANDBOX_IMPORT_MESSAGES.columnsConflict(field, ...columnsGiven), { field, columns: columnsGiven });
     }
     columns.set(field, i);
   });

@@ -60,6 +60,7 @@ export const PROBLEM_TITLES = {
   'report-date-filter': 'Add Date Filter',
   'report-missing-access': 'Missing Access',
   'import-rows-refused': 'No row of the file could be imported.',
+  'import-columns-conflict': 'Two columns of the file give the same field of a constituent.',
   // formulas
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',

@@ -6,7 +6,7 @@
 import { extensionOf, MAX_UPLOAD_BYTES } from './upload.ts';
 
 export const SANDBOX_IMPORT_FIELDS = [
-  'firstName', 'lastName', 'email', 'phone', 'addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country', 'title', 'lookupId',
+  'firstName', 'lastName', 'middleName', 'preferredName', 'email', 'phone', 'addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country', 'title', 'lookupId',
 ] as const;
 export type SandboxImportField = (typeof SANDBOX_IMPORT_FIELDS)[number];
 
@@ -14,6 +14,8 @@ export type SandboxImportField = (typeof SANDBOX_IMPORT_FIELDS)[number];
 const SPELLINGS: Record<SandboxImportField, string[]> = {
   firstName: ['firstname', 'first', 'givenname', 'forename', 'fname'],
   lastName: ['lastname', 'last', 'surname', 'familyname', 'lname'],
+  middleName: ['middlename', 'middle', 'middlenames', 'secondname'],
+  preferredName: ['preferredname', 'preferredfirstname', 'nickname', 'knownas', 'goesby', 'chosenname'],
   email: ['email', 'emailaddress', 'mail', 'primaryemail', 'personalemail'],
   phone: ['phone', 'phonenumber', 'telephone', 'tel', 'mobile', 'mobilephone', 'mobilenumber', 'cell', 'cellphone', 'primaryphone', 'homephone'],
   addressLine1: ['addressline1', 'address1', 'address', 'street', 'streetaddress', 'line1', 'addressstreet', 'homeaddress'],
@@ -32,9 +34,16 @@ export function importFieldOfHeader(header: string): SandboxImportField | null {
   return BY_SPELLING.get(header.toLowerCase().replace(/[^a-z0-9]/g, '')) ?? null;
 }
 
+/** Each field's name as a person reads it. */
+export const IMPORT_FIELD_LABELS: Record<SandboxImportField, string> = {
+  firstName: 'First name', lastName: 'Last name', middleName: 'Middle name', preferredName: 'Preferred name', email: 'Email', phone: 'Phone',
+  addressLine1: 'Address line 1', addressLine2: 'Address line 2', city: 'City', state: 'State', postalCode: 'Postal code', country: 'Country', title: 'Title',
+  lookupId: 'Lookup ID',
+};
+
 /** Header spellings shown to a user as examples, per field. */
 export const HEADER_EXAMPLES: Record<SandboxImportField, string> = {
-  firstName: 'First name', lastName: 'Last name or Surname', email: 'Email', phone: 'Phone', addressLine1: 'Address line 1 or Street',
+  firstName: 'First name', lastName: 'Last name or Surname', middleName: 'Middle name', preferredName: 'Preferred name or Nickname', email: 'Email', phone: 'Phone', addressLine1: 'Address line 1 or Street',
   addressLine2: 'Address line 2', city: 'City', state: 'State', postalCode: 'Postal code or ZIP', country: 'Country', title: 'Title',
   lookupId: 'Lookup ID',
 };
@@ -45,6 +54,9 @@ export const MAX_IMPORT_ROWS = 50_000;
 export const MAX_SANDBOX_CONSTITUENTS = 250_000;
 
 export const SANDBOX_IMPORT_MESSAGES = {
+  columnsConflict: (field: SandboxImportField, a: { column: number; header: string }, b: { column: number; header: string }) =>
+    `The columns "${a.header}" (column ${a.column}) and "${b.header}" (column ${b.column}) both give the ${IMPORT_FIELD_LABELS[field]} of a constituent. `
+    + 'Keep one of them, or rename the other, and import the file again.',
   tooManyRows: (rows: number, max: number) => `The file has ${rows.toLocaleString('en')} rows; one import takes at most ${max.toLocaleString('en')}. Split it into smaller files.`,
   crmFull: (held: number, rows: number, max: number) =>
     `The Sandbox CRM holds ${held.toLocaleString('en')} constituents; the file's ${rows.toLocaleString('en')} rows would pass its limit of ${max.toLocaleString('en')}.`,

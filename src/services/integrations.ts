@@ -1,7 +1,7 @@
 /** The integrations gateway service (/integrations/v1): data sources, their tests, objects and fields. */
 import type * as v from 'valibot';
 import { fillPath } from '../domain/api/contract.ts';
-import { integrationsService, type FieldListSchema, type ObjectListSchema, type SandboxImportResultSchema, type SandboxImportView, type TestResultSchema } from '../domain/api/integrations.ts';
+import { integrationsService, type FieldListSchema, type ObjectListSchema, type SandboxImportResultSchema, type SandboxEmptied, type SandboxImportView, type TestResultSchema } from '../domain/api/integrations.ts';
 import type { DataSourceView } from '../domain/connectors/catalogue.ts';
 import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
@@ -51,6 +51,8 @@ export const integrations = {
     postFile(`${integrationsService.basePath}${fillPath(integrationsService.endpoints.importSandboxConstituents.path, { id: dataSourceId })}`, file, opts),
   sandboxImportStatus: (dataSourceId: string, importId: string, o?: RequestOptions): Promise<SandboxImportView> =>
     client.call('importStatus', { params: { id: dataSourceId, importId } }, o),
+  /** deletes every constituent and gift of a Sandbox CRM data source; answers how many of each went */
+  emptySandboxCrm: (dataSourceId: string, o?: RequestOptions): Promise<SandboxEmptied> => client.call('emptySandboxCrm', { params: { id: dataSourceId } }, o),
   /** the data source's latest import of the last day (running or ended), or null */
   latestSandboxImport: async (dataSourceId: string, o?: RequestOptions): Promise<SandboxImportView | null> =>
     (await client.call('latestImport', { params: { id: dataSourceId } }, o)).latest,

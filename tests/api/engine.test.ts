@@ -362,6 +362,34 @@ describe('a file-upload formula', () => {
     expect(kept?.fileKey).toBeNull();
     expect(kept?.sampleRows).toHaveLength(20);
   }, 90_000);
+
+  it('a dry run reads the kept file up to the limit asked, not only its 20 sample rows', async () => {
+    const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {
+      method: 'POST', body: { system: 'file-upload', displayName: `Uploads ${Math.random().toString(36).slice(2, 6)}`, settings: {} },
+    }))).id;
+    const id = (await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Fair sign-ups', usesFileUpload: true } }))).id;
+    const form = new FormData();
+    const rows = [header, ...Array.from({ length: 150 }, (_, i) => [`Visitor${i}`, `Fair${i}`, `visitor${i}.fair@example.org`])];
+    form.append('file', new File([rows.map((r) => r.join(',')).join('\n')], 'fair.csv', { type: 'text/csv' }));
+    const uploaded = await fetch(`${base}/flat-file-service/v1/uploads?formulaId=${id}`, { method: 'POST', headers: sessions.admin!.headers, body: form });
+    expect(uploaded.status, await uploaded.clone().text()).toBe(201);
+    const uploadId = (await json<{ id: string }>(uploaded)).id;
+    expect((await send('admin', `${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fileSource, object: uploadId }, destination: { dataSourceId: crm, object: 'constituents' }, sampleUploadId: uploadId } })).status).toBe(200);
+    for (const [part, body] of Object.entries({ ...VALID_PARTS, schedule: undefined })) {
+      if (!body) continue;
+      expect((await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body })).status).toBe(200);
+    }
+    const dry = async (limit?: number) => {
+      const res = await send('admin', `${F}/${id}/dry-run`, { method: 'POST', body: limit === undefined ? {} : { limit } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return json<{ examined: number; byBucket: Record<string, number> }>(res);
+    };
+    expect((await dry(120)).examined).toBe(120);
+    expect((await dry(500)).examined).toBe(150);
+    expect((await dry()).examined).toBe(100);
+    // nothing was collected: the file still waits for the formula's run
+    expect((await tenant().uploads.get(uploadId))?.fileKey).toBeTruthy();
+  }, 90_000);
 });
 
 describe('the same file uploaded to a formula twice', () => {

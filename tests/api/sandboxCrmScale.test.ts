@@ -320,6 +320,20 @@ describe('importing constituents from CSV', () => {
     expect(await crm.search(ctx, 'constituents', byEmail('old@example.org'))).toEqual([]);
   });
 
+  it('keeps middle and preferred names, which searches answer and sends change', async () => {
+    const view = await importToEnd(admin, sandboxId, 'First name,Middle name,Nickname,Last name,Email\nSun-hee,Mi,Sunny,Otherly,sunny.otherly@example.org\nF.,Scott,,Otherly,scott.otherly@example.org\n');
+    expect(view.result).toEqual({ imported: 2, refused: [], refusedCount: 0 });
+    const [sunny] = await crm.search(ctx, 'constituents', byEmail('sunny.otherly@example.org'));
+    expect(sunny!.fields).toMatchObject({ firstName: 'Sun-hee', middleName: 'Mi', preferredName: 'Sunny', lastName: 'Otherly' });
+    const [found] = await crm.searchMany!(ctx, 'constituents', [byEmail('scott.otherly@example.org')]);
+    expect(found![0]!.fields).toMatchObject({ firstName: 'F.', middleName: 'Scott', preferredName: null });
+    // a send changes them as it changes any other field
+    const [written] = await crm.upsert(ctx, 'constituents', [{ id: sunny!.id, idempotencyKey: crypto.randomUUID(), fields: { preferredName: 'Sun' } }]);
+    expect(written).toMatchObject({ outcome: 'updated' });
+    expect((await crm.search(ctx, 'constituents', byEmail('sunny.otherly@example.org')))[0]!.fields).toMatchObject({ middleName: 'Mi', preferredName: 'Sun' });
+    expect((await crm.describeFields(ctx, 'constituents')).map((f) => f.name)).toEqual(expect.arrayContaining(['middleName', 'preferredName']));
+  });
+
   it('imports a file of thousands of rows in batches, keys and all', async () => {
     const rows = ['First name,Last name,Email,Phone,Address line 1,City,State,Postal code'];
     for (let i = 0; i < 12_000; i++) rows.push(`Bulk${i},Batchley,bulk${i}@example.org,+1 (646) 55${String(i).padStart(5, '0')},${i} Bulk Road,Albany,NY,12207-${String(i % 10000).padStart(4, '0')}`);
@@ -346,7 +360,7 @@ describe('importing constituents from CSV', () => {
     expect(body.refused.map((r) => r.row)).toEqual(Array.from({ length: 100 }, (_, i) => i + 3));
   });
 
-  it('refuses what is not a CSV of constituents: another type, too big, empty, no last name column, doubled columns', async () => {
+  it('refuses what is not a CSV of constituents: another type, too big, empty, no last name column, two columns for one field', async () => {
     await expectProblem(await importCsv(admin, sandboxId, PNG, 'picture.csv'), 415, 'file-type-not-accepted');
     await expectProblem(await importCsv(admin, sandboxId, 'a,b\n1,2\n', 'constituents.xlsx'), 415, 'file-type-not-accepted');
     await expectProblem(await importCsv(admin, sandboxId, csvOfSize(MAX_UPLOAD_BYTES + 1)), 413, 'file-too-large');
@@ -354,7 +368,13 @@ describe('importing constituents from CSV', () => {
     await expectProblem(await importCsv(admin, sandboxId, 'Last name,Email\n'), 422, 'file-empty');
     const noLastName = await expectProblem(await importCsv(admin, sandboxId, 'First name,Email\nAnn,ann@example.org\n'), 422, 'file-wrong-structure');
     expect(noLastName.detail).toMatch(/last name column/);
-    await expectProblem(await importCsv(admin, sandboxId, 'Last name,Email,E-mail\nStone,a@example.org,b@example.org\n'), 422, 'file-wrong-structure');
+    await expectProblem(await importCsv(admin, sandboxId, 'Last name,Email,E-mail\nStone,a@example.org,b@example.org\n'), 422, 'import-columns-conflict');
+    // an export of another CRM carries both: which one is the lookup ID is the person's to say
+    const both = await expectProblem(await importCsv(admin, sandboxId, 'constituent_id,Last name,lookup_id\nC-1,Stone,L-1\n'), 422, 'import-columns-conflict');
+    expect(both.detail).toBe('The columns "constituent_id" (column 1) and "lookup_id" (column 3) both give the Lookup ID of a constituent. '
+      + 'Keep one of them, or rename the other, and import the file again.');
+    expect(both).toMatchObject({ field: 'lookupId', columns: [{ column: 1, header: 'constituent_id' }, { column: 3, header: 'lookup_id' }] });
+    expect((await pool.query("select count(*)::int as n from sandbox_constituents where lookup_id in ('C-1', 'L-1')")).rows[0].n).toBe(0);
     const json = await fetch(`${server.url}${IMPORT(sandboxId)}`, { method: 'POST', headers: { ...admin.headers, 'content-type': 'application/json' }, body: '{}' });
     await expectProblem(json, 415, 'unsupported-media-type');
   });

@@ -44,11 +44,14 @@ describe('Connections for roles without datasource edit', () => {
     const details = await detailsFor(role);
     expect(within(details).queryByRole('button', { name: 'Test connection' })).toBeNull();
     expect(within(details).queryByRole('button', { name: 'Refresh objects' })).toBeNull();
+    // nor may they empty the Sandbox CRM (the server refuses it too: tests/api/sandboxEmpty.test.ts)
+    expect(within(details).queryByRole('button', { name: 'Empty Sandbox CRM' })).toBeNull();
   });
 
   it.each(['Connection Manager', 'Power User', 'Administrator'] as const)('%s is offered both', async (role) => {
     const details = await detailsFor(role);
     await waitFor(() => expect(within(details).getByRole('button', { name: 'Test connection' })).toBeTruthy());
     expect(within(details).getByRole('button', { name: 'Refresh objects' })).toBeTruthy();
+    expect(within(details).getByRole('button', { name: 'Empty Sandbox CRM' })).toBeTruthy();
   });
 });

@@ -376,6 +376,23 @@ describe('details the paths do not show', () => {
     expect(server.calls).toEqual([]);
   });
 
+  it('says which two columns give one field when the server refuses a file for them', async () => {
+    const server = fakeServerFor();
+    const user = await renderConnections({ sandboxImport: server.machine() });
+    await selectSource(user, SANDBOX.displayName);
+    await user.click(inDetails(SANDBOX.displayName).getByRole('button', { name: 'Import constituents' }));
+    await server.latest.answer({ type: 'xstate.done.actor.readLatestImport', output: null });
+    await userEvent.setup({ applyAccept: false, delay: null }).upload(await dropzoneInput(), file('export.csv', 18));
+    const detail = 'The columns "constituent_id" (column 1) and "lookup_id" (column 3) both give the Lookup ID of a constituent. Keep one of them, or rename the other, and import the file again.';
+    await act(async () => server.refuse(422, { title: 'import-columns-conflict', detail }));
+    const alert = await (await inOpenDialog()).findByRole('alert');
+    expect(alert.textContent).toContain('Two columns of the file give the same field of a constituent.');
+    expect(alert.textContent).toContain(detail);
+    // the file is the person's to change: it is not sent again as it is
+    expect(inDialog().queryByRole('button', { name: 'Try again' })).toBeNull();
+    expect(inDialog().getByRole('button', { name: 'Import another file' })).toBeTruthy();
+  });
+
   it('sends no file dropped on the dialog while the data source\'s import found on opening still runs', async () => {
     const server = fakeServerFor();
     const user = await renderConnections({ sandboxImport: server.machine() });

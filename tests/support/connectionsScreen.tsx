@@ -10,6 +10,7 @@ import type { connectionFormMachine } from '../../src/machines/connectionForm.ts
 import { connectionsMachine } from '../../src/machines/connections.ts';
 import type { connectionTestMachine } from '../../src/machines/connectionTest.ts';
 import { objectPickerMachine } from '../../src/machines/objectPicker.ts';
+import type { sandboxEmptyMachine } from '../../src/machines/sandboxEmpty.ts';
 import type { sandboxImportMachine } from '../../src/machines/sandboxImport.ts';
 import type { DataSourceListItem, ObjectList } from '../../src/services/integrations.ts';
 import { ConnectionsPage } from '../../src/views/connections/ConnectionsPage.tsx';
@@ -33,7 +34,7 @@ export const quietObjectPicker = objectPickerMachine.provide({
 /** The screen over the fake list, with the machines under test; `connectionForm` is the form the list machine opens. */
 export async function renderConnections({ connectionForm, ...machines }: {
   connectionTest?: typeof connectionTestMachine; objectPicker?: typeof objectPickerMachine; connectionForm?: typeof connectionFormMachine;
-  sandboxImport?: typeof sandboxImportMachine;
+  sandboxImport?: typeof sandboxImportMachine; sandboxEmpty?: typeof sandboxEmptyMachine;
 }) {
   const user = userEvent.setup({ delay: null });
   render(

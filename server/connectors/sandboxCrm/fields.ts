@@ -10,6 +10,8 @@ export const sandbox = {
       { name: 'title', label: 'Title', type: 'string', searchable: true },
       { name: 'firstName', label: 'First name', type: 'string', searchable: true },
       { name: 'lastName', label: 'Last name', type: 'string', required: true, searchable: true },
+      { name: 'middleName', label: 'Middle name', type: 'string' },
+      { name: 'preferredName', label: 'Preferred name', type: 'string' },
       { name: 'email', label: 'E-mail', type: 'email', searchable: true },
       { name: 'phone', label: 'Phone', type: 'phone', searchable: true },
       { name: 'addressLine1', label: 'Address line 1', type: 'string', searchable: true },

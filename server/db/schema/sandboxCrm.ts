@@ -25,6 +25,9 @@ export const sandboxConstituents = pgTable('sandbox_constituents', {
   title: text('title'),
   firstName: text('first_name'),
   lastName: text('last_name').notNull(),
+  /** other names the person goes by: matching takes a first name agreeing with either as a nickname's agreement */
+  middleName: text('middle_name'),
+  preferredName: text('preferred_name'),
   /** the one primary e-mail, phone and address the connector shows, stored on the row: searches read no other table */
   email: text('email'),
   phone: text('phone'),

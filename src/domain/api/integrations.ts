@@ -89,6 +89,10 @@ export const SandboxImportViewSchema = v.object({
   createdOn: v.string(),
 });
 
+/** What emptying a Sandbox CRM deleted. */
+export const SandboxEmptiedSchema = v.object({ constituents: v.number(), gifts: v.number() });
+export type SandboxEmptied = v.InferOutput<typeof SandboxEmptiedSchema>;
+
 const view = { resource: 'datasource', action: 'view' } as const;
 const edit = { resource: 'datasource', action: 'edit' } as const;
 
@@ -136,13 +140,13 @@ export const integrationsService = service({
     importSandboxConstituents: endpoint({
       method: 'post', path: '/data-sources/:id/sandbox-crm/import', access: edit, response: SandboxImportViewSchema, status: 202,
       summary: 'Starts an import of constituents into a Sandbox CRM data source from a CSV file sent as multipart/form-data in a part named "file" '
-        + '(at most 15MB). Columns are read by header (First name, Last name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
-        + 'Country, Title, Lookup ID, in the usual spellings); a lookup ID must be new to the tenant, and one is made when none is given. '
+        + '(at most 15MB). Columns are read by header (First name, Last name, Middle name, Preferred name, Email, Phone, Address line 1 and 2, City, State, Postal code, '
+        + 'Country, Title, Lookup ID, in the usual spellings; two columns for one field, such as constituent_id and lookup_id, are refused); a lookup ID must be new to the tenant, and one is made when none is given. '
         + 'Bad rows are refused with their reasons; a file none of whose rows can be imported is refused as a whole, and so is a file of '
         + 'more than 50,000 rows or one that would take the tenant past 250,000 constituents (limits set by the server\'s configuration). '
         + 'These limits and the file\'s structure are checked before the answer; the rows then go in a batch at a time, each batch '
         + 'committed on its own, one import of a tenant after another. The answer is the import\'s status: follow it with importStatus.',
-      problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-rows-refused', 'unsupported-media-type'],
+      problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-columns-conflict', 'import-rows-refused', 'unsupported-media-type'],
     }),
     importStatus: endpoint({
       method: 'get', path: '/data-sources/:id/sandbox-crm/imports/:importId', access: edit, response: SandboxImportViewSchema,
@@ -152,6 +156,11 @@ export const integrationsService = service({
     latestImport: endpoint({
       method: 'get', path: '/data-sources/:id/sandbox-crm/imports', access: edit, response: v.object({ latest: v.nullable(SandboxImportViewSchema) }),
       summary: 'The data source\'s latest import of the last day, so a page opened again finds the import it started.',
+    }),
+    emptySandboxCrm: endpoint({
+      method: 'delete', path: '/data-sources/:id/sandbox-crm/records', access: edit, response: SandboxEmptiedSchema,
+      summary: 'Empties a Sandbox CRM data source: deletes every constituent and gift of the tenant\'s Sandbox CRM (and what its '
+        + 'writes remembered, so a send writes afresh), answering how many of each went. The data source stays; it cannot be undone.',
     }),
     salesforceReport: endpoint({
       method: 'get', path: '/data-sources/:id/salesforce/reports/:reportId', access: view,

@@ -387,8 +387,9 @@ export function scoreCandidate(record: Record<string, FieldValue>, candidate: Re
     const kind = kindOf(field);
     if (kind === 'firstName') firstField ??= field;
     if (kind === 'lastName') lastField ??= field;
-    const similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
+    let similarity = fieldSimilarity(field, own(record, field), own(candidate, field));
     if (similarity === null) continue;
+    if (similarity < NICKNAME && kind === 'firstName') similarity = Math.max(similarity, knownAs(own(record, field), candidate));
     compared.push({ field, similarity });
     of[kind] = Math.max(of[kind] ?? 0, similarity);
     if (EACH_FIELD.has(kind)) each.push({ kind, similarity });
@@ -404,6 +405,23 @@ export function scoreCandidate(record: Record<string, FieldValue>, candidate: Re
     }
   }
   return { score, compared };
+}
+
+/** A first name agreeing with a nickname of the other. */
+const NICKNAME = 0.9;
+/** The other names a destination record knows a person by (the Sandbox CRM's; src/domain/sandboxImport.ts). */
+const OTHER_GIVEN_NAMES = ['preferredName', 'middleName'] as const;
+
+/**
+ * A first name that is the destination record's preferred or middle name (or a nickname of it)
+ * agrees as a nickname does: Sunny for Sun-hee who goes by Sunny, Scott for F. Scott.
+ */
+function knownAs(first: unknown, candidate: Record<string, unknown>): number {
+  let best = 0;
+  for (const other of OTHER_GIVEN_NAMES) {
+    if ((fieldSimilarity('firstName', first, own(candidate, other)) ?? 0) >= NICKNAME) best = NICKNAME;
+  }
+  return best;
 }
 
 /** A record's own value of a field (never one of Object's, for a field called 'constructor'). */

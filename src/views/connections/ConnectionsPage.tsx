@@ -1,8 +1,8 @@
 /**
  * Connections (SPEC.md section 2): the Data Sources list (display name, system, last modified),
  * add, edit, select and delete. The selected data source shows its connection test and its
- * objects; the test and a refresh of the objects are offered only with datasource edit, as is
- * importing constituents into a Sandbox CRM. A thin renderer of the connections machine and the
+ * objects; the test and a refresh of the objects are offered only with datasource edit, as are
+ * importing constituents into a Sandbox CRM and emptying it. A thin renderer of the connections machine and the
  * machines it starts.
  */
 import { useContext } from 'react';
@@ -11,13 +11,14 @@ import type { ActorRefFrom } from 'xstate';
 import {
   ActionIcon, Alert, Anchor, Badge, Button, Grid, Group, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
 } from '@mantine/core';
-import { IconAlertTriangle, IconCircleCheck, IconDatabaseImport, IconDatabaseOff, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCircleCheck, IconDatabaseImport, IconDatabaseOff, IconDatabaseX, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { systemName } from '../../domain/connectors/catalogue.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { connectionFormMachine } from '../../machines/connectionForm.ts';
 import { connectionsMachine } from '../../machines/connections.ts';
 import { connectionTestMachine } from '../../machines/connectionTest.ts';
 import { objectPickerMachine } from '../../machines/objectPicker.ts';
+import { sandboxEmptyMachine } from '../../machines/sandboxEmpty.ts';
 import { sandboxImportMachine } from '../../machines/sandboxImport.ts';
 import { ActorsContext, type AppActors } from '../shell/actors.tsx';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
@@ -25,6 +26,7 @@ import { useReturnFocus } from '../../ui/useReturnFocus.ts';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ConnectionTestControl } from './ConnectionTestControl.tsx';
 import { ObjectPicker } from './ObjectPicker.tsx';
+import { SandboxEmptyDialog } from './SandboxEmptyDialog.tsx';
 import { SandboxImportDialog } from './SandboxImportDialog.tsx';
 
 export interface ConnectionMachines {
@@ -32,6 +34,7 @@ export interface ConnectionMachines {
   connectionTest: typeof connectionTestMachine;
   objectPicker: typeof objectPickerMachine;
   sandboxImport: typeof sandboxImportMachine;
+  sandboxEmpty: typeof sandboxEmptyMachine;
 }
 
 export interface ConnectionsPageProps {
@@ -43,6 +46,7 @@ export interface ConnectionsPageProps {
 
 const DEFAULT_MACHINES: ConnectionMachines = {
   connections: connectionsMachine, connectionTest: connectionTestMachine, objectPicker: objectPickerMachine, sandboxImport: sandboxImportMachine,
+  sandboxEmpty: sandboxEmptyMachine,
 };
 const NO_POLICIES: Policies = {};
 
@@ -66,6 +70,7 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
   const m = { ...DEFAULT_MACHINES, ...machines };
   const actor = useActorRef(m.connections, { input: { policies: effective } });
   const importActor = useActorRef(m.sandboxImport);
+  const emptyActor = useActorRef(m.sandboxEmpty);
   const state = useSelector(actor, (s) => s);
   const { dataSources, selectedId, deleting, refusal, error, notice } = state.context;
   const formActor = state.children.connectionForm as ActorRefFrom<typeof connectionFormMachine> | undefined;
@@ -201,14 +206,23 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
                   {mayEdit && <ConnectionTestControl machine={m.connectionTest} target={() => ({ kind: 'saved', dataSourceId: selected.id })} />}
                   <ObjectPicker dataSourceId={selected.id} machine={m.objectPicker} mayRefresh={mayEdit} />
                   {mayEdit && selected.system === 'sandbox-crm' && (
-                    <Button
-                      variant="light"
-                      w="fit-content"
-                      leftSection={<IconDatabaseImport size={16} aria-hidden />}
-                      onClick={() => importActor.send({ type: 'import.open', dataSourceId: selected.id, name: selected.displayName })}
-                    >
-                      Import constituents
-                    </Button>
+                    <Group gap="xs">
+                      <Button
+                        variant="light"
+                        leftSection={<IconDatabaseImport size={16} aria-hidden />}
+                        onClick={() => importActor.send({ type: 'import.open', dataSourceId: selected.id, name: selected.displayName })}
+                      >
+                        Import constituents
+                      </Button>
+                      <Button
+                        variant="light"
+                        color="red"
+                        leftSection={<IconDatabaseX size={16} aria-hidden />}
+                        onClick={() => emptyActor.send({ type: 'empty.ask', dataSourceId: selected.id, name: selected.displayName })}
+                      >
+                        Empty Sandbox CRM
+                      </Button>
+                    </Group>
                   )}
                 </Stack>
               </Paper>
@@ -219,6 +233,7 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
 
       {formActor && <ConnectionForm actor={formActor} testMachine={m.connectionTest} />}
       <SandboxImportDialog actor={importActor} />
+      <SandboxEmptyDialog actor={emptyActor} />
 
       <Modal
         opened={state.matches('confirmingDelete') || state.matches('deleting')}

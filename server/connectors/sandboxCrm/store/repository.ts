@@ -43,6 +43,8 @@ function constituentSelect(db: Executor) {
     title: c.title,
     firstName: c.firstName,
     lastName: c.lastName,
+    middleName: c.middleName,
+    preferredName: c.preferredName,
     email: c.email,
     phone: c.phone,
     addressLine1: c.addressLine1, addressLine2: c.addressLine2, city: c.city, state: c.state,
@@ -317,6 +319,7 @@ async function searchGroup(db: Executor, tenantId: string, obj: Object_, fields:
     ? await db.execute<Record<string, unknown>>(sql`
       with q as (${q})
       select q.idx, h.id, h.lookup_id as "lookupId", h.title, h.first_name as "firstName", h.last_name as "lastName", h.email, h.phone,
+        h.middle_name as "middleName", h.preferred_name as "preferredName",
         h.address_line1 as "addressLine1", h.address_line2 as "addressLine2", h.city, h.state, h.postal_code as "postalCode", h.country,
         ${isoText('h.created_on')} as "createdOn", ${isoText('h.modified_on')} as "modifiedOn"
       from q cross join lateral (
@@ -553,6 +556,8 @@ export interface ConstituentInput {
   title?: string | null;
   firstName?: string | null;
   lastName: string;
+  middleName?: string | null;
+  preferredName?: string | null;
   email?: string | null;
   phone?: string | null;
   addressLine1?: string | null;
@@ -573,7 +578,8 @@ export interface ImportOutcome {
 export const IMPORT_CHUNK = 5000;
 const MAX_VALUE_LENGTH = 500;
 const INPUT_LABELS = {
-  lookupId: 'lookup ID', title: 'title', firstName: 'first name', lastName: 'last name', email: 'e-mail address', phone: 'phone number',
+  lookupId: 'lookup ID', title: 'title', firstName: 'first name', lastName: 'last name', middleName: 'middle name', preferredName: 'preferred name',
+  email: 'e-mail address', phone: 'phone number',
   addressLine1: 'address line 1', addressLine2: 'address line 2', city: 'city', state: 'state', postalCode: 'postal code', country: 'country',
 } as const;
 type InputField = keyof typeof INPUT_LABELS;
@@ -635,16 +641,16 @@ async function insertChunk(db: Executor, tenantId: string, chunk: { id: string; 
   const k = (f: keyof ConstituentKeys) => sql`${sql.param(chunk.map((r) => r.keys[f]))}::text[]`;
   const { rows } = await db.execute<{ id: string }>(sql`
     with i as (
-      select * from unnest(${sql.param(chunk.map((r) => r.id))}::uuid[], ${v('lookupId')}, ${v('title')}, ${v('firstName')}, ${v('lastName')},
+      select * from unnest(${sql.param(chunk.map((r) => r.id))}::uuid[], ${v('lookupId')}, ${v('title')}, ${v('firstName')}, ${v('lastName')}, ${v('middleName')}, ${v('preferredName')},
         ${v('email')}, ${v('phone')}, ${v('addressLine1')}, ${v('addressLine2')}, ${v('city')}, ${v('state')}, ${v('postalCode')}, ${v('country')},
         ${k('emailKey')}, ${k('phoneKey')}, ${k('firstNameKey')}, ${k('lastNameKey')}, ${k('postalKey')}, ${k('addressKey')})
-        as i(id, lookup_id, title, first_name, last_name, email, phone, address_line1, address_line2, city, state, postal_code, country,
+        as i(id, lookup_id, title, first_name, last_name, middle_name, preferred_name, email, phone, address_line1, address_line2, city, state, postal_code, country,
              email_key, phone_key, first_name_key, last_name_key, postal_key, address_key)
     )
-    insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name,
+    insert into sandbox_constituents (id, tenant_id, lookup_id, title, first_name, last_name, middle_name, preferred_name,
       email, phone, address_line1, address_line2, city, state, postal_code, country,
       email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, keys_version)
-    select id, ${tenantId}::uuid, coalesce(lookup_id, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)})), title, first_name, last_name,
+    select id, ${tenantId}::uuid, coalesce(lookup_id, 'SC-' || nextval(${sql.raw(`'${sandboxLookupSeq.seqName}'`)})), title, first_name, last_name, middle_name, preferred_name,
       email, phone, address_line1, address_line2, city, state, postal_code, country,
       email_key, phone_key, first_name_key, last_name_key, postal_key, address_key, ${MATCH_KEYS_VERSION}
     from i
@@ -671,6 +677,16 @@ export function sandboxCrmRepository(db: Executor, tenantId: string) {
     backfillKeys: (batchSize?: number) => backfillKeys(db, tenantId, batchSize),
     pull: (object: string, since: string | null, batchSize?: number) => pull(db, tenantId, object, since, batchSize),
     upsert: (object: string, items: UpsertItem[]) => (object === 'constituents' ? upsertConstituents(db, tenantId, items) : upsertGifts(db, tenantId, object, items)),
+    /** Deletes every constituent and gift, and the writes remembered for them; answers how many of each went. */
+    async empty(): Promise<{ constituents: number; gifts: number }> {
+      // one statement: all of it goes, or none
+      const { rows } = await db.execute<{ constituents: number; gifts: number }>(sql`
+        with g as (delete from sandbox_gifts where tenant_id = ${tenantId} returning 1),
+          c as (delete from sandbox_constituents where tenant_id = ${tenantId} returning 1),
+          w as (delete from sandbox_writes where tenant_id = ${tenantId} returning 1)
+        select (select count(*)::int from c) as constituents, (select count(*)::int from g) as gifts, (select count(*) from w) as writes`);
+      return { constituents: rows[0]!.constituents, gifts: rows[0]!.gifts };
+    },
     async counts(): Promise<{ constituents: number; gifts: number }> {
       const [c] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxConstituents).where(eq(sandboxConstituents.tenantId, tenantId));
       const [g] = await db.select({ n: sql<number>`count(*)::int` }).from(sandboxGifts).where(eq(sandboxGifts.tenantId, tenantId));

@@ -31,6 +31,8 @@ interface Change {
   title?: string | null;
   firstName?: string | null;
   lastName?: string;
+  middleName?: string | null;
+  preferredName?: string | null;
   email?: string;
   phone?: string;
   /** the whole primary address, replaced when any part is given */
@@ -42,6 +44,8 @@ function changeOf(item: UpsertItem): Change | string {
   const change: Change = {};
   if (f.title !== undefined) change.title = str(f.title) ?? null;
   if (f.firstName !== undefined) change.firstName = str(f.firstName) ?? null;
+  if (f.middleName !== undefined) change.middleName = str(f.middleName) ?? null;
+  if (f.preferredName !== undefined) change.preferredName = str(f.preferredName) ?? null;
   const lastName = str(f.lastName);
   if (lastName) change.lastName = lastName;
   if (item.id !== undefined && !UUID.test(item.id)) return `${item.id} is not a Sandbox CRM constituent id.`;
@@ -66,13 +70,16 @@ interface State extends Record<(typeof ADDRESS_FIELDS)[number], string | null> {
   title: string | null;
   firstName: string | null;
   lastName: string;
+  middleName: string | null;
+  preferredName: string | null;
   email: string | null;
   phone: string | null;
 }
 
 /** The columns a write sets beside the id, and the value of each: names, primary e-mail, phone and address, and the keys of what the row ends with. */
 const COLUMNS: [string, (s: State, keys: ReturnType<typeof constituentKeys>) => string | null][] = [
-  ['title', (s) => s.title], ['first_name', (s) => s.firstName], ['last_name', (s) => s.lastName], ['email', (s) => s.email], ['phone', (s) => s.phone],
+  ['title', (s) => s.title], ['first_name', (s) => s.firstName], ['last_name', (s) => s.lastName],
+  ['middle_name', (s) => s.middleName], ['preferred_name', (s) => s.preferredName], ['email', (s) => s.email], ['phone', (s) => s.phone],
   ['address_line1', (s) => s.addressLine1], ['address_line2', (s) => s.addressLine2], ['city', (s) => s.city], ['state', (s) => s.state],
   ['postal_code', (s) => s.postalCode], ['country', (s) => s.country],
   ['email_key', (_, k) => k.emailKey], ['phone_key', (_, k) => k.phoneKey], ['first_name_key', (_, k) => k.firstNameKey],
@@ -92,6 +99,8 @@ function apply(state: State, change: Change): void {
   if (change.title !== undefined) state.title = change.title;
   if (change.firstName !== undefined) state.firstName = change.firstName;
   if (change.lastName !== undefined) state.lastName = change.lastName;
+  if (change.middleName !== undefined) state.middleName = change.middleName;
+  if (change.preferredName !== undefined) state.preferredName = change.preferredName;
   if (change.email !== undefined) state.email = change.email;
   if (change.phone !== undefined) state.phone = change.phone;
   if (change.address !== undefined) for (const k of ADDRESS_FIELDS) state[k] = change.address[k] ?? null;
@@ -155,7 +164,8 @@ export async function upsertConstituents(db: Executor, tenantId: string, items: 
     if (updateIds.length) {
       // locked in id order: concurrent batches updating one constituent queue up without deadlocks
       const { rows } = await tx.execute<Record<string, unknown>>(sql`
-        select c.id, c.title, c.first_name as "firstName", c.last_name as "lastName", c.email, c.phone, c.address_line1 as "addressLine1",
+        select c.id, c.title, c.first_name as "firstName", c.last_name as "lastName",
+          c.middle_name as "middleName", c.preferred_name as "preferredName", c.email, c.phone, c.address_line1 as "addressLine1",
           c.address_line2 as "addressLine2", c.city, c.state, c.postal_code as "postalCode", c.country
         from sandbox_constituents c
         where c.tenant_id = ${tenantId}::uuid and c.id = any(${param(updateIds)}::uuid[])
@@ -174,7 +184,7 @@ export async function upsertConstituents(db: Executor, tenantId: string, items: 
         apply(state, w.change);
       } else {
         const state: State = {
-          id: w.id, title: null, firstName: null, lastName: '', email: null, phone: null,
+          id: w.id, title: null, firstName: null, lastName: '', middleName: null, preferredName: null, email: null, phone: null,
           addressLine1: null, addressLine2: null, city: null, state: null, postalCode: null, country: null,
         };
         apply(state, w.change);
