@@ -15,7 +15,7 @@ import { RecordFilterSchema, type RecordFilter, type RecordScope, type RecordSel
 import { formulas } from '../services/formulas.ts';
 import { records, type RecordAction, type RecordCounts, type RecordPage } from '../services/records.ts';
 
-export { RECORD_ACTIONS, type RecordAction } from '../services/records.ts';
+export { RECORD_ACTIONS, type RecordAction } from '../domain/api/records.ts';
 
 export type RecordRow = RecordPage['records'][number];
 export type FilterField = 'text' | 'group' | 'addedFrom' | 'addedTo';

@@ -4,7 +4,7 @@
  * (shown), a source with no records (empty), or why it could not run (failed). Nothing is sent or
  * stored, so it may run again at any time.
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { DryRunResult } from '../domain/api/formulas.ts';
 import { CONNECTION_ERRORS, isConnectionErrorCode } from '../domain/connectionErrors.ts';
 import { messageForProblem, PROBLEM_TITLES } from '../domain/errors.ts';
@@ -112,3 +112,5 @@ export const dryRunMachine = setup({
     },
   },
 });
+
+export type DryRunRef = ActorRefFrom<typeof dryRunMachine>;

@@ -6,7 +6,7 @@
  * (the wizard's pickers offer the connector's, so a formula can still be set up).
  * Objects known here but perhaps not in the kept list yet (a file just uploaded) are added to it.
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { ObjectInfo } from '../domain/connectors/types.ts';
 import { integrations, type ObjectList } from '../services/integrations.ts';
 
@@ -127,3 +127,5 @@ export const objectPickerMachine = setup({
     },
   },
 });
+
+export type ObjectPickerRef = ActorRefFrom<typeof objectPickerMachine>;

@@ -14,14 +14,17 @@
  * A step whose data holds sample rows (the mapping's preview) can read them again on their own
  * (`sample.reload`), whatever state the draft is in: the mapping goes on without them.
  *
- * The formula-type step checks a Salesforce report id before keeping it: its editor runs the report check (`reportCheck`, ./reportCheck.ts) over the same calls.
+ * The formula-type step checks a Salesforce report id before keeping it: its editor runs the report check (`reportCheck`, ./reportCheck.ts) over the same calls,
+ * and an object picker per end (`sourceObjects`, `destinationObjects`, ./objectPicker.ts). The review step's editor runs its dry run (`dryRun`, ./dryRun.ts).
  */
 import { and, assign, emit, enqueueActions, fromCallback, fromPromise, setup, spawnChild, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { WizardStep } from '../domain/formula/wizard.ts';
 import type { FormulaSample } from '../domain/api/formulas.ts';
 import type { FormulaView } from '../services/formulas.ts';
-import { reportCheckMachine, type ReportFound } from './reportCheck.ts';
-import { READ_SAMPLE, sampleReader, STEP_IO, StepRefused, stepIO, type StepCalls, type StepLoad } from './wizardSteps.ts';
+import { dryRunMachine, runDryRunWith, type DryRunRef } from './dryRun.ts';
+import { loadObjectsOver, objectPickerMachine, type ObjectPickerRef } from './objectPicker.ts';
+import { reportCheckMachine, type ReportCheckRef, type ReportFound } from './reportCheck.ts';
+import { objectPickerInputOf, READ_SAMPLE, sampleReader, STEP_IO, StepRefused, stepIO, type StepCalls, type StepLoad } from './wizardSteps.ts';
 
 export interface StepEditorInput {
   step: WizardStep;
@@ -106,6 +109,8 @@ export const stepEditorMachine = setup({
     saveStep: fromPromise<FormulaView | undefined, SaveInput>(async ({ input }) => STEP_IO[input.step]?.save(input.formula, input.draft, { data: input.data, confirmWipe: input.confirmWipe })),
     loadSample: sampleLoader(READ_SAMPLE),
     reportCheck: reportCheckMachine,
+    objectPicker: objectPickerMachine,
+    dryRun: dryRunMachine,
   },
   guards: {
     isDirty: draftDiffers,
@@ -142,10 +147,15 @@ export const stepEditorMachine = setup({
     step: input.step, formula: input.formula, parent: input.parent ?? null, data: undefined, saved: undefined, draft: undefined, error: null,
     fieldErrors: {}, wipes: [], confirmWipe: false, sampleLoading: false,
   }),
+  // the workflows a step's screen runs beside its draft live as long as the step's editor
   entry: enqueueActions(({ context, enqueue }) => {
+    if (context.step === 'review') enqueue.spawnChild('dryRun', { id: 'dryRun', input: { formulaId: context.formula.id } });
     if (context.step !== 'formula-types') return;
     const source = context.formula.sourceDataSource;
+    const destination = context.formula.firstDestinationDataSource;
     enqueue.spawnChild('reportCheck', { id: 'reportCheck', input: { dataSourceId: source?.dataSourceId ?? '', savedReportId: source?.settings.reportId ?? '' } });
+    if (source) enqueue.spawnChild('objectPicker', { id: 'sourceObjects', input: objectPickerInputOf(source) });
+    if (destination) enqueue.spawnChild('objectPicker', { id: 'destinationObjects', input: objectPickerInputOf(destination) });
   }),
   on: {
     'sample.reload': {
@@ -263,6 +273,14 @@ export const stepEditorMachine = setup({
 
 export type StepEditorRef = ActorRefFrom<typeof stepEditorMachine>;
 
+/** The workflows an editor runs for its step's screen, by their ids (each there only for its step). */
+export interface StepEditorChildren {
+  reportCheck?: ReportCheckRef;
+  sourceObjects?: ObjectPickerRef;
+  destinationObjects?: ObjectPickerRef;
+  dryRun?: DryRunRef;
+}
+
 /** The step editor whose loads and saves go through these calls (a wizard over other services, or fakes). */
 export function stepEditorOver(calls: StepCalls) {
   const io = stepIO(calls);
@@ -277,6 +295,8 @@ export function stepEditorOver(calls: StepCalls) {
             calls.integrations.checkSalesforceReport(input.dataSourceId, input.reportId, { silent: true })),
         },
       }),
+      objectPicker: objectPickerMachine.provide({ actors: { loadObjects: loadObjectsOver(calls.integrations) } }),
+      dryRun: dryRunMachine.provide({ actors: { runDryRun: runDryRunWith(calls.formulas) } }),
     },
   });
 }

@@ -9,8 +9,8 @@
 import { and, assign, enqueueActions, fromPromise, setup } from 'xstate';
 import { isWizardStep, nextStep, WIZARD_STEPS, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
-import { stepEditorMachine } from './stepEditor.ts';
-import { hasStepEditor } from './wizardSteps.ts';
+import { stepEditorMachine, stepEditorOver } from './stepEditor.ts';
+import { hasStepEditor, type StepCalls } from './wizardSteps.ts';
 
 export interface WizardInput {
   formulaId: string;
@@ -77,6 +77,9 @@ export function resolveStep(context: Pick<WizardContext, 'formula' | 'customRout
 
 const neighbour = (context: WizardContext, direction: 1 | -1) => nextStep(conditionsOf(context.formula, context.customRouting), context.step, direction);
 
+const loadFormulaOver = (f: Pick<StepCalls['formulas'], 'get'>) =>
+  fromPromise<FormulaView, { formulaId: string }>(({ input }) => f.get(input.formulaId, { silent: true }));
+
 export const wizardMachine = setup({
   types: {
     context: {} as WizardContext,
@@ -84,7 +87,7 @@ export const wizardMachine = setup({
     events: {} as WizardEvent,
   },
   actors: {
-    loadFormula: fromPromise<FormulaView, { formulaId: string }>(({ input }) => formulas.get(input.formulaId, { silent: true })),
+    loadFormula: loadFormulaOver(formulas),
     stepEditor: stepEditorMachine,
   },
   guards: {
@@ -203,4 +206,9 @@ export const wizardMachine = setup({
     },
     closed: { type: 'final' },
   },
+});
+
+/** The wizard whose formula, and whose open step's editor, go through these calls (fakes, in tests). */
+export const wizardOver = (calls: StepCalls) => wizardMachine.provide({
+  actors: { loadFormula: loadFormulaOver(calls.formulas), stepEditor: stepEditorOver(calls) },
 });

@@ -17,7 +17,7 @@ import { customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING } from '
 import { DEFAULT_TRIAGE, triageBodies, triageForm } from '../domain/formula/triageForm.ts';
 import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
 import { defaultValues, formFields, validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
-import type { DataSourceListItem } from '../domain/connectors/types.ts';
+import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
 import { baseSettings, ROLES, withObject, type Role } from '../domain/formula/ends.ts';
 import { FormulaNameSchema, type UpdateFormula } from '../domain/formula/formula.ts';
 import type { WizardStep } from '../domain/formula/wizard.ts';
@@ -44,11 +44,26 @@ export class StepRefused extends Error {
 /** The refusal of an activation: the key under which it names what the formula misses. */
 export const MISSING = 'missing';
 
-/** The calls the steps make; tests hand in fakes of the same shape. */
+/**
+ * The calls the steps make (their loads and saves, the object pickers, the report check and the
+ * dry run); tests hand in fakes of the same shape.
+ */
 export interface StepCalls {
-  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate'>;
-  integrations: Pick<typeof integrations, 'list' | 'objects' | 'fields' | 'checkSalesforceReport'>;
+  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate' | 'dryRun'>;
+  integrations: Pick<typeof integrations, 'list' | 'objects' | 'refreshObjects' | 'fields' | 'checkSalesforceReport'>;
 }
+
+export const OBJECTS_FORBIDDEN_MESSAGE = 'Reading objects from the system needs permission to edit data sources.';
+export const OBJECTS_UNREACHABLE_MESSAGE = 'The system could not be reached.';
+
+/**
+ * The object picker of one end of the formula (the formula type step's): its data source's kept
+ * list, or the connector's standard objects when no list can be read, with the wizard's messages.
+ */
+export const objectPickerInputOf = (end: { dataSourceId: string; system: SystemId }) => ({
+  dataSourceId: end.dataSourceId, standard: connectorFor(end.system).objects,
+  forbiddenMessage: OBJECTS_FORBIDDEN_MESSAGE, failedMessage: OBJECTS_UNREACHABLE_MESSAGE,
+});
 
 /** The browser's own zone, which a new schedule starts with. */
 export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -166,16 +181,32 @@ export interface ReviewData {
 }
 
 /** The parts the formula has, as the server has it now (a step may have saved one since). */
-export async function readFormulaParts(f: Pick<StepCalls['formulas'], 'get' | 'getPart'>, formula: FormulaView): Promise<ReviewData['parts']> {
+async function readFormulaParts(f: Pick<StepCalls['formulas'], 'get' | 'getPart'>, formula: FormulaView): Promise<ReviewData['parts']> {
   const fresh = await f.get(formula.id, { silent: true }).catch(() => formula);
   const names = FORMULA_PART_NAMES.filter((p) => fresh.parts.includes(p));
   return Object.fromEntries(await Promise.all(names.map(async (p) => [p, await f.getPart(formula.id, p, { silent: true })] as const)));
 }
 
 /** The labels of the objects of one end's data source; none when they cannot be read (the summary shows names). */
-export async function objectLabelsOf(i: Pick<StepCalls['integrations'], 'objects'>, dataSourceId: string): Promise<Record<string, string>> {
+async function objectLabelsOf(i: Pick<StepCalls['integrations'], 'objects'>, dataSourceId: string): Promise<Record<string, string>> {
   return i.objects(dataSourceId, { silent: true })
     .then((list) => Object.fromEntries(list.objects.map((o) => [`${dataSourceId}/${o.name}`, o.label])), () => ({}));
+}
+
+/**
+ * The review of a formula (the review step's, the printed review's): the parts it has and its ends'
+ * object labels. Parts that cannot be read make it unread; labels are a nicety (names show instead).
+ */
+export async function readReview(calls: { formulas: Pick<StepCalls['formulas'], 'get' | 'getPart'>; integrations: Pick<StepCalls['integrations'], 'objects'> }, formula: FormulaView): Promise<ReviewData> {
+  const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
+  const labels = Promise.all(ends.map((e) => objectLabelsOf(calls.integrations, e.dataSourceId)));
+  let parts: ReviewData['parts'];
+  try {
+    parts = await readFormulaParts(calls.formulas, formula);
+  } catch (err) {
+    throw new StepUnread([(err as { problem?: { detail?: string } }).problem?.detail ?? 'The formula\'s parts could not be read.']);
+  }
+  return { parts, objectLabels: Object.assign({}, ...await labels) };
 }
 
 /** A step that could not be read, each reason on a line of its detail. */
@@ -549,16 +580,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Rec
      */
     review: {
       async load(formula) {
-        const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
-        const labels = Promise.all(ends.map((e) => objectLabelsOf(i, e.dataSourceId)));
-        let parts: ReviewData['parts'];
-        try {
-          parts = await readFormulaParts(f, formula);
-        } catch (err) {
-          throw new StepUnread([(err as { problem?: { detail?: string } }).problem?.detail ?? 'The formula\'s parts could not be read.']);
-        }
-        const data: ReviewData = { parts, objectLabels: Object.assign({}, ...await labels) };
-        return { data, saved: null, draft: null };
+        return { data: await readReview(calls, formula), saved: null, draft: null };
       },
       async save() {
         return undefined;

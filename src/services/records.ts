@@ -1,16 +1,12 @@
 /** The records of the bucket screens (/web-api/v1/records), typed by their contract (src/domain/api/records.ts). */
 import {
-  recordsService, type MatchSearchResult, type RecordActionResult, type RecordCounts, type RecordDetail, type RecordEditRequest,
+  recordsService, type MatchSearchResult, type RecordAction, type RecordActionResult, type RecordCounts, type RecordDetail, type RecordEditRequest,
   type RecordListRequest, type RecordPage, type RecordSendResult,
 } from '../domain/api/records.ts';
 import type { RecordSelection } from '../domain/records/query.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 
-export type { MatchSearchResult, RecordActionResult, RecordCounts, RecordDetail, RecordEditRequest, RecordListRequest, RecordPage };
-
-/** The actions a bucket screen applies to a selection. */
-export const RECORD_ACTIONS = ['ready', 'send', 'createNew', 'remove'] as const;
-export type RecordAction = (typeof RECORD_ACTIONS)[number];
+export type { MatchSearchResult, RecordAction, RecordActionResult, RecordCounts, RecordDetail, RecordEditRequest, RecordListRequest, RecordPage };
 
 const client = serviceClient(recordsService);
 const on = (formulaId: string) => ({ formulaId });

@@ -12,7 +12,7 @@ import type { SnapshotFrom } from 'xstate';
 import { reportCheckMachine, type ReportCheckEvent, type ReportFound } from '../../src/machines/reportCheck.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
-import { WizardServicesContext, type WizardServices } from '../../src/views/wizard/step.tsx';
+import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import { FormulaTypeStep } from '../../src/views/wizard/steps/FormulaTypeStep.tsx';
 import { startStepEditor } from '../support/stepEditors.ts';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
@@ -56,7 +56,7 @@ const services = {
     fields: vi.fn(),
     checkSalesforceReport: vi.fn(),
   },
-} as unknown as WizardServices;
+} as unknown as StepCalls;
 
 interface Rendered { fake: FakeCall<{ dataSourceId: string; reportId: string }, ReportFound>; user: ReturnType<typeof userEvent.setup> }
 
@@ -78,9 +78,7 @@ const view: ModelView<typeof reportCheckMachine, Rendered> = {
     const editor = startStepEditor('formula-types', FORMULA, services, props);
     render(
       <MantineProvider>
-        <WizardServicesContext.Provider value={services}>
-          <FormulaTypeStep {...props} editor={editor} reportCheck={machine.provide({ actors: { checkReport: fake.logic } })} />
-        </WizardServicesContext.Provider>
+        <FormulaTypeStep {...props} editor={editor} reportCheck={machine.provide({ actors: { checkReport: fake.logic } })} />
       </MantineProvider>,
     );
     const user = userEvent.setup();

@@ -1,7 +1,7 @@
 /**
- * The wizard dialog with services handed in: the open step's editor loads and saves through them
- * too, so a dialog over fake services makes no real call (the data sources it lists and the
- * schedule it saves are the fakes').
+ * The wizard dialog over a wizard machine provided with fake calls (wizardOver): the formula and
+ * the open step's editor load and save through them, so the dialog makes no real call (the data
+ * sources it lists and the schedule it saves are the fakes').
  */
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -14,11 +14,11 @@ import type { DataSourceListItem } from '../../src/domain/connectors/types.ts';
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { flagsMachine } from '../../src/machines/flags.ts';
-import { wizardMachine } from '../../src/machines/wizard.ts';
+import { wizardOver } from '../../src/machines/wizard.ts';
 import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import { ActorsContext, FlagsActorContext } from '../../src/views/shell/actors.tsx';
-import type { WizardServices } from '../../src/views/wizard/step.tsx';
+import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import { WizardHost } from '../../src/views/wizard/WizardDialog.tsx';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 
@@ -51,13 +51,12 @@ function renderDialog(step: WizardStep) {
   const services = {
     formulas: { get: fakes.get, getPart: fakes.getPart, putPart: fakes.putPart, update: none(), activate: none(), sample: none(), dryRun: none(), deletePart: none() },
     integrations: { list: fakes.list, objects: none(), refreshObjects: none(), fields: none(), checkSalesforceReport: none() },
-  } as unknown as WizardServices;
+  } as unknown as StepCalls;
   const flags = createActor(flagsMachine.provide({
     actors: { fetchSnapshot: fromPromise<SnapshotResult, SnapshotRequest>(async () => ({ status: 'fetched', snapshot: { namespace: { key: 'default' }, flags: [] }, etag: '"1"' })) },
   }), { input: {} }).start();
   const auth = createActor(setup({}).createMachine({ context: { user: { policies: policiesFor(['Formula Producer']) } } })).start();
-  const logic = wizardMachine.provide({ actors: { loadFormula: fromPromise(async () => FORMULA) } });
-  const router = createMemoryRouter([{ path: '*', element: <WizardHost logic={logic} services={services} /> }], {
+  const router = createMemoryRouter([{ path: '*', element: <WizardHost logic={wizardOver(services)} /> }], {
     initialEntries: [`/integrations-formulas?wizardFormulaId=${FORMULA_ID}&wizardStep=${step}`],
   });
   render(
@@ -73,12 +72,14 @@ function renderDialog(step: WizardStep) {
   return { fakes, user: userEvent.setup(), stop() { flags.stop(); auth.stop(); } };
 }
 
-describe('the wizard dialog over services handed in', () => {
+describe('the wizard dialog over a wizard provided with fake calls', () => {
   it('lists the data sources of those services', async () => {
     const { fakes, stop } = renderDialog('data-sources');
     const form = await screen.findByRole('form', { name: 'Data sources' });
     await waitFor(() => expect(within(form).getByRole('combobox', { name: /^Source/ }).textContent).toContain('Partner CRM (Sandbox CRM)'));
     expect(fakes.list).toHaveBeenCalled();
+    // the formula itself is read through the same calls
+    expect(fakes.get).toHaveBeenCalledWith(FORMULA_ID, expect.anything());
     expect(screen.queryByText('The data sources could not be read')).toBeNull();
     stop();
   });

@@ -13,11 +13,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import type { DryRunResult } from '../../src/domain/api/formulas.ts';
 import type { FormulaPartName } from '../../src/domain/formula/parts.ts';
-import { dryRunMachine, type DryRunEvent } from '../../src/machines/dryRun.ts';
+import { useActorRef } from '@xstate/react';
+import { dryRunMachine, runDryRunWith, type DryRunEvent } from '../../src/machines/dryRun.ts';
+import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
-import { WizardServicesContext, type WizardServices } from '../../src/views/wizard/step.tsx';
-import { DryRunPanel } from '../../src/views/wizard/steps/review/DryRunPanel.tsx';
+import { DryRunPanel, type DryRunPanelProps } from '../../src/views/wizard/steps/review/DryRunPanel.tsx';
 import { ReviewStep } from '../../src/views/wizard/steps/ReviewStep.tsx';
 import { startStepEditor } from '../support/stepEditors.ts';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
@@ -119,7 +120,7 @@ const model = testModel<typeof dryRunMachine, Event>(dryRunMachine, {
 
 interface Rendered { fake: FakeCall<Call, DryRunResult>; user: ReturnType<typeof userEvent.setup>; onGoTo: ReturnType<typeof vi.fn> }
 
-function servicesWith(fake: FakeCall<Call, DryRunResult>, parts: Partial<Record<FormulaPartName, unknown>> = {}): WizardServices {
+function servicesWith(fake: FakeCall<Call, DryRunResult>, parts: Partial<Record<FormulaPartName, unknown>> = {}): StepCalls {
   return {
     formulas: {
       dryRun: (formulaId: string, body: { limit?: number } = {}) => fake.call({ formulaId, limit: body.limit }),
@@ -127,7 +128,13 @@ function servicesWith(fake: FakeCall<Call, DryRunResult>, parts: Partial<Record<
       getPart: async (_id: string, part: FormulaPartName) => parts[part] ?? null,
     },
     integrations: { objects: async () => ({ objects: [], refreshedOn: null }) },
-  } as unknown as WizardServices;
+  } as unknown as StepCalls;
+}
+
+/** the panel over a dry run of this machine whose call goes through the fake (as the review step's editor runs it over the wizard's calls) */
+function Panel({ machine, fake, ...props }: Omit<DryRunPanelProps, 'dryRun'> & { machine: typeof dryRunMachine; fake: FakeCall<Call, DryRunResult> }) {
+  const dryRun = useActorRef(machine.provide({ actors: { runDryRun: runDryRunWith(servicesWith(fake).formulas) } }), { input: { formulaId: props.formula.id } });
+  return <DryRunPanel {...props} dryRun={dryRun} />;
 }
 
 const panel = () => within(screen.getByTestId('dry-run'));
@@ -251,9 +258,7 @@ const view: ModelView<typeof dryRunMachine, Rendered> = {
     const onGoTo = vi.fn();
     render(
       <MantineProvider>
-        <WizardServicesContext.Provider value={servicesWith(fake)}>
-          <DryRunPanel formula={FORMULA} customRouting={false} onGoTo={onGoTo} preferredFields={['email', 'lastName']} logic={machine} />
-        </WizardServicesContext.Provider>
+        <Panel formula={FORMULA} customRouting={false} onGoTo={onGoTo} preferredFields={['email', 'lastName']} machine={machine} fake={fake} />
       </MantineProvider>,
     );
     return { fake, user: userEvent.setup(), onGoTo };
@@ -312,9 +317,7 @@ describe('a file-upload formula', () => {
     const fake = fakeCall<Call, DryRunResult>('dryRun');
     render(
       <MantineProvider>
-        <WizardServicesContext.Provider value={servicesWith(fake)}>
-          <DryRunPanel formula={{ ...FORMULA, usesFileUpload: true }} customRouting={false} onGoTo={vi.fn()} />
-        </WizardServicesContext.Provider>
+        <Panel formula={{ ...FORMULA, usesFileUpload: true }} customRouting={false} onGoTo={vi.fn()} machine={dryRunMachine} fake={fake} />
       </MantineProvider>,
     );
     const user = userEvent.setup();
@@ -348,12 +351,10 @@ describe('the review step', () => {
     const editor = startStepEditor('review', FORMULA, services, { onSaved: vi.fn(), onDirtyChange: vi.fn() });
     render(
       <MantineProvider>
-        <WizardServicesContext.Provider value={services}>
-          <ReviewStep
-            step="review" formula={FORMULA} customRouting={false} canEdit editor={editor}
-            onDirtyChange={vi.fn()} onSaved={vi.fn()} onFormulaChange={vi.fn()} onBack={vi.fn()} onGoTo={onGoTo}
-          />
-        </WizardServicesContext.Provider>
+        <ReviewStep
+          step="review" formula={FORMULA} customRouting={false} canEdit editor={editor}
+          onDirtyChange={vi.fn()} onSaved={vi.fn()} onFormulaChange={vi.fn()} onBack={vi.fn()} onGoTo={onGoTo}
+        />
       </MantineProvider>,
     );
     const user = userEvent.setup();

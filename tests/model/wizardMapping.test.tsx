@@ -1,5 +1,5 @@
 /**
- * The Formula Wizard's mapping step on its own, with fake services (WizardServicesContext): it
+ * The Formula Wizard's mapping step on its own, with fake services (the step's editor over them): it
  * loads the destination's and the source's fields, the sample and the saved parts, and says which
  * service failed when one does; fields are mapped from the source or given a defined value (with
  * SPEC.md's message for a wrong one), transformed (concatenate, case, shorten, split, adjust date,
@@ -16,7 +16,8 @@ import type { DataSourceListItem, SystemId } from '../../src/domain/connectors/t
 import type { FormulaPartBody, FormulaPartName } from '../../src/domain/formula/parts.ts';
 import type { FormulaSample, FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
-import { WizardServicesContext, type StepProps, type WizardServices } from '../../src/views/wizard/step.tsx';
+import type { StepProps } from '../../src/views/wizard/step.tsx';
+import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import { MappingStep } from '../../src/views/wizard/steps/MappingStep.tsx';
 import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
@@ -95,13 +96,13 @@ function fakeServices(opts: Options = {}) {
       list: vi.fn(), objects: vi.fn(), refreshObjects: vi.fn(), checkSalesforceReport: vi.fn(),
       fields: (dataSourceId: string, object: string) => fields.call({ dataSourceId, object }),
     },
-  } as unknown as WizardServices;
+  } as unknown as StepCalls;
   /** lets a failed call succeed on the next try */
   const heal = (key: string) => { delete failures[key]; };
   return { services, fields, getPart, sample, putPart, get, heal };
 }
 
-function renderStep(services: WizardServices, over: Partial<StepProps> = {}) {
+function renderStep(services: StepCalls, over: Partial<StepProps> = {}) {
   const props: StepProps = {
     step: 'mapping', formula: formulaOf(), customRouting: false, canEdit: true,
     onDirtyChange: vi.fn(), onSaved: vi.fn(), onFormulaChange: vi.fn(), onBack: vi.fn(), onGoTo: vi.fn(), ...over,
@@ -113,9 +114,7 @@ function renderStep(services: WizardServices, over: Partial<StepProps> = {}) {
   render(
     <MantineProvider>
       <Notifications />
-      <WizardServicesContext.Provider value={services}>
-        <MappingStep {...props} />
-      </WizardServicesContext.Provider>
+      <MappingStep {...props} />
     </MantineProvider>,
   );
   return { user, props };
@@ -583,7 +582,7 @@ describe('load errors name the failing service', () => {
   it('shows its layout while loading, then the answer', async () => {
     const fakes = fakeServices();
     const slow = fakeCall<{ dataSourceId: string; object: string }, { object: string; fields: FieldInfo[] }>('fields');
-    const services = { ...fakes.services, integrations: { ...fakes.services.integrations, fields: (dataSourceId: string, object: string) => slow.call({ dataSourceId, object }) } } as WizardServices;
+    const services = { ...fakes.services, integrations: { ...fakes.services.integrations, fields: (dataSourceId: string, object: string) => slow.call({ dataSourceId, object }) } } as StepCalls;
     renderStep(services);
     expect(screen.getByRole('status', { name: 'Loading the mapping…' })).toBeTruthy();
     expect(await slow.called()).toEqual({ dataSourceId: CRM.id, object: 'constituents' });

@@ -16,7 +16,8 @@ import { recommendedMatching } from '../../src/domain/formula/recommendedScenari
 import type { WizardStep } from '../../src/domain/formula/wizard.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
-import { WizardServicesContext, type StepProps, type WizardServices } from '../../src/views/wizard/step.tsx';
+import type { StepProps } from '../../src/views/wizard/step.tsx';
+import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import { CustomRoutingStep } from '../../src/views/wizard/steps/CustomRoutingStep.tsx';
 import { MatchingStep } from '../../src/views/wizard/steps/MatchingStep.tsx';
 import { RoutingStep } from '../../src/views/wizard/steps/RoutingStep.tsx';
@@ -85,7 +86,7 @@ function renderStep({ step, Step, parts = {}, formula = FORMULA, canEdit = true,
       sample: (id: string) => sample.call(id),
     },
     integrations: { fields: (dataSourceId: string, object: string) => fields.call({ dataSourceId, object }) },
-  } as unknown as WizardServices;
+  } as unknown as StepCalls;
   const props = {
     onDirtyChange: vi.fn<(dirty: boolean) => void>(), onSaved: vi.fn<(f?: FormulaView) => void>(), onFormulaChange: vi.fn(),
     onBack: vi.fn(), onGoTo: vi.fn(),
@@ -94,9 +95,7 @@ function renderStep({ step, Step, parts = {}, formula = FORMULA, canEdit = true,
   const editor = startStepEditor(step, formula, services, props);
   render(
     <MantineProvider>
-      <WizardServicesContext.Provider value={services}>
-        <Step step={step} formula={formula} customRouting={step === 'custom-routing'} canEdit={canEdit} editor={editor} {...props} />
-      </WizardServicesContext.Provider>
+      <Step step={step} formula={formula} customRouting={step === 'custom-routing'} canEdit={canEdit} editor={editor} {...props} />
     </MantineProvider>,
   );
   return { ...props, getPart, putPart: savedParts, fields, sample, user: userEvent.setup() };

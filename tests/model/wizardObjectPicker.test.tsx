@@ -9,14 +9,19 @@ import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Button, MantineProvider } from '@mantine/core';
 import { useState } from 'react';
+import { useActorRef } from '@xstate/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
-import type { ObjectInfo } from '../../src/domain/connectors/types.ts';
+import type { ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts';
 import { listedObjects, objectPickerMachine, type ObjectPickerEvent } from '../../src/machines/objectPicker.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { ObjectList } from '../../src/services/integrations.ts';
-import { OBJECTS_FORBIDDEN_MESSAGE, OBJECTS_UNREACHABLE_MESSAGE, ObjectField } from '../../src/views/wizard/steps/ObjectField.tsx';
+import type { StepEditorChildren } from '../../src/machines/stepEditor.ts';
+import { OBJECTS_FORBIDDEN_MESSAGE, OBJECTS_UNREACHABLE_MESSAGE, objectPickerInputOf, type StepCalls } from '../../src/machines/wizardSteps.ts';
+import type { FormulaView } from '../../src/services/formulas.ts';
+import { startStepEditor } from '../support/stepEditors.ts';
+import { ObjectField } from '../../src/views/wizard/steps/ObjectField.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
@@ -48,7 +53,7 @@ const serializeState = (s: Snapshot) => JSON.stringify([
 ]);
 
 const TRAVERSAL = {
-  // the field's own input (src/views/wizard/steps/ObjectField.tsx)
+  // the input the formula type step's editor gives each end's picker (objectPickerInputOf)
   input: { dataSourceId: SOURCE.id, standard: STANDARD, forbiddenMessage: OBJECTS_FORBIDDEN_MESSAGE, failedMessage: OBJECTS_UNREACHABLE_MESSAGE },
   serializeState: (s: unknown) => serializeState(s as Snapshot),
   serializeEvent: (e: unknown) => JSON.stringify(e, (_k, v) => (v instanceof ApiError ? `${v.status}:${v.problem.detail ?? ''}` : v)),
@@ -59,13 +64,14 @@ const model = testModel<typeof objectPickerMachine, Event>(objectPickerMachine, 
 type Fake = FakeCall<{ dataSourceId: string; fromSystem: boolean }, ObjectList>;
 type User = ReturnType<typeof userEvent.setup>;
 
-/** the field as the formula type step shows it, with an upload that adds a file and chooses it */
+/** the field as the formula type step shows it (its picker started as the step's editor starts it), with an upload that adds a file and chooses it */
 function Field({ machine }: { machine: typeof objectPickerMachine }) {
   const [value, setValue] = useState('');
+  const picker = useActorRef(machine, { input: objectPickerInputOf({ dataSourceId: SOURCE.id, system: SOURCE.system }) });
   return (
     <ObjectField
-      label="Source object" dataSourceId={SOURCE.id} displayName={SOURCE.displayName} system={SOURCE.system} canEdit
-      value={value} onChange={setValue} machine={machine}
+      label="Source object" picker={picker} displayName={SOURCE.displayName} canEdit
+      value={value} onChange={setValue}
       upload={(add) => <Button onClick={() => { add(UPLOADED); setValue(UPLOADED.name); }}>Upload a new file</Button>}
     />
   );
@@ -163,5 +169,34 @@ describe('the suite can fail', () => {
   it('finds a machine that keeps an empty list rather than the standard objects', async () => {
     const standard = shortest.filter((p) => p.state.matches('failed') && !p.state.context.hasRead);
     await expectBrokenGuardToFail(objectPickerMachine, 'hasReadList', { paths: standard, view, holds: true, every: true });
+  });
+});
+
+describe('the formula type step\'s editor', () => {
+  it('runs a picker per end, reading each data source\'s objects through the wizard\'s calls', async () => {
+    const DESTINATION = { id: '22222222-2222-4222-8222-222222222222', displayName: 'Sandbox CRM', system: 'sandbox-crm' as const };
+    const end = (ds: { id: string; displayName: string; system: SystemId }, object: string) =>
+      ({ dataSourceId: ds.id, object, settings: {}, system: ds.system, displayName: ds.displayName, hasAdditionalSettings: false });
+    const formula: FormulaView = {
+      id: '3f6c8a52-0c1e-4d1a-9a57-6c0f8e2b7d10', name: 'Spring appeal', isDraft: true, usesFileUpload: false,
+      sourceDataSource: end(SOURCE, 'Contact'), firstDestinationDataSource: end(DESTINATION, 'constituents'),
+      sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+    };
+    const read: string[] = [];
+    const calls = {
+      formulas: {},
+      integrations: { objects: async (id: string) => { read.push(id); return id === SOURCE.id ? KEPT : ONE; }, refreshObjects: async () => ONE },
+    } as unknown as StepCalls;
+    const editor = startStepEditor('formula-types', formula, calls, { onSaved: () => {}, onDirtyChange: () => {} })!;
+    const { sourceObjects, destinationObjects } = editor.getSnapshot().children as StepEditorChildren;
+    await waitFor(() => expect(sourceObjects!.getSnapshot().matches('complete')).toBe(true));
+    await waitFor(() => expect(destinationObjects!.getSnapshot().matches('complete')).toBe(true));
+    expect(read.sort()).toEqual([DESTINATION.id, SOURCE.id].sort());
+    expect(sourceObjects!.getSnapshot().context.objects).toEqual(KEPT.objects);
+    expect(destinationObjects!.getSnapshot().context.objects).toEqual(ONE.objects);
+    // the same input the field's paths above run with
+    expect(sourceObjects!.getSnapshot().context.standard).toEqual(TRAVERSAL.input.standard);
+    expect(sourceObjects!.getSnapshot().context.forbiddenMessage).toBe(OBJECTS_FORBIDDEN_MESSAGE);
+    editor.stop();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The Formula Wizard's setup steps on their own, with fake services (WizardServicesContext):
+ * The Formula Wizard's setup steps on their own, with fake services (the step's editor over them):
  * data sources (name, source and destination, only systems in their role, settings a system
  * cannot start without, 'Go to Connections', an upload when the uploads cannot be listed), formula type (a changed object asks before wiping
  * and only confirmWipe saves; a folder's name pattern; an upload as the sample; the Salesforce
@@ -22,7 +22,9 @@ import type { WizardStep } from '../../src/domain/formula/wizard.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { PrintFormulaReviewPage } from '../../src/views/wizard/PrintFormulaReview.tsx';
-import { WizardServicesContext, type StepProps, type WizardServices } from '../../src/views/wizard/step.tsx';
+import { printReviewOver } from '../../src/machines/printReview.ts';
+import type { StepProps } from '../../src/views/wizard/step.tsx';
+import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import { AdditionalSettingsStep } from '../../src/views/wizard/steps/AdditionalSettingsStep.tsx';
 import { DataSourcesStep, NO_SOURCE_MESSAGE, UPLOADS_UNREADABLE_MESSAGE } from '../../src/views/wizard/steps/DataSourcesStep.tsx';
 import { FormulaTypeStep } from '../../src/views/wizard/steps/FormulaTypeStep.tsx';
@@ -105,11 +107,11 @@ function fakeServices(opts: { dataSources?: DataSourceListItem[]; parts?: Partia
       fields: vi.fn(),
       checkSalesforceReport: (dataSourceId: string, reportId: string) => fakes.report.call({ dataSourceId, reportId }),
     },
-  } as unknown as WizardServices;
+  } as unknown as StepCalls;
   return { services, fakes };
 }
 
-function renderStep(Step: ComponentType<StepProps>, step: WizardStep, formula: FormulaView, services: WizardServices, over: Partial<StepProps> = {}) {
+function renderStep(Step: ComponentType<StepProps>, step: WizardStep, formula: FormulaView, services: StepCalls, over: Partial<StepProps> = {}) {
   const props: StepProps = {
     step, formula, customRouting: false, canEdit: true,
     onDirtyChange: vi.fn(), onSaved: vi.fn(), onFormulaChange: vi.fn(), onBack: vi.fn(), onGoTo: vi.fn(), ...over,
@@ -119,9 +121,7 @@ function renderStep(Step: ComponentType<StepProps>, step: WizardStep, formula: F
   render(
     <MantineProvider>
       <Notifications />
-      <WizardServicesContext.Provider value={services}>
-        <Step {...props} />
-      </WizardServicesContext.Provider>
+      <Step {...props} />
     </MantineProvider>,
   );
   return { props, user: userEvent.setup() };
@@ -538,8 +538,8 @@ describe('review', () => {
   it('prints the same summary on a page of its own, without links back', async () => {
     const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
     const print = vi.spyOn(window, 'print').mockImplementation(() => {});
-    const router = createMemoryRouter([{ path: '/:formulaId/print-formula-review', element: <PrintFormulaReviewPage /> }], { initialEntries: [`/${FORMULA_ID}/print-formula-review`] });
-    render(<MantineProvider><WizardServicesContext.Provider value={services}><RouterProvider router={router} /></WizardServicesContext.Provider></MantineProvider>);
+    const router = createMemoryRouter([{ path: '/:formulaId/print-formula-review', element: <PrintFormulaReviewPage logic={printReviewOver(services)} /> }], { initialEntries: [`/${FORMULA_ID}/print-formula-review`] });
+    render(<MantineProvider><RouterProvider router={router} /></MantineProvider>);
     expect(await screen.findByRole('heading', { name: 'Formula review: Spring appeal' })).toBeTruthy();
     expect(fakes.get).toHaveBeenCalledWith(FORMULA_ID, expect.anything());
     await screen.findByTestId('formula-summary');

@@ -23,7 +23,8 @@ describe('import direction lint', () => {
     const { root, write } = scratch();
     write('src/domain/a.ts', "import * as v from 'valibot'; export const a = v;");
     write('src/services/s.ts', "import { a } from '../domain/a.ts'; export const s = a;");
-    write('src/machines/m.ts', "import { s } from '../services/s.ts'; export const m = s;");
+    // the machine calls the service (handing the client itself out is a rule of its own, below)
+    write('src/machines/m.ts', "import { s } from '../services/s.ts'; export const m = () => s;");
     write('src/views/v.tsx', "import { m } from '../machines/m.ts'; export const V = () => <div>{String(m)}</div>;");
     write('server/x.ts', "import { a } from '../src/domain/a.ts'; export const x = a;");
     expect(await checkImports(root)).toEqual([]);
@@ -57,6 +58,51 @@ describe('import direction lint', () => {
       'src/views/TypeOnly.tsx -> src/services/s.ts (type-only import)',
     ]);
     expect(problems.every((p) => p.includes('[views-go-through-machines]'))).toBe(true);
+  });
+
+  it('keeps a machine\'s service clients to its own actors: no re-export, no export of an object holding one', async () => {
+    const { root, write } = scratch();
+    write('src/services/formulas.ts', "export interface FormulaView { id: string } export const formulas = { get: async (id: string) => ({ id }) };");
+    write('src/services/integrations.ts', "export const integrations = { list: async () => [] };");
+    // what a machine may do with its clients: call them in its actors, build its own functions over them, export their types
+    write('src/machines/ok.ts', [
+      "import { formulas, type FormulaView } from '../services/formulas.ts';",
+      "import { integrations } from '../services/integrations.ts';",
+      "export type { FormulaView } from '../services/formulas.ts';",
+      "export interface Calls { formulas: typeof formulas }",
+      "const stepIO = (calls: Calls) => ({ load: (id: string) => calls.formulas.get(id) });",
+      "export const STEP_IO = stepIO({ formulas });",
+      "export const load = (id: string): Promise<FormulaView> => formulas.get(id);",
+      "export const actors = { loadFormula: (id: string) => formulas.get(id), list: () => integrations.list() };",
+      "// export const REAL = { formulas, integrations };",
+    ].join('\n'));
+    expect(await checkImports(root)).toEqual([]);
+
+    // the pass-through the wizard's steps once reached their services by
+    write('src/machines/wizardServices.ts', [
+      "/** The I/O the wizard's step screens use */",
+      "import { formulas } from '../services/formulas.ts';",
+      "import { integrations } from '../services/integrations.ts';",
+      "export interface WizardServices { formulas: Pick<typeof formulas, 'get'>; integrations: typeof integrations }",
+      "export const REAL_WIZARD_SERVICES: WizardServices = { formulas, integrations };",
+    ].join('\n'));
+    write('src/machines/reExport.ts', "export { formulas, type FormulaView } from '../services/formulas.ts';");
+    write('src/machines/star.ts', "export * from '../services/integrations.ts';");
+    write('src/machines/named.ts', "import { formulas as f } from '../services/formulas.ts';\nconst calls = { client: f };\nexport { calls };");
+    write('src/machines/member.ts', "import * as svc from '../services/formulas.ts';\nexport const get = svc.formulas.get;");
+    write('src/machines/byDefault.ts', "import { integrations } from '../services/integrations.ts';\nexport default Object.freeze({ ...integrations });");
+    write('src/machines/listed.ts', "import { integrations } from '../services/integrations.ts';\nexport const all = [integrations] as const;");
+    const problems = await checkImports(root);
+    expect(problems.every((p) => p.includes('[machines-hand-out-no-services]'))).toBe(true);
+    expect(problems.map((p) => p.split(': [')[0]).sort()).toEqual([
+      'src/machines/byDefault.ts -> src/services/integrations.ts (export default)',
+      'src/machines/listed.ts -> src/services/integrations.ts (export const all)',
+      'src/machines/member.ts -> src/services/formulas.ts (export const get)',
+      'src/machines/named.ts -> src/services/formulas.ts (export { calls })',
+      'src/machines/reExport.ts -> src/services/formulas.ts (re-export { formulas, type FormulaView })',
+      'src/machines/star.ts -> src/services/integrations.ts (re-export *)',
+      'src/machines/wizardServices.ts -> src/services/formulas.ts (export const REAL_WIZARD_SERVICES)',
+    ]);
   });
 
   it('lets src/ui import only src/domain and libraries that neither fetch nor run machines', async () => {

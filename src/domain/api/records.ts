@@ -123,6 +123,10 @@ export type RecordDetail = v.InferOutput<typeof RecordDetailSchema>;
 
 // ---------------------------------------------------------------------------------- actions
 
+/** The actions a bucket screen applies to a selection (each an endpoint of the records service below). */
+export const RECORD_ACTIONS = ['ready', 'send', 'createNew', 'remove'] as const;
+export type RecordAction = (typeof RECORD_ACTIONS)[number];
+
 export const RecordActionRequestSchema = v.object({ selection: RecordSelectionSchema });
 export type RecordActionRequest = v.InferInput<typeof RecordActionRequestSchema>;
 

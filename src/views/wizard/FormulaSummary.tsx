@@ -4,7 +4,7 @@
  * autosend and schedule. The review step shows it with a link back to each part's step; the
  * printable review (/{formulaId}/print-formula-review) shows it without.
  */
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Button, Group, List, Stack, Table, Text, Title } from '@mantine/core';
 import { connectorFor } from '../../domain/connectors/catalogue.ts';
 import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
@@ -18,8 +18,6 @@ import {
 } from '../../domain/formula/parts.ts';
 import type { WizardStep } from '../../domain/formula/wizard.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
-import type { WizardServices } from './step.tsx';
-import { objectLabelsOf, readFormulaParts } from '../../machines/wizardSteps.ts';
 
 export type SummaryParts = { [P in FormulaPartName]?: FormulaPartBody[P] | null };
 
@@ -34,43 +32,6 @@ export function stepOfPart(part: FormulaPartName, customRouting: boolean): Wizar
     schedule: 'scheduling',
   };
   return steps[part];
-}
-
-export interface SummaryData {
-  parts: SummaryParts | null;
-  /** object names to the labels their data sources give them (an upload's file name) */
-  objectLabels: Record<string, string>;
-  error: string | null;
-  reload(): void;
-}
-
-/** Reads the parts the formula has, and its objects' labels, for the summary. */
-export function useSummaryData(formula: FormulaView | null, services: WizardServices): SummaryData {
-  const [parts, setParts] = useState<SummaryParts | null>(null);
-  const [objectLabels, setObjectLabels] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [attempt, setAttempt] = useState(0);
-  const reload = useCallback(() => setAttempt((n) => n + 1), []);
-
-  useEffect(() => {
-    if (!formula) return undefined;
-    let live = true;
-    setError(null);
-    readFormulaParts(services.formulas, formula).then(
-      (read) => { if (live) setParts(read as SummaryParts); },
-      (err: { problem?: { detail?: string } }) => { if (live) setError(err.problem?.detail ?? 'The formula\'s parts could not be read.'); },
-    );
-    // labels are a nicety: the summary shows object names when they cannot be read
-    const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
-    for (const end of ends) {
-      void objectLabelsOf(services.integrations, end.dataSourceId).then((labels) => {
-        if (live) setObjectLabels((l) => ({ ...l, ...labels }));
-      });
-    }
-    return () => { live = false; };
-  }, [formula, services, attempt]);
-
-  return { parts, objectLabels, error, reload };
 }
 
 // ------------------------------------------------------------------------------- in words

@@ -1,19 +1,19 @@
 /**
  * The formula review printout (/{formulaId}/print-formula-review, SPEC.md section 2): the review
  * step's summary on a page of its own. On paper only the review shows: the app's navigation, the
- * Print button and links are left out, and no section is split across pages.
+ * Print button and links are left out, and no section is split across pages. The printReview
+ * machine reads the formula and its review.
  */
-import { useContext, useEffect, useState } from 'react';
+import { useContext } from 'react';
 import { useParams } from 'react-router';
-import { useSelector } from '@xstate/react';
+import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Button, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconPrinter } from '@tabler/icons-react';
 import { isCustomRoutingOn } from '../../machines/flags.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
-import type { FormulaView } from '../../domain/api/formulas.ts';
+import { printReviewMachine } from '../../machines/printReview.ts';
 import { FlagsActorContext } from '../shell/actors.tsx';
-import { FormulaSummary, useSummaryData } from './FormulaSummary.tsx';
-import { useWizardServices } from './step.tsx';
+import { FormulaSummary, type SummaryParts } from './FormulaSummary.tsx';
 
 /** Paper: only the printout, in black on white, each section kept whole. */
 const PRINT_CSS = `
@@ -35,22 +35,19 @@ function useCustomRouting(formulaId: string): boolean {
   return useSelector(flags, (s) => (s ? isCustomRoutingOn(s, formulaId) : false));
 }
 
-export function PrintFormulaReviewPage() {
-  const { formulaId = '' } = useParams();
-  const services = useWizardServices();
-  const [formula, setFormula] = useState<FormulaView | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const customRouting = useCustomRouting(formulaId);
-  const { parts, objectLabels, error: partsError, reload } = useSummaryData(formula, services);
+const NO_LABELS: Record<string, string> = {};
 
-  useEffect(() => {
-    let live = true;
-    services.formulas.get(formulaId, { silent: true }).then(
-      (f) => { if (live) setFormula(f); },
-      (err: { status?: number }) => { if (live) setError(err.status === 404 ? 'This formula does not exist, or belongs to another tenant.' : 'The formula could not be loaded.'); },
-    );
-    return () => { live = false; };
-  }, [formulaId, services]);
+/** tests hand in the machine over fake calls (printReviewOver) */
+export function PrintFormulaReviewPage({ logic = printReviewMachine }: { logic?: typeof printReviewMachine }) {
+  const { formulaId = '' } = useParams();
+  const review = useActorRef(logic, { input: { formulaId } });
+  const formula = useSelector(review, (s) => s.context.formula);
+  const parts = useSelector(review, (s) => (s.context.review?.parts ?? null) as SummaryParts | null);
+  const objectLabels = useSelector(review, (s) => s.context.review?.objectLabels ?? NO_LABELS);
+  const error = useSelector(review, (s) => (s.matches('unavailable') ? s.context.error : null));
+  const partsError = useSelector(review, (s) => (s.matches('failed') ? s.context.error : null));
+  const customRouting = useCustomRouting(formulaId);
+  const reload = () => review.send({ type: 'retry' });
 
   const printed = new Date().toLocaleString(undefined, { dateStyle: 'long', timeStyle: 'short' });
 

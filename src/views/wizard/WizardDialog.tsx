@@ -4,7 +4,7 @@
  * step, so back, forward and reload resume at it; the wizard machine decides where a step may go
  * and asks before unsaved changes are left.
  */
-import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
+import { useEffect, useMemo, useRef, type ComponentType } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Button, Group, Modal, Skeleton, Stack, Stepper, Text } from '@mantine/core';
@@ -14,17 +14,16 @@ import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import { can } from '../../domain/roles.ts';
 import { isCustomRoutingOn } from '../../machines/flags.ts';
-import { stepEditorOver, type StepEditorRef } from '../../machines/stepEditor.ts';
+import type { StepEditorRef } from '../../machines/stepEditor.ts';
 import { stepsOf, wizardMachine } from '../../machines/wizard.ts';
 import { useAppActors, useFlagsActor } from '../shell/actors.tsx';
-import { REAL_WIZARD_SERVICES, WizardServicesContext, type StepProps, type WizardServices } from './step.tsx';
+import type { StepProps } from './step.tsx';
 import { wizardSearch } from './wizardSearch.ts';
 import { STEP_SCREENS } from './stepScreens.tsx';
 
 export interface WizardHostProps {
-  /** tests hand in their own step screens and services (which the open step's editor calls too) */
+  /** tests hand in their own step screens, and the wizard over their fakes (wizardOver) */
   screens?: Record<WizardStep, ComponentType<StepProps>>;
-  services?: WizardServices;
   logic?: typeof wizardMachine;
 }
 
@@ -37,16 +36,14 @@ export function WizardHost(props: WizardHostProps) {
   return <WizardDialog key={dialog.params.wizardFormulaId} formulaId={dialog.params.wizardFormulaId!} step={dialog.params.wizardStep!} {...props} />;
 }
 
-function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, services = REAL_WIZARD_SERVICES, logic = wizardMachine }: WizardHostProps & { formulaId: string; step: string }) {
+function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic = wizardMachine }: WizardHostProps & { formulaId: string; step: string }) {
   const navigate = useNavigate();
   const location = useLocation();
   const { auth } = useAppActors();
   const policies = useSelector(auth, (s) => s.context.user?.policies ?? {});
   const flags = useFlagsActor();
   const customRouting = useSelector(flags, (s) => isCustomRoutingOn(s, formulaId));
-  // services handed in reach the open step's editor too, not only the screens
-  const [wizardLogic] = useState(() => (services === REAL_WIZARD_SERVICES ? logic : logic.provide({ actors: { stepEditor: stepEditorOver(services) } })));
-  const wizard = useActorRef(wizardLogic, { input: { formulaId, step: urlStep, customRouting } });
+  const wizard = useActorRef(logic, { input: { formulaId, step: urlStep, customRouting } });
   const state = useSelector(wizard, (s) => s);
   const editor = useSelector(wizard, (s) => s.children.step as StepEditorRef | undefined);
   const small = useMediaQuery('(max-width: 48em)');
@@ -95,7 +92,7 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
   const title = formula ? `Formula Wizard: ${formulaDisplayName(formula)}` : 'Formula Wizard';
 
   return (
-    <WizardServicesContext.Provider value={services}>
+    <>
       <Modal
         opened
         onClose={() => wizard.send({ type: 'wizard.close' })}
@@ -167,6 +164,6 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, servic
           <Button color="red" onClick={() => wizard.send({ type: 'leave.confirm' })}>Leave without saving</Button>
         </Group>
       </Modal>
-    </WizardServicesContext.Provider>
+    </>
   );
 }

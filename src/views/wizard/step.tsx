@@ -3,21 +3,13 @@
  * a way to say it saved, and the shared Back / Save and continue actions with SPEC's messages
  * ('{step} has been saved', 'An error occured while saving {step}').
  */
-import { createContext, useContext, useEffect, type ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { useSelector } from '@xstate/react';
 import { Button, Group } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import type { StepEditorRef } from '../../machines/stepEditor.ts';
-import { REAL_WIZARD_SERVICES, type WizardServices } from '../../machines/wizardServices.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
-
-export type { WizardServices };
-export { REAL_WIZARD_SERVICES };
-
-/** The services the steps call (src/machines/wizardServices.ts); tests hand in fakes. */
-export const WizardServicesContext = createContext<WizardServices>(REAL_WIZARD_SERVICES);
-export const useWizardServices = () => useContext(WizardServicesContext);
 
 export interface StepProps {
   step: WizardStep;

@@ -13,7 +13,7 @@ import { filePatternProblem } from '../../../domain/connectors/filePattern.ts';
 import type { SystemId } from '../../../domain/connectors/types.ts';
 import { SAMPLE_ROWS } from '../../../domain/upload.ts';
 import { reportCheckMachine, type ReportCheckRef } from '../../../machines/reportCheck.ts';
-import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { StepEditorChildren, StepEditorRef } from '../../../machines/stepEditor.ts';
 import type { FormulaTypeDraft } from '../../../machines/wizardSteps.ts';
 import { StepActions, useStepAnnouncements, type StepProps } from '../step.tsx';
 import { ObjectField } from './ObjectField.tsx';
@@ -49,7 +49,7 @@ function WithOwnReportCheck(props: StepProps & { editor: StepEditorRef; reportCh
 
 /** the report check the step's editor runs, over the wizard's calls */
 function WithEditorsReportCheck(props: StepProps & { editor: StepEditorRef }) {
-  const report = useSelector(props.editor, (s) => s.children.reportCheck as ReportCheckRef | undefined);
+  const report = useSelector(props.editor, (s) => (s.children as StepEditorChildren).reportCheck);
   return report ? <FormulaTypeForm {...props} report={report} /> : null;
 }
 
@@ -88,9 +88,12 @@ function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; report: Rep
   const saving = useSelector(editor, (s) => s.matches('saving'));
   const fieldErrors = useSelector(editor, (s) => s.context.fieldErrors);
   const wipes = useSelector(editor, (s) => (s.matches('confirmingWipe') ? s.context.wipes : null));
+  // each end's objects, as its picker in the step's editor reads them
+  const sourceObjects = useSelector(editor, (s) => (s.children as StepEditorChildren).sourceObjects);
+  const destinationObjects = useSelector(editor, (s) => (s.children as StepEditorChildren).destinationObjects);
   useStepAnnouncements(editor);
 
-  if (!source || !destination) {
+  if (!source || !destination || !sourceObjects || !destinationObjects) {
     return (
       <Alert color="yellow" role="status" title="Choose the data sources first">
         <Text size="sm">The formula needs a source and a destination before their objects can be chosen.</Text>
@@ -132,7 +135,7 @@ function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; report: Rep
               description={fileUpload
                 ? `Mapping reads the headers and first ${SAMPLE_ROWS} rows of this upload; later files of this formula must have the same headers.`
                 : folder ? 'One file, every file, or the files whose names match a pattern; files already read are read again only when they change.' : undefined}
-              dataSourceId={source.dataSourceId} displayName={source.displayName} system={source.system} canEdit={canEdit}
+              picker={sourceObjects} displayName={source.displayName} canEdit={canEdit}
               value={patternMode ? PATTERN : sourceObject}
               onChange={(value) => {
                 setPatternMode(value === PATTERN);
@@ -193,8 +196,8 @@ function FormulaTypeForm(props: StepProps & { editor: StepEditorRef; report: Rep
         </Fieldset>
         <Fieldset legend={`Destination: ${destination.displayName} (${systemLabel(destination.system)})`}>
           <ObjectField
-            label="Destination object" dataSourceId={destination.dataSourceId} displayName={destination.displayName}
-            system={destination.system} canEdit={canEdit} value={destinationObject}
+            label="Destination object" picker={destinationObjects} displayName={destination.displayName}
+            canEdit={canEdit} value={destinationObject}
             onChange={(value) => { setDestinationObject(value); setErrors((e) => ({ ...e, destination: '' })); }}
             error={shown.destination || undefined}
           />

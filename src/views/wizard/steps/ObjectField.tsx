@@ -2,29 +2,24 @@
  * The object a formula reads or writes, chosen from its data source's objects (the objectPicker
  * machine): the kept list, read again from the system with Refresh (for editors). When the list
  * cannot be read, the list read before or else the system's standard objects are offered, and the
- * reason shows. The chosen value is the step's own field.
+ * reason shows. The chosen value is the step's own field; the picker is the step editor's.
  */
-import { useMemo, type ReactNode } from 'react';
-import { useActorRef, useSelector } from '@xstate/react';
+import type { ReactNode } from 'react';
+import { useSelector } from '@xstate/react';
 import { ActionIcon, Alert, Group, NativeSelect, Stack, Text, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
-import { connectorFor } from '../../../domain/connectors/catalogue.ts';
-import type { ObjectInfo, SystemId } from '../../../domain/connectors/types.ts';
-import { listedObjects, loadObjectsOver, objectPickerMachine } from '../../../machines/objectPicker.ts';
-import { useWizardServices } from '../step.tsx';
+import type { ObjectInfo } from '../../../domain/connectors/types.ts';
+import { listedObjects, type ObjectPickerRef } from '../../../machines/objectPicker.ts';
 
 /** A choice that is no object of the list (a file name pattern). */
 export interface ExtraOption { value: string; label: string }
 
-export const OBJECTS_FORBIDDEN_MESSAGE = 'Reading objects from the system needs permission to edit data sources.';
-export const OBJECTS_UNREACHABLE_MESSAGE = 'The system could not be reached.';
-
 export interface ObjectFieldProps {
   label: string;
   description?: ReactNode;
-  dataSourceId: string;
+  /** the data source's object picker (the step editor runs one per end: objectPickerInputOf) */
+  picker: ObjectPickerRef;
   displayName: string;
-  system: SystemId;
   value: string;
   onChange(value: string): void;
   canEdit: boolean;
@@ -33,21 +28,9 @@ export interface ObjectFieldProps {
   /** a way to add objects not in the kept list yet (a file upload), shown under the choice */
   upload?: (add: (object: ObjectInfo) => void) => ReactNode;
   children?: ReactNode;
-  /** the picker machine; tests provide one whose list call is a fake */
-  machine?: typeof objectPickerMachine;
 }
 
-export function ObjectField(props: ObjectFieldProps) {
-  // a picker per data source: another source is another list
-  return <ObjectFieldOf key={props.dataSourceId} {...props} />;
-}
-
-function ObjectFieldOf({ label, description, dataSourceId, displayName, system, value, onChange, canEdit, error, extra = [], upload, children, machine }: ObjectFieldProps) {
-  const { integrations } = useWizardServices();
-  const logic = useMemo(() => machine ?? objectPickerMachine.provide({ actors: { loadObjects: loadObjectsOver(integrations) } }), [machine, integrations]);
-  const picker = useActorRef(logic, {
-    input: { dataSourceId, standard: connectorFor(system).objects, forbiddenMessage: OBJECTS_FORBIDDEN_MESSAGE, failedMessage: OBJECTS_UNREACHABLE_MESSAGE },
-  });
+export function ObjectField({ label, description, picker, displayName, value, onChange, canEdit, error, extra = [], upload, children }: ObjectFieldProps) {
   const listed = useSelector(picker, (s) => listedObjects(s.context));
   // nothing to choose from until the first read answers
   const unread = useSelector(picker, (s) => s.matches('refreshing') && !s.context.hasRead);

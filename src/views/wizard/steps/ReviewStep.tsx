@@ -5,7 +5,7 @@
 import { Alert, Anchor, Button, Divider, Group, Skeleton, Stack, Text } from '@mantine/core';
 import { IconPrinter } from '@tabler/icons-react';
 import { useSelector } from '@xstate/react';
-import type { StepEditorRef } from '../../../machines/stepEditor.ts';
+import type { StepEditorChildren, StepEditorRef } from '../../../machines/stepEditor.ts';
 import type { ReviewData } from '../../../machines/wizardSteps.ts';
 import { FormulaSummary, type SummaryParts } from '../FormulaSummary.tsx';
 import { StepActions, type StepProps } from '../step.tsx';
@@ -27,6 +27,7 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
   const error = useSelector(editor, (s) => (s.matches('failed') && s.context.data === undefined ? s.context.error : null));
   const parts = (data?.parts ?? null) as SummaryParts | null;
   const objectLabels = data?.objectLabels ?? NO_LABELS;
+  const dryRun = useSelector(editor, (s) => (s.children as StepEditorChildren).dryRun);
   const reload = () => editor.send({ type: 'retry' });
   // nothing is edited here
   useReportDirty(false, onDirtyChange);
@@ -52,7 +53,7 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
       {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} customRouting={customRouting} onGoTo={onGoTo} />}
       <Divider />
       {props.canEdit ? (
-        <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} />
+        dryRun && <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} dryRun={dryRun} />
       ) : (
         // a dry run reads the source with the saved credentials: the server allows it to whoever may edit or run the formula
         <Text size="sm" c="dimmed">A dry run reads the source with its saved credentials, so it needs permission to edit or run the formula.</Text>

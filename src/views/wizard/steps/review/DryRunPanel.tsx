@@ -2,18 +2,18 @@
  * The review step's dry run (issue 15 point 7): the whole pipeline over the source's first
  * records, sending and storing nothing, and what it would do: counts by outcome and by bucket,
  * a few records of each outcome, and whether Ready records would be sent or held. The dry-run
- * machine (src/machines/dryRun.ts) owns the workflow; this renders its states.
+ * machine (src/machines/dryRun.ts, run by the review step's editor) owns the workflow; this
+ * renders its states.
  */
-import { useEffect, useId, useMemo, useRef } from 'react';
-import { useActorRef, useSelector } from '@xstate/react';
+import { useEffect, useId, useRef } from 'react';
+import { useSelector } from '@xstate/react';
 import { Alert, Anchor, Box, Button, Group, List, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconFlask, IconInbox } from '@tabler/icons-react';
 import type { DryRunResult, DryRunSample } from '../../../../domain/api/formulas.ts';
 import { BUCKETS, type Bucket } from '../../../../domain/formula/statuses.ts';
 import type { WizardStep } from '../../../../domain/formula/wizard.ts';
-import { DRY_RUN_LIMIT, dryRunMachine, runDryRunWith, type DryRunFailure } from '../../../../machines/dryRun.ts';
+import { DRY_RUN_LIMIT, type DryRunFailure, type DryRunRef } from '../../../../machines/dryRun.ts';
 import type { FormulaView } from '../../../../domain/api/formulas.ts';
-import { useWizardServices } from '../../step.tsx';
 import { missingItem } from '../ProcessingStep.tsx';
 
 type Outcome = DryRunSample['outcome'];
@@ -68,15 +68,11 @@ export interface DryRunPanelProps {
   onGoTo(step: WizardStep): void;
   /** destination fields to show first in the samples (the summary fields, else the mapped ones) */
   preferredFields?: string[];
-  /** tests hand in the machine (a guard broken on purpose) */
-  logic?: typeof dryRunMachine;
+  /** the formula's dry run (the review step's editor runs it) */
+  dryRun: DryRunRef;
 }
 
-export function DryRunPanel({ formula, customRouting, onGoTo, preferredFields = [], logic = dryRunMachine }: DryRunPanelProps) {
-  const { formulas } = useWizardServices();
-  // the call goes through the wizard's services, so the step's fakes stand in for it too
-  const machine = useMemo(() => logic.provide({ actors: { runDryRun: runDryRunWith(formulas) } }), [logic, formulas]);
-  const actor = useActorRef(machine, { input: { formulaId: formula.id } });
+export function DryRunPanel({ formula, customRouting, onGoTo, preferredFields = [], dryRun: actor }: DryRunPanelProps) {
   const state = useSelector(actor, (s) => s);
   const { result, failure } = state.context;
   const running = state.matches('running');
