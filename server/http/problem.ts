@@ -43,6 +43,7 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'report-date-filter': 422,
   'report-missing-access': 422,
   'import-rows-refused': 422,
+  'oauth-not-connected': 422,
   'formula-wipe-unconfirmed': 409,
   'formula-incomplete': 422,
   'formula-busy': 409,

@@ -60,6 +60,8 @@ export const PROBLEM_TITLES = {
   'report-date-filter': 'Add Date Filter',
   'report-missing-access': 'Missing Access',
   'import-rows-refused': 'No row of the file could be imported.',
+  // Connect with the vendor (src/domain/connectors/oauth.ts OAUTH_FAILURES: the detail says why)
+  'oauth-not-connected': 'Not connected',
   // formulas
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',

@@ -5,16 +5,21 @@
  */
 import { fenxt, renxt } from '../../../src/domain/connectors/blackbaud.ts';
 import type { ObjectInfo, SystemId } from '../../../src/domain/connectors/types.ts';
-import { testOnlyConnector, type Connector } from '../connector.ts';
+import { refused, testOnlyConnector, type Connector } from '../connector.ts';
+import { oauthClient } from '../oauth/flow.ts';
 import { basic, expectJson, form, FORM, requireField, vendorFetch } from '../vendorHttp.ts';
 
 interface SkyToken { access_token?: string; refresh_token?: string; environment_name?: string; legal_entity_name?: string }
 
 function skyConnector(system: SystemId, name: string, probe: string, objects: ObjectInfo[]): Connector {
   return testOnlyConnector(system, async ({ settings }) => {
+    // the connection's application, else the server's (OAUTH_CLIENT_ID_<SYSTEM>)
+    const client = oauthClient(system, settings);
+    if (!client) throw refused(`Enter the application's ID and secret, or ask whoever runs Tributary to set them for ${name}.`);
+    if (!settings.refreshToken) throw refused(`Not connected yet: use Connect to ${name}.`);
     const tokenRes = await vendorFetch(system, name, 'https://oauth2.sky.blackbaud.com/token', {
       method: 'POST',
-      headers: { ...FORM, authorization: basic(settings.clientId!, settings.clientSecret!) },
+      headers: { ...FORM, authorization: basic(client.clientId, client.clientSecret) },
       body: form({ grant_type: 'refresh_token', refresh_token: settings.refreshToken, preserve_refresh_token: 'true' }),
     });
     const token = await expectJson<SkyToken>(name, tokenRes, 'the application credentials or refresh token');
