@@ -183,6 +183,17 @@ describe("Connect to Raiser's Edge NXT", () => {
   });
 });
 
+describe('before connecting', () => {
+  it("a connection test says to use Connect, and calls nobody", async () => {
+    const id = await renxt();
+    const before = fake.tokenRequests.length;
+    const res = await integrations(server.url, admin.headers)(`/data-sources/${id}/test`, { method: 'POST' });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ title: 'connection-failed', detail: "Not connected yet: use Connect to Raiser's Edge NXT." });
+    expect(fake.tokenRequests.length).toBe(before);
+  });
+});
+
 describe('bound to the user, the tenant and the data source', () => {
   it("does not complete a tenant's attempt in another tenant, which keeps nothing of it", async () => {
     const [tenantA, tenantB] = admin.tenants.map((t) => t.tenantId) as [string, string];
@@ -246,6 +257,11 @@ describe('Connect to Salesforce', () => {
     expect(await done.json()).toEqual({ dataSourceId: id, detail: 'Connected to Salesforce (https://riverside.my.salesforce.com).' });
     expect(fake.tokenRequests.at(-1)!.form).toMatchObject({ client_id: OAUTH_APPS.salesforce.clientId, client_secret: OAUTH_APPS.salesforce.clientSecret });
     expect(fake.tokenRequests.at(-1)!.authorization).toBeUndefined();
+
+    // the connection now signs in with the refresh token Connect saved
+    const tested = await integrations(server.url, admin.headers)(`/data-sources/${id}/test`, { method: 'POST' });
+    expect(await tested.json()).toMatchObject({ status: 'success', detail: 'Signed in to Salesforce at riverside.my.salesforce.com.' });
+    expect(fake.tokenRequests.at(-1)!.form).toMatchObject({ grant_type: 'refresh_token', refresh_token: fake.issuedRefreshTokens.at(-1) });
   });
 
   it('is not offered for a Salesforce connection that signs in with a user name and password', async () => {

@@ -9,7 +9,8 @@
  * The consent page is decided by `consent` (the user grants or declines) and answers at once with a
  * redirect to redirect_uri. The token endpoint checks everything a vendor checks: the grant type,
  * a code it issued and not yet used, the same redirect_uri and client, the verifier of the
- * challenge, and the application's credentials; each refusal is an RFC 6749 section 5.2 error.
+ * challenge, and the application's credentials; each refusal is an RFC 6749 section 5.2 error. A
+ * refresh token it issued is accepted with grant_type=refresh_token.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -95,6 +96,13 @@ export async function startOAuthServer(): Promise<OAuthServer> {
           ? Buffer.from(/^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '', 'base64').toString('utf8').split(':')
           : [form.client_id, form.client_secret];
         if (clientId !== app.clientId || clientSecret !== app.clientSecret) return send(401, { error: 'invalid_client', error_description: 'client authentication failed' });
+        // a refresh token this server issued buys a new access token (both vendors keep the refresh token by default)
+        if (form.grant_type === 'refresh_token') {
+          if (!form.refresh_token || !state.issuedRefreshTokens.includes(form.refresh_token)) return send(400, { error: 'invalid_grant', error_description: 'expired access/refresh token' });
+          return send(200, sys === 'salesforce'
+            ? { access_token: `access-refreshed-${++counter}`, instance_url: 'https://riverside.my.salesforce.com', token_type: 'Bearer', issued_at: String(Date.now()) }
+            : { access_token: `access-refreshed-${++counter}`, token_type: 'bearer', expires_in: 3600, refresh_token: form.refresh_token, environment_name: 'Riverside Production' });
+        }
         if (form.grant_type !== 'authorization_code') return send(400, { error: 'unsupported_grant_type' });
         const issued = form.code ? codes.get(form.code) : undefined;
         if (!issued || issued.used || issued.system !== sys) return send(400, { error: 'invalid_grant', error_description: 'authorization code is invalid or expired' });
