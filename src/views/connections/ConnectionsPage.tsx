@@ -64,10 +64,12 @@ export function ConnectionsPage(props: ConnectionsPageProps) {
 function WithShellUser({ auth, ...props }: ConnectionsPageProps & { auth: AppActors['auth'] }) {
   const user = useSelector(auth, (s) => s.context.user);
   const [search, setSearch] = useSearchParams();
-  // the vendor's answer is taken once and leaves the address at once (it holds a code)
-  const [connectReturn] = useState(() => readConnectReturn(search));
+  // the vendor's answer is taken once and leaves the address at once (it holds a code); it is
+  // completed once, by the screen of the signed-in user (a screen started again for another tenant does not repeat it)
+  const [connectReturn, setConnectReturn] = useState(() => readConnectReturn(search));
   useEffect(() => { if (connectReturn) setSearch({}, { replace: true }); }, [connectReturn, setSearch]);
-  return <ConnectionsScreen key={user?.activeTenantId ?? 'none'} {...props} connectReturn={connectReturn} policies={(user?.policies ?? NO_POLICIES) as Policies} />;
+  useEffect(() => { if (user && connectReturn) setConnectReturn(null); }, [user, connectReturn]);
+  return <ConnectionsScreen key={user?.activeTenantId ?? 'none'} {...props} connectReturn={user ? connectReturn : null} policies={(user?.policies ?? NO_POLICIES) as Policies} />;
 }
 
 function ConnectionsScreen({ policies: effective, machines = {}, connectReturn = null }: ConnectionsPageProps & { policies: Policies }) {
