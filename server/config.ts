@@ -3,6 +3,9 @@ import path from 'node:path';
 import { MAX_IMPORT_ROWS, MAX_SANDBOX_CONSTITUENTS } from '../src/domain/sandboxImport.ts';
 import { clamavAddressFromEnv, type ClamavAddress } from './connectors/flatFile/clamav.ts';
 import { baseUrlOverridesIn } from './connectors/vendorHttp.ts';
+import { checkClientVariables } from './connectors/oauth/flow.ts';
+import { OAUTH_VENDORS } from '../src/domain/connectors/oauth.ts';
+import type { SystemId } from '../src/domain/connectors/types.ts';
 import { MAX_HASH_COST, MIN_HASH_COST, OWASP_HASH_COST } from './identity/passwords.ts';
 
 export interface Config {
@@ -142,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (internalEmailDomain && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(internalEmailDomain)) {
     throw new Error(`INTERNAL_EMAIL_DOMAIN must be a domain such as example.org, got "${env.INTERNAL_EMAIL_DOMAIN}"`);
   }
+  // OAUTH_CLIENT_ID_<SYSTEM> and OAUTH_CLIENT_SECRET_<SYSTEM>: read where a connection signs in (server/connectors/oauth/flow.ts)
+  checkClientVariables(Object.keys(OAUTH_VENDORS) as SystemId[], env);
   const managementId = env.AUTH0_MANAGEMENT_CLIENT_ID || undefined;
   const managementSecret = env.AUTH0_MANAGEMENT_CLIENT_SECRET || undefined;
   if (Boolean(managementId) !== Boolean(managementSecret)) {

@@ -22,6 +22,7 @@ import { exportsService } from './services/exports.ts';
 import { formulaRunsService } from './services/formulaRuns.ts';
 import { formulaStatusHub } from './services/formulaStatusHub.ts';
 import { formulasService } from './services/formulas.ts';
+import { oauthConnectService } from './services/oauthConnect.ts';
 import { recordReviewService } from './services/records.ts';
 import { sandboxImportService } from './services/sandboxImport.ts';
 import { uploadsService } from './services/uploads.ts';
@@ -75,6 +76,7 @@ export function createServices(deps: ServiceDeps) {
       resetDelivery: passwordResetDelivery(config),
     }),
     connections: connectionsService({ box: secrets, config }),
+    oauthConnect: oauthConnectService({ box: secrets, config }),
     formulaRuns,
     formulas: formulasService({ box: secrets, config, runs: formulaRuns }),
     records: recordReviewService({ secrets, config, sends: { queue: (p) => jobs.enqueue(recordsSend, p) } }),

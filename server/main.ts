@@ -9,6 +9,7 @@ import { demoOrganizationExists, seedDemo } from './db/seed.ts';
 import { backfillSandboxKeys, seedSandboxCrm } from './connectors/sandboxCrm/seed.ts';
 import { createIdentity, type Identity } from './identity/provider.ts';
 import { recordEvent } from './services/events.ts';
+import { OAUTH_CALLBACK_PATH } from '../src/domain/connectors/oauth.ts';
 import { createApp, API_PREFIXES } from './http/app.ts';
 import { createAuth, type TokenVerifier } from './http/auth.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
@@ -102,7 +103,8 @@ export async function startServer(config: Config, log: Logger, opts: StartOption
         identity.handle(req, res);
         return;
       }
-      const ours = pathname === null || pathname === '/app-config.json' || API_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
+      const ours = pathname === null || pathname === '/app-config.json' || pathname === OAUTH_CALLBACK_PATH
+        || API_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
       if (devMiddleware && !ours) {
         devMiddleware(req, res, () => { void honoListener(req, res); });
         return;

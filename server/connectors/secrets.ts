@@ -4,7 +4,7 @@
  * 0600. Each sealed value records the version of the key that sealed it (the key's fingerprint),
  * so a changed key is reported as such instead of as corrupt data.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -20,6 +20,11 @@ export interface SecretBox {
   keyVersion: string;
   seal(secrets: Record<string, string>, associatedData: string): Sealed;
   open(sealed: Sealed, associatedData: string): Record<string, string>;
+  /**
+   * An HMAC-SHA256 of `data` under a key derived from the secret key for one `purpose` only (a
+   * signed OAuth state, a PKCE verifier), so the one key serves each use without mixing them.
+   */
+  mac(purpose: string, data: string): Buffer;
 }
 
 export class SecretKeyError extends Error {
@@ -75,8 +80,15 @@ export function loadExistingSecretKey(opts: { secretKey?: string | undefined; da
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== KEY_BYTES) throw new SecretKeyError('The secret key must be 32 bytes.');
   const keyVersion = keyFingerprint(key);
+  const macKeys = new Map<string, Buffer>();
+  const macKey = (purpose: string) => {
+    let k = macKeys.get(purpose);
+    if (!k) macKeys.set(purpose, k = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `tributary-mac:${purpose}`, 32)));
+    return k;
+  };
   return {
     keyVersion,
+    mac: (purpose, data) => createHmac('sha256', macKey(purpose)).update(data, 'utf8').digest(),
     seal(secrets, associatedData) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);

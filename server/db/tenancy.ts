@@ -17,6 +17,7 @@ import { dataQueueRepository } from './repositories/dataQueue.ts';
 import { dataSourcesRepository } from './repositories/dataSources.ts';
 import { eventsRepository } from './repositories/events.ts';
 import { flagsRepository } from './repositories/flags.ts';
+import { oauthStatesRepository } from './repositories/oauthStates.ts';
 import { formulasRepository, partsRepository } from './repositories/formulas.ts';
 import { recordExportsRepository } from './repositories/recordExports.ts';
 import { recordsRepository } from './repositories/records.ts';
@@ -38,6 +39,8 @@ export interface TenantScope {
   readonly tenantId: string;
   readonly dataSources: ReturnType<typeof dataSourcesRepository>;
   readonly uploads: ReturnType<typeof uploadsRepository>;
+  /** connections waiting for a vendor's consent (OAuth 2.0 authorization code) */
+  readonly oauthStates: ReturnType<typeof oauthStatesRepository>;
   readonly flags: ReturnType<typeof flagsRepository>;
   readonly formulas: ReturnType<typeof formulasRepository>;
   readonly parts: ReturnType<typeof partsRepository>;
@@ -62,6 +65,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     tenantId,
     dataSources: dataSourcesRepository(db, tenantId),
     uploads: uploadsRepository(db, tenantId),
+    oauthStates: oauthStatesRepository(db, tenantId),
     flags: flagsRepository(db, tenantId),
     formulas: formulasRepository(db, tenantId),
     parts: partsRepository(db, tenantId),

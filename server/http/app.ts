@@ -14,7 +14,7 @@ import { exportServiceRouter } from './exportService.ts';
 import { exportService } from '../../src/domain/api/exportService.ts';
 import { flagAdminRouter, flagSnapshotRouter } from './flags.ts';
 import { flatFileServiceRouter, UPLOAD_PATH } from './flatFileService.ts';
-import { integrationsRouter, SANDBOX_IMPORT_PATH } from './integrations.ts';
+import { integrationsRouter, OAUTH_CALLBACK_PATH, oauthCallbackRedirect, SANDBOX_IMPORT_PATH } from './integrations.ts';
 import { formulasRouter } from './formulas.ts';
 import { recordsRouter } from './records.ts';
 import { formulaStatusStreamRouter } from './formulaStatusStream.ts';
@@ -116,6 +116,7 @@ export function createApp(deps: AppDeps) {
   app.route('/web-api/v1/records', recordsRouter(services, auth));
   app.route(dataQueueService.basePath, dataQueueRouter(auth));
   app.route('/integrations/v1', integrationsRouter(services, auth));
+  app.get(OAUTH_CALLBACK_PATH, oauthCallbackRedirect);
   app.route('/account-management/v1', accountManagementRouter(services, auth));
   app.route('/flat-file-service/v1', flatFileServiceRouter(services, auth));
   app.route('/events-reporter/v1', eventsReporterRouter(auth));

@@ -5,9 +5,13 @@
  * not in error details.
  */
 import { integrationsService } from '../../src/domain/api/integrations.ts';
+import type { Context } from 'hono';
 import { extensionOf } from '../../src/domain/upload.ts';
 import type { FileStore } from '../connectors/fileSources/fileStore.ts';
+import { OAUTH_CALLBACK_PATH, OAUTH_RETURN_PARAMS } from '../../src/domain/connectors/oauth.ts';
+import { ROUTES } from '../../src/domain/screens.ts';
 import type { ConnectionsService } from '../services/connections.ts';
+import type { OAuthConnectService } from '../services/oauthConnect.ts';
 import type { SandboxImportService } from '../services/sandboxImport.ts';
 import { isUuid, type Auth } from './auth.ts';
 import type { AppEnv } from './env.ts';
@@ -20,13 +24,14 @@ export const SANDBOX_IMPORT_PATH = `${integrationsService.basePath}${integration
 
 export interface IntegrationsServices {
   connections: ConnectionsService;
+  oauthConnect: OAuthConnectService;
   sandboxImport: SandboxImportService;
   /** where an imported file waits while it is read */
   files: FileStore;
 }
 
 export function integrationsRouter(services: IntegrationsServices, auth: Auth) {
-  const { connections, sandboxImport: imports, files: store } = services;
+  const { connections, oauthConnect, sandboxImport: imports, files: store } = services;
   const { app, on } = contractRouter(auth);
   const api = integrationsService.endpoints;
   const actor = (c: { var: Pick<AppEnv['Variables'], 'caller' | 'log' | 'correlationId'> }) => ({
@@ -68,7 +73,32 @@ export function integrationsRouter(services: IntegrationsServices, auth: Auth) {
   on(api.importStatus, async (c, { params }) => imports.status(c.var.tenant, idOf(params.id), isUuid(params.importId) ? params.importId : fail('not-found', 'No such import.')));
   on(api.latestImport, async (c, { params }) => ({ latest: await imports.latest(c.var.tenant, idOf(params.id)) }));
   on(api.emptySandboxCrm, async (c, { params }) => connections.emptySandboxCrm(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.startOAuth, async (c, { params }) => oauthConnect.start(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.completeOAuth, async (c, { body }) => oauthConnect.complete(c.var.tenant, actor(c), body));
   on(api.salesforceReport, async (c, { params }) => connections.salesforceReport(c.var.tenant, actor(c), idOf(params.id), params.reportId));
 
   return app;
 }
+
+/**
+ * PUBLIC_URL/integrations/oauth/callback, where a vendor sends the browser after its consent page:
+ * on to the Connections screen with the answer under names of Tributary's own (OAUTH_RETURN_PARAMS),
+ * where the signed-in user completes it (completeOAuth). Nothing is decided here: this request
+ * carries no sign-in.
+ */
+export function oauthCallbackRedirect(c: Context): Response {
+  const out = new URLSearchParams();
+  const take = (from: string, to: string, max: number) => {
+    const value = c.req.query(from);
+    if (value && value.length <= max) out.set(to, value);
+  };
+  take('state', OAUTH_RETURN_PARAMS.state, 200);
+  take('code', OAUTH_RETURN_PARAMS.code, 2048);
+  take('error', OAUTH_RETURN_PARAMS.error, 100);
+  c.header('Cache-Control', 'no-store');
+  // the code is in this address: it is not passed on to another site
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.redirect(`${ROUTES.connections}?${out.toString()}`, 302);
+}
+
+export { OAUTH_CALLBACK_PATH };

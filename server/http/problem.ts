@@ -44,6 +44,7 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'report-missing-access': 422,
   'import-rows-refused': 422,
   'import-columns-conflict': 422,
+  'oauth-not-connected': 422,
   'formula-wipe-unconfirmed': 409,
   'formula-incomplete': 422,
   'formula-busy': 409,

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { CONNECTION_ERRORS, type ConnectionErrorCode } from '../../src/domain/connectionErrors.ts';
 import { CATALOGUE, connectorFor, type CreateDataSourceBody, type DataSourceView, type TestSettingsBody, type UpdateDataSourceBody } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, secretKeys } from '../../src/domain/connectors/fields.ts';
+import { mayPasteTokens, PASTE_REFUSED_MESSAGE, tokenFields } from '../../src/domain/connectors/oauth.ts';
 import { capabilityOf, hasAdditionalSettings, type ObjectInfo, type SystemId } from '../../src/domain/connectors/types.ts';
 import type { SandboxEmptied } from '../../src/domain/api/integrations.ts';
 import { DomainError } from '../../src/domain/errors.ts';
@@ -69,6 +70,12 @@ export function connectorFailure(err: unknown, system: string, log: Logger, form
   }
   log.error({ err, system }, 'connector failed unexpectedly');
   return new DomainError('connection-error', 'Something unexpected went wrong while connecting. Try again later.', {}, 'unknown');
+}
+
+/** A refresh token typed in rather than obtained by Connect: an Administrator's alone (src/domain/connectors/oauth.ts). */
+function refusePastedTokens(actor: Actor, system: SystemId, settings: Record<string, string> | undefined): void {
+  if (!settings || mayPasteTokens(actor.policies)) return;
+  if (tokenFields(system).some((key) => (settings[key] ?? '').trim() !== '')) throw new DomainError('forbidden', PASTE_REFUSED_MESSAGE);
 }
 
 const nameTaken = (name: string | undefined) => new DomainError('datasource-name-taken', `A data source named "${name}" already exists.`);
@@ -133,6 +140,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     },
 
     async create(tenant: TenantScope, actor: Actor, body: CreateDataSourceBody): Promise<DataSourceView> {
+      refusePastedTokens(actor, body.system, body.settings);
       let values: Record<string, string>;
       try { values = checkSettings(body.system, body.settings); } catch (err) { throw err instanceof SettingsInvalid ? invalid(err) : err; }
       const { settings, secrets } = splitSettings(body.system, values);
@@ -157,6 +165,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     async update(tenant: TenantScope, actor: Actor, id: string, body: UpdateDataSourceBody): Promise<DataSourceView> {
       const row = await load(tenant, id);
       const system = row.system as SystemId;
+      refusePastedTokens(actor, system, body.settings);
       let values: Record<string, string>;
       try { values = editedSettings(system, editableSettings(box, row), body.settings); } catch (err) { throw connectorFailure(err, system, actor.log); }
       const { settings, secrets } = splitSettings(system, values);
@@ -218,6 +227,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
       if (!can(actor.policies, 'datasource', 'create') && !can(actor.policies, 'datasource', 'edit')) {
         throw new DomainError('forbidden', 'You need datasource create or edit permission.');
       }
+      refusePastedTokens(actor, body.system, body.settings);
       let stored: Record<string, string> = {};
       let row: DataSourceRow | undefined;
       if (body.dataSourceId) {

@@ -61,6 +61,8 @@ export const PROBLEM_TITLES = {
   'report-missing-access': 'Missing Access',
   'import-rows-refused': 'No row of the file could be imported.',
   'import-columns-conflict': 'Two columns of the file give the same field of a constituent.',
+  // Connect with the vendor (src/domain/connectors/oauth.ts OAUTH_FAILURES: the detail says why)
+  'oauth-not-connected': 'Not connected',
   // formulas
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',

@@ -1,7 +1,9 @@
 /**
  * The add/edit form of a data source: the system's catalogue schema decides the fields and checks
  * them (SPEC.md section 5); saved secrets are never loaded, only marked as saved, and a secret
- * left empty keeps its saved value.
+ * left empty keeps its saved value. A system that signs in with OAuth offers Connect: the form is
+ * saved, the server answers the vendor's consent page and the browser goes there; the vendor's
+ * answer comes back to the Connections screen, which opens this form again with the outcome.
  */
 import * as v from 'valibot';
 import { assign, fromPromise, setup } from 'xstate';
@@ -9,10 +11,17 @@ import { connectorFor, isSavedMarker, type DataSourceView } from '../domain/conn
 import {
   defaultValues, displayNameSchema, fieldApplies, formFields, validateSettings, type FieldErrors,
 } from '../domain/connectors/fields.ts';
+import { usesOAuth } from '../domain/connectors/oauth.ts';
 import type { SystemId } from '../domain/connectors/types.ts';
 import { integrations } from '../services/integrations.ts';
 
-export type ConnectionFormInput = { mode: 'create' } | { mode: 'edit'; dataSourceId: string };
+/** How a connection with the vendor ended, as the form shows it when it opens again. */
+export interface ConnectOutcome { connected: boolean; message: string }
+
+export type ConnectionFormInput = ({ mode: 'create' } | { mode: 'edit'; dataSourceId: string; outcome?: ConnectOutcome }) & {
+  /** whether the user may paste a refresh token (an Administrator); others only Connect */
+  mayPasteTokens?: boolean;
+};
 
 export interface ConnectionFormContext {
   mode: 'create' | 'edit';
@@ -28,6 +37,11 @@ export interface ConnectionFormContext {
   submitted: boolean;
   saveError: string | null;
   saved: DataSourceView | null;
+  mayPasteTokens: boolean;
+  /** the last connection with the vendor: connected, or why not */
+  outcome: ConnectOutcome | null;
+  /** the vendor's consent page, once the server has answered it */
+  authorizeUrl: string | null;
 }
 
 export type ConnectionFormEvent =
@@ -36,6 +50,7 @@ export type ConnectionFormEvent =
   | { type: 'field.change'; key: string; value: string }
   | { type: 'field.blur'; key: string }
   | { type: 'form.submit' }
+  | { type: 'oauth.connect' }
   | { type: 'form.cancel' };
 
 /** The name and settings as the catalogue schema sees them. */
@@ -59,6 +74,16 @@ export function settingsToSend(system: SystemId, values: Record<string, string>)
 }
 
 export interface LoadedDataSource { system: SystemId; displayName: string; values: Record<string, string>; savedSecrets: string[] }
+
+/** What a save or a start of Connect refused, as the form shows it. */
+function refusal(error: unknown, fallback: string): Pick<ConnectionFormContext, 'submitted' | 'errors' | 'saveError'> {
+  const problem = (error as { problem?: { detail?: string; errors?: FieldErrors; title?: string } })?.problem ?? {};
+  return {
+    submitted: true,
+    errors: problem.errors ?? (problem.title === 'datasource-name-taken' ? { displayName: problem.detail ?? 'A data source with this name already exists.' } : {}),
+    saveError: problem.detail ?? fallback,
+  };
+}
 
 function fromView(view: DataSourceView): LoadedDataSource {
   const values: Record<string, string> = {};
@@ -85,11 +110,18 @@ export const connectionFormMachine = setup({
         ? integrations.create({ system: input.system!, displayName: input.displayName.trim(), settings: Object.fromEntries(Object.entries(settings).filter(([, x]) => x !== '')) }, { silent: true })
         : integrations.update(input.dataSourceId!, { displayName: input.displayName.trim(), settings }, { silent: true });
     }),
+    startOAuth: fromPromise<string, { dataSourceId: string }>(({ input }) => integrations.startOAuth(input.dataSourceId, { silent: true })),
+    /** leaves the page for the vendor's consent page; the answer comes back to the Connections screen */
+    goToVendor: fromPromise<void, { url: string }>(({ input }) => {
+      window.location.assign(input.url);
+      return new Promise<void>(() => {});
+    }),
   },
   guards: {
     isCreating: ({ context }) => context.mode === 'create',
     isEditing: ({ context }) => context.mode === 'edit',
     isValid: ({ context }) => Object.keys(formErrors(context)).length === 0,
+    mayConnect: ({ context }) => usesOAuth(context.system, context.values) && Object.keys(formErrors(context)).length === 0,
   },
   actions: {
     check: assign({ errors: ({ context }) => formErrors(context) }),
@@ -100,6 +132,9 @@ export const connectionFormMachine = setup({
     mode: input.mode,
     dataSourceId: input.mode === 'edit' ? input.dataSourceId : null,
     system: null, displayName: '', values: {}, savedSecrets: [], errors: {}, touched: [], submitted: false, saveError: null, saved: null,
+    mayPasteTokens: input.mayPasteTokens ?? false,
+    outcome: input.mode === 'edit' ? input.outcome ?? null : null,
+    authorizeUrl: null,
   }),
   initial: 'starting',
   output: ({ context }) => ({ saved: context.saved }),
@@ -140,7 +175,43 @@ export const connectionFormMachine = setup({
           { guard: 'isValid', target: 'saving' },
           { actions: [assign({ submitted: true }), 'check'] },
         ],
+        'oauth.connect': [
+          { guard: 'mayConnect', target: 'savingToConnect', actions: assign({ outcome: null }) },
+          { actions: [assign({ submitted: true, outcome: null }), 'check'] },
+        ],
       },
+    },
+    // Connect saves first: the attempt is bound to a saved data source
+    savingToConnect: {
+      invoke: {
+        id: 'saveDataSource',
+        src: 'saveDataSource',
+        input: ({ context }) => context,
+        onDone: {
+          target: 'authorizing',
+          // from here on the form edits the saved source: trying again never adds a second one
+          actions: assign(({ event }) => {
+            const loaded = fromView(event.output);
+            return { mode: 'edit' as const, dataSourceId: event.output.id, values: loaded.values, savedSecrets: loaded.savedSecrets };
+          }),
+        },
+        onError: { target: 'editing', actions: assign(({ event }) => refusal(event.error, 'The data source could not be saved.')) },
+      },
+      on: { 'form.cancel': {} },
+    },
+    authorizing: {
+      invoke: {
+        id: 'startOAuth',
+        src: 'startOAuth',
+        input: ({ context }) => ({ dataSourceId: context.dataSourceId! }),
+        onDone: { target: 'redirecting', actions: assign({ authorizeUrl: ({ event }) => event.output }) },
+        onError: { target: 'editing', actions: assign(({ event }) => refusal(event.error, 'Tributary could not start connecting. Try again.')) },
+      },
+      on: { 'form.cancel': {} },
+    },
+    redirecting: {
+      invoke: { id: 'goToVendor', src: 'goToVendor', input: ({ context }) => ({ url: context.authorizeUrl! }) },
+      on: { 'form.cancel': {} },
     },
     saving: {
       invoke: {
@@ -148,17 +219,7 @@ export const connectionFormMachine = setup({
         src: 'saveDataSource',
         input: ({ context }) => context,
         onDone: { target: 'saved', actions: assign({ saved: ({ event }) => event.output }) },
-        onError: {
-          target: 'editing',
-          actions: assign(({ event }) => {
-            const problem = (event.error as { problem?: { detail?: string; errors?: FieldErrors; title?: string } })?.problem ?? {};
-            return {
-              submitted: true,
-              errors: problem.errors ?? (problem.title === 'datasource-name-taken' ? { displayName: problem.detail ?? 'A data source with this name already exists.' } : {}),
-              saveError: problem.detail ?? 'The data source could not be saved.',
-            };
-          }),
-        },
+        onError: { target: 'editing', actions: assign(({ event }) => refusal(event.error, 'The data source could not be saved.')) },
       },
       on: { 'form.cancel': {} },
     },

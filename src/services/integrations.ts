@@ -43,6 +43,12 @@ export const integrations = {
   refreshObjects: (dataSourceId: string, o?: RequestOptions): Promise<ObjectList> => client.call('refreshObjects', { params: { id: dataSourceId } }, o),
   fields: (dataSourceId: string, object: string, o?: RequestOptions): Promise<FieldList> =>
     client.call('fields', { params: { id: dataSourceId, object } }, o),
+  /** the vendor's consent page for a saved data source (Connect with the vendor) */
+  startOAuth: async (dataSourceId: string, o?: RequestOptions): Promise<string> =>
+    (await client.call('startOAuth', { params: { id: dataSourceId } }, o)).authorizeUrl,
+  /** the vendor's answer as the callback brought it back */
+  completeOAuth: (answer: { state: string; code?: string; error?: string }, o?: RequestOptions): Promise<{ dataSourceId: string; detail: string }> =>
+    client.call('completeOAuth', { body: answer }, o),
   checkSalesforceReport: (dataSourceId: string, reportId: string, o?: RequestOptions) =>
     client.call('salesforceReport', { params: { id: dataSourceId, reportId } }, o),
   /** a CSV of constituents into a Sandbox CRM data source, with upload progress */

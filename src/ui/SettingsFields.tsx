@@ -33,10 +33,12 @@ export interface SettingsFieldsProps {
    * two settings forms on one page (a formula's source and destination) never share an id
    */
   idPrefix: string;
+  /** fields not offered to this user (a refresh token only an Administrator may paste) */
+  hidden?: readonly string[];
 }
 
-export function SettingsFields({ schema, values, errors = {}, savedSecrets = [], onChange, onBlur, disabled, idPrefix }: SettingsFieldsProps) {
-  const fields = formFields(schema).filter((f) => fieldApplies(f, values));
+export function SettingsFields({ schema, values, errors = {}, savedSecrets = [], onChange, onBlur, disabled, idPrefix, hidden = [] }: SettingsFieldsProps) {
+  const fields = formFields(schema).filter((f) => fieldApplies(f, values) && !hidden.includes(f.key));
   return (
     <>
       {fields.map((f) => (

@@ -5,7 +5,9 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MantineProvider } from '@mantine/core';
-import { ROLE_POLICIES } from '../../src/domain/roles.ts';
+import type { PromiseActorLogic } from 'xstate';
+import type { ConnectReturn } from '../../src/domain/connectors/oauth.ts';
+import { ROLE_POLICIES, type Policies } from '../../src/domain/roles.ts';
 import type { connectionFormMachine } from '../../src/machines/connectionForm.ts';
 import { connectionsMachine } from '../../src/machines/connections.ts';
 import type { connectionTestMachine } from '../../src/machines/connectionTest.ts';
@@ -22,9 +24,10 @@ export const FAKE_SOURCES: DataSourceListItem[] = [
 ];
 
 /** The list machine with a fake list (answered at once): the screen's other machines are the ones under test. */
-export const fakeListedConnections = (sources = FAKE_SOURCES, form?: typeof connectionFormMachine) => connectionsMachine.provide({
-  actors: { loadDataSources: answeredCall(() => sources).logic, ...(form ? { connectionForm: form } : {}) },
+export const fakeListedConnections = (sources = FAKE_SOURCES, form?: typeof connectionFormMachine, completeOAuth?: CompleteOAuthLogic) => connectionsMachine.provide({
+  actors: { loadDataSources: answeredCall(() => sources).logic, ...(form ? { connectionForm: form } : {}), ...(completeOAuth ? { completeOAuth } : {}) },
 });
+type CompleteOAuthLogic = PromiseActorLogic<{ dataSourceId: string; detail: string }, ConnectReturn>;
 
 /** An object picker whose fake list call answers at once with no objects (for tests of the other machines). */
 export const quietObjectPicker = objectPickerMachine.provide({
@@ -32,14 +35,23 @@ export const quietObjectPicker = objectPickerMachine.provide({
 });
 
 /** The screen over the fake list, with the machines under test; `connectionForm` is the form the list machine opens. */
-export async function renderConnections({ connectionForm, ...machines }: {
+export async function renderConnections({ connectionForm, policies = ROLE_POLICIES.Administrator, sources = FAKE_SOURCES, connectReturn, completeOAuth, ...machines }: {
   connectionTest?: typeof connectionTestMachine; objectPicker?: typeof objectPickerMachine; connectionForm?: typeof connectionFormMachine;
   sandboxImport?: typeof sandboxImportMachine; sandboxEmpty?: typeof sandboxEmptyMachine;
+  /** the signed-in user's policies (an Administrator's unless said) */
+  policies?: Policies;
+  sources?: DataSourceListItem[];
+  /** a vendor's answer to Connect, as the callback brings it back, and the fake that completes it */
+  connectReturn?: ConnectReturn;
+  completeOAuth?: CompleteOAuthLogic;
 }) {
   const user = userEvent.setup({ delay: null });
   render(
     <MantineProvider>
-      <ConnectionsPage policies={ROLE_POLICIES.Administrator} machines={{ connections: fakeListedConnections(FAKE_SOURCES, connectionForm), objectPicker: quietObjectPicker, ...machines }} />
+      <ConnectionsPage
+        policies={policies} connectReturn={connectReturn ?? null}
+        machines={{ connections: fakeListedConnections(sources, connectionForm, completeOAuth), objectPicker: quietObjectPicker, ...machines }}
+      />
     </MantineProvider>,
   );
   await screen.findByRole('table', { name: 'Data Sources' });

@@ -68,7 +68,7 @@ describe('the catalogue', () => {
     expect(keys('stripe')).toEqual(['secretKey:secret*']);
     expect(keys('hubspot')).toEqual(['accessToken:secret*']);
     expect(keys('sftp')).toEqual(['host:text', 'port:port', 'username:text', 'authenticationType:select', 'password:secret*', 'privateKey:key*', 'passphrase:secret*', 'folder:text', 'hostKeyFingerprint:text']);
-    expect(keys('salesforce')).toEqual(['environment:select', 'authenticationType:select', 'customDomain:text', 'clientId:text', 'clientSecret:secret*', 'username:email', 'password:secret*', 'securityToken:secret*']);
+    expect(keys('salesforce')).toEqual(['environment:select', 'authenticationType:select', 'customDomain:text', 'clientId:text', 'clientSecret:secret*', 'username:email', 'password:secret*', 'securityToken:secret*', 'refreshToken:secret*']);
     expect(keys('renxt')).toEqual(['clientId:text', 'clientSecret:secret*', 'subscriptionKey:secret*', 'refreshToken:secret*']);
     expect(keys('bbcrm')).toEqual(['url:url', 'database:text', 'username:text', 'password:secret*']);
     expect(keys('givecampus')).toEqual(['environment:select', 'customDomain:url', 'apiToken:secret*']);

@@ -7,7 +7,8 @@
  * waited for) and per day (403 "Out of call volume quota" with Retry-After: the formula pauses).
  */
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
-import type { ConnectorContext } from '../connector.ts';
+import { refused, type ConnectorContext } from '../connector.ts';
+import { oauthClient } from '../oauth/flow.ts';
 import { InvalidGrant, oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
 import { QuotaExhausted, retryAfterMs } from '../kit/problems.ts';
 import { defaultMessageOf, vendorClient, type VendorClient } from '../kit/vendorClient.ts';
@@ -25,9 +26,13 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
   const session = oauthSession({
     system, name, settings: ctx.settings, store,
     async exchange(settings) {
+      // the connection's application, else the server's (OAUTH_CLIENT_ID_<SYSTEM>)
+      const app = oauthClient(system, settings);
+      if (!app) throw refused(`Enter the application's ID and secret, or ask whoever runs Tributary to set them for ${name}.`);
+      if (!settings.refreshToken) throw refused(`Not connected yet: use Connect to ${name}.`);
       const res = await vendorFetch(system, name, SKY_TOKEN_URL, {
         method: 'POST',
-        headers: { ...FORM, authorization: basic(settings.clientId ?? '', settings.clientSecret ?? '') },
+        headers: { ...FORM, authorization: basic(app.clientId, app.clientSecret) },
         body: form({ grant_type: 'refresh_token', refresh_token: settings.refreshToken, preserve_refresh_token: store ? undefined : 'true' }),
         signal: ctx.signal,
       });

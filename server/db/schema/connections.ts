@@ -4,7 +4,7 @@
  * the version of the key that sealed it.
  */
 import { sql } from 'drizzle-orm';
-import { customType, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { customType, foreignKey, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './accounts.ts';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -76,4 +76,28 @@ export const vendorWrites = pgTable('vendor_writes', {
 }, (t) => [
   primaryKey({ columns: [t.dataSourceId, t.object, t.idempotencyKey] }),
   index('vendor_writes_tenant_idx').on(t.tenantId),
+]);
+
+/**
+ * Connections started with a vendor's consent page and not completed yet (OAuth 2.0 authorization
+ * code, src/domain/connectors/oauth.ts): each is bound to the tenant, data source and user that
+ * started it, expires, and completes once (used_on). Nothing secret is stored: the state's
+ * signature and the PKCE verifier are derived from the secret key and the row's id.
+ */
+export const oauthStates = pgTable('oauth_states', {
+  id: uuid('id').primaryKey(),
+  tenantId: uuid('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  dataSourceId: uuid('data_source_id').notNull(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  /** the system it was started for: a data source's system never changes, but the check costs nothing */
+  system: text('system').notNull(),
+  /** the redirect_uri sent with the authorize request; the token request must repeat it */
+  redirectUri: text('redirect_uri').notNull(),
+  createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+  expiresOn: timestamp('expires_on', { withTimezone: true }).notNull(),
+  usedOn: timestamp('used_on', { withTimezone: true }),
+}, (t) => [
+  // a data source of the same tenant only; deleting the data source deletes its attempts
+  foreignKey({ columns: [t.dataSourceId, t.tenantId], foreignColumns: [dataSources.id, dataSources.tenantId], name: 'oauth_states_data_source_fk' }).onDelete('cascade'),
+  index('oauth_states_expires_idx').on(t.expiresOn),
 ]);

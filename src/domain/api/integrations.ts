@@ -162,6 +162,28 @@ export const integrationsService = service({
       summary: 'Empties a Sandbox CRM data source: deletes every constituent and gift of the tenant\'s Sandbox CRM (and what its '
         + 'writes remembered, so a send writes afresh), answering how many of each went. The data source stays; it cannot be undone.',
     }),
+    startOAuth: endpoint({
+      method: 'post', path: '/data-sources/:id/oauth/authorize', access: edit, response: v.object({ authorizeUrl: v.string() }),
+      summary: 'Starts connecting a saved data source through its vendor\'s consent page (OAuth 2.0 authorization code, with PKCE where the vendor '
+        + 'supports it): answers the URL to send the browser to, with a signed state bound to the caller, the tenant and the data source, '
+        + 'valid once for 15 minutes. The vendor sends the browser back to PUBLIC_URL/integrations/oauth/callback, which hands its answer to '
+        + 'the Connections screen; completeOAuth finishes. The application\'s ID and secret come from the data source, else from the '
+        + 'server\'s OAUTH_CLIENT_ID_<SYSTEM> and OAUTH_CLIENT_SECRET_<SYSTEM>.',
+      problems: ['connection-error'],
+    }),
+    completeOAuth: endpoint({
+      method: 'post', path: '/oauth/complete', access: edit, response: v.object({ dataSourceId: v.string(), detail: v.string() }),
+      body: v.object({
+        state: v.pipe(v.string(), v.maxLength(200)),
+        code: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+        error: v.optional(v.pipe(v.string(), v.maxLength(100))),
+      }),
+      summary: 'Completes a connection with the vendor\'s answer (its code, or its error) as the callback received it, by the user who started '
+        + 'it, in the tenant it was started in: the code is exchanged at the vendor\'s token endpoint and the refresh token saved encrypted. '
+        + 'A refused consent, an expired, reused or foreign state, or a failed exchange is oauth-not-connected, with codes access-denied, '
+        + 'state-expired, state-used, state-invalid, vendor-error and exchange-failed, a detail in words, and the dataSourceId where it is known.',
+      problems: ['oauth-not-connected'],
+    }),
     salesforceReport: endpoint({
       method: 'get', path: '/data-sources/:id/salesforce/reports/:reportId', access: view,
       response: v.object({ reportId: v.string(), name: v.string(), dateFilterColumn: v.string() }),

@@ -3,12 +3,16 @@ import { choice, secret, settingsSchema, text, url } from './fields.ts';
 import { SANDBOX_BLANKS, SANDBOX_ON_MATCH } from './files.ts';
 import type { ConnectorDefinition } from './types.ts';
 
-/** SKY API: an OAuth 2.0 application (id and secret), a subscription key, and the refresh token the user's consent produced. */
+/**
+ * SKY API: an OAuth 2.0 application (id and secret: the connection's own, or the server's,
+ * OAUTH_CLIENT_ID_<SYSTEM> and OAUTH_CLIENT_SECRET_<SYSTEM>), a subscription key, and the refresh
+ * token that Connect obtains from an administrator's consent (src/domain/connectors/oauth.ts).
+ */
 const skyApiSettings = () => settingsSchema({
-  clientId: text('Application ID (OAuth client ID)'),
-  clientSecret: secret('Application secret'),
+  clientId: text('Application ID (OAuth client ID)', { required: false, description: 'Leave empty to use the application Tributary is set up with.' }),
+  clientSecret: secret('Application secret', { required: false }),
   subscriptionKey: secret('SKY API subscription key', { description: 'Primary or secondary key of your SKY Developer subscription (Bb-Api-Subscription-Key).' }),
-  refreshToken: secret('Refresh token', { description: 'Issued when an administrator of the environment authorised the application.' }),
+  refreshToken: secret('Refresh token', { required: false, description: 'Saved by Connect. An Administrator who already has one may paste it.' }),
 });
 
 export const renxt: ConnectorDefinition = {
@@ -45,7 +49,7 @@ export const renxt: ConnectorDefinition = {
     { name: 'campaigns', label: 'Campaigns' },
     { name: 'appeals', label: 'Appeals' },
   ],
-  authentication: 'OAuth 2.0 (SKY API): refresh token exchanged at oauth2.sky.blackbaud.com/token with the application id and secret; every call carries the Bb-Api-Subscription-Key header.',
+  authentication: 'OAuth 2.0 (SKY API): Connect asks an administrator of the environment for consent (authorization code with PKCE); the refresh token is exchanged at oauth2.sky.blackbaud.com/token with the application id and secret; every call carries the Bb-Api-Subscription-Key header.',
   docs: 'https://developer.blackbaud.com/skyapi/docs/authorization',
   support: 'full',
 };

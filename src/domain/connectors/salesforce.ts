@@ -7,7 +7,9 @@ const MY_DOMAIN = { regex: /^[a-z0-9-]+(\.[a-z0-9-]+)*\.(my\.salesforce\.com|my\
 const AUTH_TYPES = [
   { value: 'username-password', label: 'User name and password' },
   { value: 'client-credentials', label: 'Client credentials (integration user)' },
+  { value: 'oauth', label: 'Sign in with Salesforce (OAuth)' },
 ];
+const WITH_APP_SECRET = { field: 'authenticationType', is: ['username-password', 'client-credentials'] };
 
 export const salesforce: ConnectorDefinition = {
   system: 'salesforce',
@@ -21,11 +23,13 @@ export const salesforce: ConnectorDefinition = {
       required: true, requiredWhen: { field: 'authenticationType', is: ['client-credentials'] }, endpoint: true,
       pattern: MY_DOMAIN, placeholder: 'acme.my.salesforce.com',
     }),
-    clientId: text('Consumer key (client ID)'),
-    clientSecret: secret('Consumer secret'),
+    // signing in with OAuth, the server's connected app (OAUTH_CLIENT_ID_SALESFORCE) may stand in
+    clientId: text('Consumer key (client ID)', { required: true, requiredWhen: WITH_APP_SECRET }),
+    clientSecret: secret('Consumer secret', { required: true, requiredWhen: WITH_APP_SECRET }),
     username: email('User name', { when: { field: 'authenticationType', is: ['username-password'] } }),
     password: secret('Password', { when: { field: 'authenticationType', is: ['username-password'] } }),
     securityToken: secret('Security token', { required: false, when: { field: 'authenticationType', is: ['username-password'] }, description: 'Needed unless your IP range is trusted.' }),
+    refreshToken: secret('Refresh token', { required: false, when: { field: 'authenticationType', is: ['oauth'] }, description: 'Saved by Connect. An Administrator who already has one may paste it.' }),
   }),
   additionalSettings: {
     source: settingsSchema({
@@ -45,7 +49,7 @@ export const salesforce: ConnectorDefinition = {
     { name: 'npe01__OppPayment__c', label: 'Payments (NPSP)' },
     { name: 'npe03__Recurring_Donation__c', label: 'Recurring donations (NPSP)' },
   ],
-  authentication: 'OAuth 2.0 at /services/oauth2/token of login.salesforce.com, test.salesforce.com or your My Domain: the username-password flow (password plus security token) or the client-credentials flow of a connected app.',
+  authentication: 'OAuth 2.0 at /services/oauth2/token of login.salesforce.com, test.salesforce.com or your My Domain: the web server flow (Connect, with PKCE; the refresh token is kept), the username-password flow (password plus security token) or the client-credentials flow of a connected app.',
   docs: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_flows.htm',
   support: 'connection-test',
   does: 'source (report rows)',

@@ -1,13 +1,16 @@
 /**
  * Add or edit a data source, in a drawer. The fields come from the system's catalogue schema; a
- * saved secret shows behind a shield and stays saved unless the user types a new one.
+ * saved secret shows behind a shield and stays saved unless the user types a new one. A system
+ * that signs in with OAuth shows whether it is connected and offers "Connect to <system>"; its
+ * refresh token field is offered to Administrators only.
  */
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
-import { Alert, Button, Drawer, Group, Loader, Select, Stack, Text, TextInput } from '@mantine/core';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { Alert, Badge, Button, Drawer, Group, Loader, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { IconAlertTriangle, IconCircleCheck, IconPlugConnected } from '@tabler/icons-react';
 import { connectorFor, SYSTEM_OPTIONS } from '../../domain/connectors/catalogue.ts';
 import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
+import { oauthVendorFor, tokenFields, usesOAuth } from '../../domain/connectors/oauth.ts';
 import type { SystemId } from '../../domain/connectors/types.ts';
 import type { connectionFormMachine } from '../../machines/connectionForm.ts';
 import { settingsToSend } from '../../machines/connectionForm.ts';
@@ -24,9 +27,13 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
   const state = useSelector(actor, (s) => s);
   const c = state.context;
   const def = c.system ? connectorFor(c.system) : null;
-  const fields = def ? formFields(def.settings).filter((f) => fieldApplies(f, c.values)) : [];
+  const hidden = c.mayPasteTokens ? [] : tokenFields(c.system);
+  const fields = def ? formFields(def.settings).filter((f) => fieldApplies(f, c.values) && !hidden.includes(f.key)) : [];
   const showError = (key: string) => (c.submitted || c.touched.includes(key) ? c.errors[key] : undefined);
-  const saving = state.matches('saving');
+  const connecting = state.matches('savingToConnect') || state.matches('authorizing') || state.matches('redirecting');
+  const saving = state.matches('saving') || connecting;
+  const oauth = def && usesOAuth(def.system, c.values) ? oauthVendorFor(def.system)! : null;
+  const connected = !!oauth && (c.savedSecrets.includes(oauth.refreshTokenField) || !!c.values[oauth.refreshTokenField]);
   const title = c.mode === 'create' ? 'Add data source' : `Edit ${c.displayName || 'data source'}`;
 
   return (
@@ -59,13 +66,39 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
             {def && fields.length === 0 && <Text size="sm" c="dimmed">{def.name} needs no credentials.</Text>}
             {def && (
               <SettingsFields
-                schema={def.settings} values={c.values} savedSecrets={c.savedSecrets} disabled={saving} idPrefix="connection-settings"
+                schema={def.settings} values={c.values} savedSecrets={c.savedSecrets} disabled={saving} idPrefix="connection-settings" hidden={hidden}
                 errors={Object.fromEntries(fields.map((f) => [f.key, showError(f.key)]))}
                 onChange={(key, value) => actor.send({ type: 'field.change', key, value })}
                 onBlur={(key) => actor.send({ type: 'field.blur', key })}
               />
             )}
             {c.saveError && <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title="Not saved">{c.saveError}</Alert>}
+            {def && oauth && (
+              <Paper withBorder p="sm" data-testid="oauth-connect">
+                <Stack gap="xs">
+                  <Group gap="xs">
+                    <Text size="sm" fw={600}>Connection with {def.name}</Text>
+                    {connected ? <Badge color="green" variant="light">Connected</Badge> : <Badge color="gray" variant="light">Not connected</Badge>}
+                  </Group>
+                  {c.outcome && (
+                    c.outcome.connected
+                      ? <Alert role="status" color="green" icon={<IconCircleCheck aria-hidden />}>{c.outcome.message}</Alert>
+                      : <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title="Not connected">{c.outcome.message}</Alert>
+                  )}
+                  <Text size="xs" c="dimmed">
+                    Connect saves this data source and takes you to {def.name}, where an administrator of your account gives Tributary access; you come back here.
+                  </Text>
+                  <Button
+                    variant={connected ? 'default' : 'filled'} w="fit-content" leftSection={<IconPlugConnected size={16} aria-hidden />}
+                    loading={connecting} disabled={saving && !connecting}
+                    onClick={() => actor.send({ type: 'oauth.connect' })}
+                  >
+                    Connect to {def.name}
+                  </Button>
+                  {state.matches('redirecting') && <Text size="sm" role="status">Taking you to {def.name}…</Text>}
+                </Stack>
+              </Paper>
+            )}
             {def && (
               <ConnectionTestControl
                 machine={testMachine}

@@ -5,14 +5,16 @@
  * importing constituents into a Sandbox CRM and emptying it. A thin renderer of the connections machine and the
  * machines it starts.
  */
-import { useContext } from 'react';
+import { useContext, useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
 import {
-  ActionIcon, Alert, Anchor, Badge, Button, Grid, Group, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
+  ActionIcon, Alert, Anchor, Badge, Button, Grid, Group, Loader, Modal, Paper, Stack, Table, Text, Title, Tooltip, VisuallyHidden,
 } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconDatabaseImport, IconDatabaseOff, IconDatabaseX, IconPencil, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { systemName } from '../../domain/connectors/catalogue.ts';
+import { readConnectReturn, type ConnectReturn } from '../../domain/connectors/oauth.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { connectionFormMachine } from '../../machines/connectionForm.ts';
 import { connectionsMachine } from '../../machines/connections.ts';
@@ -42,6 +44,8 @@ export interface ConnectionsPageProps {
   policies?: Policies;
   /** the machines to run; tests provide ones whose actors are fakes */
   machines?: Partial<ConnectionMachines>;
+  /** a vendor's answer to Connect, brought back by the callback; by default read from the address */
+  connectReturn?: ConnectReturn | null;
 }
 
 const DEFAULT_MACHINES: ConnectionMachines = {
@@ -63,16 +67,22 @@ export function ConnectionsPage(props: ConnectionsPageProps) {
 
 function WithShellUser({ auth, ...props }: ConnectionsPageProps & { auth: AppActors['auth'] }) {
   const user = useSelector(auth, (s) => s.context.user);
-  return <ConnectionsScreen key={user?.activeTenantId ?? 'none'} {...props} policies={(user?.policies ?? NO_POLICIES) as Policies} />;
+  const [search, setSearch] = useSearchParams();
+  // the vendor's answer is taken once and leaves the address at once (it holds a code); it is
+  // completed once, by the screen of the signed-in user (a screen started again for another tenant does not repeat it)
+  const [connectReturn, setConnectReturn] = useState(() => readConnectReturn(search));
+  useEffect(() => { if (connectReturn) setSearch({}, { replace: true }); }, [connectReturn, setSearch]);
+  useEffect(() => { if (user && connectReturn) setConnectReturn(null); }, [user, connectReturn]);
+  return <ConnectionsScreen key={user?.activeTenantId ?? 'none'} {...props} connectReturn={user ? connectReturn : null} policies={(user?.policies ?? NO_POLICIES) as Policies} />;
 }
 
-function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPageProps & { policies: Policies }) {
+function ConnectionsScreen({ policies: effective, machines = {}, connectReturn = null }: ConnectionsPageProps & { policies: Policies }) {
   const m = { ...DEFAULT_MACHINES, ...machines };
-  const actor = useActorRef(m.connections, { input: { policies: effective } });
+  const actor = useActorRef(m.connections, { input: { policies: effective, connectReturn } });
   const importActor = useActorRef(m.sandboxImport);
   const emptyActor = useActorRef(m.sandboxEmpty);
   const state = useSelector(actor, (s) => s);
-  const { dataSources, selectedId, deleting, refusal, error, notice } = state.context;
+  const { dataSources, selectedId, deleting, refusal, error, notice, connectFailure } = state.context;
   const formActor = state.children.connectionForm as ActorRefFrom<typeof connectionFormMachine> | undefined;
   const mayCreate = can(effective, 'datasource', 'create');
   const mayEdit = can(effective, 'datasource', 'edit');
@@ -101,6 +111,8 @@ function ConnectionsScreen({ policies: effective, machines = {} }: ConnectionsPa
         </Alert>
       )}
       {error && !state.matches('loadFailed') && <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />}>{error}</Alert>}
+      {state.matches('completingConnect') && <Group><Loader size="sm" /><Text>Completing the connection…</Text></Group>}
+      {connectFailure && <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />} title="Not connected">{connectFailure}</Alert>}
 
       <Group gap="xs">
         <Title order={2} size="h3">Data Sources</Title>
