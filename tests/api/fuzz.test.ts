@@ -46,6 +46,9 @@ const PUBLIC_ROUTES = new Set([
   'GET /app-config.json',
   'GET /openapi.json',
   'GET /api-docs',
+  // where a vendor sends the browser back after its consent page: it carries no sign-in and only
+  // forwards the answer to the Connections screen, where the signed-in user completes it
+  'GET /integrations/oauth/callback',
 ]);
 /** Routes that read multipart/form-data (the others ignore such a body or refuse it as not JSON). */
 const MULTIPART_ROUTES = new Set([`POST ${UPLOAD_PATH}`, `POST ${SANDBOX_IMPORT_PATH}`]);

@@ -415,7 +415,8 @@ interface IndexRow extends Record<string, unknown> { id: string; keyed: boolean 
 /** The constituents a search answers (searchGroup's fields), with their keys when today's MATCH_KEYS_VERSION made them. */
 async function indexRows(db: Executor, tenantId: string, where: SQL, order: SQL, limit: number | null): Promise<IndexedRecord[]> {
   const { rows } = await db.execute<IndexRow>(sql`
-    select c.id, c.lookup_id as "lookupId", c.title, c.first_name as "firstName", c.last_name as "lastName", c.email, c.phone,
+    select c.id, c.lookup_id as "lookupId", c.title, c.first_name as "firstName", c.last_name as "lastName",
+      c.middle_name as "middleName", c.preferred_name as "preferredName", c.email, c.phone,
       c.address_line1 as "addressLine1", c.address_line2 as "addressLine2", c.city, c.state, c.postal_code as "postalCode", c.country,
       ${isoText('c.created_on')} as "createdOn", ${isoText('c.modified_on')} as "modifiedOn",
       c.email_key, c.phone_key, c.first_name_key, c.last_name_key, c.postal_key, c.address_key, c.keys_version = ${MATCH_KEYS_VERSION} as keyed
