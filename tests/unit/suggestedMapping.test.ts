@@ -14,9 +14,11 @@ describe('the suggested mapping', () => {
     const m = suggestedMapping(sandbox.fields.constituents, names('First name', 'LAST_NAME', 'E-mail address', 'Home phone', 'Postcode', 'Street', 'Town', 'Gift amount'));
     expect(asRecord(m)).toEqual({
       firstName: 'First name', lastName: 'LAST_NAME', email: 'E-mail address', phone: 'Home phone', postalCode: 'Postcode', addressLine1: 'Street',
+      // a town is a city (the concept matching's Name and city scenario searches by)
+      city: 'Town',
     });
     // in the destination's order, each from the source
-    expect(m.map((f) => f.destination)).toEqual(['firstName', 'lastName', 'email', 'phone', 'addressLine1', 'postalCode']);
+    expect(m.map((f) => f.destination)).toEqual(['firstName', 'lastName', 'email', 'phone', 'addressLine1', 'city', 'postalCode']);
     expect(m.every((f) => f.kind === 'source')).toBe(true);
   });
 
