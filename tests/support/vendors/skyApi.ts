@@ -102,7 +102,8 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
   let quotaUntil = 0;
   let clock = Date.parse('2026-11-01T00:00:00Z');
   // date_modified moves forward with every change, as the vendor's does
-  const tick = () => { clock += 1000; return iso(new Date(Math.max(clock, Date.now()))); };
+  // (strictly: two changes within one millisecond of the real clock still get different times)
+  const tick = () => { clock = Math.max(clock + 1000, Date.now()); return iso(new Date(clock)); };
 
   const nameOf = (c: Pick<FakeConstituent, 'first' | 'last' | 'title'>) => [c.first, c.last].filter(Boolean).join(' ');
   const formatted = (a: Partial<Address>) => [a.address_lines, [a.city, a.state, a.postal_code].filter(Boolean).join(' '), a.country].filter(Boolean).join('\r\n');
