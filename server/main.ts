@@ -42,7 +42,12 @@ export interface StartOptions {
 
 export async function startServer(config: Config, log: Logger, opts: StartOptions = {}): Promise<Running> {
   const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => { for (const s of stops.reverse()) await s().catch((err) => log.warn({ err }, 'while stopping')); };
+  // last started, first stopped; a second call (a second signal, a test's stop after a failed start)
+  // waits for the first rather than running the list again, or in another order
+  let stopped: Promise<void> | undefined;
+  const stopAll = () => (stopped ??= (async () => {
+    for (const s of [...stops].reverse()) await s().catch((err) => log.warn({ err }, 'while stopping'));
+  })());
   try {
     let url = config.databaseUrl;
     let embedded: EmbeddedDatabase | undefined;

@@ -77,7 +77,14 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
   const seconds = timings.superviseSeconds;
   const supervise = seconds ? { superviseIntervalSeconds: seconds, monitorIntervalSeconds: seconds, queueCacheIntervalSeconds: seconds } : {};
   const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: SCHEMA, max: 4, application_name: 'tributary-jobs', ...supervise });
-  boss.on('error', (err) => opts.log.error({ err }, 'job queue error'));
+  let stopping = false;
+  boss.on('error', (err) => {
+    // Once stop() has begun, a connection of the queue's that PostgreSQL ends (57P01: the server
+    // shutting down) or one used after the pool closed is part of stopping, not a fault: the active
+    // jobs were failed back to the queue by then and run again on the next start.
+    if (stopping && isShutdownError(err)) opts.log.info({ err: { message: err.message } }, 'job queue connection ended while stopping');
+    else opts.log.error({ err }, 'job queue error');
+  });
   await boss.start();
 
   const enqueue: Jobs['enqueue'] = async (definition, payload, options = {}) => {
@@ -121,7 +128,7 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
         return { ok: false, queues: 0, detail: err instanceof Error ? err.message : String(err) };
       }
     },
-    stop: () => boss.stop({ graceful: true, timeout: 5000 }),
+    stop: () => { stopping = true; return boss.stop({ graceful: true, timeout: 5000 }); },
   };
 
   try {
@@ -137,6 +144,10 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
     throw err;
   }
   return jobs;
+}
+
+function isShutdownError(err: Error & { code?: string }): boolean {
+  return err.code === '57P01' || /Cannot use a pool after calling end|Connection terminated/.test(err.message ?? '');
 }
 
 /** The definition with configured job timings in place of its own (a queue's settings are copied into each job sent to it). */

@@ -276,3 +276,21 @@ describe('npm run worker', () => {
     }
   });
 });
+
+describe('stopping the job queue', () => {
+  it('logs a connection PostgreSQL ends as an error while running, and as part of stopping once stop() has begun', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const own = await startJobs({
+      databaseUrl: testDb.url, db: database.db, log: pino({ level: 'info' }, sink), config, secrets: createSecretBox(secretKey), definitions: [],
+    });
+    // what pg-boss emits when the server ends one of its connections (PostgreSQL's admin_shutdown)
+    const ended = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    own.boss.emit('error', ended());
+    const stopping = own.stop();
+    own.boss.emit('error', ended());
+    await stopping;
+    expect(lines.filter((l) => l.level === 50).map((l) => l.msg)).toEqual(['job queue error']);
+    expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).toContain('job queue connection ended while stopping');
+  });
+});
