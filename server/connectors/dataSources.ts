@@ -91,8 +91,13 @@ export async function viewOf(tenant: TenantScope, box: SecretBox, row: DataSourc
     modifiedOn: row.modifiedOn.toISOString(),
     modifiedBy: authors.modifiedBy,
     usedBy: await formulasUsing(tenant, row.id),
-    needsReconnecting: row.needsReconnecting ? { reason: row.needsReconnecting, since: (row.needsReconnectingOn ?? row.modifiedOn).toISOString() } : null,
+    needsReconnecting: needsReconnectingOf(row),
   };
+}
+
+/** A revoked grant as the browser shows it: the reason in words, and since when. */
+export function needsReconnectingOf(row: { needsReconnecting: string | null; needsReconnectingOn: Date | null; modifiedOn: Date }): { reason: string; since: string } | null {
+  return row.needsReconnecting ? { reason: row.needsReconnecting, since: (row.needsReconnectingOn ?? row.modifiedOn).toISOString() } : null;
 }
 
 /** The formulas that use a data source, by name (an unnamed draft shows as "Untitled formula"). */

@@ -20,7 +20,7 @@ import { grantStoreFor } from '../connectors/kit/grant.ts';
 import { ConnectionProblem, ConnectorInputError, NotSupported, type ConnectorContext, type FieldInfo } from '../connectors/connector.ts';
 import {
   checkSettings, connectionSettings, editableSettings, editedSettings, formulasUsing, isForeignKeyViolation, isUniqueViolation,
-  openSecrets, sealColumns, SettingsInvalid, splitSettings, viewOf, type DataSourceRow,
+  needsReconnectingOf, openSecrets, sealColumns, SettingsInvalid, splitSettings, viewOf, type DataSourceRow,
 } from '../connectors/dataSources.ts';
 import { connectorOf } from '../connectors/registry.ts';
 import { sandboxCrmStore } from '../connectors/sandboxCrm/connector.ts';
@@ -136,7 +136,10 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
 
     async list(tenant: TenantScope) {
       const rows = await tenant.dataSources.list();
-      return rows.map((r) => ({ ...r, system: r.system as SystemId, createdOn: r.createdOn.toISOString(), modifiedOn: r.modifiedOn.toISOString() }));
+      return rows.map(({ needsReconnecting, needsReconnectingOn, ...r }) => ({
+        ...r, system: r.system as SystemId, createdOn: r.createdOn.toISOString(), modifiedOn: r.modifiedOn.toISOString(),
+        needsReconnecting: needsReconnectingOf({ needsReconnecting, needsReconnectingOn, modifiedOn: r.modifiedOn }),
+      }));
     },
 
     async create(tenant: TenantScope, actor: Actor, body: CreateDataSourceBody): Promise<DataSourceView> {

@@ -38,6 +38,8 @@ export interface ConnectionFormContext {
   saveError: string | null;
   saved: DataSourceView | null;
   mayPasteTokens: boolean;
+  /** the vendor revoked the saved grant (why, in words): Connect again */
+  needsReconnecting: string | null;
   /** the last connection with the vendor: connected, or why not */
   outcome: ConnectOutcome | null;
   /** the vendor's consent page, once the server has answered it */
@@ -73,7 +75,7 @@ export function settingsToSend(system: SystemId, values: Record<string, string>)
   return out;
 }
 
-export interface LoadedDataSource { system: SystemId; displayName: string; values: Record<string, string>; savedSecrets: string[] }
+export interface LoadedDataSource { system: SystemId; displayName: string; values: Record<string, string>; savedSecrets: string[]; needsReconnecting?: string | null }
 
 /** What a save or a start of Connect refused, as the form shows it. */
 function refusal(error: unknown, fallback: string): Pick<ConnectionFormContext, 'submitted' | 'errors' | 'saveError'> {
@@ -92,7 +94,7 @@ function fromView(view: DataSourceView): LoadedDataSource {
     const saved = view.settings[f.key];
     if (isSavedMarker(saved)) { savedSecrets.push(f.key); values[f.key] = ''; } else values[f.key] = saved ?? f.defaultValue ?? '';
   }
-  return { system: view.system, displayName: view.displayName, values, savedSecrets };
+  return { system: view.system, displayName: view.displayName, values, savedSecrets, needsReconnecting: view.needsReconnecting?.reason ?? null };
 }
 
 export const connectionFormMachine = setup({
@@ -133,6 +135,7 @@ export const connectionFormMachine = setup({
     dataSourceId: input.mode === 'edit' ? input.dataSourceId : null,
     system: null, displayName: '', values: {}, savedSecrets: [], errors: {}, touched: [], submitted: false, saveError: null, saved: null,
     mayPasteTokens: input.mayPasteTokens ?? false,
+    needsReconnecting: null,
     outcome: input.mode === 'edit' ? input.outcome ?? null : null,
     authorizeUrl: null,
   }),

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
 import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
+import type { DataSourceListItem } from '../../src/domain/connectors/types.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
 import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
@@ -253,6 +254,9 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
     expect(failed.error).toBe("Raiser's Edge NXT no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
     const view = await json<DataSourceView>(await send(`${DS}/${renxt}`));
     expect(view.needsReconnecting).toMatchObject({ reason: failed.error });
+    // the Data Sources list marks it too, so nobody has to open each data source to find it
+    const listed = async () => (await json<{ dataSources: DataSourceListItem[] }>(await send(DS))).dataSources.find((d) => d.id === renxt)!;
+    expect((await listed()).needsReconnecting).toEqual({ reason: failed.error, since: view.needsReconnecting!.since });
     const { rows: notices } = await server.database.pool.query<{ description: string }>(
       "select description from activity_events where tenant_id = $1 and type = 'datasource.needs-reconnecting'", [admin.tenantId]);
     expect(notices.map((n) => n.description)).toEqual([`The data source Riverside RE NXT needs reconnecting: ${failed.error}`]);
@@ -267,5 +271,6 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
     const edited = await send(`${DS}/${renxt}`, { method: 'PATCH', body: { settings: { refreshToken: sky.grant() } } });
     expect(edited.status, await edited.clone().text()).toBe(200);
     expect((await json<DataSourceView>(edited)).needsReconnecting).toBeNull();
+    expect((await listed()).needsReconnecting).toBeNull();
   });
 });

@@ -37,6 +37,7 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
         id: dataSources.id, system: dataSources.system, displayName: dataSources.displayName,
         createdOn: dataSources.createdOn, modifiedOn: dataSources.modifiedOn,
         createdBy: creator.fullName, modifiedBy: modifier.fullName, usedByCount: used,
+        needsReconnecting: dataSources.needsReconnecting, needsReconnectingOn: dataSources.needsReconnectingOn,
       }).from(dataSources)
         .leftJoin(creator, eq(creator.id, dataSources.createdBy))
         .leftJoin(modifier, eq(modifier.id, dataSources.modifiedBy))

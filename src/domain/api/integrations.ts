@@ -29,9 +29,13 @@ export const SystemSchema = v.object({
   fields: v.array(FieldMetaSchema),
 });
 
+/** a data source whose vendor revoked its grant: the reason in words, and since when */
+const NeedsReconnectingSchema = v.optional(v.nullable(v.object({ reason: v.string(), since: v.string() })));
+
 export const DataSourceListItemSchema = v.object({
   id: v.string(), system: System, displayName: v.string(), createdOn: v.string(), createdBy: v.nullable(v.string()),
   modifiedOn: v.string(), modifiedBy: v.nullable(v.string()), usedByCount: v.number(),
+  needsReconnecting: NeedsReconnectingSchema,
 });
 
 /** A data source as the browser may see it: plain settings, and `{ saved: true }` for each saved secret. */
@@ -40,7 +44,7 @@ export const DataSourceViewSchema = v.object({
   settings: v.record(v.string(), v.union([v.string(), v.object({ saved: v.literal(true) })])),
   createdOn: v.string(), createdBy: v.nullable(v.string()), modifiedOn: v.string(), modifiedBy: v.nullable(v.string()),
   usedBy: v.array(v.object({ id: v.string(), name: v.string() })),
-  needsReconnecting: v.optional(v.nullable(v.object({ reason: v.string(), since: v.string() }))),
+  needsReconnecting: NeedsReconnectingSchema,
 });
 
 export const TestResultSchema = v.object({ status: v.literal('success'), detail: v.string(), testedOn: v.string() });

@@ -68,4 +68,6 @@ export interface DataSourceListItem {
   modifiedOn: string;
   modifiedBy: string | null;
   usedByCount: number;
+  /** the vendor revoked the grant: someone who may edit it connects again */
+  needsReconnecting?: { reason: string; since: string } | null;
 }

@@ -34,6 +34,8 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
   const saving = state.matches('saving') || connecting;
   const oauth = def && usesOAuth(def.system, c.values) ? oauthVendorFor(def.system)! : null;
   const connected = !!oauth && (c.savedSecrets.includes(oauth.refreshTokenField) || !!c.values[oauth.refreshTokenField]);
+  // a grant the vendor revoked reads as such until a Connect succeeds
+  const reconnect = !!c.needsReconnecting && !c.outcome?.connected;
   const title = c.mode === 'create' ? 'Add data source' : `Edit ${c.displayName || 'data source'}`;
 
   return (
@@ -78,8 +80,11 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
                 <Stack gap="xs">
                   <Group gap="xs">
                     <Text size="sm" fw={600}>Connection with {def.name}</Text>
-                    {connected ? <Badge color="green" variant="light">Connected</Badge> : <Badge color="gray" variant="light">Not connected</Badge>}
+                    {reconnect
+                      ? <Badge color="red" variant="light">Needs reconnecting</Badge>
+                      : connected ? <Badge color="green" variant="light">Connected</Badge> : <Badge color="gray" variant="light">Not connected</Badge>}
                   </Group>
+                  {reconnect && <Text size="sm" c="red">{c.needsReconnecting}</Text>}
                   {c.outcome && (
                     c.outcome.connected
                       ? <Alert role="status" color="green" icon={<IconCircleCheck aria-hidden />}>{c.outcome.message}</Alert>
@@ -89,7 +94,7 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
                     Connect saves this data source and takes you to {def.name}, where an administrator of your account gives Tributary access; you come back here.
                   </Text>
                   <Button
-                    variant={connected ? 'default' : 'filled'} w="fit-content" leftSection={<IconPlugConnected size={16} aria-hidden />}
+                    variant={connected && !reconnect ? 'default' : 'filled'} w="fit-content" leftSection={<IconPlugConnected size={16} aria-hidden />}
                     loading={connecting} disabled={saving && !connecting}
                     onClick={() => actor.send({ type: 'oauth.connect' })}
                   >

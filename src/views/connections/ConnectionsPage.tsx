@@ -174,6 +174,7 @@ function ConnectionsScreen({ policies: effective, machines = {}, connectReturn =
                             {d.displayName}
                           </Anchor>
                           {d.usedByCount > 0 && <Badge ml="xs" size="sm" variant="light">in use</Badge>}
+                          {d.needsReconnecting && <Badge ml="xs" size="sm" color="red" variant="light">Needs reconnecting</Badge>}
                         </Table.Td>
                         <Table.Td>{systemName(d.system)}</Table.Td>
                         <Table.Td>
@@ -214,6 +215,19 @@ function ConnectionsScreen({ policies: effective, machines = {}, connectReturn =
                     <Text size="sm" c="dimmed">{systemName(selected.system)} · last modified {dateTime(selected.modifiedOn)}{selected.modifiedBy ? ` by ${selected.modifiedBy}` : ''}</Text>
                     {selected.usedByCount > 0 && <Text size="sm">Used by {selected.usedByCount} formula{selected.usedByCount === 1 ? '' : 's'}.</Text>}
                   </div>
+                  {selected.needsReconnecting && (
+                    <Alert color="red" icon={<IconAlertTriangle aria-hidden />} title="Needs reconnecting" data-testid="needs-reconnecting">
+                      <Text size="sm">{selected.needsReconnecting.reason}</Text>
+                      <Text size="xs" c="dimmed">Since {dateTime(selected.needsReconnecting.since)}. Runs of the formulas that use it stop with this reason until it is connected again.</Text>
+                      {mayEdit
+                        ? (
+                          <Button mt="xs" size="xs" variant="light" leftSection={<IconPencil size={14} aria-hidden />} onClick={() => actor.send({ type: 'source.edit', id: selected.id })} disabled={!state.matches('ready')}>
+                            Reconnect
+                          </Button>
+                        )
+                        : <Text size="xs" mt="xs">A colleague whose role may edit connections can connect it again.</Text>}
+                    </Alert>
+                  )}
                   {/* both call the system with the saved credentials: the server refuses them without edit */}
                   {mayEdit && <ConnectionTestControl machine={m.connectionTest} target={() => ({ kind: 'saved', dataSourceId: selected.id })} />}
                   <ObjectPicker dataSourceId={selected.id} machine={m.objectPicker} mayRefresh={mayEdit} />
