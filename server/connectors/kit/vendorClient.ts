@@ -9,6 +9,7 @@
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
 import { ConnectionProblem, processingError, refused, transientProblem } from '../connector.ts';
 import { JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch, type VendorResponse } from '../vendorHttp.ts';
+import type { Pacer } from './pace.ts';
 import { QuotaExhausted, retryAfterMs } from './problems.ts';
 
 /** Tries of one call when it fails in a way that may pass. */
@@ -44,6 +45,8 @@ export interface VendorClientOptions {
   /** a spent quota the vendor announces its own way (SKY API: 403 with Retry-After) */
   quota?(res: VendorResponse, body: unknown): QuotaExhausted | null;
   signal?: AbortSignal | undefined;
+  /** the vendor's calls-per-second limit, kept before each call (kit/pace.ts) */
+  pace?: Pacer;
   /** waits between tries; tests may shorten them */
   sleep?(ms: number): Promise<void>;
 }
@@ -86,6 +89,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         o.signal?.throwIfAborted();
         let res: VendorResponse;
         try {
+          await o.pace?.take(o.signal);
           stats.calls++;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',

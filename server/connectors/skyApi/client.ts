@@ -3,19 +3,23 @@
  * refresh token exchanged at oauth2.sky.blackbaud.com/token with the application id and secret in
  * HTTP Basic; rotated on each refresh of a saved data source, kept while settings are only being
  * tested, since the user has not saved them yet), and the API client on api.sky.blackbaud.com
- * with the Bb-Api-Subscription-Key header. SKY API limits calls per second (429 with Retry-After,
- * waited for) and per day (403 "Out of call volume quota" with Retry-After: the formula pauses).
+ * with the Bb-Api-Subscription-Key header. SKY API limits calls per second (paced on our side, and a
+ * 429 with Retry-After waited for) and per day (403 "Out of call volume quota" with Retry-After: the formula pauses).
  */
+import { createHash } from 'node:crypto';
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
 import { refused, type ConnectorContext } from '../connector.ts';
 import { oauthClient } from '../oauth/flow.ts';
 import { InvalidGrant, oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
+import { sharedPacer } from '../kit/pace.ts';
 import { QuotaExhausted, retryAfterMs } from '../kit/problems.ts';
 import { defaultMessageOf, vendorClient, type VendorClient } from '../kit/vendorClient.ts';
 import { basic, expectJson, form, FORM, requireField, vendorFetch } from '../vendorHttp.ts';
 
 export const SKY_API = 'https://api.sky.blackbaud.com';
 export const SKY_TOKEN_URL = 'https://oauth2.sky.blackbaud.com/token';
+/** SKY API's rate limit per subscription (its Standard tier); a 429 past it is still waited for */
+export const SKY_CALLS_PER_SECOND = 10;
 
 interface SkyToken { access_token?: string; refresh_token?: string; expires_in?: number; environment_name?: string; legal_entity_name?: string }
 
@@ -54,6 +58,8 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
   });
   const client = vendorClient({
     system, name, baseUrl: SKY_API, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
+    // the limit is the subscription's, whichever data source or worker call uses it
+    pace: sharedPacer(`${system}:${createHash('sha256').update(ctx.settings.subscriptionKey ?? '').digest('hex')}`, SKY_CALLS_PER_SECOND),
     auth: async (force) => ({ authorization: `Bearer ${await session.accessToken(force)}`, 'bb-api-subscription-key': ctx.settings.subscriptionKey ?? '' }),
     messageOf: defaultMessageOf,
     quota(res, body) {
