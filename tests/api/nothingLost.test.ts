@@ -290,10 +290,13 @@ afterAll(async () => {
 
 describe('a worker killed with SIGKILL', () => {
   it('while the run collects: a new worker reads on, every row one record, every record sent once', async () => {
+    // the worker starts while the file and formula are made: it has nothing to work until the run
+    const starting = workerFor('collector 1');
+    starting.catch(() => {});
     const file = await supporters(0, 'collect', 1800, 200, 0);
     const formula = await liveFormula(0, file);
     const crmBefore = await crmCount(0);
-    const first = await workerFor('collector 1');
+    const first = await starting;
     const run = await runNow(0, formula);
     const rows = file.rows.length;
     const stored = await until('10% to 60% of the rows stored', async () => {
@@ -476,13 +479,16 @@ describe('slices', () => {
 describe('two workers on one PostgreSQL', () => {
   it('share the runs of several formulas of two tenants, one job per formula at a time, nothing twice', async () => {
     // short slices: a run is worked by several jobs in turn (each sends at least a batch of 500), which either worker may take
-    const [a, b] = await Promise.all([workerFor('worker A', SHORT_SLICES), workerFor('worker B', SHORT_SLICES)]);
+    // the workers start while the files and formulas are made: they have nothing to work until the runs
+    const starting = Promise.all([workerFor('worker A', SHORT_SLICES), workerFor('worker B', SHORT_SLICES)]);
+    starting.catch(() => {});
     const formulas: { tenant: number; id: string; file: Supporters; runId: string }[] = [];
     const crmBefore = [await crmCount(0), await crmCount(1)];
     for (const [tenant, n] of [[0, 0], [0, 1], [1, 0], [1, 1]] as const) {
       const file = await supporters(tenant, `shared-${tenant}-${n}`, 630, 70, 500 + n * 70);
       formulas.push({ tenant, id: await liveFormula(tenant, file), file, runId: '' });
     }
+    const [a, b] = await starting;
     for (const f of formulas) f.runId = (await runNow(f.tenant, f.id)).id;
     // each run's job queued once more, as when a worker dies after queueing its continuation: it waits its turn
     for (const f of formulas) {
