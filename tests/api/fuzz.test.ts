@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { SERVICES } from '../../src/domain/api/services.ts';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
@@ -185,9 +185,26 @@ async function run(route: string, all: Case[], { known = false } = {}): Promise<
   return findings;
 }
 
-/** After a batch: no uncaught error (some surface a moment after the answer), and /health still answers. */
+/** The test server's listening socket (it runs in this process), to count the connections it still holds. */
+const listener = (() => {
+  const port = Number(new URL(base).port);
+  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+  const found = handles.find((h): h is net.Server => h instanceof net.Server && (h.address() as AddressInfo | null)?.port === port);
+  if (!found) throw new Error(`no server listening on port ${port} in this process`);
+  return found;
+})();
+const connectionsHeld = () => new Promise<number>((resolve, reject) => listener.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+/**
+ * After a batch: no uncaught error, and /health still answers. Some errors surface a moment after
+ * the answer, as the server finishes with a connection (a body cut off, a socket closed under a
+ * reply): the batch is over once the server holds none of its connections, and a few milliseconds
+ * later.
+ */
 async function aftermath(): Promise<string[]> {
-  await new Promise((r) => setTimeout(r, 30));
+  for (const end = Date.now() + 5000; (await connectionsHeld()) > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 2));
+  await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setImmediate(r));
   const out = uncaught.splice(0).map((e) => `uncaught in the server process: ${e}`);
   const health = await send(base, { method: 'GET', path: '/health' }).catch((err: Error) => ({ status: 0, text: err.message }));
   if (health.status !== 200) out.push(`GET /health answered ${health.status} ${short(health.text, 200)} afterwards`);

@@ -28,6 +28,8 @@ const FOLDER = 'nothing-lost';
 /** a dead worker's job is failed within its heartbeat (pg-boss's shortest, 10 s) and retried a second or two later */
 const TIMINGS = { JOBS_SUPERVISE_SECONDS: '1', JOBS_HEARTBEAT_SECONDS: '10', JOBS_RETRY_DELAY_SECONDS: '1' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** slices shorter than any batch takes to read and store: a run of a few batches spans several */
+const SHORT_SLICES = { RUN_SLICE_MS: '1' };
 
 let server: TestServer;
 let pool: pg.Pool;
@@ -56,9 +58,15 @@ interface Worker {
   name: string;
   child: ChildProcess;
   out(): string;
-  /** the runs this process finished */
+  /** the runs this process finished since the test took it */
   finishedRuns(): string[];
   exited: Promise<unknown>;
+  /** the settings it was started with */
+  env: string;
+  /** left by a test that passed, for the next test that asks for a worker like it */
+  idle: boolean;
+  /** where in its output the test that took it began */
+  from: number;
 }
 const workers: Worker[] = [];
 
@@ -78,9 +86,9 @@ async function startWorker(name: string, env: Record<string, string> = {}): Prom
   child.stdout!.on('data', (d) => { out += String(d); });
   child.stderr!.on('data', (d) => { out += String(d); });
   const worker: Worker = {
-    name, child, out: () => out,
+    name, child, out: () => out, env: JSON.stringify(env), idle: false, from: 0,
     exited: new Promise((resolve) => child.on('close', resolve)),
-    finishedRuns: () => out.split('\n').filter((l) => l.includes('"msg":"run finished"')).map((l) => (JSON.parse(l) as { runId: string }).runId),
+    finishedRuns: () => out.slice(worker.from).split('\n').filter((l) => l.includes('"msg":"run finished"')).map((l) => (JSON.parse(l) as { runId: string }).runId),
   };
   workers.push(worker);
   await until(`${name} to be ready`, async () => {
@@ -91,6 +99,38 @@ async function startWorker(name: string, env: Record<string, string> = {}): Prom
 }
 
 const alive = (w: Worker) => w.child.exitCode === null && w.child.signalCode === null;
+
+/**
+ * A worker started with these settings: one an earlier test left idle, or a new one. Starting a
+ * worker takes seconds (Node loads the whole server), and a worker works one run after another, so
+ * the tests pass their workers on rather than each start its own.
+ */
+async function workerFor(name: string, env: Record<string, string> = {}): Promise<Worker> {
+  // an idle worker still works the queues: none of other settings may take this test's runs
+  await Promise.all(workers.filter((w) => w.idle && w.env !== JSON.stringify(env)).map(stop));
+  const idle = workers.find((w) => w.idle && alive(w) && w.env === JSON.stringify(env));
+  if (!idle) return startWorker(name, env);
+  Object.assign(idle, { name, idle: false, from: idle.out().length });
+  return idle;
+}
+
+/** The test is done with the worker: the next test may take it (afterAll stops it). */
+function release(worker: Worker): void {
+  worker.idle = true;
+}
+
+/**
+ * pg-boss fails a job whose worker died once its last heartbeat is older than its heartbeat_seconds
+ * (10 here, pg-boss's least). Rather than wait that out, the dead worker's job has its last heartbeat
+ * moved back by that much: pg-boss's supervisor (every second here) still has to find it and fail it
+ * for the run to go on.
+ */
+async function heartbeatLapses(runId: string): Promise<void> {
+  const moved = await q(`update pgboss.job set heartbeat_on = heartbeat_on - heartbeat_seconds * interval '1 second'
+    where name = $1 and state = 'active' and data->>'runId' = $2 and heartbeat_on is not null and heartbeat_seconds is not null
+    returning id`, [formulaRun.name, runId]);
+  expect(moved, 'the dead worker\'s job, active with a heartbeat').toHaveLength(1);
+}
 
 async function kill9(worker: Worker): Promise<void> {
   worker.child.kill('SIGKILL');
@@ -233,12 +273,14 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-// a test that failed half-way leaves no worker to the next
-afterEach(async () => {
-  for (const w of workers) if (alive(w)) await kill9(w);
+// a test that failed half-way leaves no worker to the next; one that passed leaves its idle ones
+afterEach(async (ctx) => {
+  const failed = ctx.task.result?.state === 'fail' || (ctx.task.result?.errors?.length ?? 0) > 0;
+  for (const w of workers) if (alive(w) && (failed || !w.idle)) await kill9(w);
 });
 
 afterAll(async () => {
+  await Promise.all(workers.map(stop));
   await pool?.end();
   for (const t of tenants) fs.rmSync(dropFolderPath(server.config.dataDir, t.id, FOLDER), { recursive: true, force: true });
   await server?.close();
@@ -248,10 +290,13 @@ afterAll(async () => {
 
 describe('a worker killed with SIGKILL', () => {
   it('while the run collects: a new worker reads on, every row one record, every record sent once', async () => {
+    // the worker starts while the file and formula are made: it has nothing to work until the run
+    const starting = workerFor('collector 1');
+    starting.catch(() => {});
     const file = await supporters(0, 'collect', 1800, 200, 0);
     const formula = await liveFormula(0, file);
     const crmBefore = await crmCount(0);
-    const first = await startWorker('collector 1');
+    const first = await starting;
     const run = await runNow(0, formula);
     const rows = file.rows.length;
     const stored = await until('10% to 60% of the rows stored', async () => {
@@ -268,9 +313,10 @@ describe('a worker killed with SIGKILL', () => {
     expect((killed.sending ?? 0) + (killed.sent ?? 0)).toBeGreaterThanOrEqual(stored);
     expect(killed.sent ?? 0).toBeLessThan(rows);
 
-    const second = await startWorker('collector 2');
+    await heartbeatLapses(run.id);
+    const second = await workerFor('collector 2');
     const done = await finished(0, formula, run.id, 120_000);
-    await stop(second);
+    release(second);
     await expectNothingLost(0, formula, file, done);
     expect(await crmCount(0) - crmBefore).toBe(file.fresh.length);
   }, 180_000);
@@ -279,7 +325,7 @@ describe('a worker killed with SIGKILL', () => {
     const file = await supporters(0, 'send', 1350, 150, 200);
     const formula = await liveFormula(0, file);
     const crmBefore = await crmCount(0);
-    const first = await startWorker('sender 1');
+    const first = await workerFor('sender 1');
     const run = await runNow(0, formula);
     const rows = file.rows.length;
     // the worst moment: the CRM holds the whole batch, the records do not say so yet. A record of the
@@ -318,62 +364,12 @@ describe('a worker killed with SIGKILL', () => {
     expect(await num(`select count(*) as n from records r where formula_id = $1 and state = 'sending'
       and not exists (select 1 from sandbox_writes w where w.tenant_id = r.tenant_id and w.idempotency_key = r.idempotency_key)`, [formula])).toBe(0);
 
-    const second = await startWorker('sender 2');
+    await heartbeatLapses(run.id);
+    const second = await workerFor('sender 2');
     const done = await finished(0, formula, run.id, 120_000);
-    await stop(second);
+    release(second);
     await expectNothingLost(0, formula, file, done);
     expect(await crmCount(0) - crmBefore).toBe(file.fresh.length);
-  }, 180_000);
-});
-
-describe('a file that takes longer to read than a slice', () => {
-  it('is read to its end, every row once', async () => {
-    const file = await supporters(0, 'long', 6000, 0, 0);
-    // held in Ready: only collecting is timed
-    const formula = await liveFormula(0, file, false);
-    const worker = await startWorker('short slices', { RUN_SLICE_MS: '500' });
-    const run = await runNow(0, formula);
-    const done = await finished(0, formula, run.id, 60_000);
-    await stop(worker);
-    expect(done.status).toBe('finished');
-    expect(await states(formula)).toEqual({ ready: file.rows.length });
-    expect(done.counts).toMatchObject({ collected: file.rows.length, unchanged: 0 });
-  }, 120_000);
-});
-
-describe('slices', () => {
-  const jobsOf = (runId: string) => num(`select count(*) as n from pgboss.job where name = $1 and data->>'runId' = $2`, [formulaRun.name, runId]);
-
-  it('a run goes on past its slice in the same job when no other run waits for a worker', async () => {
-    const file = await supporters(0, 'alone', 3000, 0, 0);
-    const formula = await liveFormula(0, file, false);
-    const worker = await startWorker('alone', { RUN_SLICE_MS: '1' });
-    const run = await runNow(0, formula);
-    const done = await finished(0, formula, run.id, 60_000);
-    await stop(worker);
-    expect(done.counts).toMatchObject({ collected: file.rows.length, unchanged: 0 });
-    expect(await jobsOf(run.id)).toBe(1);
-  }, 120_000);
-
-  it('runs hand their rest to a continuation at each slice while another run waits, and each is read to its end once', async () => {
-    // three runs, two at a time in one worker: the third waits, so the first two hand over
-    const made = [];
-    for (const n of [0, 1, 2]) {
-      const file = await supporters(0, `waiting-${n}`, 3000, 0, 0);
-      made.push({ file, formula: await liveFormula(0, file, false) });
-    }
-    const worker = await startWorker('waiting', { RUN_SLICE_MS: '1' });
-    const runs = [];
-    for (const m of made) runs.push(await runNow(0, m.formula));
-    const done = [];
-    for (const [i, m] of made.entries()) done.push(await finished(0, m.formula, runs[i]!.id, 120_000));
-    await stop(worker);
-    for (const [i, m] of made.entries()) {
-      expect(done[i]!.counts).toMatchObject({ collected: m.file.rows.length, unchanged: 0 });
-      expect(await states(m.formula)).toEqual({ ready: m.file.rows.length });
-    }
-    const jobs = await Promise.all(runs.map((r) => jobsOf(r.id)));
-    expect(jobs.reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
   }, 180_000);
 });
 
@@ -394,7 +390,7 @@ describe('a destination failing half-way', () => {
       end $$`);
     await q(`create trigger nothing_lost_outage after insert on sandbox_constituents for each row
       when (new.tenant_id = '${tenantId}') execute function nothing_lost_outage()`);
-    const worker = await startWorker('outage');
+    const worker = await workerFor('outage');
     let run: RunView;
     try {
       run = await runNow(0, formula);
@@ -422,24 +418,77 @@ describe('a destination failing half-way', () => {
       await q('drop function if exists nothing_lost_outage()');
     }
     const done = await finished(0, formula, run.id, 120_000);
-    await stop(worker);
+    release(worker);
     expect(done.retry).toBeNull();
     await expectNothingLost(0, formula, file, done);
     expect(await crmCount(0) - crmBefore).toBe(file.fresh.length);
   }, 180_000);
 });
 
+describe('a file that takes longer to read than a slice', () => {
+  it('is read to its end, every row once', async () => {
+    const file = await supporters(0, 'long', 3000, 0, 0);
+    // held in Ready: only collecting is timed
+    const formula = await liveFormula(0, file, false);
+    const worker = await workerFor('short slices', SHORT_SLICES);
+    const run = await runNow(0, formula);
+    const done = await finished(0, formula, run.id, 60_000);
+    release(worker);
+    expect(done.status).toBe('finished');
+    expect(await states(formula)).toEqual({ ready: file.rows.length });
+    expect(done.counts).toMatchObject({ collected: file.rows.length, unchanged: 0 });
+  }, 120_000);
+});
+
+describe('slices', () => {
+  const jobsOf = (runId: string) => num(`select count(*) as n from pgboss.job where name = $1 and data->>'runId' = $2`, [formulaRun.name, runId]);
+
+  it('a run goes on past its slice in the same job when no other run waits for a worker', async () => {
+    const file = await supporters(0, 'alone', 3000, 0, 0);
+    const formula = await liveFormula(0, file, false);
+    const worker = await workerFor('alone', SHORT_SLICES);
+    const run = await runNow(0, formula);
+    const done = await finished(0, formula, run.id, 60_000);
+    release(worker);
+    expect(done.counts).toMatchObject({ collected: file.rows.length, unchanged: 0 });
+    expect(await jobsOf(run.id)).toBe(1);
+  }, 120_000);
+
+  it('runs hand their rest to a continuation at each slice while another run waits, and each is read to its end once', async () => {
+    // three runs, two at a time in one worker: the third waits, so the first two hand over
+    const made = [];
+    for (const n of [0, 1, 2]) {
+      const file = await supporters(0, `waiting-${n}`, 3000, 0, 0);
+      made.push({ file, formula: await liveFormula(0, file, false) });
+    }
+    const worker = await workerFor('waiting', SHORT_SLICES);
+    const runs = [];
+    for (const m of made) runs.push(await runNow(0, m.formula));
+    const done = [];
+    for (const [i, m] of made.entries()) done.push(await finished(0, m.formula, runs[i]!.id, 120_000));
+    release(worker);
+    for (const [i, m] of made.entries()) {
+      expect(done[i]!.counts).toMatchObject({ collected: m.file.rows.length, unchanged: 0 });
+      expect(await states(m.formula)).toEqual({ ready: m.file.rows.length });
+    }
+    const jobs = await Promise.all(runs.map((r) => jobsOf(r.id)));
+    expect(jobs.reduce((a, b) => a + b, 0)).toBeGreaterThan(3);
+  }, 180_000);
+});
+
 describe('two workers on one PostgreSQL', () => {
   it('share the runs of several formulas of two tenants, one job per formula at a time, nothing twice', async () => {
     // short slices: a run is worked by several jobs in turn (each sends at least a batch of 500), which either worker may take
-    const env = { RUN_SLICE_MS: '100' };
-    const [a, b] = await Promise.all([startWorker('worker A', env), startWorker('worker B', env)]);
+    // the workers start while the files and formulas are made: they have nothing to work until the runs
+    const starting = Promise.all([workerFor('worker A', SHORT_SLICES), workerFor('worker B', SHORT_SLICES)]);
+    starting.catch(() => {});
     const formulas: { tenant: number; id: string; file: Supporters; runId: string }[] = [];
     const crmBefore = [await crmCount(0), await crmCount(1)];
     for (const [tenant, n] of [[0, 0], [0, 1], [1, 0], [1, 1]] as const) {
       const file = await supporters(tenant, `shared-${tenant}-${n}`, 630, 70, 500 + n * 70);
       formulas.push({ tenant, id: await liveFormula(tenant, file), file, runId: '' });
     }
+    const [a, b] = await starting;
     for (const f of formulas) f.runId = (await runNow(f.tenant, f.id)).id;
     // each run's job queued once more, as when a worker dies after queueing its continuation: it waits its turn
     for (const f of formulas) {
@@ -450,7 +499,8 @@ describe('two workers on one PostgreSQL', () => {
     for (const f of formulas) runs.push(await finished(f.tenant, f.id, f.runId, 150_000));
     // the second copies end too
     await until('every job to end', async () => (await num(`select count(*) as n from pgboss.job where name = $1 and state in ('created', 'retry', 'active')`, [formulaRun.name])) === 0, 30_000);
-    await Promise.all([stop(a!), stop(b!)]);
+    release(a!);
+    release(b!);
     for (const [i, f] of formulas.entries()) await expectNothingLost(f.tenant, f.id, f.file, runs[i]!);
     for (const tenant of [0, 1]) {
       const fresh = formulas.filter((f) => f.tenant === tenant).reduce((sum, f) => sum + f.file.fresh.length, 0);

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
 import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
+import { formulaRun } from '../../server/jobs/formulaRun.ts';
 import { call, sessionFor } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -118,7 +119,16 @@ describe('a worker killed with SIGKILL while it sends to Raiser\'s Edge NXT', ()
     await first.exited;
     expect(created()).toBeLessThan(ROWS);
     expect(before).toBeGreaterThan(0);
+    // the kill has landed: the rest need not be slow
+    sky.apiDelayMs = 0;
 
+    // pg-boss fails a dead worker's job once its last heartbeat is older than its heartbeat_seconds (10 here,
+    // pg-boss's least): rather than wait that out, the job's last heartbeat is moved back by that much, and
+    // pg-boss's supervisor (every second here) still has to find and fail it for the run to go on
+    const lapsed = await server.database.pool.query(`update pgboss.job set heartbeat_on = heartbeat_on - heartbeat_seconds * interval '1 second'
+      where name = $1 and state = 'active' and data->>'runId' = $2 and heartbeat_on is not null and heartbeat_seconds is not null
+      returning id`, [formulaRun.name, run.id]);
+    expect(lapsed.rowCount, 'the dead worker\'s job, active with a heartbeat').toBe(1);
     await startWorker();
     const done = await until('the run to finish', async () => {
       const { runs } = await json<{ runs: RunView[] }>(await api(`${F}/${formula}/runs`));

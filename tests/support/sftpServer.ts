@@ -158,6 +158,8 @@ export async function startSftpServer(opts: { user?: string; password?: string }
   }
 
   const server = new Server({ hostKeys: [hostKey.private] }, (conn: Connection) => {
+    // as an SSH server does (OpenSSH sets TCP_NODELAY): small packets go out at once (ssh2 has it, its types do not)
+    (conn as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     conn.on('authentication', (ctx: AuthContext) => {
       if (ctx.username !== user) { logins.push({ method: ctx.method, ok: false }); return ctx.reject(); }
       if (ctx.method === 'password') {

@@ -89,6 +89,9 @@ async function open(ctx: ConnectorContext): Promise<Session> {
     });
     try {
       client.connect(config);
+      // SFTP is request and answer in small packets: with Nagle's algorithm each answer waits for the
+      // peer's delayed ACK (40 ms on Linux), a quarter of a second for a connection and its folder
+      client.setNoDelay(true);
     } catch (err) {
       // ssh2 parses the key synchronously
       const msg = (err as Error).message;
