@@ -95,8 +95,12 @@ describe('the client', () => {
     expect([...sf.versions]).toEqual([SALESFORCE_API_VERSION]);
     for (const c of apiCalls()) expect(c.headers.authorization).toMatch(/^Bearer 00DRv!sf-access-/);
     expect(api.usage()).toEqual({ used: 1, max: 15000 });
-    // the instance URL from the token's answer is kept with the grant
-    expect(connectionSettings(box, (await tenant.dataSources.get(ds))!).instanceUrl).toBe(SF_INSTANCE);
+    // the instance URL from the token's answer is kept with the token, and serves another session that reuses it
+    expect(api.instanceUrl()).toBe(SF_INSTANCE);
+    const later = salesforceApi(await ctxFor(ds));
+    await later.call({ path: `/services/data/${SALESFORCE_API_VERSION}/sobjects` });
+    expect(later.instanceUrl()).toBe(SF_INSTANCE);
+    expect(sf.seen.filter((s) => s.path === '/services/oauth2/token')).toHaveLength(1);
     expect(limitInfo('api-usage=25/5000; per-app-api-usage=17/250(appName=sample-connected-app)')).toEqual({ used: 25, max: 5000 });
   });
 

@@ -6,8 +6,8 @@
  * Sign-in: the token endpoint of the login host (login.salesforce.com, test.salesforce.com for a
  * sandbox org, or the org's My Domain) with the connection's flow: the refresh token Connect saved
  * (web server flow), the username-password flow or client credentials. The answer names the org's
- * instance URL, where every API call goes; it is kept beside the grant (as a rotated setting), so a
- * token saved by another worker is used against the right host. Salesforce's token answer carries
+ * instance URL, where every API call goes; it is sealed together with the access token it came
+ * with, so a token saved by another worker is always used against its own org's host. Salesforce's token answer carries
  * no lifetime (sessions last as the org's session settings say, two hours by default): a token is
  * taken to live an hour, and a 401 sooner refreshes it once (vendorClient).
  *
@@ -95,30 +95,43 @@ export interface SalesforceApi {
   call<T = unknown>(req: VendorCall): Promise<T>;
   /** the daily API usage Salesforce reported last, if it did */
   usage(): { used: number; max: number } | null;
+  /** the org's instance URL, once a token is at hand */
+  instanceUrl(): string | null;
   session: OAuthSession;
   client: VendorClient;
+}
+
+/** The access token and its org's instance URL, kept as one sealed value. */
+const joinToken = (instanceUrl: string, accessToken: string) => `${instanceUrl} ${accessToken}`;
+function splitToken(joined: string): { instanceUrl: string; accessToken: string } {
+  const at = joined.indexOf(' ');
+  return { instanceUrl: joined.slice(0, at), accessToken: joined.slice(at + 1) };
 }
 
 export function salesforceApi(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): SalesforceApi {
   const system: SystemId = 'salesforce';
   const store = ctx.dataSourceId ? ctx.grant : undefined;
   let usage: { used: number; max: number } | null = null;
+  let instanceUrl: string | null = null;
   const session = oauthSession({
     system, name: NAME, settings: ctx.settings, store,
     async exchange(settings) {
       const t = await exchangeToken(system, settings, ctx.signal);
       return {
-        token: { accessToken: t.accessToken, expiresOn: new Date(Date.now() + ASSUMED_TOKEN_LIFETIME_MS) },
-        // the instance is kept with the grant, so a token saved by another worker finds its host
-        rotated: t.instanceUrl !== settings.instanceUrl ? { instanceUrl: t.instanceUrl } : undefined,
+        token: { accessToken: joinToken(t.instanceUrl, t.accessToken), expiresOn: new Date(Date.now() + ASSUMED_TOKEN_LIFETIME_MS) },
         about: new URL(t.instanceUrl).host,
       };
     },
   });
+  const token = async (force = false) => {
+    const t = splitToken(await session.accessToken(force));
+    instanceUrl = t.instanceUrl;
+    return t.accessToken;
+  };
   const client = vendorClient({
     system, name: NAME, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
-    baseUrl: () => session.settings().instanceUrl ?? salesforceLoginHost(session.settings()),
-    auth: async (force) => ({ authorization: `Bearer ${await session.accessToken(force)}` }),
+    baseUrl: () => instanceUrl ?? salesforceLoginHost(session.settings()),
+    auth: async (force) => ({ authorization: `Bearer ${await token(force)}` }),
     messageOf: salesforceMessageOf,
     observe(res) { usage = limitInfo(res.header?.('sforce-limit-info')) ?? usage; },
     quota(res, body) {
@@ -132,10 +145,10 @@ export function salesforceApi(ctx: ConnectorContext, opts: { sleep?: (ms: number
   return {
     session, client,
     usage: () => usage,
+    instanceUrl: () => instanceUrl,
     async call<T>(req: VendorCall): Promise<T> {
       // the instance URL comes with a token: one is at hand before the first call is addressed
-      if (!session.settings().instanceUrl) await session.accessToken(true);
-      else await session.accessToken();
+      await token();
       return client.call<T>(req);
     },
   };
