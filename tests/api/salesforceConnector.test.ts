@@ -225,6 +225,17 @@ describe('as a destination', () => {
     await expect(salesforceConnector.search(ctx, 'Contact', { criteria: [{ field: "Email = '' OR Id", value: 'x' }] })).rejects.toThrow("Salesforce's Contact has no field Email = '' OR Id.");
   });
 
+  it('a batch\'s answer cut short by its LIMIT: each search is asked alone, so no candidate is missed', async () => {
+    for (let i = 0; i < 45; i++) sf.addContact({ LastName: 'Smith', Email: `smith${i}@example.org` });
+    const last = sf.addContact({ LastName: 'Zed', Email: 'zed@example.org' });
+    const [smiths, zed] = await salesforceConnector.searchMany!(await ctxFor(ds), 'Contact', [
+      { criteria: [{ field: 'LastName', value: 'Smith' }] }, { criteria: [{ field: 'Email', value: 'zed@example.org' }] },
+    ]);
+    expect(smiths).toHaveLength(10);
+    expect(zed!.map((r) => r.id)).toEqual([last.Id]);
+    expect(sf.queries).toHaveLength(3);
+  });
+
   it('creates with sObject Collections, allOrNone false: refused records fail alone with Salesforce\'s words; NPSP gives each Contact its Household Account; the same keys again write nothing', async () => {
     sf.addContact({ LastName: 'Existing', Email: 'taken@example.org' });
     const items: UpsertItem[] = [

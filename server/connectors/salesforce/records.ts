@@ -209,13 +209,20 @@ async function searchOn(api: SalesforceApi, object: string, queries: SearchQuery
     asked.push({ i, where: conditions.length > 1 ? `(${conditions.join(' AND ')})` : conditions[0]!, criteria });
   });
   const select = selectList(d).join(', ');
+  const ask = async (chunk: typeof asked) => {
+    const limit = Math.min(chunk.length * MAX_CANDIDATES * 2, 2000);
+    const soql = `SELECT ${select} FROM ${d.name} WHERE ${chunk.map((c) => c.where).join(' OR ')} ORDER BY Id LIMIT ${limit}`;
+    const found = (await api.call<QueryAnswer>({ path: `${API_ROOT}/query`, query: { q: soql } })).records?.map(recordOf) ?? [];
+    return { found, full: found.length >= limit };
+  };
   for (let n = 0; n < asked.length; n += SEARCHES_PER_QUERY) {
     const chunk = asked.slice(n, n + SEARCHES_PER_QUERY);
-    const soql = `SELECT ${select} FROM ${d.name} WHERE ${chunk.map((c) => c.where).join(' OR ')} ORDER BY Id LIMIT ${Math.min(chunk.length * MAX_CANDIDATES * 2, 2000)}`;
-    const found = (await api.call<QueryAnswer>({ path: `${API_ROOT}/query`, query: { q: soql } })).records?.map(recordOf) ?? [];
+    const { found, full } = await ask(chunk);
     for (const c of chunk) {
       const limit = Math.min(queries[c.i]!.limit ?? MAX_CANDIDATES, MAX_CANDIDATES);
-      answers[c.i] = found.filter((r) => c.criteria.every(([f, crit]) => holds(r, f, crit))).slice(0, limit);
+      // an answer cut short by LIMIT may lack another search's records: that search is asked alone
+      const mine = chunk.length > 1 && full ? (await ask([c])).found : found;
+      answers[c.i] = mine.filter((r) => c.criteria.every(([f, crit]) => holds(r, f, crit))).slice(0, limit);
     }
   }
   return answers;
