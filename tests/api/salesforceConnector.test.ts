@@ -236,6 +236,18 @@ describe('as a destination', () => {
     expect(sf.queries).toHaveLength(3);
   });
 
+  it('a batch of searches goes in as few queries as fit Salesforce\'s request URI (16,384 bytes) and 50 searches each', async () => {
+    const long = (i: number) => ({ criteria: [{ field: 'Email', value: `${'x'.repeat(400)}${i}@example.org` }] });
+    await salesforceConnector.searchMany!(await ctxFor(ds), 'Contact', Array.from({ length: 120 }, (_, i) => long(i)));
+    const uris = apiCalls().filter((c) => c.path.endsWith('/query')).map((c) => new URL(`${SF_INSTANCE}${c.path}?q=${encodeURIComponent(c.query.q!)}`).toString());
+    expect(uris.length).toBeGreaterThan(3);
+    expect(uris.length).toBeLessThan(12);
+    for (const uri of uris) expect(Buffer.byteLength(uri)).toBeLessThanOrEqual(16_384);
+    sf.seen.length = 0;
+    await salesforceConnector.searchMany!(await ctxFor(ds), 'Contact', Array.from({ length: 120 }, (_, i) => ({ criteria: [{ field: 'Email', value: `s${i}@example.org` }] })));
+    expect(apiCalls().filter((c) => c.path.endsWith('/query'))).toHaveLength(3);
+  });
+
   it('creates with sObject Collections, allOrNone false: refused records fail alone with Salesforce\'s words; NPSP gives each Contact its Household Account; the same keys again write nothing', async () => {
     sf.addContact({ LastName: 'Existing', Email: 'taken@example.org' });
     const items: UpsertItem[] = [

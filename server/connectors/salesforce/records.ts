@@ -39,6 +39,8 @@ const NAME = 'Salesforce';
 export const COLLECTION_SIZE = 200;
 /** searches asked in one SOQL query */
 export const SEARCHES_PER_QUERY = 50;
+/** what a query's request URI may take of Salesforce's 16,384 bytes, leaving room for the host and path */
+const URI_BUDGET = 15_000;
 /** candidates answered per search */
 const MAX_CANDIDATES = 10;
 
@@ -215,8 +217,15 @@ async function searchOn(api: SalesforceApi, object: string, queries: SearchQuery
     const found = (await api.call<QueryAnswer>({ path: `${API_ROOT}/query`, query: { q: soql } })).records?.map(recordOf) ?? [];
     return { found, full: found.length >= limit };
   };
-  for (let n = 0; n < asked.length; n += SEARCHES_PER_QUERY) {
-    const chunk = asked.slice(n, n + SEARCHES_PER_QUERY);
+  // Salesforce takes request URIs of up to 16,384 bytes: a chunk stops short of that, or at 50 searches
+  const chunks: (typeof asked)[] = [];
+  let size = 0;
+  for (const a of asked) {
+    const cost = encodeURIComponent(` OR ${a.where}`).length;
+    const last = chunks.at(-1);
+    if (!last || last.length >= SEARCHES_PER_QUERY || size + cost > URI_BUDGET) { chunks.push([a]); size = encodeURIComponent(select).length + 300 + cost; } else { last.push(a); size += cost; }
+  }
+  for (const chunk of chunks) {
     const { found, full } = await ask(chunk);
     for (const c of chunk) {
       const limit = Math.min(queries[c.i]!.limit ?? MAX_CANDIDATES, MAX_CANDIDATES);

@@ -16,7 +16,7 @@
  * - /composite/sobjects: POST creates, PATCH updates by id, PATCH /composite/sobjects/{object}/{field}
  *   upserts by an External ID; at most 200 records; per record { id, success, errors: [{ statusCode,
  *   message, fields }] } (and `created` for upserts), allOrNone honoured.
- * Error bodies are lists of { message, errorCode, fields? }. NPSP: a Contact created without an
+ * Request URIs longer than 16,384 bytes answer 414. Error bodies are lists of { message, errorCode, fields? }. NPSP: a Contact created without an
  * AccountId gets a Household Account ("<LastName> Household"), as NPSP's triggers do; a duplicate
  * rule blocks a second Contact with the same Email (DUPLICATES_DETECTED).
  */
@@ -458,6 +458,8 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
         res.end(payload === null ? '' : JSON.stringify(payload));
       };
       if (url.pathname === '/services/oauth2/token' && req.method === 'POST') return send(isForm ? token(new URLSearchParams(raw)) : [400, { error: 'invalid_request' }]);
+      // the REST API takes request URIs of up to 16,384 bytes
+      if (Buffer.byteLength(req.url!) > 16_384) return send([414, [{ message: 'The request URI is too long.', errorCode: 'URI_TOO_LONG' }]]);
       const m = /^\/services\/data\/(v\d+\.\d)(\/.*)$/.exec(url.pathname);
       if (!m) return send(err(404, 'NOT_FOUND', 'The requested resource does not exist'));
       versions.add(m[1]!);
