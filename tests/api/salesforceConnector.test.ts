@@ -13,7 +13,7 @@ import { connectionSettings, sealColumns } from '../../server/connectors/dataSou
 import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
-import { limitInfo, salesforceApi, SALESFORCE_API_VERSION } from '../../server/connectors/salesforce/client.ts';
+import { limitInfo, salesforceApi, SALESFORCE_API_VERSION, salesforceTokenUrl } from '../../server/connectors/salesforce/client.ts';
 import { soqlString } from '../../server/connectors/salesforce/soql.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
 import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
@@ -104,6 +104,12 @@ describe('the client', () => {
     expect(limitInfo('api-usage=25/5000; per-app-api-usage=17/250(appName=sample-connected-app)')).toEqual({ used: 25, max: 5000 });
   });
 
+  it('signs in at the login host of the org: production, a sandbox, or its My Domain', () => {
+    expect(salesforceTokenUrl({ environment: 'production' })).toBe('https://login.salesforce.com/services/oauth2/token');
+    expect(salesforceTokenUrl({ environment: 'sandbox' })).toBe('https://test.salesforce.com/services/oauth2/token');
+    expect(salesforceTokenUrl({ environment: 'sandbox', customDomain: 'riverside--uat.sandbox.my.salesforce.com' })).toBe('https://riverside--uat.sandbox.my.salesforce.com/services/oauth2/token');
+  });
+
   it('waits out 503 with Retry-After; a spent daily allowance (403 REQUEST_LIMIT_EXCEEDED) is QuotaExhausted', async () => {
     const ctx = await ctxFor(ds);
     sf.throttle(2, 0);
@@ -186,6 +192,21 @@ describe('as a source', () => {
     sf.forgetLocators();
     const restarted = (await all(salesforceConnector.pull(ctx, 'Contact', firstBatch.watermark, { batchSize: 200 }))).flatMap((b) => b.records);
     expect(restarted).toHaveLength(210);
+  });
+
+  it('run once reads only the window\'s changes and moves no watermark', async () => {
+    sf.addContact({ LastName: 'Before' });
+    const inside = sf.addContact({ LastName: 'Inside' });
+    const ctx = await ctxFor(ds);
+    const stamp = Date.parse(String(inside.SystemModstamp).replace('+0000', 'Z'));
+    const window = { from: new Date(stamp), to: new Date(stamp + 1000) };
+    const batches = await all(salesforceConnector.pull(ctx, 'Contact', '{"since":null}', { window }));
+    expect(batches.flatMap((b) => b.records.map((r) => r.fields.LastName))).toEqual(['Inside']);
+    expect(batches.every((b) => b.watermark === '{"since":null}')).toBe(true);
+    expect(parseSoql(sf.queries.at(-1)!).where).toEqual({ and: [
+      { field: 'SystemModstamp', op: '>=', value: { lit: `${window.from.toISOString().slice(0, 19)}Z` } },
+      { field: 'SystemModstamp', op: '<', value: { lit: `${window.to.toISOString().slice(0, 19)}Z` } },
+    ] });
   });
 
   it('keeps the report source: a formula naming a report reads its rows', async () => {

@@ -56,6 +56,9 @@ export function limitInfo(header: string | undefined): { used: number; max: numb
   return m ? { used: Number(m[1]), max: Number(m[2]) } : null;
 }
 
+/** Where a connection signs in: its My Domain, else test.salesforce.com for a sandbox org, else login.salesforce.com. */
+export const salesforceTokenUrl = (settings: Record<string, string>) => `${salesforceLoginHost(settings)}/services/oauth2/token`;
+
 /** The token exchange for the connection's way of signing in. */
 async function exchangeToken(system: SystemId, settings: Record<string, string>, signal: AbortSignal | undefined) {
   const type = settings.authenticationType;
@@ -73,7 +76,7 @@ async function exchangeToken(system: SystemId, settings: Record<string, string>,
       username: settings.username, password: `${settings.password ?? ''}${settings.securityToken ?? ''}`,
     };
   }
-  const res = await vendorFetch(system, NAME, `${salesforceLoginHost(settings)}/services/oauth2/token`, { method: 'POST', headers: FORM, body: form(body), signal });
+  const res = await vendorFetch(system, NAME, salesforceTokenUrl(settings), { method: 'POST', headers: FORM, body: form(body), signal });
   const text = await res.text();
   let answer: TokenAnswer = {};
   try { answer = JSON.parse(text) as TokenAnswer; } catch { /* below */ }
