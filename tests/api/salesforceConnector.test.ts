@@ -102,6 +102,10 @@ describe('the client', () => {
     expect(later.instanceUrl()).toBe(SF_INSTANCE);
     expect(sf.seen.filter((s) => s.path === '/services/oauth2/token')).toHaveLength(1);
     expect(limitInfo('api-usage=25/5000; per-app-api-usage=17/250(appName=sample-connected-app)')).toEqual({ used: 25, max: 5000 });
+    // a session Salesforce ended early (401 INVALID_SESSION_ID): signed in again once, and the call goes on
+    sf.expireTokens();
+    await expect(later.call({ path: `/services/data/${SALESFORCE_API_VERSION}/sobjects` })).resolves.toBeTruthy();
+    expect(sf.seen.filter((s) => s.path === '/services/oauth2/token')).toHaveLength(2);
   });
 
   it('signs in at the login host of the org: production, a sandbox, or its My Domain', () => {
@@ -333,10 +337,17 @@ describe('as a destination', () => {
       { idempotencyKey: `${ds}-u2`, id: made!.id, fields: { LastName: null } },
     ]);
     expect(updated).toMatchObject({ id: made!.id, outcome: 'updated' });
+    expect(sf.records.Contact!.get(made!.id)).toMatchObject({ Phone: '503-555-0100' });
     expect(cleared).toMatchObject({ outcome: 'failed', error: 'Salesforce refused the record: REQUIRED_FIELD_MISSING: Required fields are missing: [LastName] (LastName)' });
     expect(apiCalls().find((c) => c.method === 'PATCH')!.body).toEqual({ allOrNone: false, records: [
       { attributes: { type: 'Contact' }, Phone: '503-555-0100', id: made!.id }, { attributes: { type: 'Contact' }, LastName: null, id: made!.id },
     ] });
     await expect(salesforceConnector.upsert(await ctxFor(ds, { externalIdField: 'Email' }), 'Contact', [item])).rejects.toThrow("Salesforce's Contact has no External ID field Email.");
+    // an update with nothing to change sends nothing
+    sf.seen.length = 0;
+    await expect(salesforceConnector.upsert(await ctxFor(ds), 'Contact', [{ idempotencyKey: `${ds}-same`, id: made!.id, fields: {} }])).resolves.toEqual([
+      { idempotencyKey: `${ds}-same`, id: made!.id, outcome: 'updated', replayed: false },
+    ]);
+    expect(writes()).toEqual([]);
   });
 });

@@ -329,7 +329,10 @@ export async function upsert(ctx: ConnectorContext, object: string, items: Upser
   for (const item of items) {
     if (item.id) {
       const b = bodyOf(d, item.fields, 'update');
-      if ('error' in b) fail(item, b.error); else updates.push({ item, body: { ...b.body, id: item.id } });
+      if ('error' in b) fail(item, b.error);
+      // nothing to change (every value kept as it is): nothing is sent
+      else if (Object.keys(b.body).length === 1) results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: item.id, outcome: 'updated', replayed: false });
+      else updates.push({ item, body: { ...b.body, id: item.id } });
       continue;
     }
     const b = bodyOf(d, item.fields, 'create');
