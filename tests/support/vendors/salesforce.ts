@@ -284,8 +284,9 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     ...Object.fromEntries(fields.map((x) => [x, r[x] ?? null])),
   });
 
-  type SaveResult = { id: string | null; success: boolean; errors: { statusCode: string; message: string; fields: string[] }[]; created?: boolean };
-  const failed = (statusCode: string, message: string, fields: string[] = []): SaveResult => ({ id: null, success: false, errors: [{ statusCode, message, fields }] });
+  type SaveResult = { id?: string; success: boolean; errors: { statusCode: string; message: string; fields: string[] }[]; created?: boolean };
+  // a failed item has no id (REST API Developer Guide, sObject Collections: response body example)
+  const failed = (statusCode: string, message: string, fields: string[] = []): SaveResult => ({ success: false, errors: [{ statusCode, message, fields }] });
 
   /** checks a record's fields for a create or update; answers an error or null */
   const check = (object: string, body: Obj, op: 'create' | 'update'): SaveResult | null => {
@@ -360,7 +361,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     });
     if (allOrNone && results.some((r) => !r.success) && snapshot) {
       for (const k of Object.keys(records)) records[k] = snapshot[k]!;
-      return [200, results.map((r) => (r.success ? { id: null, success: false, errors: [{ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] }] } : r))];
+      return [200, results.map((r) => (r.success ? { success: false, errors: [{ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] }] } : r))];
     }
     return [200, results];
   };
