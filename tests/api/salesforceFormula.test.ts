@@ -150,6 +150,29 @@ describe('a flat file into Salesforce Contacts', () => {
   });
 });
 
+describe('a Contact whose Account is not in Salesforce yet', () => {
+  it('waits in relationship-match; one whose Account is there is created under it', async () => {
+    const household = [...sf.records.Account!.values()][0]!;
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'members-*.csv' }, destination: { dataSourceId: org, object: 'Contact', settings: { object: 'Contact' } } },
+      {
+        mapping: { fields: [
+          { destination: 'LastName', kind: 'source', source: 'Last name' }, { destination: 'Email', kind: 'source', source: 'Email' },
+          { destination: 'AccountId', kind: 'source', source: 'Account' },
+        ] },
+        'summary-fields': { fields: ['LastName', 'Email'] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'Email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    );
+    dropFile('members-1.csv', [['Last name', 'Email', 'Account'], ['Member', 'member@example.org', String(household.Id)], ['Orphan', 'orphan@example.org', '001Rv0000009999AAA']]);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 2, created: 1, 'bucket:relationship-match': 1 });
+    expect([...sf.records.Contact!.values()].find((c) => c.LastName === 'Member')).toMatchObject({ AccountId: household.Id });
+    expect([...sf.records.Contact!.values()].some((c) => c.LastName === 'Orphan')).toBe(false);
+  });
+});
+
 describe('Salesforce Contacts into the Sandbox CRM', () => {
   it('reads every Contact on the first run, and a later run only what changed since', async () => {
     const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));

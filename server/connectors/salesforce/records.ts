@@ -24,7 +24,7 @@
  * triggers in the org; its AccountId is answered with the Contact.
  */
 import {
-  ConnectorInputError, type Connector, type ConnectorContext, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
+  ConnectorInputError, type Connector, type ConnectorContext, type FieldReference, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
   type UpsertItem, type UpsertResult,
 } from '../connector.ts';
 import type { ObjectInfo } from '../../../src/domain/connectors/types.ts';
@@ -104,6 +104,28 @@ export function recordOf(r: Obj): SourceRecord {
 }
 
 // ------------------------------------------------------------------ objects and fields
+
+/**
+ * Lookups that name a parent record by its Salesforce Id (NPSP's among them): a record whose
+ * parent the org does not hold yet waits in relationship-match instead of being refused.
+ */
+export const SALESFORCE_REFERENCES: Record<string, FieldReference[]> = {
+  Contact: [{ field: 'AccountId', object: 'Account', by: 'Id', label: 'account' }],
+  Opportunity: [
+    { field: 'AccountId', object: 'Account', by: 'Id', label: 'account' },
+    { field: 'ContactId', object: 'Contact', by: 'Id', label: 'contact' },
+    { field: 'npsp__Primary_Contact__c', object: 'Contact', by: 'Id', label: 'contact' },
+  ],
+  npe01__OppPayment__c: [{ field: 'npe01__Opportunity__c', object: 'Opportunity', by: 'Id', label: 'opportunity' }],
+  npe03__Recurring_Donation__c: [
+    { field: 'npe03__Contact__c', object: 'Contact', by: 'Id', label: 'contact' },
+    { field: 'npe03__Organization__c', object: 'Account', by: 'Id', label: 'account' },
+  ],
+  CampaignMember: [
+    { field: 'CampaignId', object: 'Campaign', by: 'Id', label: 'campaign' },
+    { field: 'ContactId', object: 'Contact', by: 'Id', label: 'contact' },
+  ],
+};
 
 export async function listObjects(ctx: ConnectorContext, standard: ObjectInfo[]): Promise<ObjectInfo[]> {
   const api = salesforceApi(ctx);
