@@ -296,6 +296,9 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
       const def = d.fields.find((x) => x.name === k);
       if (!def) return failed('INVALID_FIELD', `No such column '${k}' on sobject of type ${object}`, [k]);
       if (op === 'create' ? !def.createable : !def.updateable) return failed('INVALID_FIELD_FOR_INSERT_UPDATE', `Unable to create/update fields: ${k}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`, [k]);
+      // a lookup must name a record the org holds
+      const to = def.referenceTo?.[0];
+      if (to && body[k] && !records[to]?.has(String(body[k]))) return failed('INVALID_CROSS_REFERENCE_KEY', `invalid cross reference id`, [k]);
     }
     return null;
   };
