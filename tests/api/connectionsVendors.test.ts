@@ -47,10 +47,12 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
 };
 
 const testOnly = CATALOGUE.filter((d) => d.support === 'connection-test').map((d) => d.system);
+/** the systems these fakes answer for: those only tested, and Salesforce's sign-in and reports (its objects have their own fake) */
+const faked: SystemId[] = [...testOnly, 'salesforce'];
 
 beforeAll(async () => {
   [server, fakes] = await Promise.all([startTestServer(), startVendorFakes()]);
-  for (const system of testOnly) {
+  for (const system of faked) {
     const name = baseUrlVariable(system);
     savedEnv[name] = process.env[name];
     process.env[name] = `${fakes.url}/${system}`;
@@ -68,8 +70,8 @@ const test = (system: SystemId, settings: Record<string, string>) => api('/data-
 
 describe('vendor fakes', () => {
   it('cover every system that has a connection test (and every one has a case here)', () => {
-    expect([...FAKED_SYSTEMS].sort()).toEqual([...testOnly].sort());
-    expect(Object.keys(CASES).filter((s) => s !== 'constant-contact').sort()).toEqual(testOnly.filter((s) => s !== 'constant-contact').sort());
+    expect([...FAKED_SYSTEMS].sort()).toEqual([...faked].sort());
+    expect(Object.keys(CASES).filter((s) => s !== 'constant-contact').sort()).toEqual(faked.filter((s) => s !== 'constant-contact').sort());
   });
 });
 
@@ -242,7 +244,10 @@ describe('Salesforce report rows', () => {
     await expect(pullAll(null, { settings: { reportId: SALESFORCE_REPORTS.noAccess } })).rejects.toMatchObject({ message: expect.stringContaining('cannot read report') });
   });
 
-  it('does not pull objects yet, only reports', async () => {
-    await expect((async () => { for await (const b of salesforceConnector.pull(ctx(), 'Contact', null)) void b; })()).rejects.toThrow(/pulling records of objects yet/);
+  it('without a report, pulls the object through the REST API instead (tests/api/salesforceConnector.test.ts reads them)', async () => {
+    fakes.seen.length = 0;
+    // this fake answers sign-in and reports only: the object's describe is not found here
+    await expect((async () => { for await (const b of salesforceConnector.pull(ctx(), 'Contact', null)) void b; })()).rejects.toThrow('This Salesforce org has no object Contact.');
+    expect(fakes.seen.map((r) => r.path)).toContain('/services/data/v62.0/sobjects/Contact/describe');
   });
 });

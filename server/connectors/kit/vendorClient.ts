@@ -31,19 +31,23 @@ export interface VendorCall {
   path: string;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
+  /** headers of this call only (Salesforce's Sforce-Query-Options) */
+  headers?: Record<string, string>;
 }
 
 export interface VendorClientOptions {
   system: SystemId;
   name: string;
-  /** the vendor's documented base URL (https://api.sky.blackbaud.com) */
-  baseUrl: string;
+  /** the vendor's documented base URL (https://api.sky.blackbaud.com), or where it is now (a Salesforce org's instance URL) */
+  baseUrl: string | (() => string);
   /** headers that authenticate a call; `force` after the vendor refused the last token */
   auth(force: boolean): Promise<Record<string, string>>;
   /** the vendor's words from an error body */
   messageOf?(body: unknown): string;
   /** a spent quota the vendor announces its own way (SKY API: 403 with Retry-After) */
   quota?(res: VendorResponse, body: unknown): QuotaExhausted | null;
+  /** every answer, for what its headers say (Salesforce's daily usage in Sforce-Limit-Info) */
+  observe?(res: VendorResponse): void;
   signal?: AbortSignal | undefined;
   /** the vendor's calls-per-second limit, kept before each call (kit/pace.ts) */
   pace?: Pacer;
@@ -76,7 +80,8 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
   const messageOf = o.messageOf ?? defaultMessageOf;
   const stats = { calls: 0, waits: 0, retries: 0 };
   const urlOf = (req: VendorCall) => {
-    const url = new URL(/^https?:\/\//.test(req.path) ? new URL(req.path).pathname + new URL(req.path).search : req.path, o.baseUrl);
+    const base = typeof o.baseUrl === 'function' ? o.baseUrl() : o.baseUrl;
+    const url = new URL(/^https?:\/\//.test(req.path) ? new URL(req.path).pathname + new URL(req.path).search : req.path, base);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     return url.toString();
   };
@@ -93,7 +98,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           stats.calls++;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
-            headers: { accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(await o.auth(forced)) },
+            headers: { accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...req.headers, ...(await o.auth(forced)) },
             ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
             maxBytes: VENDOR_DATA_MAX_BYTES,
             signal: o.signal,
@@ -106,6 +111,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           }
           throw err;
         }
+        o.observe?.(res);
         const text = await res.text();
         const body = parse(text);
         if (res.status >= 200 && res.status < 300) {

@@ -1,8 +1,8 @@
 /**
  * Salesforce: OAuth 2.0 sign-in, the report checks of SPEC.md sections 5 and 8 (a report id
- * must name a report the user can read, and the report needs a standard date filter), and
- * pulling a report's rows when a formula names one (its source setting reportId). Objects
- * themselves are not pulled yet.
+ * must name a report the user can read, and the report needs a standard date filter), pulling a
+ * report's rows when a formula names one (its source setting reportId), and otherwise any object
+ * read and written through the REST API (records.ts, on the connector kit: client.ts).
  *
  * A report is run through the Analytics API with its standard date filter set to the watermark's
  * day up to today, or to a run-once window. A synchronous run answers at most 2,000 rows and says
@@ -11,11 +11,13 @@
 import { createHash } from 'node:crypto';
 import { isSalesforceReportId } from '../../../src/domain/connectionErrors.ts';
 import { salesforce } from '../../../src/domain/connectors/salesforce.ts';
-import { ConnectorInputError, NotSupported, processingError, refused, testOnlyConnector, type Connector, type PullBatch, type SourceRecord, type Watermark } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, type Connector, type PullBatch, type SourceRecord, type Watermark } from '../connector.ts';
 import { expectJson, JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
+import { SALESFORCE_API_VERSION } from './client.ts';
 import { salesforceToken, type SalesforceToken } from './oauth.ts';
+import * as records from './records.ts';
 
-export const SALESFORCE_API_VERSION = 'v62.0';
+export { SALESFORCE_API_VERSION };
 
 export type ReportCheck =
   | { ok: true; name: string; dateFilterColumn: string }
@@ -115,33 +117,43 @@ async function* reportRows(token: SalesforceToken, reportId: string, column: str
   yield* reportRows(token, reportId, column, isoDay(dayMs(mid) + DAY_MS), to);
 }
 
-const base = testOnlyConnector('salesforce', async ({ settings }) => {
-  const token = await salesforceToken('salesforce', 'Salesforce', settings);
-  return { detail: `Signed in to Salesforce at ${new URL(token.instanceUrl).host}.` };
-}, salesforce.objects);
-
 export const salesforceConnector: Connector = {
-  ...base,
-  async *pull(ctx, _object, since, options): AsyncIterable<PullBatch> {
-    const reportId = options?.settings?.reportId;
-    if (!reportId) throw new NotSupported('Salesforce', 'pulling records of objects yet (a report can be pulled: set its report ID)');
-    if (!isSalesforceReportId(reportId)) throw refused('A report ID starts with 00O and has 15 or 18 letters and digits.');
-    if (since !== null && !/^\d{4}-\d{2}-\d{2}$/.test(since)) throw new ConnectorInputError('The watermark is not one this connector wrote.');
-    const token = await salesforceToken('salesforce', 'Salesforce', ctx.settings);
-    const check = await describeReport(token, reportId);
-    if (!check.ok) throw refused(check.detail);
-
-    const now = Date.now();
-    const window = options?.window;
-    // the filter's days are the org's; a day either side covers any time zone
-    const from = window ? isoDay(window.from.getTime()) : since ?? REPORT_FIRST_DAY;
-    const to = window ? isoDay(window.to.getTime()) : isoDay(now + DAY_MS);
-    const batchSize = options?.batchSize ?? 500;
-    for await (const rows of reportRows(token, reportId, check.dateFilterColumn, from, to)) {
-      for (let i = 0; i < rows.length; i += batchSize) yield { records: rows.slice(i, i + batchSize), watermark: since };
-    }
-    // the next pull starts a day back: rows dated today may still come, and reading a row twice is harmless
-    const watermark: Watermark | null = window ? since : isoDay(now - DAY_MS);
-    yield { records: [], watermark };
+  system: 'salesforce',
+  async test({ settings }) {
+    const token = await salesforceToken('salesforce', 'Salesforce', settings);
+    return { detail: `Signed in to Salesforce at ${new URL(token.instanceUrl).host}.` };
   },
+  listObjects: (ctx) => records.listObjects(ctx, salesforce.objects),
+  describeFields: (ctx, object) => records.describeFields(ctx, object),
+  pull(ctx, object, since, options) {
+    return options?.settings?.reportId ? reportPull(ctx, since, options) : records.pull(ctx, object, since, options);
+  },
+  async search(ctx, object, query) {
+    return (await records.searchMany(ctx, object, [query]))[0]!;
+  },
+  searchMany: (ctx, object, queries) => records.searchMany(ctx, object, queries),
+  upsert: (ctx, object, items) => records.upsert(ctx, object, items),
+  references: (object) => records.SALESFORCE_REFERENCES[object] ?? [],
 };
+
+async function* reportPull(ctx: Parameters<Connector['pull']>[0], since: Watermark | null, options: NonNullable<Parameters<Connector['pull']>[3]>): AsyncIterable<PullBatch> {
+  const reportId = options.settings!.reportId!;
+  if (!isSalesforceReportId(reportId)) throw refused('A report ID starts with 00O and has 15 or 18 letters and digits.');
+  if (since !== null && !/^\d{4}-\d{2}-\d{2}$/.test(since)) throw new ConnectorInputError('The watermark is not one this connector wrote.');
+  const token = await salesforceToken('salesforce', 'Salesforce', ctx.settings);
+  const check = await describeReport(token, reportId);
+  if (!check.ok) throw refused(check.detail);
+
+  const now = Date.now();
+  const window = options?.window;
+  // the filter's days are the org's; a day either side covers any time zone
+  const from = window ? isoDay(window.from.getTime()) : since ?? REPORT_FIRST_DAY;
+  const to = window ? isoDay(window.to.getTime()) : isoDay(now + DAY_MS);
+  const batchSize = options?.batchSize ?? 500;
+  for await (const rows of reportRows(token, reportId, check.dateFilterColumn, from, to)) {
+    for (let i = 0; i < rows.length; i += batchSize) yield { records: rows.slice(i, i + batchSize), watermark: since };
+  }
+  // the next pull starts a day back: rows dated today may still come, and reading a row twice is harmless
+  const watermark: Watermark | null = window ? since : isoDay(now - DAY_MS);
+  yield { records: [], watermark };
+}

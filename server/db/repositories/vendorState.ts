@@ -58,6 +58,26 @@ export function vendorStateRepository(db: Executor, tenantId: string) {
       await db.insert(vendorWrites).values({ tenantId, dataSourceId, object, idempotencyKey: key }).onConflictDoNothing();
     },
 
+    /** Records that the creates of these keys are about to be asked for, in one statement (a collection of them). */
+    async beginWrites(dataSourceId: string, object: string, keys: string[]): Promise<void> {
+      if (!keys.length) return;
+      await db.insert(vendorWrites).values(keys.map((key) => ({ tenantId, dataSourceId, object, idempotencyKey: key }))).onConflictDoNothing();
+    },
+
+    /** Records the vendor's ids of what these keys created, in one statement. */
+    async finishWrites(dataSourceId: string, object: string, made: { key: string; vendorId: string }[]): Promise<void> {
+      if (!made.length) return;
+      const values = sql.join(made.map((m) => sql`(${m.key}, ${m.vendorId})`), sql`, `);
+      await db.execute(sql`update vendor_writes w set vendor_id = v.vendor_id from (values ${values}) as v(idempotency_key, vendor_id)
+        where w.tenant_id = ${tenantId} and w.data_source_id = ${dataSourceId} and w.object = ${object} and w.idempotency_key = v.idempotency_key`);
+    },
+
+    /** Forgets the creates the vendor refused, in one statement. */
+    async abandonWrites(dataSourceId: string, object: string, keys: string[]): Promise<void> {
+      if (!keys.length) return;
+      await db.delete(vendorWrites).where(and(mineWrites(dataSourceId, object), inArray(vendorWrites.idempotencyKey, keys), sql`${vendorWrites.vendorId} is null`));
+    },
+
     /** Records the vendor's id of what the key created. */
     async finishWrite(dataSourceId: string, object: string, key: string, vendorId: string): Promise<void> {
       await db.update(vendorWrites).set({ vendorId }).where(and(mineWrites(dataSourceId, object), eq(vendorWrites.idempotencyKey, key)));

@@ -1,5 +1,6 @@
 /** Salesforce, Pardot (Account Engagement) and Salesforce Marketing Cloud. */
 import { choice, email, ENVIRONMENT_OPTIONS, secret, settingsSchema, text } from './fields.ts';
+import { SANDBOX_BLANKS, SANDBOX_ON_MATCH } from './files.ts';
 import type { ConnectorDefinition } from './types.ts';
 
 const MY_DOMAIN = { regex: /^[a-z0-9-]+(\.[a-z0-9-]+)*\.(my\.salesforce\.com|my\.salesforce\.mil|my\.sfcrmproducts\.cn)$/i, message: 'Enter your My Domain, for example acme.my.salesforce.com.' };
@@ -36,7 +37,19 @@ export const salesforce: ConnectorDefinition = {
       object: text('Top-level object', { placeholder: 'Contact' }),
       reportId: text('Report ID', { required: false, placeholder: '00O5g00000AbCdE', description: 'Optional: pull the rows of a report with a standard date filter.' }),
     }),
-    destination: settingsSchema({ object: text('Top-level object', { placeholder: 'Contact' }) }),
+    destination: settingsSchema({
+      object: text('Top-level object', { placeholder: 'Contact' }),
+      externalIdField: text('External ID field for upserts', {
+        required: false, placeholder: 'Tributary_Id__c',
+        description: 'Optional: a field marked External ID in Salesforce. New records are upserted by it, so sending one again updates it instead of adding another.',
+      }),
+      onMatch: choice('When a record matches', SANDBOX_ON_MATCH, {
+        required: false, description: 'What a record sent to an existing Salesforce record does to the values already there.',
+      }),
+      blankValues: choice('Blank incoming values', SANDBOX_BLANKS, {
+        required: false, when: { field: 'onMatch', is: ['overwrite'] }, description: 'Whether an empty value in the record clears the value already there.',
+      }),
+    }),
   },
   objects: [
     { name: 'Account', label: 'Accounts' },
@@ -51,8 +64,7 @@ export const salesforce: ConnectorDefinition = {
   ],
   authentication: 'OAuth 2.0 at /services/oauth2/token of login.salesforce.com, test.salesforce.com or your My Domain: the web server flow (Connect, with PKCE; the refresh token is kept), the username-password flow (password plus security token) or the client-credentials flow of a connected app.',
   docs: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_flows.htm',
-  support: 'connection-test',
-  does: 'source (report rows)',
+  support: 'full',
 };
 
 export const pardot: ConnectorDefinition = {

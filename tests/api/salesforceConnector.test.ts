@@ -1,0 +1,353 @@
+/**
+ * Salesforce objects through the connector kit, against the local fake org
+ * (tests/support/vendors/salesforce.ts): our requests as Salesforce documents them (contract: the
+ * token request, one API version, SOQL queries, sObject Collections bodies) and its documented
+ * answers parsed (query pages with nextRecordsUrl, describe, per-record save results, error
+ * lists, Sforce-Limit-Info), paging with watermarks, searches that no record value can rewrite,
+ * writes never doubled, and the vendor's limits.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
+import { connectionSettings, sealColumns } from '../../server/connectors/dataSources.ts';
+import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
+import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
+import { salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
+import { limitInfo, salesforceApi, SALESFORCE_API_VERSION, salesforceTokenUrl } from '../../server/connectors/salesforce/client.ts';
+import { soqlString } from '../../server/connectors/salesforce/soql.ts';
+import { createSecretBox } from '../../server/connectors/secrets.ts';
+import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
+import { openDatabase, type Database } from '../../server/db/database.ts';
+import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
+import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { parseSoql, SF_APP, SF_INSTANCE, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
+
+let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: Database;
+let tenant: TenantScope;
+let sf: FakeSalesforce;
+const box = createSecretBox(Buffer.alloc(32, 9));
+const variable = baseUrlVariable('salesforce');
+const saved = process.env[variable];
+const PASSWORD = { environment: 'production', authenticationType: 'username-password', clientId: SF_APP.clientId, username: SF_APP.username };
+const PASSWORD_SECRETS = { clientSecret: SF_APP.clientSecret, password: SF_APP.password, securityToken: SF_APP.securityToken };
+
+beforeAll(async () => {
+  [scratch, sf] = await Promise.all([createTestDatabase(), startFakeSalesforce()]);
+  database = await openDatabase(scratch.url);
+  // the demo tenants without their Sandbox CRM's constituents: nothing here reads them
+  await seedDemo(database.db, async () => {});
+  const { rows } = await database.pool.query<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]);
+  tenant = forTenant(database.db, rows[0]!.id);
+  process.env[variable] = sf.url;
+}, 60_000);
+afterAll(async () => {
+  if (saved === undefined) delete process.env[variable]; else process.env[variable] = saved;
+  await database?.close();
+  await scratch?.drop();
+  await sf?.close();
+});
+
+async function dataSource(settings: Record<string, string> = PASSWORD, secrets: Record<string, string> = PASSWORD_SECRETS): Promise<string> {
+  const id = crypto.randomUUID();
+  await tenant.dataSources.insert({ id, system: 'salesforce', displayName: `SF ${id.slice(0, 8)}`, settings, ...sealColumns(box, tenant.tenantId, id, secrets) });
+  return id;
+}
+async function ctxFor(id: string, endSettings: Record<string, string> = {}): Promise<ConnectorContext> {
+  const row = (await tenant.dataSources.get(id))!;
+  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id), endSettings };
+}
+/** the first batch only, as a run killed after storing it would have read */
+async function firstOf(it: AsyncIterable<PullBatch>): Promise<PullBatch> {
+  for await (const b of it) return b;
+  throw new Error('no batch');
+}
+async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
+  const out: PullBatch[] = [];
+  for await (const b of it) out.push(b);
+  return out;
+}
+const apiCalls = () => sf.seen.filter((s) => s.path !== '/services/oauth2/token');
+const writes = () => apiCalls().filter((s) => s.method !== 'GET').map((s) => `${s.method} ${s.path}`);
+
+let ds: string;
+beforeEach(async () => {
+  sf.seen.length = 0;
+  sf.queries.length = 0;
+  sf.apiUsed = 0;
+  sf.records.Contact!.clear();
+  sf.records.Account!.clear();
+  ds = await dataSource();
+});
+
+describe('the client', () => {
+  it('signs in at the login host\'s token endpoint, calls the instance under one API version, reads Sforce-Limit-Info, and reuses its token', async () => {
+    const ctx = await ctxFor(ds);
+    const api = salesforceApi(ctx);
+    await api.call({ path: `/services/data/${SALESFORCE_API_VERSION}/sobjects` });
+    await salesforceConnector.listObjects(await ctxFor(ds));
+    const tokens = sf.seen.filter((s) => s.path === '/services/oauth2/token');
+    expect(tokens).toHaveLength(1);
+    expect(Object.fromEntries(new URLSearchParams(tokens[0]!.body as string))).toEqual({
+      grant_type: 'password', client_id: SF_APP.clientId, client_secret: SF_APP.clientSecret, username: SF_APP.username, password: `${SF_APP.password}${SF_APP.securityToken}`,
+    });
+    expect(tokens[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect([...sf.versions]).toEqual([SALESFORCE_API_VERSION]);
+    for (const c of apiCalls()) expect(c.headers.authorization).toMatch(/^Bearer 00DRv!sf-access-/);
+    expect(api.usage()).toEqual({ used: 1, max: 15000 });
+    // the instance URL from the token's answer is kept with the token, and serves another session that reuses it
+    expect(api.instanceUrl()).toBe(SF_INSTANCE);
+    const later = salesforceApi(await ctxFor(ds));
+    await later.call({ path: `/services/data/${SALESFORCE_API_VERSION}/sobjects` });
+    expect(later.instanceUrl()).toBe(SF_INSTANCE);
+    expect(sf.seen.filter((s) => s.path === '/services/oauth2/token')).toHaveLength(1);
+    expect(limitInfo('api-usage=25/5000; per-app-api-usage=17/250(appName=sample-connected-app)')).toEqual({ used: 25, max: 5000 });
+    // a session Salesforce ended early (401 INVALID_SESSION_ID): signed in again once, and the call goes on
+    sf.expireTokens();
+    await expect(later.call({ path: `/services/data/${SALESFORCE_API_VERSION}/sobjects` })).resolves.toBeTruthy();
+    expect(sf.seen.filter((s) => s.path === '/services/oauth2/token')).toHaveLength(2);
+  });
+
+  it('signs in at the login host of the org: production, a sandbox, or its My Domain', () => {
+    expect(salesforceTokenUrl({ environment: 'production' })).toBe('https://login.salesforce.com/services/oauth2/token');
+    expect(salesforceTokenUrl({ environment: 'sandbox' })).toBe('https://test.salesforce.com/services/oauth2/token');
+    expect(salesforceTokenUrl({ environment: 'sandbox', customDomain: 'riverside--uat.sandbox.my.salesforce.com' })).toBe('https://riverside--uat.sandbox.my.salesforce.com/services/oauth2/token');
+  });
+
+  it('waits out 503 with Retry-After; a spent daily allowance (403 REQUEST_LIMIT_EXCEEDED) is QuotaExhausted', async () => {
+    const ctx = await ctxFor(ds);
+    sf.throttle(2, 0);
+    await expect(salesforceConnector.describeFields(ctx, 'Contact')).resolves.toBeTruthy();
+    expect(apiCalls().filter((c) => c.path.endsWith('/sobjects/Contact/describe'))).toHaveLength(3);
+    sf.apiUsed = sf.apiLimit;
+    const error = await salesforceConnector.search(await ctxFor(ds), 'Contact', { criteria: [{ field: 'Email', value: 'x@example.org' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QuotaExhausted);
+    expect((error as Error).message).toMatch(/^Salesforce's daily API request allowance is spent \(15000 of 15000 requests used\); the formula goes on at \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+  });
+
+  it('a refresh token Salesforce refuses: the data source needs reconnecting, in words', async () => {
+    const oauth = await dataSource({ environment: 'production', authenticationType: 'oauth', clientId: SF_APP.clientId }, { clientSecret: SF_APP.clientSecret, refreshToken: sf.grant() });
+    await expect(salesforceConnector.listObjects(await ctxFor(oauth))).resolves.toBeTruthy();
+    const refresh = sf.seen.find((s) => s.path === '/services/oauth2/token')!;
+    expect(new URLSearchParams(refresh.body as string).get('grant_type')).toBe('refresh_token');
+    sf.revoke();
+    await tenant.vendorState.dropToken(oauth);
+    const error = await salesforceConnector.listObjects(await ctxFor(oauth)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GrantRevoked);
+    expect((error as Error).message).toBe("Salesforce no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
+    expect((await tenant.dataSources.get(oauth))!.needsReconnecting).toMatch(/needs reconnecting/);
+  });
+});
+
+describe('objects and fields', () => {
+  it('lists the org\'s queryable objects (custom ones included) and describes fields with custom fields, types and required ones', async () => {
+    const ctx = await ctxFor(ds);
+    const objects = (await salesforceConnector.listObjects(ctx)).map((o) => o.name);
+    expect(objects).toEqual(['Account', 'Contact', 'npe03__Recurring_Donation__c', 'Volunteer_Shift__c']);
+    const fields = await salesforceConnector.describeFields(ctx, 'Contact');
+    const byName = Object.fromEntries(fields.map((f) => [f.name, f]));
+    expect(byName.LastName).toMatchObject({ type: 'string', required: true, searchable: true });
+    expect(byName.Email).toMatchObject({ type: 'email', searchable: true });
+    expect(byName.Birthdate).toMatchObject({ type: 'date' });
+    expect(byName.Tributary_Id__c).toMatchObject({ label: 'Tributary ID (custom field)' });
+    expect(byName.Volunteer_Skills__c).toBeTruthy();
+    expect(byName.MailingAddress).toBeUndefined(); // a compound field: read and written through its parts
+    await expect(salesforceConnector.describeFields(ctx, 'Nope__c')).rejects.toThrow('This Salesforce org has no object Nope__c.');
+  });
+});
+
+describe('as a source', () => {
+  it('reads any object by SOQL, page by page through nextRecordsUrl, with SystemModstamp as the watermark', async () => {
+    for (let i = 0; i < 250; i++) sf.addContact({ FirstName: `P${i}`, LastName: 'Source', Email: `p${i}@example.org`, Volunteer_Skills__c: i === 0 ? 'Cooking' : null });
+    const ctx = await ctxFor(ds);
+    const batches = await all(salesforceConnector.pull(ctx, 'Contact', null, { batchSize: 200 }));
+    expect(batches.map((b) => b.records.length)).toEqual([200, 50]);
+    const first = batches[0]!.records[0]!;
+    expect(first.id).toMatch(/^003/);
+    expect(first.fields).toMatchObject({ FirstName: 'P0', LastName: 'Source', Email: 'p0@example.org', Volunteer_Skills__c: 'Cooking', AccountId: expect.stringMatching(/^001/) });
+    expect(first.fields).not.toHaveProperty('attributes');
+    const soql = parseSoql(sf.queries[0]!);
+    expect(soql).toMatchObject({ object: 'Contact', where: null, order: [{ field: 'SystemModstamp', desc: false }, { field: 'Id', desc: false }] });
+    expect(soql.fields).toEqual(expect.arrayContaining(['Id', 'Email', 'SystemModstamp', 'Tributary_Id__c']));
+    const queries = apiCalls().filter((c) => c.path.includes('/query'));
+    expect(queries.map((c) => c.headers['sforce-query-options'])).toEqual(['batchSize=200', 'batchSize=200']);
+    expect(queries[1]!.path).toMatch(new RegExp(`^/services/data/${SALESFORCE_API_VERSION.replace('.', '\\.')}/query/01g`));
+    // mid-pull, the watermark holds the next page; the last one, the latest SystemModstamp
+    expect(JSON.parse(batches[0]!.watermark!)).toMatchObject({ next: expect.stringMatching(/\/query\/01g/) });
+    const end = JSON.parse(batches[1]!.watermark!) as { since: string };
+    expect(end.since).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    // a later pull reads only what changed since
+    sf.queries.length = 0;
+    const later = sf.addContact({ LastName: 'Later', Email: 'later@example.org' });
+    const again = (await all(salesforceConnector.pull(ctx, 'Contact', batches[1]!.watermark, {}))).flatMap((b) => b.records.map((r) => r.id));
+    expect(again).toContain(later.Id);
+    expect(again).not.toContain(first.id);
+    expect(parseSoql(sf.queries[0]!).where).toEqual({ field: 'SystemModstamp', op: '>=', value: { lit: end.since } });
+  });
+
+  it('a pull killed between batches goes on from the next page; a link Salesforce let expire starts the same query again', async () => {
+    for (let i = 0; i < 210; i++) sf.addContact({ LastName: `Resume${i}` });
+    const ctx = await ctxFor(ds);
+    const firstBatch = await firstOf(salesforceConnector.pull(ctx, 'Contact', null, { batchSize: 200 }));
+    const rest = await all(salesforceConnector.pull(ctx, 'Contact', firstBatch.watermark, { batchSize: 200 }));
+    expect(rest.flatMap((b) => b.records)).toHaveLength(10);
+    expect(apiCalls().filter((c) => c.path.includes('/query')).at(-1)!.path).toBe(JSON.parse(firstBatch.watermark!).next);
+    sf.forgetLocators();
+    const restarted = (await all(salesforceConnector.pull(ctx, 'Contact', firstBatch.watermark, { batchSize: 200 }))).flatMap((b) => b.records);
+    expect(restarted).toHaveLength(210);
+  });
+
+  it('run once reads only the window\'s changes and moves no watermark', async () => {
+    sf.addContact({ LastName: 'Before' });
+    const inside = sf.addContact({ LastName: 'Inside' });
+    const ctx = await ctxFor(ds);
+    const stamp = Date.parse(String(inside.SystemModstamp).replace('+0000', 'Z'));
+    const window = { from: new Date(stamp), to: new Date(stamp + 1000) };
+    const batches = await all(salesforceConnector.pull(ctx, 'Contact', '{"since":null}', { window }));
+    expect(batches.flatMap((b) => b.records.map((r) => r.fields.LastName))).toEqual(['Inside']);
+    expect(batches.every((b) => b.watermark === '{"since":null}')).toBe(true);
+    expect(parseSoql(sf.queries.at(-1)!).where).toEqual({ and: [
+      { field: 'SystemModstamp', op: '>=', value: { lit: `${window.from.toISOString().slice(0, 19)}Z` } },
+      { field: 'SystemModstamp', op: '<', value: { lit: `${window.to.toISOString().slice(0, 19)}Z` } },
+    ] });
+  });
+
+  it('keeps the report source: a formula naming a report reads its rows', async () => {
+    await expect(all(salesforceConnector.pull(await ctxFor(ds), 'Contact', null, { settings: { reportId: 'not-a-report' } }))).rejects.toThrow('A report ID starts with 00O');
+  });
+});
+
+describe('as a destination', () => {
+  it('searches a batch\'s scenarios in one SOQL query, each value a literal: quotes and backslashes in a record cannot change the query', async () => {
+    const ada = sf.addContact({ FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@analytical.example', MailingPostalCode: '97201' });
+    const quoted = sf.addContact({ FirstName: "O'Brien", LastName: 'Back\\slash', Email: 'ob@example.org' });
+    sf.addContact({ FirstName: 'Grace', LastName: 'Hopper', Email: 'grace@navy.example' });
+    const attack = "x' OR LastName != 'y";
+    const attack2 = "\\' OR Email != null OR Email = '";
+    const ctx = await ctxFor(ds);
+    const [byEmail, byName, withQuotes, injected, injected2, wrongType] = await salesforceConnector.searchMany!(ctx, 'Contact', [
+      { criteria: [{ field: 'Email', value: 'ADA@analytical.example' }] },
+      { criteria: [{ field: 'FirstName', value: 'Ada' }, { field: 'LastName', value: 'Lovelace' }, { field: 'MailingPostalCode', value: '97201' }] },
+      { criteria: [{ field: 'FirstName', value: "O'Brien" }, { field: 'LastName', value: 'Back\\slash' }] },
+      { criteria: [{ field: 'Email', value: attack }] },
+      { criteria: [{ field: 'LastName', value: attack2, operator: 'contains' }] },
+      { criteria: [{ field: 'Birthdate', value: "2020-01-01' OR Id != '" }] },
+    ]);
+    expect(byEmail).toEqual([expect.objectContaining({ id: ada.Id, fields: expect.objectContaining({ FirstName: 'Ada', Email: 'ada@analytical.example' }) })]);
+    expect(byName!.map((r) => r.id)).toEqual([ada.Id]);
+    expect(withQuotes!.map((r) => r.id)).toEqual([quoted.Id]);
+    expect(injected).toEqual([]);
+    expect(injected2).toEqual([]);
+    expect(wrongType).toEqual([]);
+    // one query for the batch, and the values in it are the records' values, whole, as literals
+    expect(sf.queries).toHaveLength(1);
+    const where = parseSoql(sf.queries[0]!).where as { or: unknown[] };
+    expect(where.or).toHaveLength(5);
+    expect(where.or[3]).toEqual({ field: 'Email', op: '=', value: { str: attack } });
+    expect(where.or[4]).toEqual({ field: 'LastName', op: 'LIKE', value: { str: `%${attack2}%` } });
+    expect(sf.queries[0]).toContain(soqlString(attack));
+    await expect(salesforceConnector.search(ctx, 'Contact', { criteria: [{ field: "Email = '' OR Id", value: 'x' }] })).rejects.toThrow("Salesforce's Contact has no field Email = '' OR Id.");
+  });
+
+  it('a batch\'s answer cut short by its LIMIT: each search is asked alone, so no candidate is missed', async () => {
+    for (let i = 0; i < 45; i++) sf.addContact({ LastName: 'Smith', Email: `smith${i}@example.org` });
+    const last = sf.addContact({ LastName: 'Zed', Email: 'zed@example.org' });
+    const [smiths, zed] = await salesforceConnector.searchMany!(await ctxFor(ds), 'Contact', [
+      { criteria: [{ field: 'LastName', value: 'Smith' }] }, { criteria: [{ field: 'Email', value: 'zed@example.org' }] },
+    ]);
+    expect(smiths).toHaveLength(10);
+    expect(zed!.map((r) => r.id)).toEqual([last.Id]);
+    expect(sf.queries).toHaveLength(3);
+  });
+
+  it('a batch of searches goes in as few queries as fit Salesforce\'s request URI (16,384 bytes) and 50 searches each', async () => {
+    const long = (i: number) => ({ criteria: [{ field: 'Email', value: `${'x'.repeat(400)}${i}@example.org` }] });
+    await salesforceConnector.searchMany!(await ctxFor(ds), 'Contact', Array.from({ length: 120 }, (_, i) => long(i)));
+    const uris = apiCalls().filter((c) => c.path.endsWith('/query')).map((c) => new URL(`${SF_INSTANCE}${c.path}?q=${encodeURIComponent(c.query.q!)}`).toString());
+    expect(uris.length).toBeGreaterThan(3);
+    expect(uris.length).toBeLessThan(12);
+    for (const uri of uris) expect(Buffer.byteLength(uri)).toBeLessThanOrEqual(16_384);
+    sf.seen.length = 0;
+    await salesforceConnector.searchMany!(await ctxFor(ds), 'Contact', Array.from({ length: 120 }, (_, i) => ({ criteria: [{ field: 'Email', value: `s${i}@example.org` }] })));
+    expect(apiCalls().filter((c) => c.path.endsWith('/query'))).toHaveLength(3);
+  });
+
+  it('creates with sObject Collections, allOrNone false: refused records fail alone with Salesforce\'s words; NPSP gives each Contact its Household Account; the same keys again write nothing', async () => {
+    sf.addContact({ LastName: 'Existing', Email: 'taken@example.org' });
+    const items: UpsertItem[] = [
+      { idempotencyKey: `${ds}-1`, fields: { FirstName: 'Grace', LastName: 'Hopper', Email: 'grace@navy.example', Birthdate: '1906-12-09', HasOptedOutOfEmail: 'no' } },
+      { idempotencyKey: `${ds}-2`, fields: { FirstName: 'Nameless', Email: 'nameless@example.org' } },
+      { idempotencyKey: `${ds}-3`, fields: { LastName: 'Twin', Email: 'TAKEN@example.org' } },
+      { idempotencyKey: `${ds}-4`, fields: { LastName: 'Calc', npo02__TotalOppAmount__c: 5 } },
+    ];
+    const results = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', items);
+    expect(results[0]).toMatchObject({ outcome: 'created', replayed: false, id: expect.stringMatching(/^003/) });
+    expect(results[1]).toMatchObject({ outcome: 'failed', error: 'Salesforce refused the record: REQUIRED_FIELD_MISSING: Required fields are missing: [LastName] (LastName)' });
+    expect(results[2]).toMatchObject({ outcome: 'failed', error: 'Salesforce refused the record: DUPLICATES_DETECTED: Use one of these records?' });
+    expect(results[3]).toMatchObject({ outcome: 'failed', error: 'Salesforce does not let Tributary write npo02__TotalOppAmount__c of a Contact.' });
+    const grace = sf.records.Contact!.get(results[0]!.id)!;
+    expect(grace).toMatchObject({ FirstName: 'Grace', Birthdate: '1906-12-09', HasOptedOutOfEmail: false });
+    expect(sf.records.Account!.get(String(grace.AccountId))).toMatchObject({ Name: 'Hopper Household', npe01__SYSTEM_AccountType__c: 'Household Account' });
+    const post = apiCalls().find((c) => c.method === 'POST')!;
+    expect(post.path).toBe(`/services/data/${SALESFORCE_API_VERSION}/composite/sobjects`);
+    expect(post.body).toEqual({ allOrNone: false, records: [
+      { attributes: { type: 'Contact' }, FirstName: 'Grace', LastName: 'Hopper', Email: 'grace@navy.example', Birthdate: '1906-12-09', HasOptedOutOfEmail: false },
+      { attributes: { type: 'Contact' }, FirstName: 'Nameless', Email: 'nameless@example.org' },
+      { attributes: { type: 'Contact' }, LastName: 'Twin', Email: 'TAKEN@example.org' },
+    ] });
+    // refused keys stay free; the created one answers from the ledger
+    expect((await tenant.vendorState.writes(ds, 'Contact', [`${ds}-2`])).has(`${ds}-2`)).toBe(false);
+    sf.seen.length = 0;
+    const [again] = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', [items[0]!]);
+    expect(again).toMatchObject({ id: results[0]!.id, outcome: 'created', replayed: true });
+    expect(writes()).toEqual([]);
+  });
+
+  it('sends 200 records a request', async () => {
+    const items = Array.from({ length: 201 }, (_, i): UpsertItem => ({ idempotencyKey: `${ds}-many-${i}`, fields: { LastName: `Many${i}` } }));
+    const results = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', items);
+    expect(results.every((r) => r.outcome === 'created')).toBe(true);
+    const posts = apiCalls().filter((c) => c.method === 'POST');
+    expect(posts.map((p) => (p.body as { records: unknown[] }).records.length)).toEqual([200, 1]);
+  });
+
+  it('after a crash between Salesforce\'s answer and our record, a retry finds what was created instead of creating it again', async () => {
+    const key = `${ds}-crash`;
+    await tenant.vendorState.beginWrite(ds, 'Contact', key);
+    const first = sf.addContact({ FirstName: 'Katherine', LastName: 'Johnson', Email: 'katherine@nasa.example' });
+    const [retry] = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', [{ idempotencyKey: key, fields: { FirstName: 'Katherine', LastName: 'Johnson', Email: 'katherine@nasa.example' } }]);
+    expect(retry).toMatchObject({ id: first.Id, outcome: 'created', replayed: true });
+    expect(writes()).toEqual([]);
+  });
+
+  it('upserts by the External ID field the formula names, and updates existing records by id', async () => {
+    const ctx = await ctxFor(ds, { externalIdField: 'Tributary_Id__c' });
+    const item: UpsertItem = { idempotencyKey: `${ds}-ext`, fields: { LastName: 'Easley', Email: 'annie@nasa.example', Tributary_Id__c: 'T-1' } };
+    const [made] = await salesforceConnector.upsert(ctx, 'Contact', [item]);
+    expect(made).toMatchObject({ outcome: 'created' });
+    const [again] = await salesforceConnector.upsert(await ctxFor(ds, { externalIdField: 'Tributary_Id__c' }), 'Contact', [{ ...item, fields: { ...item.fields, FirstName: 'Annie' } }]);
+    expect(again).toMatchObject({ id: made!.id, outcome: 'updated' });
+    expect([...sf.records.Contact!.values()].filter((c) => c.Tributary_Id__c === 'T-1')).toHaveLength(1);
+    expect(writes()).toEqual([`PATCH /services/data/${SALESFORCE_API_VERSION}/composite/sobjects/Contact/Tributary_Id__c`, `PATCH /services/data/${SALESFORCE_API_VERSION}/composite/sobjects/Contact/Tributary_Id__c`]);
+
+    sf.seen.length = 0;
+    const [updated, cleared] = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', [
+      { idempotencyKey: `${ds}-u`, id: made!.id, fields: { Phone: '503-555-0100' } },
+      { idempotencyKey: `${ds}-u2`, id: made!.id, fields: { LastName: null } },
+    ]);
+    expect(updated).toMatchObject({ id: made!.id, outcome: 'updated' });
+    expect(sf.records.Contact!.get(made!.id)).toMatchObject({ Phone: '503-555-0100' });
+    expect(cleared).toMatchObject({ outcome: 'failed', error: 'Salesforce refused the record: REQUIRED_FIELD_MISSING: Required fields are missing: [LastName] (LastName)' });
+    expect(apiCalls().find((c) => c.method === 'PATCH')!.body).toEqual({ allOrNone: false, records: [
+      { attributes: { type: 'Contact' }, Phone: '503-555-0100', id: made!.id }, { attributes: { type: 'Contact' }, LastName: null, id: made!.id },
+    ] });
+    await expect(salesforceConnector.upsert(await ctxFor(ds, { externalIdField: 'Email' }), 'Contact', [item])).rejects.toThrow("Salesforce's Contact has no External ID field Email.");
+    // an update with nothing to change sends nothing
+    sf.seen.length = 0;
+    await expect(salesforceConnector.upsert(await ctxFor(ds), 'Contact', [{ idempotencyKey: `${ds}-same`, id: made!.id, fields: {} }])).resolves.toEqual([
+      { idempotencyKey: `${ds}-same`, id: made!.id, outcome: 'updated', replayed: false },
+    ]);
+    expect(writes()).toEqual([]);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Whole formulas through Salesforce, with real workers on real PostgreSQL and the local fake org
+ * (tests/support/vendors/salesforce.ts): a flat file of supporters is collected, matched against
+ * the org's Contacts by e-mail and last name, and sent: the known Contact is updated, the new one
+ * is created with its NPSP Household Account, and one Salesforce refuses (its duplicate rule)
+ * lands in Exceptions with Salesforce's words. Then Contacts are read from Salesforce into the
+ * Sandbox CRM, and a later run reads only what changed since.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunView } from '../../src/domain/api/formulas.ts';
+import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
+import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
+import { call, sessionFor, type Session } from '../support/api.ts';
+import { VALID_PARTS } from '../support/formulaParts.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { SF_APP, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
+
+const F = '/web-api/v1/formulas';
+const DS = '/integrations/v1/data-sources';
+let server: TestServer;
+let sf: FakeSalesforce;
+let admin: Session & { tenantId: string };
+let flat: string;
+let org: string;
+const variable = baseUrlVariable('salesforce');
+const savedEnv = process.env[variable];
+
+const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
+const tenant = () => forTenant(server.database.db, admin.tenantId);
+
+function dropFile(name: string, rows: string[][]) {
+  const dir = dropFolderPath(server.config.dataDir, admin.tenantId, 'salesforce');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, name), rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
+}
+
+async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000): Promise<RunView> {
+  const stop = Date.now() + timeoutMs;
+  for (;;) {
+    const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${formulaId}/runs`));
+    const run = runs.find((r) => r.id === runId);
+    if (run?.finishedOn) return run;
+    if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+const runOnce = async (formula: string) => waitForRun(formula, (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
+
+async function liveFormula(ends: { source: { dataSourceId: string; object: string; settings?: Record<string, string> }; destination: { dataSourceId: string; object: string; settings?: Record<string, string> } }, parts: Record<string, unknown>): Promise<string> {
+  const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `SF ${Math.random().toString(36).slice(2, 8)}` } }));
+  const res = await send(`${F}/${id}`, { method: 'PATCH', body: ends });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const all = {
+    ...VALID_PARTS, transform: { fields: [] }, validation: { rules: [] },
+    routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
+    schedule: { mode: 'continuous' as const }, autosend: { enabled: true }, ...parts,
+  };
+  for (const [part, body] of Object.entries(all)) {
+    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
+    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+  }
+  const live = await send(`${F}/${id}/activate`, { method: 'POST' });
+  expect(live.status, await live.clone().text()).toBe(200);
+  return id;
+}
+
+beforeAll(async () => {
+  sf = await startFakeSalesforce();
+  process.env[variable] = sf.url;
+  server = await startTestServer({ work: true, env: { RUN_SLICE_MS: '100000', [variable]: sf.url } });
+  const s = await sessionFor(server.url, 'administrator@demo.tributary.test');
+  const me = await (await call(server.url, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string };
+  admin = { ...s, tenantId: me.activeTenantId, headers: { ...s.headers, tenantId: me.activeTenantId } };
+  const made = await send(DS, { method: 'POST', body: { system: 'flat-file', displayName: 'Salesforce drop', settings: { folder: 'salesforce' } } });
+  expect(made.status, await made.clone().text()).toBe(201);
+  flat = (await json<{ id: string }>(made)).id;
+  const created = await send(DS, {
+    method: 'POST',
+    body: { system: 'salesforce', displayName: 'Riverside Salesforce', settings: { environment: 'production', authenticationType: 'username-password', ...SF_APP } },
+  });
+  expect(created.status, await created.clone().text()).toBe(201);
+  org = (await json<{ id: string }>(created)).id;
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+  await sf?.close();
+  if (savedEnv === undefined) delete process.env[variable]; else process.env[variable] = savedEnv;
+});
+
+describe('the wizard\'s calls for a Salesforce data source', () => {
+  it('test the connection, list the org\'s objects and describe their fields (custom fields included); the catalogue says source and destination', async () => {
+    const tested = await json<{ status: string; detail: string }>(await send(`${DS}/${org}/test`, { method: 'POST' }));
+    expect(tested).toMatchObject({ status: 'success', detail: 'Signed in to Salesforce at riverside.my.salesforce.com.' });
+    const { objects } = await json<{ objects: { name: string }[] }>(await send(`${DS}/${org}/objects`));
+    expect(objects.map((o) => o.name)).toEqual(expect.arrayContaining(['Contact', 'Account', 'npe03__Recurring_Donation__c']));
+    const { fields } = await json<{ fields: { name: string; searchable?: boolean; required?: boolean }[] }>(await send(`${DS}/${org}/objects/Contact/fields`));
+    expect(fields).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'Email', searchable: true }), expect.objectContaining({ name: 'LastName', required: true }), expect.objectContaining({ name: 'Tributary_Id__c' }),
+    ]));
+    const systems = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
+    expect(systems.systems.find((x) => x.system === 'salesforce')?.does).toBe('source and destination');
+  });
+});
+
+describe('a flat file into Salesforce Contacts', () => {
+  it('updates the Contact it holds, creates the new one with its Household Account, and puts the one Salesforce refuses in Exceptions with its words', async () => {
+    const known = sf.addContact({ FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@analytical.example', Phone: '503-555-0100' });
+    sf.addContact({ FirstName: 'Taken', LastName: 'Elsewhere', Email: 'shared@example.org' });
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'supporters-*.csv' }, destination: { dataSourceId: org, object: 'Contact', settings: { object: 'Contact' } } },
+      {
+        mapping: { fields: [
+          { destination: 'FirstName', kind: 'source', source: 'First name' }, { destination: 'LastName', kind: 'source', source: 'Last name' },
+          { destination: 'Email', kind: 'source', source: 'Email' }, { destination: 'Phone', kind: 'source', source: 'Phone' },
+        ] },
+        'summary-fields': { fields: ['FirstName', 'LastName', 'Email'] },
+        matching: { scenarios: [{ name: 'E-mail and last name', criteria: [{ source: 'Email', destination: 'Email' }, { source: 'Last name', destination: 'LastName' }], matchReason: 'Same e-mail and last name', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    );
+    const contacts = sf.records.Contact!.size;
+    dropFile('supporters-1.csv', [
+      ['First name', 'Last name', 'Email', 'Phone'],
+      ['Ada', 'Lovelace', 'ADA@analytical.example', '503-555-0101'],
+      ['Grace', 'Hopper', 'grace@navy.example', '503-555-0199'],
+      ['Other', 'Person', 'shared@example.org', ''],
+    ]);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 1, updated: 1 });
+
+    expect(sf.records.Contact!.size - contacts).toBe(1);
+    const grace = [...sf.records.Contact!.values()].find((c) => c.LastName === 'Hopper')!;
+    expect(grace).toMatchObject({ FirstName: 'Grace', Email: 'grace@navy.example', Phone: '503-555-0199' });
+    expect(sf.records.Account!.get(String(grace.AccountId))).toMatchObject({ Name: 'Hopper Household', npe01__SYSTEM_AccountType__c: 'Household Account' });
+    expect(sf.records.Contact!.get(String(known.Id))).toMatchObject({ Phone: '503-555-0101' });
+    // the searches went as SOQL, the writes as sObject Collections
+    expect(sf.seen.filter((c) => c.method !== 'GET' && c.path.includes('/services/data/')).map((c) => `${c.method} ${c.path.replace(/v\d+\.\d/, 'vXX.X')}`).sort())
+      .toEqual(['PATCH /services/data/vXX.X/composite/sobjects', 'POST /services/data/vXX.X/composite/sobjects']);
+
+    const rows = (await server.database.pool.query<{ destination_record_id: string | null; state: string; bucket: string | null; error_reason: string | null }>(
+      'select destination_record_id, state, bucket, error_reason from records where formula_id = $1 order by state', [formula])).rows;
+    expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
+    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'Salesforce refused the record: DUPLICATES_DETECTED: Use one of these records?' });
+    expect(rows.map((r) => r.destination_record_id)).toEqual(expect.arrayContaining([known.Id, grace.Id]));
+  });
+});
+
+describe('a Contact whose Account is not in Salesforce yet', () => {
+  it('waits in relationship-match; one whose Account is there is created under it', async () => {
+    const household = [...sf.records.Account!.values()][0]!;
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'members-*.csv' }, destination: { dataSourceId: org, object: 'Contact', settings: { object: 'Contact' } } },
+      {
+        mapping: { fields: [
+          { destination: 'LastName', kind: 'source', source: 'Last name' }, { destination: 'Email', kind: 'source', source: 'Email' },
+          { destination: 'AccountId', kind: 'source', source: 'Account' },
+        ] },
+        'summary-fields': { fields: ['LastName', 'Email'] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'Email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    );
+    dropFile('members-1.csv', [['Last name', 'Email', 'Account'], ['Member', 'member@example.org', String(household.Id)], ['Orphan', 'orphan@example.org', '001Rv0000009999AAA']]);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 2, created: 1, 'bucket:relationship-match': 1 });
+    expect([...sf.records.Contact!.values()].find((c) => c.LastName === 'Member')).toMatchObject({ AccountId: household.Id });
+    expect([...sf.records.Contact!.values()].some((c) => c.LastName === 'Orphan')).toBe(false);
+  });
+});
+
+describe('Salesforce Contacts into the Sandbox CRM', () => {
+  it('reads every Contact on the first run, and a later run only what changed since', async () => {
+    const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
+    const crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+    const formula = await liveFormula(
+      { source: { dataSourceId: org, object: 'Contact', settings: { object: 'Contact' } }, destination: { dataSourceId: crm, object: 'constituents' } },
+      {
+        mapping: { fields: [
+          { destination: 'firstName', kind: 'source', source: 'FirstName' }, { destination: 'lastName', kind: 'source', source: 'LastName' },
+          { destination: 'email', kind: 'source', source: 'Email' },
+        ] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    );
+    const first = await runOnce(formula);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts.collected).toBe(sf.records.Contact!.size);
+    const grace = (await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'grace@navy.example' }] }))[0];
+    expect(grace?.fields).toMatchObject({ firstName: 'Grace', lastName: 'Hopper' });
+
+    sf.queries.length = 0;
+    sf.addContact({ FirstName: 'Annie', LastName: 'Easley', Email: 'annie@nasa.example' });
+    const second = await runOnce(formula);
+    // the newest Contact, and those stamped in the same second as the watermark (read again, harmlessly)
+    expect(second.counts.collected).toBeLessThan(first.counts.collected!);
+    expect((await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'annie@nasa.example' }] }))[0]?.fields).toMatchObject({ firstName: 'Annie', lastName: 'Easley' });
+    expect(sf.queries.some((q) => /FROM Contact WHERE SystemModstamp >= \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ORDER BY SystemModstamp ASC, Id ASC$/.test(q))).toBe(true);
+  });
+});
