@@ -33,6 +33,7 @@ const AXE = axeSource();
 let server: TestServer;
 let browser: Browser;
 let db: pg.Client;
+const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ staticRoot: path.resolve('dist') });
@@ -40,8 +41,10 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: server.databaseUrl });
   await db.connect();
   await db.query("update users set login_count = 5 where email <> 'formula.producer@demo.tributary.test'");
+  await db.query("update users set login_count = 0 where email = 'formula.producer@demo.tributary.test'");
 });
 afterAll(async () => {
+  await Promise.all(contexts.map((c) => Promise.race([c.close(), new Promise((r) => setTimeout(r, 5000))])));
   await db?.end();
   await browser?.close();
   await server?.close();
@@ -82,13 +85,60 @@ async function axe(page: Page, within?: string, skip: string[] = []): Promise<Vi
 
 const describeViolations = (vs: Violation[]) => vs.map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target}\n      ${n.summary.replace(/\n/g, '\n      ')}`).join('\n')}`).join('\n');
 
-/** Waits until the page at `pathname` has rendered its heading and nothing on it is still loading. */
+/**
+ * Until no transition or finite animation has run for a few frames in a row: Mantine's (dialogs,
+ * alerts) start a frame or two after what they show is in the page, and take up to a quarter of a
+ * second. An endless animation (a loader's) never ends, and does not count.
+ */
+async function animationsDone(page: Page): Promise<void> {
+  const settled = await page.evaluate(() => new Promise<boolean>((resolve) => {
+    const deadline = performance.now() + 20_000;
+    let quiet = 0;
+    const tick = () => {
+      const moving = document.getAnimations().some((a) => a.playState === 'running' && a.effect?.getComputedTiming().endTime !== Infinity);
+      quiet = moving ? 0 : quiet + 1;
+      if (quiet >= 6) resolve(true);
+      else if (performance.now() > deadline) resolve(false);
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }));
+  expect(settled, 'animations still running after 20 s').toBe(true);
+}
+
+/** Waits until the page at `pathname` has rendered its heading and nothing on it is still loading or moving. */
 async function settle(page: Page, pathname: string): Promise<void> {
   await page.waitForURL((u) => u.pathname === pathname, { timeout: 20_000 });
+  // after a move inside the app, the heading of the page it left is gone first
+  await page.waitForFunction(() => document.querySelectorAll('[data-a11y-left]').length === 0, undefined, { timeout: 20_000 });
   await page.locator('h1').first().waitFor({ timeout: 20_000 });
   await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 20_000 });
-  // Mantine's transitions (dialogs, alerts) take up to a quarter of a second
-  await page.waitForTimeout(300);
+  await animationsDone(page);
+}
+
+/** The width each page last loaded the app at: a page resized for the other width loads it again. */
+const loadedAt = new WeakMap<Page, number>();
+
+/**
+ * Opens `address` on a page already showing the app at this width as the app's own links do
+ * (history.pushState and a popstate event, which the router follows): the app and axe-core stay
+ * loaded, and the screen renders as after a click. Otherwise, or for another query on the same
+ * path, a full load.
+ */
+async function open(page: Page, width: number, address: string): Promise<void> {
+  const target = new URL(address, server.url);
+  const here = new URL(page.url());
+  if (loadedAt.get(page) !== width || here.origin !== target.origin || here.pathname === target.pathname) {
+    await page.goto(target.href);
+    loadedAt.set(page, width);
+    return;
+  }
+  await page.evaluate((to) => {
+    for (const h of document.querySelectorAll('h1')) h.setAttribute('data-a11y-left', '');
+    const idx = ((window.history.state as { idx?: number } | null)?.idx ?? 0) + 1;
+    window.history.pushState({ usr: null, key: Math.random().toString(36).slice(2, 10), idx }, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate', { state: window.history.state }));
+  }, target.pathname + target.search);
 }
 
 interface Findings { violations: Violation[]; h1: string[]; scrollWidth: number }
@@ -107,8 +157,10 @@ function expectSound(f: Findings, width: number, where: string): void {
   if (width === PHONE) expect(f.scrollWidth, `${where}: the page scrolls sideways`).toBeLessThanOrEqual(PHONE);
 }
 
+const viewportOf = (width: number) => ({ width, height: width === PHONE ? 844 : 800 });
 async function signedInContext(width: number, email: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width, height: width === PHONE ? 844 : 800 } });
+  const context = await browser.newContext({ viewport: viewportOf(width) });
+  contexts.push(context);
   context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   await signInThroughApp(page, server.url, email);
@@ -116,37 +168,50 @@ async function signedInContext(width: number, email: string): Promise<{ context:
   return { context, page };
 }
 
+/**
+ * One page per user for the whole file (a guest's, or one signed in through the app once), at the
+ * width asked for: resized, it loads the app again at its next visit (open above).
+ */
+const pagesOf = new Map<string, Promise<Page>>();
+async function pageFor(who: string, width: number): Promise<Page> {
+  let made = pagesOf.get(who);
+  if (!made) {
+    made = who === 'guest'
+      ? browser.newContext({ viewport: viewportOf(width) }).then((c) => { contexts.push(c); c.setDefaultTimeout(20_000); return c.newPage(); })
+      : signedInContext(width, who).then((s) => s.page);
+    pagesOf.set(who, made);
+  }
+  const page = await made;
+  if (page.viewportSize()?.width !== width) await page.setViewportSize(viewportOf(width));
+  return page;
+}
+
+const ADMINISTRATOR = 'administrator@demo.tributary.test';
+const FIRST_LOGIN = 'formula.producer@demo.tributary.test';
+
 describe.each(WIDTHS)('every screen at %i px', (width) => {
   const pages = new Map<Visitor, Page>();
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    const guest = await browser.newContext({ viewport: { width, height: width === PHONE ? 844 : 800 } });
-    contexts.push(guest);
-    pages.set('guest', await guest.newPage());
-    const admin = await signedInContext(width, 'administrator@demo.tributary.test');
-    contexts.push(admin.context);
-    pages.set('administrator', admin.page);
-    // the welcome page is for the first logins
-    await db.query("update users set login_count = 0 where email = 'formula.producer@demo.tributary.test'");
-    const first = await signedInContext(width, 'formula.producer@demo.tributary.test');
-    contexts.push(first.context);
-    pages.set('first login', first.page);
-  });
-  afterAll(async () => {
-    await Promise.all(contexts.map((c) => Promise.race([c.close(), new Promise((r) => setTimeout(r, 5000))])));
+    pages.set('guest', await pageFor('guest', width));
+    pages.set('administrator', await pageFor(ADMINISTRATOR, width));
+    // the welcome page is for a first login: the Formula Producer has never signed in before this
+    // file's first sign-in, and the page stays theirs for that session (loaded again at each width)
+    pages.set('first login', await pageFor(FIRST_LOGIN, width));
   });
 
   it.each(VISITS.map((v) => [v.id, v] as const))('%s', async (_id, visit) => {
     const page = pages.get(visit.visitor)!;
-    await page.goto(`${server.url}${visit.path}`);
-    await settle(page, new URL(visit.path, 'http://x').pathname);
+    const pathname = new URL(visit.path, 'http://x').pathname;
+    await open(page, width, visit.path);
+    await settle(page, pathname);
     expectSound(await inspect(page), width, `${visit.path} as ${visit.visitor}`);
+    // what was inspected is the screen asked for, not one the app moved on to meanwhile
+    expect(new URL(page.url()).pathname, `${visit.path} as ${visit.visitor}`).toBe(pathname);
   });
 
   it('a refusal inside the shell (a Power User asks for User Management)', async () => {
-    const { context, page } = await signedInContext(width, 'power.user@demo.tributary.test');
-    contexts.push(context);
+    const page = await pageFor('power.user@demo.tributary.test', width);
     await page.goto(`${server.url}/user-management`);
     await settle(page, '/auth-error/role');
     await page.getByTestId('screen-refused').waitFor();
@@ -154,8 +219,7 @@ describe.each(WIDTHS)('every screen at %i px', (width) => {
   });
 
   it('a redirect\'s notice (a Connection Manager asks for the Data Queue)', async () => {
-    const { context, page } = await signedInContext(width, 'connection.manager@demo.tributary.test');
-    contexts.push(context);
+    const page = await pageFor('connection.manager@demo.tributary.test', width);
     await page.goto(`${server.url}/data-queue`);
     await settle(page, '/connections');
     await page.getByTestId('redirect-notice').waitFor();
@@ -165,6 +229,7 @@ describe.each(WIDTHS)('every screen at %i px', (width) => {
   it('a guest sent to sign in', async () => {
     const page = pages.get('guest')!;
     await page.goto(`${server.url}/activity-history`);
+    loadedAt.set(page, width);
     await settle(page, '/landing');
     await page.getByTestId('redirect-notice').waitFor();
     expectSound(await inspect(page), width, 'notice on /landing');
@@ -172,11 +237,11 @@ describe.each(WIDTHS)('every screen at %i px', (width) => {
 
   it('the dialog to add a data source', async () => {
     const page = pages.get('administrator')!;
-    await page.goto(`${server.url}/connections`);
+    await open(page, width, '/connections');
     await settle(page, '/connections');
     await page.getByRole('button', { name: 'Add data source' }).click();
     await page.getByRole('dialog').waitFor();
-    await page.waitForTimeout(400);
+    await animationsDone(page);
     // the dialog itself. Mantine draws a dialog's header as a <header> inside <section role="dialog">:
     // axe counts it as a second banner beside the shell's, where browsers (scoping it to the section
     // element) do not, so that one rule is left out here
@@ -184,32 +249,34 @@ describe.each(WIDTHS)('every screen at %i px', (width) => {
     expect(violations, `connection dialog: axe violations\n${describeViolations(violations)}`).toEqual([]);
     if (width === PHONE) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE);
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
   });
 
   it('the dialog to add a user, with the rules\' messages showing', async () => {
     const page = pages.get('administrator')!;
-    await page.goto(`${server.url}/user-management`);
+    await open(page, width, '/user-management');
     await settle(page, '/user-management');
     await page.getByRole('button', { name: 'Add user' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText('Choose at least 1 role for each tenant').waitFor();
-    await page.waitForTimeout(400);
+    await animationsDone(page);
     // as with the data source dialog: Mantine's dialog header counts as a second banner for axe only
     const violations = await axe(page, '[role="dialog"]', ['landmark-no-duplicate-banner']);
     expect(violations, `user dialog: axe violations\n${describeViolations(violations)}`).toEqual([]);
     if (width === PHONE) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE);
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
   });
 
   it.runIf(width === PHONE)('the open navigation', async () => {
     const page = pages.get('administrator')!;
-    await page.goto(`${server.url}/connections`);
+    await open(page, width, '/connections');
     await settle(page, '/connections');
     await page.getByRole('button', { name: 'Open navigation' }).click();
     await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Data Queue' }).waitFor();
-    await page.waitForTimeout(400);
+    await animationsDone(page);
     expectSound(await inspect(page), width, 'open navigation');
   });
 });

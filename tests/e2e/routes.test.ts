@@ -8,15 +8,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
-import { signInThroughApp } from '../support/appSession.ts';
+import { signedInContexts, signInThroughApp } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
 let browser: Browser;
+/** the demo users' sessions: each signs in through the app once, and later contexts start from that (the journeys sign in afresh) */
+let session: ReturnType<typeof signedInContexts>;
 
 beforeAll(async () => {
   server = await startTestServer({ staticRoot: path.resolve('dist') });
   browser = await launchChromium();
+  session = signedInContexts(browser, server.url);
   // these users have signed in before: the welcome page is for first logins only
   const client = new pg.Client({ connectionString: server.databaseUrl });
   await client.connect();
@@ -65,7 +68,7 @@ async function signedIn(email: string): Promise<{ context: BrowserContext; page:
 describe('where every route lands, for each demo user', () => {
   for (const [email, lands] of Object.entries(LANDS)) {
     it(email, async () => {
-      const { context, page } = await signedIn(email);
+      const { context, page } = await session(email);
       const trail: string[] = [];
       page.on('response', (r) => { if (!r.url().includes('/assets/')) trail.push(`${r.status()} ${r.request().method()} ${r.url().replace(server.url, '')}`); });
       page.on('console', (m) => trail.push(`console ${m.type()}: ${m.text()}`));
@@ -101,7 +104,8 @@ describe('where every route lands, for each demo user', () => {
   }
 
   it('shows only the navigation a user may use', async () => {
-    const { context, page } = await signedIn('connection.manager@demo.tributary.test');
+    const { context, page } = await session('connection.manager@demo.tributary.test');
+    await page.goto(`${server.url}/`);
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await nav.waitFor();
     expect((await nav.getByRole('link').allTextContents()).map((t) => t.trim())).toEqual(['Connections']);
@@ -160,7 +164,8 @@ describe('journeys', () => {
   });
 
   it('switches the tenant, and the navigation follows the roles there', async () => {
-    const { context, page } = await signedIn('power.user@demo.tributary.test');
+    const { context, page } = await session('power.user@demo.tributary.test');
+    await page.goto(`${server.url}/`);
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     await nav.getByRole('link', { name: 'Connections' }).waitFor();
     const reloaded = page.waitForResponse((r) => r.url().includes('/User/organization/'));

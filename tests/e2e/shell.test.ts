@@ -9,16 +9,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
-import { signInThroughApp } from '../support/appSession.ts';
+import { signedInContexts } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
 let browser: Browser;
+let signedIn: ReturnType<typeof signedInContexts>;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ staticRoot: path.resolve('dist') });
   browser = await launchChromium();
+  signedIn = signedInContexts(browser, server.url);
   const db = new pg.Client({ connectionString: server.databaseUrl });
   await db.connect();
   await db.query('update users set login_count = 5');
@@ -32,16 +34,18 @@ afterAll(async () => {
 
 const PHONE = { width: 390, height: 844 };
 
+/** A page of a context of its own: a guest's, or one signed in (each user signs in through the app once, tests/support/appSession.ts). */
 async function open(opts: { email?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 800 } });
+  const viewport = opts.viewport ?? { width: 1280, height: 800 };
+  if (opts.email) {
+    const { context, page } = await signedIn(opts.email, { viewport });
+    contexts.push(context);
+    return page;
+  }
+  const context = await browser.newContext({ viewport });
   contexts.push(context);
   context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  if (opts.email) {
-    await signInThroughApp(page, server.url, opts.email);
-    await page.getByRole('button', { name: /User menu/ }).waitFor();
-  }
-  return page;
+  return context.newPage();
 }
 
 const user = (role: string) => `${role}@demo.tributary.test`;

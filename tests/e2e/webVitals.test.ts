@@ -1,8 +1,9 @@
 /**
  * Core Web Vitals of the built app in Chromium on the issue's throttled profile (10 Mbit/s, 40 ms):
- * LCP, CLS and INP of the landing page and of the signed-in Data Queue, each printed and held to
- * its target (the best of up to three runs: this machine's other work only slows a run); the Data Queue's JavaScript, as loaded, held to its size budget; and the browser's
- * cache doing its part on a second visit (assets not asked for again, the page revalidated).
+ * LCP, CLS and INP of the landing page and of the signed-in Data Queue, each measured once and
+ * printed (`npm run bench` holds them to their targets, the best of up to three runs); the Data
+ * Queue's JavaScript, as loaded, held to its size budget; and the browser's cache doing its part on
+ * a second visit (assets not asked for again, the page revalidated).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,7 +40,9 @@ let dataQueueScripts: { scripts: string[]; size: number } | null = null;
 /**
  * The vitals are measured here and printed; their targets (TARGETS) are judged by `npm run bench`,
  * not here: a timed assertion on this shared 2-core machine would fail for the machine's load, not
- * for the app (speed targets belong in benchmarks).
+ * for the app (speed targets belong in benchmarks). So one run each: what is asserted here (the
+ * figures measured, the assets compressed, the scripts loaded) holds of any run, and a second or
+ * third run, made only when the first misses a target, would only pick a lower figure to print.
  */
 function expectMeasured(v: Vitals) {
   expect(v.lcpMs).toBeGreaterThan(0);
@@ -58,14 +61,14 @@ function expectServedCompressed(assets: LoadedAsset[]) {
 
 describe(`Core Web Vitals in Chromium (${profile})`, () => {
   it('the landing page, for a new visitor', async () => {
-    const { best: { vitals, assets }, runs } = await bestOf(() => landingVitals(browser, server.url));
+    const { best: { vitals, assets }, runs } = await bestOf(() => landingVitals(browser, server.url), 1);
     for (const run of runs) console.log(`web vitals, landing (${profile}): ${formatVitals(run)}`);
     expectServedCompressed(assets);
     expectMeasured(vitals);
   });
 
   it('the Data Queue, signed in', async () => {
-    const { best: { vitals, assets }, runs } = await bestOf(() => signedInVitals(browser, server.url, EMAIL));
+    const { best: { vitals, assets }, runs } = await bestOf(() => signedInVitals(browser, server.url, EMAIL), 1);
     for (const run of runs) console.log(`web vitals, Data Queue signed in (${profile}): ${formatVitals(run)}`);
     expectServedCompressed(assets);
 
