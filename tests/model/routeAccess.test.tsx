@@ -23,7 +23,7 @@ import { ApiError } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
 import { AuthSdkContext } from '../../src/views/shell/authSdk.tsx';
 import { aCurrentUser } from '../support/currentUser.ts';
-import { expectBrokenGuardToFail, expectingFailure, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
+import { expectBrokenGuardToFail, expectBrokenMachineToFail, named, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
 
 beforeEach(() => { document.cookie = `${REDIRECT_COOKIE}=; Max-Age=0; Path=/`; });
 afterEach(() => cleanup());
@@ -231,24 +231,12 @@ describe('route-access machine: shortest paths on the rendered app', () => {
 });
 
 describe('the suite can fail', () => {
-  /** runs each path on the app rendered with `broken`, and expects every one to fail */
-  async function expectEveryPathToFail(broken: typeof routeAccessMachine, chosen: typeof paths): Promise<void> {
-    expect(chosen.length).toBeGreaterThan(0);
-    let failures = 0;
-    await expectingFailure(async () => {
-      for (const path of chosen) {
-        await runPath(path, broken, view).catch(() => { failures++; });
-        cleanup();
-      }
-    });
-    expect(failures).toBe(chosen.length);
-  }
   const telling = (p: (typeof paths)[number]) => p.state.matches('redirecting') && !!toldOn(destinationOf(p.state).to, p.state, destinationOf(p.state).notice)?.title
     && !!redirectNotice(destinationOf(p.state).notice);
 
   it('notices a redirect that does not say why', async () => {
     const silent = routeAccessMachine.provide({ actions: { tell: assign({ notice: null }) } });
-    await expectEveryPathToFail(silent, paths.filter(telling).slice(0, 6));
+    await expectBrokenMachineToFail(routeAccessMachine, silent, 'a silent tell', { paths: paths.filter(telling).slice(0, 6), view, every: true });
   });
 
   it('notices a notice that is not kept through the redirects after the first', async () => {
@@ -257,7 +245,7 @@ describe('the suite can fail', () => {
       actions: { tell: assign({ notice: ({ context }) => (context.decision?.kind === 'redirect' ? null : context.notice) }) },
     });
     const chains = paths.filter((p) => telling(p) && p.state.context.notice !== null && (p.state.context.decision as { to: string }).to !== destinationOf(p.state).to);
-    await expectEveryPathToFail(forgetful, chains.slice(0, 6));
+    await expectBrokenMachineToFail(routeAccessMachine, forgetful, 'a forgetful tell', { paths: chains.slice(0, 6), view, every: true });
   });
 
   it('notices, on the rendered app, a guard table that lets everyone in', async () => {

@@ -29,5 +29,9 @@ globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {
 Element.prototype.scrollIntoView ??= () => {};
 // Mantine's autosizing textarea waits on the document's fonts, which jsdom lacks
 (document as { fonts?: unknown }).fonts ??= { addEventListener() {}, removeEventListener() {} };
+// a file starts on an empty page: the model project's files share their worker's page (the vmForks
+// pool in vitest.config.ts), and what one left behind (Mantine's portals, a scroll lock) would show in the next
+document.body.replaceChildren();
+for (const { name } of [...document.body.attributes]) document.body.removeAttribute(name);
 // dialogs load Mantine's Modal when one first opens; a screen test has it from the start
 await preloadModal();

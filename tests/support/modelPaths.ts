@@ -14,6 +14,7 @@
 import { cleanup, configure, getConfig } from '@testing-library/react';
 import { TestModel, type TestModelOptions, type TestParam } from '@xstate/graph';
 import { expect } from 'vitest';
+import { initialTransition, transition } from 'xstate';
 import type { ActorLogic, AnyEventObject, AnyStateMachine, EventFromLogic, EventObject, InputFrom, SnapshotFrom } from 'xstate';
 
 /** the paths a model generates, as far as these helpers read them */
@@ -34,11 +35,24 @@ export function testModel<M extends AnyStateMachine, E extends EventObject = Eve
   machine: M,
   options: Partial<TestModelOptions<SnapshotFrom<M>, E, InputFrom<M>>> = {},
 ): TestModel<SnapshotFrom<M>, E, InputFrom<M>> {
-  return new TestModel(machine as unknown as ActorLogic<SnapshotFrom<M>, E, InputFrom<M>>, {
+  const model = new TestModel(machine as unknown as ActorLogic<SnapshotFrom<M>, E, InputFrom<M>>, {
     stateMatcher: (state, key) => (state as { matches(value: string): boolean }).matches(key),
     ...options,
   });
+  // each path the model makes remembers the input its machine starts from, so that a proof can
+  // tell whether a broken machine starts otherwise (firstStepChangedBy)
+  const internals = model as unknown as { _toTestPath: (path: unknown) => object };
+  const toTestPath = internals._toTestPath;
+  internals._toTestPath = (path) => {
+    const testPath = toTestPath(path);
+    startOf.set(testPath, { input: options.input });
+    return testPath;
+  };
+  return model;
 }
+
+/** the input of the machine each path of `testModel` starts from */
+const startOf = new WeakMap<object, { input: unknown }>();
 
 /**
  * Every state the paths pass through, serialized (`JSON.stringify` of the value by default). A
@@ -76,7 +90,13 @@ export async function runPath<M extends AnyStateMachine, R>(path: ModelPath<Snap
 
 /** how long a test waits for what the screen should show (tests/support/jsdomSetup.ts) */
 export const EXPECTED_WAIT_MS = 15_000;
-/** how long a path run to fail waits: Testing Library's default, as before the longer wait above */
+/**
+ * how long a path run to fail waits: Testing Library's default, as before the longer wait above.
+ * A shorter wait proves nothing alone (a screen slow to show what it will show fails it too); to
+ * count, the correct machine would have to pass the same steps under it, a second render of each
+ * path that costs about what the shorter wait saves (measured on the proofs of sandboxImport,
+ * userForm and connectionForm).
+ */
 export const FAILING_WAIT_MS = 1_000;
 
 /**
@@ -100,28 +120,96 @@ export function withBrokenGuard<M extends AnyStateMachine>(machine: M, guard: st
   return machine.provide({ guards: { [guard]: () => holds } } as never) as M;
 }
 
+/** Two snapshots' data alike: functions count as alike (they are not compared), actors by their id. */
+function alike(a: unknown, b: unknown, seen = new Map<object, object>()): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a === 'function' && typeof b === 'function') return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (seen.get(a) === b) return true;
+  seen.set(a, b);
+  if ('sessionId' in a && 'sessionId' in b) return (a as unknown as { id: unknown }).id === (b as unknown as { id: unknown }).id;
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && alike((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], seen));
+}
+type AnySnapshot = { status: string; value: unknown; context: unknown; output?: unknown };
+/** a transition's outcome: the snapshot it leads to and the actions it does beyond the snapshot (sending, emitting, …) */
+type Outcome = [AnySnapshot, { type: string; params?: unknown }[]];
+const sameOutcome = ([a, aDoes]: Outcome, [b, bDoes]: Outcome) => a.status === b.status && alike(a.value, b.value) && alike(a.context, b.context)
+  && alike(a.output, b.output) && alike(aDoes.map((x) => [x.type, x.params]), bDoes.map((x) => [x.type, x.params]));
+
+/**
+ * Where a path crosses what `broken` changes: the index in `path.steps` of the first step that
+ * `broken` decides otherwise than `machine` (0: it starts otherwise), or undefined when no step
+ * does. A step is decided otherwise when it ends in another snapshot or does other actions beyond
+ * it (sending, emitting, …), or, for a broken `guard`, when the guard answered the step otherwise
+ * than the broken one does (it chose another transition, whose difference may show only where the
+ * rendered view gives the machine more, a parent to tell, than the model does). Each step is
+ * replayed from the correct machine's snapshot on both machines (xstate's `transition`: nothing is
+ * started, no action is done). A path that did not come from `testModel` may start otherwise for
+ * all the helper knows (0).
+ */
+export function firstStepChangedBy<M extends AnyStateMachine>(machine: M, broken: M, path: ModelPath<SnapshotFrom<M>>, guard?: { name: string; holds: boolean }): number | undefined {
+  const start = startOf.get(path);
+  if (!start) return 0;
+  let decided = false;
+  const answer = guard && (machine.implementations.guards as Record<string, unknown> | undefined)?.[guard.name];
+  const watched: AnyStateMachine = guard && typeof answer === 'function' ? machine.provide({
+    guards: { [guard.name]: (...args: unknown[]) => { const holds = answer(...args) as unknown; if (!!holds !== guard.holds) decided = true; return holds; } },
+  } as never) : machine;
+  const startOn = (logic: AnyStateMachine) => initialTransition(logic, start.input as never) as unknown as Outcome;
+  if (!sameOutcome(startOn(watched), startOn(broken)) || decided) return 0;
+  for (let i = 1; i < path.steps.length; i++) {
+    // the same state on each machine (a snapshot answers to the machine that made it: its guards, its actions)
+    const { value, context, status, output } = path.steps[i - 1]!.state as AnySnapshot;
+    const before = { value, context, status, output } as never;
+    const event = path.steps[i]!.event as never;
+    const next = (logic: AnyStateMachine) => transition(logic, logic.resolveState(before) as never, event) as unknown as Outcome;
+    if (!sameOutcome(next(watched), next(broken)) || decided) return i;
+  }
+  return undefined;
+}
+
 /**
  * Proves the suite can fail: runs the paths (the correct machine's, which say what should show)
- * on the view rendered with the machine whose `guard` is broken, and expects at least one to fail,
- * or with `every`, each of them. Answers the failures.
+ * on the view rendered with `broken` (the machine with something broken on purpose, `what`), and
+ * expects at least one to fail, or with `every`, each of them. Only a path that crosses what was
+ * broken (firstStepChangedBy) can fail because of it: with `every`, each path given must cross it;
+ * without, the paths that cross it run until one fails. `guard`: the guard broken, whose answers
+ * count (firstStepChangedBy). Answers the failures.
  */
+export async function expectBrokenMachineToFail<M extends AnyStateMachine, R>(
+  machine: M,
+  broken: M,
+  what: string,
+  { paths, view, every = false, guard }: { paths: readonly ModelPath<SnapshotFrom<M>>[]; view: ModelView<M, R>; every?: boolean; guard?: { name: string; holds: boolean } },
+): Promise<unknown[]> {
+  // an empty list, or a path that is not there, would fail for no reason of what was broken
+  expect(paths.length, 'paths to run with the broken machine').toBeGreaterThan(0);
+  expect(paths.every((p) => typeof p?.test === 'function'), 'every path to run exists').toBe(true);
+  const crossing = paths.filter((p) => firstStepChangedBy(machine, broken, p, guard) !== undefined);
+  if (every) expect(paths.filter((p) => !crossing.includes(p)).map((p) => p.description), `paths that do not cross ${what}`).toEqual([]);
+  else expect(crossing.length, `paths that cross ${what}`).toBeGreaterThan(0);
+  const failures: unknown[] = [];
+  await expectingFailure(async () => {
+    for (const path of crossing) {
+      await runPath(path, broken, view).catch((error: unknown) => failures.push(error));
+      cleanup();
+      if (failures.length && !every) break;
+    }
+  });
+  if (every) expect(failures.length, `paths that fail with ${what}`).toBe(paths.length);
+  else expect(failures.length, `paths that fail with ${what}`).toBeGreaterThan(0);
+  return failures;
+}
+
+/** expectBrokenMachineToFail with one guard broken (withBrokenGuard). */
 export async function expectBrokenGuardToFail<M extends AnyStateMachine, R>(
   machine: M,
   guard: string,
   { paths, view, holds = false, every = false }: { paths: readonly ModelPath<SnapshotFrom<M>>[]; view: ModelView<M, R>; holds?: boolean; every?: boolean },
 ): Promise<unknown[]> {
-  // an empty list, or a path that is not there, would fail for no reason of the guard's
-  expect(paths.length, 'paths to run with the broken guard').toBeGreaterThan(0);
-  expect(paths.every((p) => typeof p?.test === 'function'), 'every path to run exists').toBe(true);
-  const broken = withBrokenGuard(machine, guard, holds);
-  const failures: unknown[] = [];
-  await expectingFailure(async () => {
-    for (const path of paths) {
-      await runPath(path, broken, view).catch((error: unknown) => failures.push(error));
-      cleanup();
-    }
-  });
-  if (every) expect(failures.length, `paths that fail with ${guard} broken`).toBe(paths.length);
-  else expect(failures.length, `paths that fail with ${guard} broken`).toBeGreaterThan(0);
-  return failures;
+  return expectBrokenMachineToFail(machine, withBrokenGuard(machine, guard, holds), `${guard} broken`, { paths, view, every, guard: { name: guard, holds } });
 }
