@@ -46,8 +46,6 @@ export default defineConfig({
           name: 'e2e', include: ['tests/e2e/**/*.test.ts'], environment: 'node', isolate: false,
           globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts', 'tests/support/clamav.ts'],
           testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false,
-          // one file at a time, after the unit files that share its vitest process (scripts/test-suites.ts)
-          sequence: { groupOrder: 1 },
           expect: { poll: { timeout: 15_000 } },
         },
       },
