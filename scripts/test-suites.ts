@@ -1,6 +1,6 @@
 /**
- * `npm test`'s runs, side by side: the typecheck and the import lint, the unit and end-to-end
- * projects in one vitest process, the model and API projects in another, then scripts/check-test-report.ts
+ * `npm test`'s runs, side by side: the typecheck and the import lint, the end-to-end project in one
+ * vitest process, the unit, model and API projects in another, then scripts/check-test-report.ts
  * over the reports and every run's exit code and time.
  *
  * Why two vitest processes: the end-to-end files run one at a time (each drives Chromium against a
@@ -65,22 +65,16 @@ async function build(): Promise<RunOutcome> {
 
 const tsx = [process.execPath, '--import', 'tsx'];
 const built = build();
-// The unit files run in the end-to-end process, before its browser journeys: that process keeps
-// about one core busy and finished two minutes before the other (318 s against 445 s), which the
-// unit files' 47 s of work would otherwise lengthen. Without the end-to-end run they go with the rest.
-const skipE2e = !!process.env.TRIBUTARY_SKIP_E2E;
 const runs: Promise<RunOutcome>[] = [
   built,
   run('typecheck', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json'], 'tsc │ '),
   run('import lint', [...tsx.slice(1), 'scripts/lint-imports.ts'], 'lint │ '),
-  skipE2e
-    ? run('unit, model, api', [...vitest, '--project=unit', '--project=model', '--project=api', `--outputFile.json=${REPORTS.main}`], '')
-    : run('model, api', [...vitest, '--project=model', '--project=api', `--outputFile.json=${REPORTS.main}`], ''),
+  run('unit, model, api', [...vitest, '--project=unit', '--project=model', '--project=api', `--outputFile.json=${REPORTS.main}`], ''),
 ];
-if (!skipE2e) {
+if (!process.env.TRIBUTARY_SKIP_E2E) {
   runs.push(built.then((b) => (b.code === 0
-    ? run('unit, e2e', [...vitest, '--project=unit', '--project=e2e', `--outputFile.json=${REPORTS.e2e}`], 'e2e │ ')
-    : { name: 'unit, e2e', code: 1, ms: 0, error: 'not run: the production build failed' })));
+    ? run('e2e', [...vitest, '--project=e2e', `--outputFile.json=${REPORTS.e2e}`], 'e2e │ ')
+    : { name: 'e2e', code: 1, ms: 0, error: 'not run: the production build failed' })));
 }
 const outcomes = await Promise.all(runs);
 
