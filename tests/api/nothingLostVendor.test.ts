@@ -22,7 +22,9 @@ import { workerArgs } from '../support/workerProcess.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const F = '/web-api/v1/formulas';
 const FOLDER = 'nothing-lost-vendor';
-const TIMINGS = { JOBS_SUPERVISE_SECONDS: '1', JOBS_HEARTBEAT_SECONDS: '10', JOBS_RETRY_DELAY_SECONDS: '1' };
+// a heartbeat of 30 s: a worker starved of CPU by the rest of the suite keeps its job (its SKY API calls
+// are paced, so the run's searches alone take seconds); the dead worker's heartbeat is lapsed by hand below
+const TIMINGS = { JOBS_SUPERVISE_SECONDS: '1', JOBS_HEARTBEAT_SECONDS: '30', JOBS_RETRY_DELAY_SECONDS: '1' };
 const ROWS = 40;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -114,7 +116,10 @@ describe('a worker killed with SIGKILL while it sends to Raiser\'s Edge NXT', ()
       const n = created();
       if (n >= ROWS) throw new Error('the send finished before the worker could be killed');
       return n >= ROWS / 4 && n;
-    }, 90_000);
+    }, 90_000).catch((err: Error) => {
+      // what the worker was doing, for whoever reads the failure
+      throw new Error(`${err.message}; ${created()} created, ${sky.seen.length} SKY API calls; the worker said:\n${first.out().slice(-4000)}`);
+    });
     first.child.kill('SIGKILL');
     await first.exited;
     expect(created()).toBeLessThan(ROWS);
@@ -122,8 +127,8 @@ describe('a worker killed with SIGKILL while it sends to Raiser\'s Edge NXT', ()
     // the kill has landed: the rest need not be slow
     sky.apiDelayMs = 0;
 
-    // pg-boss fails a dead worker's job once its last heartbeat is older than its heartbeat_seconds (10 here,
-    // pg-boss's least): rather than wait that out, the job's last heartbeat is moved back by that much, and
+    // pg-boss fails a dead worker's job once its last heartbeat is older than its heartbeat_seconds (30 here):
+    // rather than wait that out, the job's last heartbeat is moved back by that much, and
     // pg-boss's supervisor (every second here) still has to find and fail it for the run to go on
     const lapsed = await server.database.pool.query(`update pgboss.job set heartbeat_on = heartbeat_on - heartbeat_seconds * interval '1 second'
       where name = $1 and state = 'active' and data->>'runId' = $2 and heartbeat_on is not null and heartbeat_seconds is not null
