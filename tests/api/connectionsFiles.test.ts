@@ -18,6 +18,7 @@ let admin: TenantSession;
 let api: ReturnType<typeof integrations>;
 let folder: string;
 const FOLDER = `test-${process.pid}-${Date.now()}`;
+const RESUME = `${FOLDER}-resume`;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -26,7 +27,9 @@ beforeAll(async () => {
   folder = dropFolderPath(server.config.dataDir, admin.tenantId, FOLDER);
 });
 afterAll(async () => {
-  fs.rmSync(path.dirname(folder), { recursive: true, force: true });
+  // this file's folders only: every test database has the demo tenants, so the other files' folders
+  // (nothingLostVendor's, flatFile's) sit beside these in the same tenant's drop folder, often while they run
+  for (const f of [FOLDER, RESUME]) fs.rmSync(dropFolderPath(server.config.dataDir, admin.tenantId, f), { recursive: true, force: true });
   await server?.close();
 });
 
@@ -65,12 +68,12 @@ describe('flat file connector', () => {
   });
 
   it('resumes inside a file after the last batch stored, not at its start', async () => {
-    const dir = dropFolderPath(server.config.dataDir, admin.tenantId, 'resume');
+    const dir = dropFolderPath(server.config.dataDir, admin.tenantId, RESUME);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'long.csv'), csvText(5));
     fs.writeFileSync(path.join(dir, 'next.csv'), csvText(1));
     fs.utimesSync(path.join(dir, 'next.csv'), new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
-    const ctx = ctxOf({ folder: 'resume' });
+    const ctx = ctxOf({ folder: RESUME });
     const batches = [];
     for await (const b of flatFileConnector.pull(ctx, '*', null, { batchSize: 2 })) batches.push(b);
     expect(batches.map((b) => b.records.map((r) => r.id))).toEqual([['long.csv#2', 'long.csv#3'], ['long.csv#4', 'long.csv#5'], ['long.csv#6'], ['next.csv#2']]);
