@@ -1,6 +1,6 @@
 /** The connector kit's paging helpers: every page once, in order, each with the position after it. */
 import { describe, expect, it } from 'vitest';
-import { cursorPages, linkPages, offsetPages, type Page } from '../../server/connectors/kit/paging.ts';
+import { cursorPages, linkPages, offsetPages, pullPosition, type Page } from '../../server/connectors/kit/paging.ts';
 
 const ITEMS = Array.from({ length: 7 }, (_, i) => i);
 async function all<T>(pages: AsyncIterable<Page<T>>): Promise<Page<T>[]> {
@@ -38,5 +38,15 @@ describe('paging', () => {
     expect(links).toEqual(['/x', 'https://api.example/x?offset=5']);
     const endless = await all(linkPages('/x', async () => ({ items: [], next: '/x' })));
     expect(endless).toEqual([{ items: [], next: '/x' }]);
+  });
+});
+
+describe('a pull position', () => {
+  it('reads its own watermark, starts from nothing, and leaves any other watermark to the connector', () => {
+    const refuse = (): never => { throw new Error('not ours'); };
+    expect(pullPosition(null, refuse)).toEqual({ since: null, next: null, latest: null });
+    expect(pullPosition(JSON.stringify({ since: '2026-11-01', next: '/page/2' }), refuse)).toEqual({ since: '2026-11-01', next: '/page/2', latest: null });
+    expect(() => pullPosition('2026-11-01T00:00:00Z', refuse)).toThrow('not ours');
+    expect(pullPosition('2026-11-01T00:00:00Z', (since) => ({ since, next: null, latest: null }))).toEqual({ since: '2026-11-01T00:00:00Z', next: null, latest: null });
   });
 });

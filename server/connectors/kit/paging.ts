@@ -37,3 +37,17 @@ export async function* linkPages<T>(first: string, fetch: (link: string) => Prom
     if (!page.items.length) return;
   }
 }
+
+/**
+ * Where a pull by modification date stands, as its watermark keeps it: the filter's date, the next
+ * page while one is under way, the latest change seen. `bare` reads a watermark that is not such a
+ * position (a vendor's date on its own), or refuses it.
+ */
+export interface PullPosition { since: string | null; next: string | null; latest: string | null }
+
+export function pullPosition(watermark: string | null, bare: (watermark: string) => PullPosition): PullPosition {
+  if (!watermark) return { since: null, next: null, latest: null };
+  let p: Partial<PullPosition>;
+  try { p = JSON.parse(watermark) as Partial<PullPosition>; } catch { return bare(watermark); }
+  return { since: p.since ?? null, next: p.next ?? null, latest: p.latest ?? null };
+}

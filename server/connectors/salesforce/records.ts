@@ -29,7 +29,7 @@ import {
 } from '../connector.ts';
 import type { ObjectInfo } from '../../../src/domain/connectors/types.ts';
 import type { FieldInfo } from '../../../src/domain/api/integrations.ts';
-import { linkPages } from '../kit/paging.ts';
+import { linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
 import { API_ROOT, errorWords, salesforceApi, type SalesforceApi, type SalesforceError } from './client.ts';
 import { condition, isApiName, normalizeDateTime, selectable, soqlDateTime, soqlLiteral, type SfField } from './soql.ts';
@@ -144,17 +144,11 @@ export async function describeFields(ctx: ConnectorContext, object: string): Pro
 
 // ------------------------------------------------------------------ source
 
-interface Position { since: string | null; next: string | null; latest: string | null }
+type Position = PullPosition;
 
-function positionOf(watermark: string | null): Position {
-  if (!watermark) return { since: null, next: null, latest: null };
-  try {
-    const p = JSON.parse(watermark) as Partial<Position>;
-    return { since: p.since ?? null, next: p.next ?? null, latest: p.latest ?? null };
-  } catch {
-    throw new ConnectorInputError('The watermark is not one this connector wrote.');
-  }
-}
+const positionOf = (watermark: string | null): Position => pullPosition(watermark, () => {
+  throw new ConnectorInputError('The watermark is not one this connector wrote.');
+});
 
 const later = (a: string | null, b: string | null) => (!b ? a : !a || b > a ? b : a);
 

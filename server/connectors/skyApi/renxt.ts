@@ -18,7 +18,7 @@ import {
   ConnectorInputError, type Connector, type ConnectorContext, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
   type UpsertItem, type UpsertResult,
 } from '../connector.ts';
-import { linkPages } from '../kit/paging.ts';
+import { linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { skySession, type Sky } from './client.ts';
@@ -42,17 +42,10 @@ function objectOf(object: string): RenxtObject {
 const sky = (ctx: ConnectorContext): Sky => skySession(ctx, 'renxt', NAME);
 
 /** Where a pull stands: the filter's date, the next page while one is under way, the latest change seen. */
-interface Position { since: string | null; next: string | null; latest: string | null }
+type Position = PullPosition;
 
-function positionOf(watermark: string | null): Position {
-  if (!watermark) return { since: null, next: null, latest: null };
-  try {
-    const p = JSON.parse(watermark) as Partial<Position>;
-    return { since: p.since ?? null, next: p.next ?? null, latest: p.latest ?? null };
-  } catch {
-    return { since: watermark, next: null, latest: null }; // a date on its own
-  }
-}
+// a date on its own is where a pull from that date starts
+const positionOf = (watermark: string | null): Position => pullPosition(watermark, (since) => ({ since, next: null, latest: null }));
 
 const later = (a: string | null, b: string | null | undefined) => (!b ? a : !a || b > a ? b : a);
 
