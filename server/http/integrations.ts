@@ -6,6 +6,7 @@
  */
 import { integrationsService } from '../../src/domain/api/integrations.ts';
 import type { Context } from 'hono';
+import { parseColumnChoice, SANDBOX_IMPORT_FIELDS } from '../../src/domain/sandboxImport.ts';
 import { extensionOf } from '../../src/domain/upload.ts';
 import type { FileStore } from '../connectors/fileSources/fileStore.ts';
 import { OAUTH_CALLBACK_PATH, OAUTH_RETURN_PARAMS } from '../../src/domain/connectors/oauth.ts';
@@ -55,19 +56,32 @@ export function integrationsRouter(services: IntegrationsServices, auth: Auth) {
   on(api.refreshObjects, async (c, { params }) => connections.refreshObjects(c.var.tenant, actor(c), idOf(params.id)));
   on(api.fields, async (c, { params }) => connections.fields(c.var.tenant, actor(c), idOf(params.id), params.object));
   // the file is read before the data source is looked up, as uploads are: a refusal of the body comes first
-  on(api.importSandboxConstituents, async (c, { params }) => {
+  const receiveImportFile = (c: Parameters<typeof receiveFile>[0], key: string) => receiveFile(c, store, key, {
+    accepts: (name) => extensionOf(name) === '.csv',
+    acceptsWhat: 'Only .csv files can be imported; save a workbook as CSV first.',
+  });
+  on(api.importSandboxConstituents, async (c, { params, query }) => {
+    const choice = query.columns === undefined ? undefined : parseColumnChoice(query.columns)
+      ?? fail('bad-request', `columns names a field the import does not know; the fields are ${SANDBOX_IMPORT_FIELDS.join(', ')}.`);
     const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.import`;
-    const received = await receiveFile(c, store, key, {
-      accepts: (name) => extensionOf(name) === '.csv',
-      acceptsWhat: 'Only .csv files can be imported; save a workbook as CSV first.',
-    });
+    const received = await receiveImportFile(c, key);
     if (received instanceof Response) return received;
     try {
-      return await imports.start(c.var.tenant, actor(c), idOf(params.id), key, received.fileName);
+      return await imports.start(c.var.tenant, actor(c), idOf(params.id), key, received.fileName, choice);
     } catch (err) {
       // refused or not queued: the file is nobody's
       await store.remove(key).catch((e: unknown) => c.var.log.warn({ err: e }, 'could not remove an imported file'));
       throw err;
+    }
+  });
+  on(api.importColumns, async (c, { params }) => {
+    const key = `${c.var.tenant.tenantId}/${crypto.randomUUID()}.columns`;
+    const received = await receiveImportFile(c, key);
+    if (received instanceof Response) return received;
+    try {
+      return { columns: await imports.columns(c.var.tenant, idOf(params.id), key) };
+    } finally {
+      await store.remove(key).catch((e: unknown) => c.var.log.warn({ err: e }, 'could not remove a header row read'));
     }
   });
   on(api.importStatus, async (c, { params }) => imports.status(c.var.tenant, idOf(params.id), isUuid(params.importId) ? params.importId : fail('not-found', 'No such import.')));

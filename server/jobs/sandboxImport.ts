@@ -9,6 +9,8 @@
  * them twice; a dead worker's import ends as stopped, and says so.
  */
 import * as v from 'valibot';
+import { SANDBOX_IMPORT_FIELDS } from '../../src/domain/sandboxImport.ts';
+import { MAX_COLUMNS } from '../connectors/flatFile/sample.ts';
 import type { SandboxImportService } from '../services/sandboxImport.ts';
 import { defineJob, tenantPayload } from './definition.ts';
 
@@ -19,6 +21,8 @@ export const sandboxImport = defineJob({
     fileKey: v.pipe(v.string(), v.minLength(1), v.maxLength(300)),
     fileName: v.pipe(v.string(), v.maxLength(500)),
     total: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    // the user's column choice, one field or none per column; absent: read by header
+    columns: v.optional(v.pipe(v.array(v.nullable(v.picklist(SANDBOX_IMPORT_FIELDS))), v.maxLength(MAX_COLUMNS))),
   }),
   queue: { policy: 'singleton', expireInSeconds: 3600, heartbeatSeconds: 30 },
   singletonKey: (payload) => payload.tenantId,
@@ -27,8 +31,8 @@ export const sandboxImport = defineJob({
   async handler(payload, ctx) {
     // typed here: the services' own type is built from the job definitions' (server/container.ts)
     const imports: SandboxImportService = ctx.services.sandboxImport;
-    const { dataSourceId, fileKey, fileName, total } = payload;
-    return imports.run(ctx.tenant, { dataSourceId, fileKey, fileName, total }, (p) => ctx.progress({
+    const { dataSourceId, fileKey, fileName, total, columns } = payload;
+    return imports.run(ctx.tenant, { dataSourceId, fileKey, fileName, total, ...(columns ? { columns } : {}) }, (p) => ctx.progress({
       done: p.read, total, counts: { imported: p.imported, refused: p.refused },
     }), ctx.log);
   },

@@ -17,7 +17,7 @@
 import type { SandboxImportResultSchema, SandboxImportViewSchema } from '../../src/domain/api/integrations.ts';
 import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
 import {
-  importFieldOfHeader, MAX_IMPORT_ROWS, MAX_REFUSALS_LISTED, MAX_SANDBOX_CONSTITUENTS, SANDBOX_IMPORT_MESSAGES, type SandboxImportField,
+  columnChoiceProblem, importFieldOfHeader, MAX_IMPORT_ROWS, suggestColumns, type ColumnChoice, type ImportColumn, MAX_REFUSALS_LISTED, MAX_SANDBOX_CONSTITUENTS, SANDBOX_IMPORT_MESSAGES, type SandboxImportField,
 } from '../../src/domain/sandboxImport.ts';
 import { readCsvRows, type CsvRow } from '../connectors/flatFile/csvRows.ts';
 import { FlatFileError, type ParseOutcome } from '../connectors/flatFile/errors.ts';
@@ -48,6 +48,8 @@ export interface ImportJobFields {
   fileName: string;
   /** the file's rows, counted when the import was started */
   total: number;
+  /** the user's column choice; absent: the columns are read by header */
+  columns?: ColumnChoice;
 }
 export type ImportJobPayload = ImportJobFields & { tenantId: string; correlationId: string };
 
@@ -72,8 +74,12 @@ export type ImportOutcome =
 
 const IMPORT_STATUS_DAYS = 1;
 
-/** Which column gives each field; two columns for one field is a file no one can read the same way twice. */
-function columnsOf(headers: string[]): Map<SandboxImportField, number> {
+/**
+ * Which column gives each field: as the user chose them (one field or none per column of the
+ * header row), or else by header; two columns for one field is a file no one can read the same way twice.
+ */
+function columnsOf(headers: string[], choice?: ColumnChoice): Map<SandboxImportField, number> {
+  if (choice) return chosenColumns(headers, choice);
   const columns = new Map<SandboxImportField, number>();
   headers.forEach((h, i) => {
     const field = importFieldOfHeader(h);
@@ -89,6 +95,14 @@ function columnsOf(headers: string[]): Map<SandboxImportField, number> {
     throw new DomainError('file-wrong-structure', 'The file has no last name column: name one "Last name" (or "Surname").');
   }
   return columns;
+}
+
+function chosenColumns(headers: string[], choice: ColumnChoice): Map<SandboxImportField, number> {
+  // a choice made for another file (or another version of it) is not applied by position
+  if (choice.length !== headers.length) throw new DomainError('file-wrong-structure', SANDBOX_IMPORT_MESSAGES.choiceWidth(choice.length, headers.length));
+  const problem = columnChoiceProblem(choice);
+  if (problem) throw new DomainError(problem.startsWith('Two') ? 'import-columns-conflict' : 'file-wrong-structure', problem);
+  return new Map(choice.flatMap((field, i) => (field ? [[field, i] as const] : [])));
 }
 
 export interface SandboxImportLimits {
@@ -185,10 +199,10 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
   }
 
   /** The file's rows, counted as the import will read them; a file over the limits is refused (a refusal of its structure comes from here too). */
-  async function checkFile(tenant: TenantScope, dataSourceId: string, key: string): Promise<number> {
+  async function checkFile(tenant: TenantScope, dataSourceId: string, key: string, choice?: ColumnChoice): Promise<number> {
     await sandboxSource(tenant, dataSourceId);
     let total = 0;
-    await parseProblems(() => readCsvRows(deps.store.read(key), { headers: columnsOf, rows: async (batch) => { total += batch.length; } }));
+    await parseProblems(() => readCsvRows(deps.store.read(key), { headers: (h) => columnsOf(h, choice), rows: async (batch) => { total += batch.length; } }));
     if (total > limits.maxRows) {
       // the catalogue's 'No row of the file could be imported.' heads it, not the 15MB of a file too large
       throw new DomainError('import-rows-refused', SANDBOX_IMPORT_MESSAGES.tooManyRows(total, limits.maxRows),
@@ -199,7 +213,7 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
   }
 
   /** Inserts the file a batch at a time, each batch committed on its own, reporting after each. */
-  async function insertFile(tenant: TenantScope, key: string, report: (p: ImportProgress) => Promise<void>): Promise<ImportResult> {
+  async function insertFile(tenant: TenantScope, key: string, choice: ColumnChoice | undefined, report: (p: ImportProgress) => Promise<void>): Promise<ImportResult> {
     const refused: ImportResult['refused'] = [];
     let refusedCount = 0;
     const refuse = (row: number, reason: string) => {
@@ -241,7 +255,7 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
     };
     try {
       await parseProblems(() => readCsvRows(deps.store.read(key), {
-        headers: (headers) => { columns = columnsOf(headers); width = headers.length; },
+        headers: (headers) => { columns = columnsOf(headers, choice); width = headers.length; },
         rows: importBatch,
       }));
     } catch (err) {
@@ -260,19 +274,38 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
     /** Imports the CSV file stored under `key` into the Sandbox CRM behind the data source, all at once (benchmarks). */
     async importFile(tenant: TenantScope, dataSourceId: string, key: string): Promise<ImportResult> {
       await checkFile(tenant, dataSourceId, key);
-      return insertFile(tenant, key, async () => {});
+      return insertFile(tenant, key, undefined, async () => {});
     },
 
     /**
      * Starts an import of the file stored under `key`: refuses it at once when it is over a limit
      * or cannot be read, else queues its job and answers its status. The file is the job's from here.
      */
-    async start(tenant: TenantScope, actor: { correlationId: string }, dataSourceId: string, key: string, fileName: string): Promise<SandboxImportView> {
-      const total = await checkFile(tenant, dataSourceId, key);
-      const fields: ImportJobFields = { dataSourceId, fileKey: key, fileName, total };
+    async start(
+      tenant: TenantScope, actor: { correlationId: string }, dataSourceId: string, key: string, fileName: string, columns?: ColumnChoice,
+    ): Promise<SandboxImportView> {
+      const total = await checkFile(tenant, dataSourceId, key, columns);
+      const fields: ImportJobFields = { dataSourceId, fileKey: key, fileName, total, ...(columns ? { columns } : {}) };
       const id = await jobsOf().queue({ ...fields, tenantId: tenant.tenantId, correlationId: actor.correlationId });
       if (!id) throw new Error('The import job could not be queued.');
       return importView({ id, data: fields, output: null, run: { status: 'waiting' }, createdOn: new Date() }, fields);
+    },
+
+    /**
+     * The columns of the header row of the file stored under `key` (the first bytes of the file the
+     * user chose), each with the field first suggested for it: what the import dialog lets the user change.
+     */
+    async columns(tenant: TenantScope, dataSourceId: string, key: string): Promise<ImportColumn[]> {
+      await sandboxSource(tenant, dataSourceId);
+      let headers: string[] | null = null;
+      const stop = new Error('header row read');
+      await parseProblems(() => readCsvRows(deps.store.read(key), {
+        // the rest of the slice (a row cut short at its end) is never read
+        headers: (h) => { headers = h; throw stop; },
+        rows: async () => {},
+      })).catch((err: unknown) => { if (err !== stop) throw err; });
+      if (!headers) throw new DomainError('file-wrong-structure', 'The file has no header row.');
+      return suggestColumns(headers);
     },
 
     /** An import's status; another tenant's import, or another data source's, is not found. */
@@ -301,7 +334,7 @@ export function sandboxImportService(deps: { store: FileStore; limits?: Partial<
       try {
         await sandboxSource(tenant, fields.dataSourceId);
         await checkRoom(tenant, fields.total);
-        const result = await insertFile(tenant, fields.fileKey, report);
+        const result = await insertFile(tenant, fields.fileKey, fields.columns, report);
         return { outcome: 'imported', result, read: fields.total };
       } catch (err) {
         const progress = (err as { progress?: ImportProgress }).progress ?? { read: 0, imported: 0, refused: 0 };

@@ -60,7 +60,63 @@ export const SANDBOX_IMPORT_MESSAGES = {
   tooManyRows: (rows: number, max: number) => `The file has ${rows.toLocaleString('en')} rows; one import takes at most ${max.toLocaleString('en')}. Split it into smaller files.`,
   crmFull: (held: number, rows: number, max: number) =>
     `The Sandbox CRM holds ${held.toLocaleString('en')} constituents; the file's ${rows.toLocaleString('en')} rows would pass its limit of ${max.toLocaleString('en')}.`,
+  choiceWidth: (chosen: number, columns: number) =>
+    `The column choice names ${chosen} ${chosen === 1 ? 'column' : 'columns'}, but the file's header row has ${columns}. Choose the columns again for this file.`,
 } as const;
+
+/**
+ * The column choice: which field each column of the file gives, in the file's order (null: the
+ * column is left out). The import dialog suggests one from the headers and lets the user change
+ * it; without one the server reads the columns by their headers.
+ */
+export type ColumnChoice = (SandboxImportField | null)[];
+
+/** A column of the file as the dialog shows it: its header and the field it gives. */
+export interface ImportColumn { header: string; field: SandboxImportField | null }
+
+/** The bytes of a file the dialog sends for its header row: a header row longer than this is no header row. */
+export const HEADER_SLICE_BYTES = 64 * 1024;
+
+/**
+ * The first choice, from the headers: a column gives the field its header names, unless a column
+ * before it already gives that field (constituent_id beside lookup_id), so a suggestion never conflicts.
+ */
+export function suggestColumns(headers: readonly string[]): ImportColumn[] {
+  const taken = new Set<SandboxImportField>();
+  return headers.map((header) => {
+    const field = importFieldOfHeader(header);
+    if (!field || taken.has(field)) return { header, field: null };
+    taken.add(field);
+    return { header, field };
+  });
+}
+
+/** What stands in the way of importing with this choice, in words; null when nothing does. */
+export function columnChoiceProblem(choice: readonly (SandboxImportField | null)[]): string | null {
+  const seen = new Set<SandboxImportField>();
+  for (const field of choice) {
+    if (!field) continue;
+    if (seen.has(field)) return `Two columns give the ${IMPORT_FIELD_LABELS[field]}: choose it for one column only.`;
+    seen.add(field);
+  }
+  return seen.has('lastName') ? null : 'Choose the column that gives the last name: every constituent needs one.';
+}
+
+/** The choice as the import request's `columns` parameter: fields in column order, comma-separated, empty for a column left out. */
+export const columnChoiceParam = (choice: readonly (SandboxImportField | null)[]) => choice.map((f) => f ?? '').join(',');
+
+/** The `columns` parameter read back; null when it names a field the import does not know. */
+export function parseColumnChoice(param: string): ColumnChoice | null {
+  const fields = new Set<string>(SANDBOX_IMPORT_FIELDS);
+  const choice: ColumnChoice = [];
+  for (const part of param.split(',')) {
+    const name = part.trim();
+    if (name === '') choice.push(null);
+    else if (fields.has(name)) choice.push(name as SandboxImportField);
+    else return null;
+  }
+  return choice;
+}
 
 /** The refused rows an answer lists; the count says how many there were in all. */
 export const MAX_REFUSALS_LISTED = 100;

@@ -4,10 +4,14 @@ import { fillPath } from '../domain/api/contract.ts';
 import { integrationsService, type FieldListSchema, type ObjectListSchema, type SandboxImportResultSchema, type SandboxEmptied, type SandboxImportView, type TestResultSchema } from '../domain/api/integrations.ts';
 import type { DataSourceView } from '../domain/connectors/catalogue.ts';
 import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
+import { columnChoiceParam, HEADER_SLICE_BYTES, type ColumnChoice, type ImportColumn } from '../domain/sandboxImport.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 import { postFile, type UploadOptions } from './postFile.ts';
 
 export type { DataSourceListItem };
+
+const sandboxPath = (endpoint: 'importSandboxConstituents' | 'importColumns', id: string) =>
+  `${integrationsService.basePath}${fillPath(integrationsService.endpoints[endpoint].path, { id })}`;
 
 
 export interface DataSourceInput {
@@ -51,10 +55,17 @@ export const integrations = {
     client.call('completeOAuth', { body: answer }, o),
   checkSalesforceReport: (dataSourceId: string, reportId: string, o?: RequestOptions) =>
     client.call('salesforceReport', { params: { id: dataSourceId, reportId } }, o),
-  /** a CSV of constituents into a Sandbox CRM data source, with upload progress */
-  /** sends the file; the answer is the import's status as it starts */
-  importSandboxConstituents: (dataSourceId: string, file: File, opts?: UploadOptions): Promise<SandboxImportView> =>
-    postFile(`${integrationsService.basePath}${fillPath(integrationsService.endpoints.importSandboxConstituents.path, { id: dataSourceId })}`, file, opts),
+  /**
+   * A CSV of constituents into a Sandbox CRM data source, with upload progress, read with the
+   * user's column choice (else by header); the answer is the import's status as it starts.
+   */
+  importSandboxConstituents: (dataSourceId: string, file: File, opts?: UploadOptions, columns?: ColumnChoice): Promise<SandboxImportView> =>
+    postFile(`${sandboxPath('importSandboxConstituents', dataSourceId)}${columns ? `?columns=${encodeURIComponent(columnChoiceParam(columns))}` : ''}`, file, opts),
+  /** the file's header row, each column with the field suggested for it: only the first bytes of the file are sent */
+  sandboxImportColumns: async (dataSourceId: string, file: File, opts?: UploadOptions): Promise<ImportColumn[]> => {
+    const head = new File([file.slice(0, HEADER_SLICE_BYTES)], file.name, { type: file.type });
+    return (await postFile<{ columns: ImportColumn[] }>(sandboxPath('importColumns', dataSourceId), head, opts)).columns;
+  },
   sandboxImportStatus: (dataSourceId: string, importId: string, o?: RequestOptions): Promise<SandboxImportView> =>
     client.call('importStatus', { params: { id: dataSourceId, importId } }, o),
   /** deletes every constituent and gift of a Sandbox CRM data source; answers how many of each went */

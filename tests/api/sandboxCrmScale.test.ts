@@ -5,6 +5,8 @@
  * the integrations API, and no tenant ever seeing another's constituents.
  */
 import { drizzle } from 'drizzle-orm/node-postgres';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/log.ts';
@@ -75,11 +77,16 @@ const wrongKeys = (rows: KeyRow[]) => rows.filter((r) => r.email_key !== matchKe
   || r.first_name_key !== matchKey('firstName', r.first_name) || r.last_name_key !== matchKey('lastName', r.last_name)
   || r.postal_key !== matchKey('postalCode', r.postal_code) || r.address_key !== matchKey('addressLine1', r.line1));
 
-function importCsv(session: TenantSession, dataSourceId: string, csv: string | Uint8Array, fileName = 'constituents.csv', tenantId = session.tenantId) {
+function importCsv(session: TenantSession, dataSourceId: string, csv: string | Uint8Array, fileName = 'constituents.csv', tenantId = session.tenantId, path = '') {
   const form = new FormData();
   form.append('file', new File([csv as BlobPart], fileName, { type: 'text/csv' }));
-  return fetch(`${server.url}${IMPORT(dataSourceId)}`, { method: 'POST', headers: session.withTenant(tenantId), body: form });
+  return fetch(`${server.url}${IMPORT(dataSourceId)}${path}`, { method: 'POST', headers: session.withTenant(tenantId), body: form });
 }
+/** an import with the user's column choice (the `columns` parameter as the dialog sends it) */
+const importChosen = (csv: string, columns: string) => importCsv(admin, sandboxId, csv, 'chosen.csv', admin.tenantId, `?columns=${encodeURIComponent(columns)}`);
+/** the header row's columns, each with the field suggested for it */
+const readColumns = (session: TenantSession, dataSourceId: string, csv: string | Uint8Array, fileName = 'constituents.csv') =>
+  importCsv(session, dataSourceId, csv, fileName, session.tenantId, '/columns');
 
 /** an import that started, followed to its end */
 async function importToEnd(session: TenantSession, dataSourceId: string, csv: string | Uint8Array, fileName = 'constituents.csv', tenantId = session.tenantId) {
@@ -377,6 +384,62 @@ describe('importing constituents from CSV', () => {
     expect((await pool.query("select count(*)::int as n from sandbox_constituents where lookup_id in ('C-1', 'L-1')")).rows[0].n).toBe(0);
     const json = await fetch(`${server.url}${IMPORT(sandboxId)}`, { method: 'POST', headers: { ...admin.headers, 'content-type': 'application/json' }, body: '{}' });
     await expectProblem(json, 415, 'unsupported-media-type');
+  });
+
+  it('reads a file\'s header row and suggests a field for each column, one column per field, keeping nothing', async () => {
+    const res = await readColumns(admin, sandboxId, 'constituent_id,First,Surname,Notes,lookup_id,E-mail Address\nC-1,Ann,Stone,,L-1,ann@example.org\n');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      columns: [
+        { header: 'constituent_id', field: 'lookupId' }, { header: 'First', field: 'firstName' }, { header: 'Surname', field: 'lastName' },
+        { header: 'Notes', field: null }, { header: 'lookup_id', field: null }, { header: 'E-mail Address', field: 'email' },
+      ],
+    });
+    // the dialog sends the first 64KB of a file: a row cut short at the end is not read
+    const cut = 'Last name,Notes\nStone,"a long note cut';
+    expect(await (await readColumns(admin, sandboxId, cut)).json()).toEqual({ columns: [{ header: 'Last name', field: 'lastName' }, { header: 'Notes', field: null }] });
+    // semicolons, as spreadsheets of some locales save them, are read as the import reads them
+    expect(await (await readColumns(admin, sandboxId, 'Nachname;Vorname;Email\nStone;Ann;a@example.org\n')).json())
+      .toEqual({ columns: [{ header: 'Nachname', field: null }, { header: 'Vorname', field: null }, { header: 'Email', field: 'email' }] });
+    await expectProblem(await readColumns(admin, sandboxId, PNG, 'picture.csv'), 415, 'file-type-not-accepted');
+    await expectProblem(await readColumns(admin, sandboxId, '\n\n'), 422, 'file-empty');
+    await expectProblem(await readColumns(viewer, sandboxId, 'Last name\n'), 403, 'forbidden');
+    await expectProblem(await readColumns(admin, otherSandboxId, 'Last name\n'), 404, 'not-found');
+    // nothing of the files read is kept
+    const kept = await fs.readdir(path.join(server.config.dataDir, 'files'), { recursive: true }).catch(() => [] as string[]);
+    expect(kept.filter((f) => String(f).endsWith('.columns'))).toEqual([]);
+  });
+
+  it('imports with the columns the user chose, whatever their headers say', async () => {
+    const view = await (async () => {
+      const res = await importChosen('Nachname,Vorname,Mail,Notes\nChosenly,Ann,ann.chosen@example.org,likes owls\n', 'lastName,firstName,email,');
+      const started = await res.json() as ImportView;
+      expect(res.status, JSON.stringify(started)).toBe(202);
+      return awaitImport(server.url, admin.headers, sandboxId, started.id);
+    })();
+    expect(view.result).toEqual({ imported: 1, refused: [], refusedCount: 0 });
+    const [ann] = await crm.search(ctx, 'constituents', byEmail('ann.chosen@example.org'));
+    expect(ann!.fields).toMatchObject({ firstName: 'Ann', lastName: 'Chosenly', email: 'ann.chosen@example.org' });
+    // both ids of another CRM's export: the person says which one is the lookup ID
+    const both = await importChosen('constituent_id,Last name,lookup_id\nC-77,Twoid,L-77\n', ',lastName,lookupId');
+    const started = await both.json() as ImportView;
+    expect(both.status, JSON.stringify(started)).toBe(202);
+    expect((await awaitImport(server.url, admin.headers, sandboxId, started.id)).result).toMatchObject({ imported: 1 });
+    const { rows } = await pool.query("select lookup_id from sandbox_constituents where last_name = 'Twoid' and tenant_id = $1", [admin.tenantId]);
+    expect(rows).toEqual([{ lookup_id: 'L-77' }]);
+  });
+
+  it('refuses a column choice that does not fit the file, names a field twice, has no last name, or names an unknown field, writing nothing', async () => {
+    const csv = 'Nachname,Mail\nRefusedchoice,r@example.org\n';
+    const narrow = await expectProblem(await importChosen(csv, 'lastName'), 422, 'file-wrong-structure');
+    expect(narrow.detail).toBe('The column choice names 1 column, but the file\'s header row has 2. Choose the columns again for this file.');
+    const twice = await expectProblem(await importChosen(csv, 'lastName,lastName'), 422, 'import-columns-conflict');
+    expect(twice.detail).toBe('Two columns give the Last name: choose it for one column only.');
+    const none = await expectProblem(await importChosen(csv, ',email'), 422, 'file-wrong-structure');
+    expect(none.detail).toBe('Choose the column that gives the last name: every constituent needs one.');
+    const unknown = await expectProblem(await importChosen(csv, 'lastName,shoeSize'), 400, 'bad-request');
+    expect(unknown.detail).toMatch(/^columns names a field the import does not know/);
+    expect((await pool.query("select count(*)::int as n from sandbox_constituents where last_name = 'Refusedchoice'")).rows[0].n).toBe(0);
   });
 
   it('imports only into the caller\'s tenant, with datasource edit', async () => {

@@ -1,6 +1,8 @@
 /** Which CSV columns an import of constituents reads, and what the browser refuses before sending. */
 import { describe, expect, it } from 'vitest';
-import { checkImportFile, importFieldOfHeader, SANDBOX_IMPORT_FIELDS } from '../../src/domain/sandboxImport.ts';
+import {
+  checkImportFile, columnChoiceParam, columnChoiceProblem, importFieldOfHeader, parseColumnChoice, SANDBOX_IMPORT_FIELDS, suggestColumns,
+} from '../../src/domain/sandboxImport.ts';
 import { MAX_UPLOAD_BYTES } from '../../src/domain/upload.ts';
 
 describe('import columns', () => {
@@ -30,5 +32,29 @@ describe('files the browser refuses', () => {
     expect(checkImportFile({ name: 'donors', size: 10 })).toBe('not-csv');
     expect(checkImportFile({ name: 'donors.csv', size: MAX_UPLOAD_BYTES + 1 })).toBe('too-big');
     expect(checkImportFile({ name: 'donors.csv', size: 0 })).toBe('empty');
+  });
+});
+
+describe('the column choice', () => {
+  it('suggests each field for the first column that names it, and leaves the rest out', () => {
+    expect(suggestColumns(['Constituent ID', 'Surname', 'Lookup ID', 'Notes', 'Last name']).map((c) => c.field))
+      .toEqual(['lookupId', 'lastName', null, null, null]);
+    // what it suggests is always importable, or says why not
+    expect(columnChoiceProblem(suggestColumns(['Surname', 'Email', 'E-mail']).map((c) => c.field))).toBeNull();
+  });
+
+  it('says what stands in the way: no last name, or one field for two columns', () => {
+    expect(columnChoiceProblem(['firstName', null])).toBe('Choose the column that gives the last name: every constituent needs one.');
+    expect(columnChoiceProblem(['lastName', 'email', 'email'])).toBe('Two columns give the Email: choose it for one column only.');
+    expect(columnChoiceProblem([null, 'lastName'])).toBeNull();
+  });
+
+  it('travels as a comma-separated parameter and back, refusing a field it does not know', () => {
+    const choice = ['lookupId', null, 'lastName', null] as const;
+    expect(columnChoiceParam(choice)).toBe('lookupId,,lastName,');
+    expect(parseColumnChoice(columnChoiceParam(choice))).toEqual(choice);
+    expect(parseColumnChoice('lastName, email')).toEqual(['lastName', 'email']);
+    expect(parseColumnChoice('lastName,constructor')).toBeNull();
+    expect(parseColumnChoice('lastName,__proto__')).toBeNull();
   });
 });

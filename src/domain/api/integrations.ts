@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { CreateDataSourceBody, TestSettingsBody, UpdateDataSourceBody } from '../connectors/catalogue.ts';
 import { CAPABILITIES, SYSTEM_IDS } from '../connectors/types.ts';
 import { endpoint, service } from './contract.ts';
+import { SANDBOX_IMPORT_FIELDS } from '../sandboxImport.ts';
 
 const System = v.picklist(SYSTEM_IDS);
 const ObjectInfoSchema = v.object({ name: v.string(), label: v.string() });
@@ -93,6 +94,11 @@ export const SandboxImportViewSchema = v.object({
   createdOn: v.string(),
 });
 
+/** The header row of a file to import: each column with the field first suggested for it (null: left out). */
+export const ImportColumnsSchema = v.object({
+  columns: v.array(v.object({ header: v.string(), field: v.nullable(v.picklist(SANDBOX_IMPORT_FIELDS)) })),
+});
+
 /** What emptying a Sandbox CRM deleted. */
 export const SandboxEmptiedSchema = v.object({ constituents: v.number(), gifts: v.number() });
 export type SandboxEmptied = v.InferOutput<typeof SandboxEmptiedSchema>;
@@ -150,7 +156,21 @@ export const integrationsService = service({
         + 'more than 50,000 rows or one that would take the tenant past 250,000 constituents (limits set by the server\'s configuration). '
         + 'These limits and the file\'s structure are checked before the answer; the rows then go in a batch at a time, each batch '
         + 'committed on its own, one import of a tenant after another. The answer is the import\'s status: follow it with importStatus.',
-      problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-columns-conflict', 'import-rows-refused', 'unsupported-media-type'],
+      query: v.object({
+        columns: v.optional(v.pipe(
+          v.string('Give columns once.'),
+          v.description('the field each column of the header row gives, in the file\'s order, comma-separated, empty for a column left out '
+            + '(for example "lookupId,firstName,lastName,,email"); without it the columns are read by header'),
+        )),
+      }),
+      problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'import-columns-conflict', 'import-rows-refused', 'unsupported-media-type', 'bad-request'],
+    }),
+    importColumns: endpoint({
+      method: 'post', path: '/data-sources/:id/sandbox-crm/import/columns', access: edit, response: ImportColumnsSchema,
+      summary: 'Reads the header row of a CSV file to import (the first 64KB of it are enough), sent as multipart/form-data in a part named "file", '
+        + 'and answers each column with the constituent field suggested for it by its header (null: left out; a field a column before already gives is not suggested again). '
+        + 'The import dialog shows this choice for the user to change, and sends it with the file as importSandboxConstituents\'s columns. Nothing is kept.',
+      problems: ['file-type-not-accepted', 'file-too-large', 'file-name-too-long', 'file-empty', 'file-wrong-structure', 'unsupported-media-type'],
     }),
     importStatus: endpoint({
       method: 'get', path: '/data-sources/:id/sandbox-crm/imports/:importId', access: edit, response: SandboxImportViewSchema,

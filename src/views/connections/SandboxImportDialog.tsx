@@ -1,20 +1,23 @@
 /**
  * The Sandbox CRM's 'Import constituents' dialog: on opening, the data source's import still
  * running on the server if there is one (else the last one's outcome and a dropzone for one CSV
- * file), progress while a file is sent, then while the server imports it (constituents imported so far, rows read of the file's,
+ * file), the file's columns with the field each gives (suggested by their headers, for the user to
+ * change), progress while a file is sent, then while the server imports it (constituents imported so far, rows read of the file's,
  * a percent), then how many constituents went in and the refused rows with their reasons. A thin
  * renderer of the sandbox import machine.
  */
 import { useRef } from 'react';
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
-import { Alert, Button, Group, Modal, Progress, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, Modal, NativeSelect, Progress, Stack, Table, Text } from '@mantine/core';
 import { Dropzone, type FileRejection, type FileWithPath } from '@mantine/dropzone';
 import '@mantine/dropzone/styles.css';
 import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, IconX } from '@tabler/icons-react';
 import type { SandboxImportView } from '../../domain/api/integrations.ts';
 import { messageForProblem } from '../../domain/errors.ts';
-import { HEADER_EXAMPLES, SANDBOX_IMPORT_FIELDS } from '../../domain/sandboxImport.ts';
+import {
+  columnChoiceProblem, HEADER_EXAMPLES, IMPORT_FIELD_LABELS, SANDBOX_IMPORT_FIELDS, type ImportColumn, type SandboxImportField,
+} from '../../domain/sandboxImport.ts';
 import { MAX_UPLOAD_BYTES } from '../../domain/upload.ts';
 import type { sandboxImportMachine } from '../../machines/sandboxImport.ts';
 
@@ -45,15 +48,52 @@ function RefusedRows({ rows, total }: { rows: { row: number; reason: string }[];
   );
 }
 
+const LEFT_OUT = '';
+const FIELD_OPTIONS = [{ value: LEFT_OUT, label: 'Leave out' }, ...SANDBOX_IMPORT_FIELDS.map((f) => ({ value: f, label: IMPORT_FIELD_LABELS[f] }))];
+
+/** Each column of the file and the field it gives, chosen from a list; what stands in the way of importing is said under it. */
+function ColumnChoiceTable({ columns, onChoose }: { columns: ImportColumn[]; onChoose(index: number, field: SandboxImportField | null): void }) {
+  const problem = columnChoiceProblem(columns.map((c) => c.field));
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={600} id="sandbox-import-columns-title">Columns of the file</Text>
+      <Table.ScrollContainer minWidth={300} mah={320} type="native">
+        <Table withTableBorder aria-labelledby="sandbox-import-columns-title" fz="sm" verticalSpacing={4}>
+          <Table.Thead><Table.Tr><Table.Th>Column</Table.Th><Table.Th>Imported as</Table.Th></Table.Tr></Table.Thead>
+          <Table.Tbody>
+            {columns.map((c, i) => (
+              <Table.Tr key={`${i}:${c.header}`}>
+                <Table.Td>{c.header}</Table.Td>
+                <Table.Td>
+                  <NativeSelect
+                    size="xs"
+                    aria-label={`Field for the column ${c.header}`}
+                    data={FIELD_OPTIONS}
+                    value={c.field ?? LEFT_OUT}
+                    onChange={(e) => onChoose(i, (e.currentTarget.value || null) as SandboxImportField | null)}
+                  />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {problem && <Text size="sm" c="red" role="alert" data-testid="sandbox-import-columns-problem">{problem}</Text>}
+    </Stack>
+  );
+}
+
 export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sandboxImportMachine> }) {
   const state = useSelector(actor, (s) => s);
   const openRef = useRef<() => void>(null);
-  const { name, file, progress, status, last, result, problem } = state.context;
+  const { name, file, columns, progress, status, last, result, problem } = state.context;
+  const mapping = state.matches('mapping');
   const sending = state.matches('sending');
   const importing = sending || state.matches('importing');
   const resuming = state.matches('resuming');
+  const readingColumns = state.matches('readingColumns');
   // no file is chosen while this data source's import may still run
-  const busy = importing || resuming;
+  const busy = importing || resuming || readingColumns;
   // an import found running on opening was sent from another dialog (or before a reload)
   const fileName = file?.name ?? status?.fileName;
   const ended = state.matches('imported') || state.matches('refused') || state.matches('failed');
@@ -77,8 +117,8 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
     >
       <Stack data-testid="sandbox-import" data-state={String(state.value)}>
         <Text size="sm">
-          A CSV file with a header row, at most {MAX_UPLOAD_BYTES / (1024 * 1024)}MB. Columns are read by their headers ({COLUMNS});
-          each row needs a last name. Other columns are left out.
+          A CSV file with a header row, at most {MAX_UPLOAD_BYTES / (1024 * 1024)}MB. Each column is matched to a field by its header ({COLUMNS}),
+          and you can change the choice before importing; each row needs a last name.
         </Text>
         <Dropzone
           openRef={openRef}
@@ -106,6 +146,15 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
         {resuming && <Text size="sm" aria-live="polite">Looking for an import of this data source still running…</Text>}
 
         {state.matches('choosing') && last && <Text size="sm" data-testid="sandbox-import-last">{lastImportLine(last)}</Text>}
+
+        {readingColumns && <Text size="sm" aria-live="polite">Reading the columns of {file?.name}…</Text>}
+
+        {mapping && columns && (
+          <Stack gap="xs">
+            <Text size="sm">{file?.name}: check the field each column gives, then import.</Text>
+            <ColumnChoiceTable columns={columns} onChoose={(index, field) => actor.send({ type: 'column.choose', index, field })} />
+          </Stack>
+        )}
 
         {sending && (
           <Stack gap={4}>
@@ -150,9 +199,12 @@ export function SandboxImportDialog({ actor }: { actor: ActorRefFrom<typeof sand
         <Group justify="flex-end">
           {state.can({ type: 'import.retry' }) && <Button onClick={() => actor.send({ type: 'import.retry' })}>Try again</Button>}
           {!busy && (
-            <Button variant={ended ? 'default' : 'filled'} onClick={() => openRef.current?.()}>
-              {ended ? 'Import another file' : 'Choose a file'}
+            <Button variant={ended || mapping ? 'default' : 'filled'} onClick={() => openRef.current?.()}>
+              {ended ? 'Import another file' : mapping ? 'Choose another file' : 'Choose a file'}
             </Button>
+          )}
+          {mapping && (
+            <Button disabled={!state.can({ type: 'import.start' })} onClick={() => actor.send({ type: 'import.start' })}>Import</Button>
           )}
           {!sending && <Button variant="default" onClick={() => actor.send({ type: 'import.close' })}>Close</Button>}
         </Group>
