@@ -97,6 +97,8 @@ export const wizardMachine = setup({
     isLeavingWizard: ({ context }) => context.pending === 'close',
     /** the changed formula, or flag, no longer has the open step: another one opens */
     formulaMovesStep: ({ context, event }) => event.type === 'formula.changed' && resolveStep({ ...context, formula: event.formula }, context.step) !== context.step,
+    /** the unsaved-changes question is open */
+    isAsking: stateIn('#wizard.open.confirmingLeave'),
     flagsMoveStep: ({ context, event }) => event.type === 'flags.changed' && resolveStep({ ...context, customRouting: event.customRouting }, context.step) !== context.step,
   },
   actions: {
@@ -169,7 +171,7 @@ export const wizardMachine = setup({
       on: {
         'flags.changed': [
           // a flag that takes the open step away opens another one; a question being asked stays
-          { guard: and(['flagsMoveStep', stateIn('#wizard.open.confirmingLeave')]), target: '.confirmingLeave', reenter: true, actions: 'keepFlags' },
+          { guard: and(['flagsMoveStep', 'isAsking']), target: '.confirmingLeave', reenter: true, actions: 'keepFlags' },
           { guard: 'flagsMoveStep', target: '#wizard.open', reenter: true, actions: 'keepFlags' },
           { actions: 'keepFlags' },
         ],
