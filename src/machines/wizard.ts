@@ -2,15 +2,15 @@
  * The Formula Wizard (SPEC.md section 2): it loads the formula, owns which step is open, and moves
  * between the steps that this formula has (src/domain/formula/wizard.ts decides them from the
  * source's and destination's additional settings, the custom-routing flag, file upload and draft).
- * The open step's editor (./stepEditor.ts, child `step`) loads and saves the step's own part and
- * says so (`step.saved`, `step.dirty`); a step without one says so from its screen. Leaving a step
- * or the wizard with unsaved changes asks first.
+ * The open step's editor (./stepEditor.ts, invoked as `step` while the step is open) loads and
+ * saves the step's own part and says so (`step.saved`, `step.dirty`); a screen with nothing to save
+ * (read only) says it is done itself. Leaving a step or the wizard with unsaved changes asks first.
  */
-import { and, assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { and, assign, fromPromise, setup, stateIn } from 'xstate';
 import { isWizardStep, nextStep, WIZARD_STEPS, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
 import { stepEditorMachine, stepEditorOver } from './stepEditor.ts';
-import { hasStepEditor, type StepCalls } from './wizardSteps.ts';
+import type { StepCalls } from './wizardSteps.ts';
 
 export interface WizardInput {
   formulaId: string;
@@ -31,8 +31,6 @@ export interface WizardContext {
   /** where to go once leaving a step with unsaved changes is confirmed: a step, or out of the wizard */
   pending: WizardStep | 'close' | null;
   error: string | null;
-  /** the step the running step editor edits, if one runs */
-  editorStep: WizardStep | null;
 }
 
 export type WizardEvent =
@@ -97,6 +95,11 @@ export const wizardMachine = setup({
     /** a step this formula has, other than the open one */
     isOtherStep: ({ context, event }) => event.type === 'step.goto' && isWizardStep(event.step) && event.step !== context.step && stepsOf(context).includes(event.step),
     isLeavingWizard: ({ context }) => context.pending === 'close',
+    /** the changed formula, or flag, no longer has the open step: another one opens */
+    formulaMovesStep: ({ context, event }) => event.type === 'formula.changed' && resolveStep({ ...context, formula: event.formula }, context.step) !== context.step,
+    /** the unsaved-changes question is open */
+    isAsking: stateIn('#wizard.open.confirmingLeave'),
+    flagsMoveStep: ({ context, event }) => event.type === 'flags.changed' && resolveStep({ ...context, customRouting: event.customRouting }, context.step) !== context.step,
   },
   actions: {
     goNext: assign({ step: ({ context }) => neighbour(context, 1) ?? context.step, dirty: false }),
@@ -122,31 +125,16 @@ export const wizardMachine = setup({
     pendStep: assign({ pending: ({ context, event }) => (event.type === 'step.goto' && isWizardStep(event.step) ? event.step : event.type === 'step.back' ? neighbour(context, -1) : null) }),
     pendClose: assign({ pending: 'close' as const }),
     forgetPending: assign({ pending: null }),
-    /** the open step gets its own editor when it is another step than the running editor's */
-    openStepEditor: enqueueActions(({ context, enqueue, self }) => {
-      if (context.editorStep === context.step) return;
-      if (context.editorStep) enqueue.stopChild('step');
-      const edits = !!context.formula && hasStepEditor(context.step);
-      if (edits) enqueue.spawnChild('stepEditor', { id: 'step', input: { step: context.step, formula: context.formula!, parent: self } });
-      enqueue.assign({ editorStep: edits ? context.step : null });
-    }),
-    /** a fresh editor for the open step, after a save that may have changed the formula */
-    reopenStepEditor: enqueueActions(({ context, enqueue, self }) => {
-      if (context.editorStep) enqueue.stopChild('step');
-      const edits = !!context.formula && hasStepEditor(context.step);
-      if (edits) enqueue.spawnChild('stepEditor', { id: 'step', input: { step: context.step, formula: context.formula!, parent: self } });
-      enqueue.assign({ editorStep: edits ? context.step : null });
-    }),
   },
 }).createMachine({
   id: 'wizard',
   initial: 'loading',
   context: ({ input }) => ({
     formulaId: input.formulaId, requestedStep: input.step, formula: null, customRouting: input.customRouting,
-    step: 'data-sources', dirty: false, pending: null, error: null, editorStep: null,
+    step: 'data-sources', dirty: false, pending: null, error: null,
   }),
   on: {
-    'flags.changed': { actions: ['keepFlags', 'openStepEditor'] },
+    'flags.changed': { actions: 'keepFlags' },
   },
   states: {
     loading: {
@@ -156,14 +144,11 @@ export const wizardMachine = setup({
         input: ({ context }) => ({ formulaId: context.formulaId }),
         onDone: {
           target: 'open',
-          actions: [
-            assign({
+          actions: assign({
             formula: ({ event }) => event.output,
             step: ({ context, event }) => resolveStep({ formula: event.output, customRouting: context.customRouting }, context.requestedStep),
             error: null,
           }),
-            'openStepEditor',
-          ],
         },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => ((event.error as { status?: number }).status === 404 ? 'This formula does not exist, or belongs to another tenant.' : 'The formula could not be loaded.') }) },
       },
@@ -171,37 +156,65 @@ export const wizardMachine = setup({
     failed: {
       on: { retry: 'loading', 'wizard.close': 'closed' },
     },
+    /**
+     * A step is open, and its editor runs for as long as it stays open: another step, or a save
+     * that keeps the last step open, enters `open` again, which starts a fresh editor. Asking about
+     * unsaved changes happens inside, so staying keeps the draft in the running editor.
+     */
     open: {
+      invoke: {
+        id: 'step',
+        src: 'stepEditor',
+        input: ({ context, self }) => ({ step: context.step, formula: context.formula!, parent: self }),
+      },
+      initial: 'idle',
       on: {
-        'step.next': { guard: 'hasNext', actions: ['goNext', 'openStepEditor'] },
-        'step.back': [
-          { guard: and(['hasPrevious', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
-          { guard: 'hasPrevious', actions: ['goBack', 'openStepEditor'] },
-        ],
-        'step.goto': [
-          { guard: and(['isOtherStep', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
-          { guard: 'isOtherStep', actions: ['goTo', 'openStepEditor'] },
-        ],
-        'step.dirty': { actions: 'markDirty' },
-        'step.saved': [
-          { guard: 'hasNext', actions: ['keepSaved', 'goNext', 'openStepEditor'] },
-          { actions: ['keepSaved', 'keepOpenStep', 'reopenStepEditor'] },
-        ],
-        'formula.changed': { actions: ['keepFormula', 'openStepEditor'] },
-        'wizard.close': [
-          { guard: 'isDirty', target: 'confirmingLeave', actions: 'pendClose' },
-          { target: 'closed' },
+        'flags.changed': [
+          // a flag that takes the open step away opens another one; a question being asked stays
+          { guard: and(['flagsMoveStep', 'isAsking']), target: '.confirmingLeave', reenter: true, actions: 'keepFlags' },
+          { guard: 'flagsMoveStep', target: '#wizard.open', reenter: true, actions: 'keepFlags' },
+          { actions: 'keepFlags' },
         ],
       },
-    },
-    /** 'You have unsaved changes': leave them, or stay */
-    confirmingLeave: {
-      on: {
-        'leave.confirm': [
-          { guard: 'isLeavingWizard', target: 'closed' },
-          { target: 'open', actions: ['goPending', 'openStepEditor'] },
-        ],
-        'leave.cancel': { target: 'open', actions: 'forgetPending' },
+      states: {
+        idle: {
+          on: {
+            'step.next': { guard: 'hasNext', target: '#wizard.open', reenter: true, actions: 'goNext' },
+            'step.back': [
+              { guard: and(['hasPrevious', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
+              { guard: 'hasPrevious', target: '#wizard.open', reenter: true, actions: 'goBack' },
+            ],
+            'step.goto': [
+              { guard: and(['isOtherStep', 'isDirty']), target: 'confirmingLeave', actions: 'pendStep' },
+              { guard: 'isOtherStep', target: '#wizard.open', reenter: true, actions: 'goTo' },
+            ],
+            'step.dirty': { actions: 'markDirty' },
+            'step.saved': [
+              { guard: 'hasNext', target: '#wizard.open', reenter: true, actions: ['keepSaved', 'goNext'] },
+              // the last step (or the one the saved formula leaves open) again, with a fresh editor: the save may have changed the formula
+              { target: '#wizard.open', reenter: true, actions: ['keepSaved', 'keepOpenStep'] },
+            ],
+            // the formula changed under the open step (a confirmation on the server): the draft stays unless the step goes
+            'formula.changed': [
+              { guard: 'formulaMovesStep', target: '#wizard.open', reenter: true, actions: 'keepFormula' },
+              { actions: 'keepFormula' },
+            ],
+            'wizard.close': [
+              { guard: 'isDirty', target: 'confirmingLeave', actions: 'pendClose' },
+              { target: '#wizard.closed' },
+            ],
+          },
+        },
+        /** 'You have unsaved changes': leave them, or stay */
+        confirmingLeave: {
+          on: {
+            'leave.confirm': [
+              { guard: 'isLeavingWizard', target: '#wizard.closed' },
+              { target: '#wizard.open', reenter: true, actions: 'goPending' },
+            ],
+            'leave.cancel': { target: 'idle', actions: 'forgetPending' },
+          },
+        },
       },
     },
     closed: { type: 'final' },

@@ -291,8 +291,8 @@ export interface MatchingData { fields: FormulaFields; part: Matching; recommend
 /** What a routing step reads: the fields, its kind of routing part as saved (or its default), and autosend. */
 export interface RoutingData<R> { fields: FormulaFields; routing: R; autosend: boolean }
 
-/** The steps' loads and saves over these calls. */
-export function stepIO({ formulas: f, integrations: i }: StepCalls): Partial<Record<WizardStep, StepIO>> {
+/** The steps' loads and saves over these calls: every step has them, as the wizard runs an editor for whichever step is open. */
+export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<WizardStep, StepIO> {
   /** The object a newly chosen data source starts with: the file uploaded here, its first standard object, else the first it lists. */
   async function firstObject(role: Role, ds: DataSourceListItem, uploadId: string | undefined): Promise<string> {
     if (ds.system === 'file-upload' && uploadId) return uploadId;

@@ -15,14 +15,16 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { MantineProvider } from '@mantine/core';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, fromPromise, getInitialSnapshot, setup, type SnapshotFrom } from 'xstate';
+import { createActor, fromPromise, getInitialSnapshot, setup, waitFor as settled, type SnapshotFrom } from 'xstate';
 import { formulaRuleFlag } from '../../src/domain/flags/customRouting.ts';
 import { toSnapshotFlag } from '../../src/domain/flags/definitions.ts';
 import { CUSTOM_ROUTING_FLAG, type FlagSnapshot } from '../../src/domain/flags/snapshot.ts';
 import { WIZARD_STEP_TITLES, WIZARD_STEPS, type WizardStep } from '../../src/domain/formula/wizard.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { flagsMachine } from '../../src/machines/flags.ts';
+import { stepEditorMachine, type LoadInput, type SaveInput, type StepEditorRef } from '../../src/machines/stepEditor.ts';
 import { stepsOf, wizardMachine, type WizardEvent } from '../../src/machines/wizard.ts';
+import type { StepLoad } from '../../src/machines/wizardSteps.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import type { SnapshotRequest, SnapshotResult } from '../../src/services/flags.ts';
 import { ActorsContext, FlagsActorContext } from '../../src/views/shell/actors.tsx';
@@ -52,10 +54,10 @@ const snapshotFor = (on: boolean): FlagSnapshot => ({
   flags: [toSnapshotFlag(CUSTOM_ROUTING_FLAG, formulaRuleFlag('Custom routing', '', on ? [FORMULA_ID] : []))],
 });
 
-/** A step's screen as the paths drive it: a field to change, Save and Back. */
+/** A step's screen as the paths drive it: a field to change, Save and Back; it shows which editor it was given. */
 function FakeStep(props: StepProps) {
   return (
-    <div data-testid="fake-step">
+    <div data-testid="fake-step" data-editor={props.editor ? `${props.editor.getSnapshot().context.step} ${props.editor.getSnapshot().status}` : 'none'}>
       <label>Value of {props.step}<input aria-label="Fake value" onChange={(e) => props.onDirtyChange(e.currentTarget.value !== '')} /></label>
       {props.onBack && <button type="button" onClick={props.onBack}>Back</button>}
       <button type="button" onClick={() => props.onSaved()}>Save and continue</button>
@@ -91,7 +93,7 @@ function renderWizard(c: Combination, logic: typeof wizardMachine, screens = FAK
     params: {
       states: {
         loading: async () => { /* the fake answers at once: the open state shows next */ },
-        open: async (s: Snap) => {
+        'open.idle': async (s: Snap) => {
           const dialog = await screen.findByTestId('formula-wizard');
           await waitFor(() => expect(within(dialog).getByRole('heading', { level: 3 }).textContent).toBe(WIZARD_STEP_TITLES[s.context.step]));
           const stepper = within(dialog).getByLabelText('Wizard steps');
@@ -100,8 +102,12 @@ function renderWizard(c: Combination, logic: typeof wizardMachine, screens = FAK
           await waitFor(() => expect(query().get('wizardStep')).toBe(s.context.step));
           expect(screen.queryByText(/has changes that are not saved/)).toBeNull();
         },
-        confirmingLeave: async () => {
+        'open.confirmingLeave': async () => {
           await screen.findByText(/has changes that are not saved/);
+        },
+        // whether asking or not, the open step's screen has the wizard's running editor of that step
+        open: async (s: Snap) => {
+          await waitFor(() => expect(screen.getByTestId('fake-step').dataset.editor).toBe(`${s.context.step} active`));
         },
         closed: async () => {
           await waitFor(() => expect(query().has('wizardFormulaId'), router.state.location.search).toBe(false));
@@ -167,15 +173,15 @@ describe('the wizard walks every combination of its conditions, step by step', (
 
 const SAMPLE = COMBINATIONS[1 + 4]!; // source settings and custom routing
 const paths = modelFor(SAMPLE, (s) => [
-  ...(s.matches('open') ? [{ type: 'step.dirty', dirty: true }, { type: 'step.back' }, { type: 'wizard.close' }, { type: 'step.saved' }] as WizardEvent[] : []),
-  ...(s.matches('confirmingLeave') ? [{ type: 'leave.confirm' }, { type: 'leave.cancel' }] as WizardEvent[] : []),
+  ...(s.matches({ open: 'idle' }) ? [{ type: 'step.dirty', dirty: true }, { type: 'step.back' }, { type: 'wizard.close' }, { type: 'step.saved' }] as WizardEvent[] : []),
+  ...(s.matches({ open: 'confirmingLeave' }) ? [{ type: 'leave.confirm' }, { type: 'leave.cancel' }] as WizardEvent[] : []),
 ]).getShortestPaths({ stopWhen: (s: Snap) => stepsOf(s.context).indexOf(s.context.step) > 2 } as never)
   .filter((p) => !p.state.matches('loading')) as unknown as ModelPath<Snap>[];
 
 describe('unsaved changes, going back and closing (shortest paths)', () => {
   it('reach every state of the wizard', () => {
     const values = new Set(paths.map((p) => JSON.stringify(p.state.value)));
-    expect(values).toEqual(new Set(['"open"', '"confirmingLeave"', '"closed"']));
+    expect(values).toEqual(new Set(['{"open":"idle"}', '{"open":"confirmingLeave"}', '"closed"']));
   });
 
   it.each(named(paths, (p) => p.steps.map((s) => s.event.type).join(' → ')))('%s', async (_name, path) => {
@@ -184,7 +190,8 @@ describe('unsaved changes, going back and closing (shortest paths)', () => {
 
   it('fails when unsaved changes are left without asking', async () => {
     const broken = wizardMachine.provide({ guards: { isDirty: () => false } });
-    const asking = paths.filter((p) => p.steps.some((s) => s.state.matches('confirmingLeave')) || p.state.matches('confirmingLeave'));
+    const asks = (s: Snap) => s.matches({ open: 'confirmingLeave' });
+    const asking = paths.filter((p) => p.steps.some((s) => asks(s.state)) || asks(p.state));
     expect(asking.length).toBeGreaterThan(0);
     let failures = 0;
     await expectingFailure(async () => {
@@ -214,5 +221,84 @@ describe('a save that ends the open step', () => {
     } finally {
       app.stop();
     }
+  });
+});
+
+describe("the open step's editor runs as long as the step is open", () => {
+  /** the wizard at this step, each step's editor reading its own draft and saving without changing the formula */
+  async function openAt(c: Combination, step: WizardStep) {
+    const editor = stepEditorMachine.provide({
+      actors: {
+        loadStep: fromPromise<StepLoad, LoadInput>(async ({ input }) => ({ data: {}, saved: { of: input.step }, draft: { of: input.step } })),
+        saveStep: fromPromise<FormulaView | undefined, SaveInput>(async () => undefined),
+      },
+    });
+    const wizard = createActor(wizardMachine.provide({ actors: { loadFormula: fromPromise(async () => formulaFor(c)), stepEditor: editor } }), {
+      input: { formulaId: FORMULA_ID, step, customRouting: c.customRouting },
+    }).start();
+    await settled(wizard, (s) => s.matches('open'));
+    return { wizard, editor: () => wizard.getSnapshot().children.step as StepEditorRef | undefined };
+  }
+  /** the editor, read, with the user's change in its draft (which it tells the wizard of) */
+  async function change(editor: StepEditorRef) {
+    await settled(editor, (s) => s.matches('editing'));
+    editor.send({ type: 'draft.change', draft: { changed: true } });
+  }
+  const NO_CONDITIONS = COMBINATIONS[0]!;
+
+  it('keeps the user\'s draft when they stay, and when the formula changes but keeps the step', async () => {
+    const { wizard, editor } = await openAt(NO_CONDITIONS, 'scheduling');
+    const running = editor()!;
+    expect(running.getSnapshot().context.step).toBe('scheduling');
+    await change(running);
+    expect(wizard.getSnapshot().context.dirty).toBe(true);
+
+    wizard.send({ type: 'wizard.close' });
+    expect(wizard.getSnapshot().matches({ open: 'confirmingLeave' })).toBe(true);
+    wizard.send({ type: 'leave.cancel' });
+    expect(wizard.getSnapshot().matches({ open: 'idle' })).toBe(true);
+    expect(editor()).toBe(running);
+    expect(running.getSnapshot().status).toBe('active');
+    expect(running.getSnapshot().context.draft).toEqual({ changed: true });
+    expect(wizard.getSnapshot().context.dirty).toBe(true);
+
+    wizard.send({ type: 'formula.changed', formula: { ...formulaFor(NO_CONDITIONS), name: 'Autumn appeal' } });
+    expect(wizard.getSnapshot().context.formula?.name).toBe('Autumn appeal');
+    expect(editor()).toBe(running);
+    expect(running.getSnapshot().context.draft).toEqual({ changed: true });
+    wizard.stop();
+  });
+
+  it('starts a fresh editor for each step it opens, and for the last step once it saved', async () => {
+    const c = COMBINATIONS[16]!; // a draft: its last step is processing
+    const { wizard, editor } = await openAt(c, 'review');
+    const review = editor()!;
+    wizard.send({ type: 'step.next' });
+    expect(wizard.getSnapshot().context.step).toBe('processing');
+    expect(review.getSnapshot().status).toBe('stopped');
+    const processing = editor()!;
+    expect(processing.getSnapshot().context.step).toBe('processing');
+
+    // the editor's own save is what the wizard hears
+    await change(processing);
+    processing.send({ type: 'step.save' });
+    await settled(wizard, () => editor() !== processing, { timeout: 5_000 });
+    expect(processing.getSnapshot().status).toBe('stopped');
+    expect(wizard.getSnapshot().context).toMatchObject({ step: 'processing', dirty: false });
+    expect(editor()!.getSnapshot().context).toMatchObject({ step: 'processing', draft: { of: 'processing' } });
+    wizard.stop();
+  });
+
+  it('keeps asking when a flag takes the step away, over the next step\'s editor', async () => {
+    const { wizard, editor } = await openAt(NO_CONDITIONS, 'routing');
+    const routing = editor()!;
+    await change(routing);
+    wizard.send({ type: 'wizard.close' });
+    wizard.send({ type: 'flags.changed', customRouting: true });
+    expect(wizard.getSnapshot().matches({ open: 'confirmingLeave' })).toBe(true);
+    expect(wizard.getSnapshot().context.step).toBe('custom-routing');
+    expect(routing.getSnapshot().status).toBe('stopped');
+    expect(editor()!.getSnapshot().context.step).toBe('custom-routing');
+    wizard.stop();
   });
 });

@@ -55,8 +55,8 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
 
   // the address follows the step (a new history entry per step, so back and forward walk them);
   // while unsaved changes are asked about it waits, and Stay after Back brings it back to the step
-  const asking = state.matches('confirmingLeave');
-  const open = state.matches('open') || asking;
+  const asking = state.matches({ open: 'confirmingLeave' });
+  const open = state.matches('open');
   useEffect(() => {
     if (open && !asking && urlStep !== step) navigate({ pathname: location.pathname, search: wizardSearch(location.search, formulaId, step) });
     // only the machine's step drives this; the address's own changes come in below
@@ -153,7 +153,7 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
         )}
       </Modal>
       <Modal
-        opened={state.matches('confirmingLeave')}
+        opened={asking}
         onClose={() => wizard.send({ type: 'leave.cancel' })}
         title="Unsaved changes"
         data-testid="wizard-unsaved"
