@@ -2,8 +2,9 @@
  * The Connections journey in Chromium, as the administrator: the Data Sources list at
  * /connections, adding an HTTP data source with validation and a connection test, editing it
  * with its saved secret kept behind the shield, a failed test, and deleting it: refused while a
- * formula uses it, done once no formula does. Needs the app shell to mount ConnectionsPage at
- * /connections.
+ * formula uses it, done once no formula does; and importing constituents into the Sandbox CRM
+ * from a file whose headers it does not know, once the person says which column is which. Needs
+ * the app shell to mount ConnectionsPage at /connections.
  */
 import http from 'node:http';
 import type net from 'node:net';
@@ -34,7 +35,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
   apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}/donations`;
   // the API above runs on this machine: loopback is allowed only when the operator says so
-  server = await startTestServer({ staticRoot: path.resolve('dist'), env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } });
+  // imports run as jobs
+  server = await startTestServer({ staticRoot: path.resolve('dist'), work: true, env: { CONNECTOR_ALLOW_PRIVATE_HOSTS: 'true' } });
   browser = await launchChromium();
   db = new pg.Client({ connectionString: server.databaseUrl });
   await db.connect();
@@ -143,6 +145,42 @@ describe('Connections in Chromium', () => {
     await expect.poll(() => table.getByRole('button', { name: 'Donations API v2', exact: true }).count()).toBe(0);
     expect((await db.query('select count(*)::int as n from data_sources where id = $1', [id])).rows[0].n).toBe(0);
 
+    expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+    await context.close();
+  });
+
+  it.each([[1440, 900], [390, 844]])('imports constituents into the Sandbox CRM with the columns chosen at %i px', async (width, height) => {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await signInThroughApp(page, server.url, 'administrator@demo.tributary.test', undefined, '/connections');
+    await page.waitForURL(/\/connections$/, { timeout: 30_000 });
+    await page.getByRole('table', { name: 'Data Sources' }).getByRole('button', { name: 'Sandbox CRM', exact: true }).click();
+    await page.getByRole('region', { name: 'Sandbox CRM details' }).getByRole('button', { name: 'Import constituents', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import constituents into Sandbox CRM' });
+    await expect.poll(() => dialog.getByRole('button', { name: 'Choose a file', exact: true }).isVisible(), { timeout: 15_000 }).toBe(true);
+
+    // a German export: no header the import knows as the last name
+    const lastName = `Spaltenwahl${width}`;
+    await dialog.locator('input[type="file"]').setInputFiles({
+      name: 'spender.csv', mimeType: 'text/csv',
+      buffer: Buffer.from(`Nachname;Vorname;Email;Bemerkung\n${lastName};Anna;anna.${width}@example.org;Jahresspende\n`),
+    });
+    const columns = dialog.getByRole('table', { name: 'Columns of the file' });
+    await expect.poll(() => columns.isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await dialog.getByRole('combobox', { name: 'Field for the column Email' }).inputValue()).toBe('email');
+    expect(await dialog.getByTestId('sandbox-import-columns-problem').textContent()).toBe('Choose the column that gives the last name: every constituent needs one.');
+    expect(await dialog.getByRole('button', { name: 'Import', exact: true }).isDisabled()).toBe(true);
+    await dialog.getByRole('combobox', { name: 'Field for the column Nachname' }).selectOption({ label: 'Last name' });
+    await dialog.getByRole('combobox', { name: 'Field for the column Vorname' }).selectOption({ label: 'First name' });
+    await page.screenshot({ path: `/tmp/connections-import-columns-${width}.png` });
+    await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+
+    await expect.poll(() => dialog.getByRole('status').textContent(), { timeout: 30_000 }).toContain('1 constituent imported');
+    await page.screenshot({ path: `/tmp/connections-import-done-${width}.png` });
+    const { rows } = await db.query('select first_name, email from sandbox_constituents where last_name = $1', [lastName]);
+    expect(rows).toEqual([{ first_name: 'Anna', email: `anna.${width}@example.org` }]);
     expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
     await context.close();
   });
