@@ -11,6 +11,8 @@ export interface TestServer extends Running {
   close(): Promise<void>;
 }
 
+const PORT_ATTEMPTS = 5;
+
 /** `work`: run the job workers in this process too (the engine's tests); off by default, so jobs wait */
 export async function startTestServer(opts: { staticRoot?: string; env?: Record<string, string>; work?: boolean } = {}): Promise<TestServer> {
   const settings = (port: number, databaseUrl: string) => loadConfig({
@@ -22,16 +24,27 @@ export async function startTestServer(opts: { staticRoot?: string; env?: Record<
   });
   // a copy of the template a first start would leave (seeded or not, as this server's settings say)
   const database = await createTestDatabase(settings(0, '').seedDemo ? 'seeded' : 'migrated');
-  const port = await freePort();
-  const config = settings(port, database.url);
-  const running = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), {
-    staticRoot: opts.staticRoot, work: opts.work ?? false,
-  });
+  let running: Running | undefined;
+  // a free port can be taken before the server listens on it (an outgoing connection's port, in a
+  // busy run): another free port then, as many times as that happens
+  for (let attempt = 1; !running; attempt++) {
+    const config = settings(await freePort(), database.url);
+    try {
+      running = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), {
+        staticRoot: opts.staticRoot, work: opts.work ?? false,
+      });
+    } catch (err) {
+      if (attempt >= PORT_ATTEMPTS || !/is already in use/.test((err as Error).message)) {
+        await database.drop();
+        throw err;
+      }
+    }
+  }
   return {
     ...running,
     databaseUrl: database.url,
     async close() {
-      await running.stop();
+      await running!.stop();
       await database.drop();
     },
   };
