@@ -17,7 +17,7 @@ import { call, sessionFor } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
-import { workerArgs } from '../support/workerProcess.ts';
+import { workerArgs, workerEnv } from '../support/workerProcess.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const F = '/web-api/v1/formulas';
@@ -45,13 +45,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 async function startWorker(): Promise<{ child: ChildProcess; exited: Promise<unknown>; out: () => string }> {
-  const { SECRET_KEY: _k, DATABASE_URL: _d, DATA_DIR: _dd, RUN_SLICE_MS: _s, ...rest } = process.env;
   const child = spawn(process.execPath, workerArgs(), {
     cwd: ROOT,
-    env: {
-      ...rest, ...TIMINGS, LOG_LEVEL: 'info', DATABASE_URL: server.databaseUrl, DATA_DIR: server.config.dataDir,
-      ...(server.config.secretKey ? { SECRET_KEY: server.config.secretKey } : {}), [baseUrlVariable('renxt')]: sky.url,
-    },
+    env: workerEnv(server, { ...TIMINGS, LOG_LEVEL: 'info', [baseUrlVariable('renxt')]: sky.url }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -81,7 +77,6 @@ afterEach(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 afterAll(async () => {
-  fs.rmSync(dropFolderPath(server.config.dataDir, tenantId, FOLDER), { recursive: true, force: true });
   await server?.close();
   await sky?.close();
 });
