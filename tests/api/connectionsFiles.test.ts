@@ -27,9 +27,6 @@ beforeAll(async () => {
   folder = dropFolderPath(server.config.dataDir, admin.tenantId, FOLDER);
 });
 afterAll(async () => {
-  // this file's folders only: every test database has the demo tenants, so the other files' folders
-  // (nothingLostVendor's, flatFile's) sit beside these in the same tenant's drop folder, often while they run
-  for (const f of [FOLDER, RESUME]) fs.rmSync(dropFolderPath(server.config.dataDir, admin.tenantId, f), { recursive: true, force: true });
   await server?.close();
 });
 

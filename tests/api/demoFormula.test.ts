@@ -4,9 +4,6 @@
  * Queue and the bucket screens look: matches and new people in Needs Attention, bad e-mail
  * addresses in their validation bucket.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FormulaStatus, FormulaViewOut, RunView } from '../../src/domain/api/formulas.ts';
 import type { RecordCounts } from '../../src/domain/api/records.ts';
@@ -17,16 +14,14 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const F = '/web-api/v1/formulas';
 let server: TestServer;
-let dataDir: string;
 let send: Send;
 let demo: DemoFormula;
 let run: RunView;
 const json = async <T>(res: Response) => { const body = await res.text(); expect(res.status, body).toBe(200); return JSON.parse(body) as T; };
 
 beforeAll(async () => {
-  // a data folder of its own: the drop folder's CSV and the key file go there
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-demo-formula-'));
-  server = await startTestServer({ work: true, env: { DATA_DIR: dataDir } });
+  // the server's data folder is its own: the drop folder's CSV and the key file go there
+  server = await startTestServer({ work: true });
   const admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   demo = await seedDemoFormula({ database: server.database, config: server.config, services: server.services, log: createLogger('silent') });
   send = sender(server.url, admin, demo.tenantId);
@@ -41,7 +36,6 @@ beforeAll(async () => {
 }, 150_000);
 afterAll(async () => {
   await server?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('makes a live formula in the food bank, whose first run reads the whole sign-up sheet', async () => {

@@ -13,9 +13,6 @@
  * real record's e-mail) is reached too. Routes come from the app (tests/support/fuzz.ts), query
  * names and body schemas from the contracts: a new route or field joins by being registered.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as v from 'valibot';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -54,14 +51,13 @@ const BODY_BYTES = 600_000;
 const STREAMS = new Set([`GET ${formulaStatusStream.path}`]);
 const MULTIPART = new Set([`POST ${UPLOAD_PATH}`, `POST ${SANDBOX_IMPORT_PATH}`]);
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-event-loop-'));
 let server: TestServer;
 let demo: DemoFormula;
 let headers: Record<string, string>;
 const values: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startTestServer({ work: true, env: { DATA_DIR: dataDir } });
+  server = await startTestServer({ work: true });
   const admin = await sessionFor(server.url, 'administrator@demo.tributary.test');
   demo = await seedDemoFormula({ database: server.database, config: server.config, services: server.services, log: createLogger('silent') });
   headers = { ...admin.headers, tenantId: demo.tenantId, 'content-type': 'application/json' };
@@ -89,7 +85,6 @@ beforeAll(async () => {
 }, 150_000);
 afterAll(async () => {
   await server?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const keyOf = (r: { method: string; path: string }) => `${r.method} ${r.path}`;

@@ -7,7 +7,6 @@
  * pulled every row and the engine acknowledged them.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { Hono } from 'hono';
@@ -217,22 +216,19 @@ describe('when the scanner is not there', () => {
 });
 
 describe('uploads that break off or go wrong midway', () => {
-  // a store folder of its own, so what is left in it (or still open) is this server's doing
-  let dataDir: string;
+  // the server's store folder is its own, so what is left in it (or still open) is this server's doing
   let storeDir: string;
   let srv: TestServer;
   let s: Session;
   let tenant: string;
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-uploads-'));
-    storeDir = path.join(dataDir, 'files');
-    srv = await startTestServer({ env: { DATA_DIR: dataDir } });
+    srv = await startTestServer();
+    storeDir = path.join(srv.config.dataDir, 'files');
     s = await sessionFor(srv.url, 'administrator@demo.tributary.test');
     [tenant] = await tenantsOf(srv.url, s) as [string];
   });
   afterAll(async () => {
     await srv?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const filesInStore = (): string[] => (fs.existsSync(storeDir) ? fs.readdirSync(storeDir, { recursive: true, encoding: 'utf8' }) : [])
@@ -331,21 +327,20 @@ describe('uploads that break off or go wrong midway', () => {
 });
 
 describe('files uploaded to a file-upload formula', () => {
-  // a store folder of its own, and no scanner: what is kept and removed is this server's doing
+  // the server's store folder is its own, and no scanner: what is kept and removed is this server's doing
   let dataDir: string;
   let srv: TestServer;
   let s: Session;
   let tenant: string;
   let otherTenant: string;
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-formula-files-'));
-    srv = await startTestServer({ env: { DATA_DIR: dataDir } });
+    srv = await startTestServer();
+    dataDir = srv.config.dataDir;
     s = await sessionFor(srv.url, 'administrator@demo.tributary.test');
     [tenant, otherTenant] = await tenantsOf(srv.url, s) as [string, string];
   });
   afterAll(async () => {
     await srv?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function formula(tenantId: string, usesFileUpload: boolean): Promise<string> {

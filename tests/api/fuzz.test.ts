@@ -16,7 +16,6 @@ import { SERVICES } from '../../src/domain/api/services.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -94,8 +93,7 @@ const IMPLAUSIBLE_PARAMS: [string, string][] = [
   ['a broken percent escape', '%ZZ%C0%AE'],
 ];
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-fuzz-'));
-const server = await startTestServer({ env: { DATA_DIR: dataDir } });
+const server = await startTestServer();
 const base = server.url;
 const routes = routesOf(server.app);
 let admin: Session;
@@ -120,7 +118,6 @@ afterAll(async () => {
   process.off('uncaughtException', onUncaught);
   process.off('unhandledRejection', onUncaught);
   await server.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 // ---------------------------------------------------------------- cases and how answers are judged
@@ -446,7 +443,7 @@ describe('whatever the route', () => {
 
   it('kept the process well throughout: /health answers, nothing left in or open on the file store', async () => {
     expect(await aftermath()).toEqual([]);
-    const store = path.join(dataDir, 'files');
+    const store = path.join(server.config.dataDir, 'files');
     const files = fs.existsSync(store) ? fs.readdirSync(store, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(store, f)).isFile()) : [];
     expect(files).toEqual([]);
     const open = fs.readdirSync('/proc/self/fd').flatMap((fd) => { try { return [fs.readlinkSync(`/proc/self/fd/${fd}`)]; } catch { return []; } });

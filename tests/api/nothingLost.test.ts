@@ -20,7 +20,7 @@ import { formulaRun } from '../../server/jobs/formulaRun.ts';
 import { call, sessionFor } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { workerArgs } from '../support/workerProcess.ts';
+import { workerArgs, workerEnv } from '../support/workerProcess.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const F = '/web-api/v1/formulas';
@@ -72,14 +72,9 @@ const workers: Worker[] = [];
 
 /** `npm run worker` without npm, so SIGKILL reaches the worker itself */
 async function startWorker(name: string, env: Record<string, string> = {}): Promise<Worker> {
-  // only what this test gives: the API's database, key and data folder
-  const { SECRET_KEY: _k, DATABASE_URL: _d, DATA_DIR: _dd, RUN_SLICE_MS: _s, ...rest } = process.env;
   const child = spawn(process.execPath, workerArgs(), {
     cwd: ROOT,
-    env: {
-      ...rest, ...TIMINGS, LOG_LEVEL: 'info', DATABASE_URL: server.databaseUrl, DATA_DIR: server.config.dataDir,
-      ...(server.config.secretKey ? { SECRET_KEY: server.config.secretKey } : {}), ...env,
-    },
+    env: workerEnv(server, { ...TIMINGS, LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -282,7 +277,6 @@ afterEach(async (ctx) => {
 afterAll(async () => {
   await Promise.all(workers.map(stop));
   await pool?.end();
-  for (const t of tenants) fs.rmSync(dropFolderPath(server.config.dataDir, t.id, FOLDER), { recursive: true, force: true });
   await server?.close();
 });
 

@@ -11,13 +11,14 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
-import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { formulaRun } from '../../server/jobs/formulaRun.ts';
-import { call, sessionFor } from '../support/api.ts';
+import { call } from '../support/api.ts';
+import { tenantSession } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
-import { workerArgs } from '../support/workerProcess.ts';
+import { workerArgs, workerEnv } from '../support/workerProcess.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const F = '/web-api/v1/formulas';
@@ -28,6 +29,7 @@ const TIMINGS = { JOBS_SUPERVISE_SECONDS: '1', JOBS_HEARTBEAT_SECONDS: '30', JOB
 const ROWS = 40;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let vendor: VendorFakeWithServer<FakeSkyApi>;
 let server: TestServer;
 let sky: FakeSkyApi;
 let headers: Record<string, string>;
@@ -45,13 +47,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 async function startWorker(): Promise<{ child: ChildProcess; exited: Promise<unknown>; out: () => string }> {
-  const { SECRET_KEY: _k, DATABASE_URL: _d, DATA_DIR: _dd, RUN_SLICE_MS: _s, ...rest } = process.env;
   const child = spawn(process.execPath, workerArgs(), {
     cwd: ROOT,
-    env: {
-      ...rest, ...TIMINGS, LOG_LEVEL: 'info', DATABASE_URL: server.databaseUrl, DATA_DIR: server.config.dataDir,
-      ...(server.config.secretKey ? { SECRET_KEY: server.config.secretKey } : {}), [baseUrlVariable('renxt')]: sky.url,
-    },
+    env: workerEnv(server, { ...TIMINGS, LOG_LEVEL: 'info', ...vendor.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -70,20 +68,15 @@ const api = (p: string, init: { method?: string; body?: unknown } = {}) => call(
 const json = async <T>(res: Response) => res.json() as Promise<T>;
 
 beforeAll(async () => {
-  sky = await startFakeSkyApi();
-  server = await startTestServer({ env: { ...TIMINGS, [baseUrlVariable('renxt')]: sky.url } });
-  const admin = await sessionFor(server.url, 'administrator@demo.tributary.test');
-  const me = await json<{ activeTenantId: string }>(await call(server.url, `/account-management/v1/User/organization/${admin.orgId}/user`, { headers: admin.headers }));
-  tenantId = me.activeTenantId;
-  headers = { ...admin.headers, tenantId };
+  vendor = await withVendorFake('renxt', startFakeSkyApi, { server: { env: TIMINGS } });
+  ({ fake: sky, server } = vendor);
+  ({ tenantId, headers } = await tenantSession(server.url, 'administrator@demo.tributary.test'));
 }, 120_000);
 afterEach(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 afterAll(async () => {
-  fs.rmSync(dropFolderPath(server.config.dataDir, tenantId, FOLDER), { recursive: true, force: true });
-  await server?.close();
-  await sky?.close();
+  await vendor?.close();
 });
 
 describe('a worker killed with SIGKILL while it sends to Raiser\'s Edge NXT', () => {

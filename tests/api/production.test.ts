@@ -9,14 +9,16 @@ import { createLogger } from '../../server/log.ts';
 import { startServer } from '../../server/main.ts';
 import { call, orgIdFor } from '../support/api.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { startTestServer } from '../support/server.ts';
+import { startTestServer, tempDataDir } from '../support/server.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => { for (const c of cleanups.reverse()) await c(); });
 
 async function serverOn(databaseUrl: string, env: Record<string, string>) {
   const port = await freePort();
-  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: databaseUrl, ...env });
+  const data = tempDataDir();
+  cleanups.push(async () => data.remove());
+  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: databaseUrl, DATA_DIR: data.dir, ...env });
   return startServer(config, createLogger('silent'), { work: false });
 }
 

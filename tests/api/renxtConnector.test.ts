@@ -14,11 +14,11 @@ import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { renxtConnector } from '../../server/connectors/skyApi/renxt.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
-import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
 import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -26,22 +26,20 @@ let database: Database;
 let tenant: TenantScope;
 let sky: FakeSkyApi;
 const box = createSecretBox(Buffer.alloc(32, 7));
-const variable = baseUrlVariable('renxt');
-const saved = process.env[variable];
+let vendor: VendorFakeSetup<FakeSkyApi>;
 
 beforeAll(async () => {
-  [scratch, sky] = await Promise.all([createTestDatabase(), startFakeSkyApi()]);
+  [scratch, vendor] = await Promise.all([createTestDatabase(), withVendorFake('renxt', startFakeSkyApi)]);
+  sky = vendor.fake;
   database = await openDatabase(scratch.url);
   await seedDemo(database.db, seedSandboxCrm);
   const { rows } = await database.pool.query<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]);
   tenant = forTenant(database.db, rows[0]!.id);
-  process.env[variable] = sky.url;
 }, 60_000);
 afterAll(async () => {
-  if (saved === undefined) delete process.env[variable]; else process.env[variable] = saved;
   await database?.close();
   await scratch?.drop();
-  await sky?.close();
+  await vendor?.close();
 });
 
 /** A saved Raiser's Edge NXT data source holding a fresh grant of the fake. */

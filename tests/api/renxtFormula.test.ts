@@ -6,43 +6,33 @@
  * instead of failing it; a revoked grant fails the run in words, marks the data source as needing
  * reconnecting, and no later run calls the vendor until it is reconnected.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
 import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
 import type { DataSourceListItem } from '../../src/domain/connectors/types.ts';
-import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
-import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
-import { call, sessionFor, type Session } from '../support/api.ts';
+import { call } from '../support/api.ts';
+import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
 
 const F = '/web-api/v1/formulas';
 const DS = '/integrations/v1/data-sources';
 let server: TestServer;
 let sky: FakeSkyApi;
-let admin: Session & { tenantId: string };
+let admin: TenantSession;
 let flat: string;
 let renxt: string;
-const variable = baseUrlVariable('renxt');
-const savedEnv = process.env[variable];
+let vendor: VendorFakeWithServer<FakeSkyApi>;
 
 const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
 const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
 const tenant = () => forTenant(server.database.db, admin.tenantId);
 
-function dropFile(name: string, rows: string[][]) {
-  const dir = dropFolderPath(server.config.dataDir, admin.tenantId, 'renxt');
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
-  const t = new Date(Date.now() + fs.readdirSync(dir).length * 1000);
-  fs.utimesSync(file, t, t);
-}
+const dropFile = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'renxt', name, rows);
 
 async function waitForRun(formulaId: string, runId: string, until: (r: RunView) => boolean = (r) => !!r.finishedOn, timeoutMs = 90_000): Promise<RunView> {
   const stop = Date.now() + timeoutMs;
@@ -90,12 +80,9 @@ async function liveFormula(object: string, ends: { source?: { dataSourceId: stri
 }
 
 beforeAll(async () => {
-  sky = await startFakeSkyApi();
-  process.env[variable] = sky.url;
-  server = await startTestServer({ work: true, env: { RUN_SLICE_MS: '100000', [variable]: sky.url } });
-  const s = await sessionFor(server.url, 'administrator@demo.tributary.test');
-  const me = await (await call(server.url, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string };
-  admin = { ...s, tenantId: me.activeTenantId, headers: { ...s.headers, tenantId: me.activeTenantId } };
+  vendor = await withVendorFake('renxt', startFakeSkyApi, { server: { work: true, env: { RUN_SLICE_MS: '100000' } } });
+  ({ fake: sky, server } = vendor);
+  admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   const made = await send(DS, { method: 'POST', body: { system: 'flat-file', displayName: 'RE NXT drop', settings: { folder: 'renxt' } } });
   expect(made.status, await made.clone().text()).toBe(201);
   flat = (await json<{ id: string }>(made)).id;
@@ -107,9 +94,7 @@ beforeAll(async () => {
   renxt = (await json<{ id: string }>(re)).id;
 }, 120_000);
 afterAll(async () => {
-  await server?.close();
-  await sky?.close();
-  if (savedEnv === undefined) delete process.env[variable]; else process.env[variable] = savedEnv;
+  await vendor?.close();
 });
 
 describe('the wizard\'s calls for a Raiser\'s Edge NXT data source', () => {

@@ -15,11 +15,11 @@ import { salesforceConnector } from '../../server/connectors/salesforce/connecto
 import { limitInfo, salesforceApi, SALESFORCE_API_VERSION, salesforceTokenUrl } from '../../server/connectors/salesforce/client.ts';
 import { soqlString } from '../../server/connectors/salesforce/soql.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
-import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
 import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { parseSoql, SF_APP, SF_INSTANCE, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -27,25 +27,23 @@ let database: Database;
 let tenant: TenantScope;
 let sf: FakeSalesforce;
 const box = createSecretBox(Buffer.alloc(32, 9));
-const variable = baseUrlVariable('salesforce');
-const saved = process.env[variable];
+let vendor: VendorFakeSetup<FakeSalesforce>;
 const PASSWORD = { environment: 'production', authenticationType: 'username-password', clientId: SF_APP.clientId, username: SF_APP.username };
 const PASSWORD_SECRETS = { clientSecret: SF_APP.clientSecret, password: SF_APP.password, securityToken: SF_APP.securityToken };
 
 beforeAll(async () => {
-  [scratch, sf] = await Promise.all([createTestDatabase(), startFakeSalesforce()]);
+  [scratch, vendor] = await Promise.all([createTestDatabase(), withVendorFake('salesforce', startFakeSalesforce)]);
+  sf = vendor.fake;
   database = await openDatabase(scratch.url);
   // the demo tenants without their Sandbox CRM's constituents: nothing here reads them
   await seedDemo(database.db, async () => {});
   const { rows } = await database.pool.query<{ id: string }>('select id from tenants where name = $1', [DEMO_TENANTS[0]]);
   tenant = forTenant(database.db, rows[0]!.id);
-  process.env[variable] = sf.url;
 }, 60_000);
 afterAll(async () => {
-  if (saved === undefined) delete process.env[variable]; else process.env[variable] = saved;
   await database?.close();
   await scratch?.drop();
-  await sf?.close();
+  await vendor?.close();
 });
 
 async function dataSource(settings: Record<string, string> = PASSWORD, secrets: Record<string, string> = PASSWORD_SECRETS): Promise<string> {

@@ -6,38 +6,31 @@
  * lands in Exceptions with Salesforce's words. Then Contacts are read from Salesforce into the
  * Sandbox CRM, and a later run reads only what changed since.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
-import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
-import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
-import { call, sessionFor, type Session } from '../support/api.ts';
+import { call } from '../support/api.ts';
+import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { SF_APP, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
 
 const F = '/web-api/v1/formulas';
 const DS = '/integrations/v1/data-sources';
 let server: TestServer;
 let sf: FakeSalesforce;
-let admin: Session & { tenantId: string };
+let admin: TenantSession;
 let flat: string;
 let org: string;
-const variable = baseUrlVariable('salesforce');
-const savedEnv = process.env[variable];
+let vendor: VendorFakeWithServer<FakeSalesforce>;
 
 const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
 const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
 const tenant = () => forTenant(server.database.db, admin.tenantId);
 
-function dropFile(name: string, rows: string[][]) {
-  const dir = dropFolderPath(server.config.dataDir, admin.tenantId, 'salesforce');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, name), rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
-}
+const dropFile = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'salesforce', name, rows);
 
 async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000): Promise<RunView> {
   const stop = Date.now() + timeoutMs;
@@ -70,12 +63,9 @@ async function liveFormula(ends: { source: { dataSourceId: string; object: strin
 }
 
 beforeAll(async () => {
-  sf = await startFakeSalesforce();
-  process.env[variable] = sf.url;
-  server = await startTestServer({ work: true, env: { RUN_SLICE_MS: '100000', [variable]: sf.url } });
-  const s = await sessionFor(server.url, 'administrator@demo.tributary.test');
-  const me = await (await call(server.url, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string };
-  admin = { ...s, tenantId: me.activeTenantId, headers: { ...s.headers, tenantId: me.activeTenantId } };
+  vendor = await withVendorFake('salesforce', startFakeSalesforce, { server: { work: true, env: { RUN_SLICE_MS: '100000' } } });
+  ({ fake: sf, server } = vendor);
+  admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   const made = await send(DS, { method: 'POST', body: { system: 'flat-file', displayName: 'Salesforce drop', settings: { folder: 'salesforce' } } });
   expect(made.status, await made.clone().text()).toBe(201);
   flat = (await json<{ id: string }>(made)).id;
@@ -87,9 +77,7 @@ beforeAll(async () => {
   org = (await json<{ id: string }>(created)).id;
 }, 120_000);
 afterAll(async () => {
-  await server?.close();
-  await sf?.close();
-  if (savedEnv === undefined) delete process.env[variable]; else process.env[variable] = savedEnv;
+  await vendor?.close();
 });
 
 describe('the wizard\'s calls for a Salesforce data source', () => {

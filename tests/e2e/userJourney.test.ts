@@ -17,6 +17,7 @@ import { startServer, type Running } from '../../server/main.ts';
 import { launchChromium } from '../support/browser.ts';
 import { signInThroughApp } from '../support/appSession.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { tempDataDir } from '../support/server.ts';
 
 const NAME = 'Dana Temporary';
 const EMAIL = 'dana.temporary@demo.tributary.test';
@@ -26,6 +27,7 @@ const EXPIRY = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
 
 let server: Running;
 let dropDatabase: () => Promise<void>;
+const data = tempDataDir();
 let browser: Browser;
 let db: pg.Client;
 /** the server's log lines: the password-reset link is written there (no mail is configured) */
@@ -35,7 +37,7 @@ beforeAll(async () => {
   const database = await createTestDatabase();
   dropDatabase = database.drop;
   const port = await freePort();
-  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://localhost:${port}`, DATABASE_URL: database.url, DATA_DIR: data.dir, LOG_LEVEL: 'info' });
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
@@ -56,6 +58,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await dropDatabase?.();
+  data.remove();
 });
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {

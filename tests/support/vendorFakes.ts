@@ -5,9 +5,9 @@
  * and can be switched to an outage (HTTP 500) to test how failures read. Salesforce's fake also
  * runs its good report (Analytics API, synchronous run) over gifts the test sets.
  */
-import http from 'node:http';
-import type net from 'node:net';
+import type http from 'node:http';
 import type { SystemId } from '../../src/domain/connectors/types.ts';
+import { startVendorServer } from './vendors/harness.ts';
 
 export const FAKE_CREDENTIALS = {
   mailchimp: { apiKey: '0123456789abcdef0123456789abcdef-us21' },
@@ -327,30 +327,23 @@ export interface VendorFakes {
 export async function startVendorFakes(): Promise<VendorFakes> {
   const seen: VendorFakes['seen'] = [];
   const outage = new Set<string>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url!, 'http://fake');
-      const [, system, ...rest] = url.pathname.split('/');
-      const path = `/${rest.join('/')}`;
-      seen.push({ system: system!, method: req.method!, path });
-      const fake = FAKES[system as SystemId];
-      const send = ([status, body, type]: Answer) => {
-        res.writeHead(status, { 'content-type': type ?? 'application/json' });
-        res.end(typeof body === 'string' ? body : JSON.stringify(body));
-      };
-      if (!fake) return send([404, { error: `no fake for ${system}` }]);
-      if (outage.has(system!)) return send([500, '<html>Service Unavailable</html>', 'text/html']);
-      const answer = fake({ method: req.method!, path, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      send(answer ?? [404, { error: `the fake of ${system} has no ${req.method} ${path}` }]);
-    });
+  const server = await startVendorServer((req, res) => {
+    const [, system, ...rest] = req.url.pathname.split('/');
+    const path = `/${rest.join('/')}`;
+    seen.push({ system: system!, method: req.method, path });
+    const fake = FAKES[system as SystemId];
+    const send = ([status, body, type]: Answer) => {
+      res.writeHead(status, { 'content-type': type ?? 'application/json' });
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    };
+    if (!fake) return send([404, { error: `no fake for ${system}` }]);
+    if (outage.has(system!)) return send([500, '<html>Service Unavailable</html>', 'text/html']);
+    const answer = fake({ method: req.method, path, query: req.url.searchParams, headers: req.headers, body: req.raw });
+    return send(answer ?? [404, { error: `the fake of ${system} has no ${req.method} ${path}` }]);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return {
-    url, seen, outage, salesforceReport,
+    url: server.url, seen, outage, salesforceReport,
     constantContactRefreshToken: () => ccRefresh,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: server.close,
   };
 }

@@ -20,8 +20,8 @@
  * AccountId gets a Household Account ("<LastName> Household"), as NPSP's triggers do; a duplicate
  * rule blocks a second Contact with the same Email (DUPLICATES_DETECTED).
  */
-import http from 'node:http';
-import type net from 'node:net';
+import type http from 'node:http';
+import { sendJson, startVendorServer } from './harness.ts';
 
 export const SF_APP = { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' };
 export const SF_INSTANCE = 'https://riverside.my.salesforce.com';
@@ -447,44 +447,31 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     return [200, { access_token: accessToken, instance_url: SF_INSTANCE, id: `https://login.salesforce.com/id/00DRv0000000001/005Rv0000000001`, token_type: 'Bearer', issued_at: String(Date.now()), signature: 'c2lnbmF0dXJl' }];
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url!, 'http://fake');
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-      let body: unknown = raw;
-      try { body = raw && !isForm ? JSON.parse(raw) : raw; } catch { body = raw; }
-      seen.push({ method: req.method!, path: url.pathname, query: Object.fromEntries(url.searchParams), body, headers: req.headers });
-      const send = ([status, payload, headers]: Answer) => {
-        res.writeHead(status, { 'content-type': 'application/json;charset=UTF-8', ...headers });
-        res.end(payload === null ? '' : JSON.stringify(payload));
-      };
-      if (url.pathname === '/services/oauth2/token' && req.method === 'POST') return send(isForm ? token(new URLSearchParams(raw)) : [400, { error: 'invalid_request' }]);
-      // the REST API takes request URIs of up to 16,384 bytes
-      if (Buffer.byteLength(req.url!) > 16_384) return send([414, [{ message: 'The request URI is too long.', errorCode: 'URI_TOO_LONG' }]]);
-      const m = /^\/services\/data\/(v\d+\.\d)(\/.*)$/.exec(url.pathname);
-      if (!m) return send(err(404, 'NOT_FOUND', 'The requested resource does not exist'));
-      versions.add(m[1]!);
-      if (!access.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return send(err(401, 'INVALID_SESSION_ID', 'Session expired or invalid'));
-      const limit = { 'sforce-limit-info': `api-usage=${fake.apiUsed}/${fake.apiLimit}` };
-      if (fake.apiUsed >= fake.apiLimit) return send([403, err(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.')[1], limit]);
-      fake.apiUsed++;
-      limit['sforce-limit-info'] = `api-usage=${fake.apiUsed}/${fake.apiLimit}`;
-      if (throttled > 0) {
-        throttled--;
-        return send([503, [{ message: 'Server is temporarily unavailable. Try again later.', errorCode: 'SERVER_UNAVAILABLE' }], { ...limit, 'retry-after': String(throttleSeconds) }]);
-      }
-      const [status, payload, headers] = api(req.method!, m[2]!, url.searchParams, (body && typeof body === 'object' ? body : {}) as Obj, req.headers);
-      send([status, payload, { ...limit, ...headers }]);
-    });
+  const server = await startVendorServer((req, res) => {
+    const { method, url, raw, body } = req;
+    seen.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, headers: req.headers });
+    const send = ([status, payload, headers]: Answer) => sendJson(res, status, payload, headers, 'application/json;charset=UTF-8');
+    if (url.pathname === '/services/oauth2/token' && method === 'POST') return send(req.form ? token(new URLSearchParams(raw)) : [400, { error: 'invalid_request' }]);
+    // the REST API takes request URIs of up to 16,384 bytes
+    if (Buffer.byteLength(req.target) > 16_384) return send([414, [{ message: 'The request URI is too long.', errorCode: 'URI_TOO_LONG' }]]);
+    const m = /^\/services\/data\/(v\d+\.\d)(\/.*)$/.exec(url.pathname);
+    if (!m) return send(err(404, 'NOT_FOUND', 'The requested resource does not exist'));
+    versions.add(m[1]!);
+    if (!access.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return send(err(401, 'INVALID_SESSION_ID', 'Session expired or invalid'));
+    const limit = { 'sforce-limit-info': `api-usage=${fake.apiUsed}/${fake.apiLimit}` };
+    if (fake.apiUsed >= fake.apiLimit) return send([403, err(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.')[1], limit]);
+    fake.apiUsed++;
+    limit['sforce-limit-info'] = `api-usage=${fake.apiUsed}/${fake.apiLimit}`;
+    if (throttled > 0) {
+      throttled--;
+      return send([503, [{ message: 'Server is temporarily unavailable. Try again later.', errorCode: 'SERVER_UNAVAILABLE' }], { ...limit, 'retry-after': String(throttleSeconds) }]);
+    }
+    const [status, payload, headers] = api(method, m[2]!, url.searchParams, (body && typeof body === 'object' ? body : {}) as Obj, req.headers);
+    return send([status, payload, { ...limit, ...headers }]);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 
   const fake: FakeSalesforce = {
-    url, seen, records, queries, versions,
+    url: server.url, seen, records, queries, versions,
     apiLimit: 15000,
     apiUsed: 0,
     grant: () => { const t = `5Aep861-refresh-${++counter}`; refreshTokens.add(t); return t; },
@@ -497,7 +484,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
       if (!r.success) throw new Error(JSON.stringify(r.errors));
       return records.Contact!.get(r.id!)!;
     },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: server.close,
   };
   return fake;
 }

@@ -9,8 +9,8 @@
  * a list of `{ message, error_name }`; 429 with Retry-After; a spent daily quota as 403 with
  * Retry-After). Point Tributary at it with CONNECTOR_BASE_URL_RENXT.
  */
-import http from 'node:http';
-import type net from 'node:net';
+import type http from 'node:http';
+import { sendJson, startVendorServer } from './harness.ts';
 
 export const SKY_APP = { clientId: 'sky-app-id', clientSecret: 'sky-app-secret', subscriptionKey: 'sky-sub-key' };
 
@@ -325,51 +325,36 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     }];
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const url = new URL(req.url!, 'http://fake');
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-        let body: unknown = null;
-        try { body = raw && !isForm ? JSON.parse(raw) : raw; } catch { body = raw; }
-        seen.push({ method: req.method!, path: url.pathname, query: Object.fromEntries(url.searchParams), body, headers: req.headers });
-        const send = ([status, payload, headers]: Answer) => {
-          res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-          res.end(payload === null ? '' : JSON.stringify(payload));
-        };
-        if (url.pathname === '/token' && req.method === 'POST') {
-          if (fake.tokenDelayMs) await new Promise((r) => setTimeout(r, fake.tokenDelayMs));
-          return send(isForm ? token(req.headers, new URLSearchParams(raw)) : [400, { error: 'invalid_request' }]);
-        }
-        if (req.headers['bb-api-subscription-key'] !== SKY_APP.subscriptionKey) {
-          return send([401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' }]);
-        }
-        if (Date.now() < quotaUntil) {
-          const left = Math.ceil((quotaUntil - Date.now()) / 1000);
-          return send([403, { statusCode: 403, message: `Out of call volume quota. Quota will be replenished in ${new Date(left * 1000).toISOString().slice(11, 19)}.` }, { 'retry-after': String(left) }]);
-        }
-        if (throttled > 0) {
-          throttled--;
-          return send([429, { statusCode: 429, message: `Rate limit is exceeded. Try again in ${throttleSeconds} seconds.` }, { 'retry-after': String(throttleSeconds) }]);
-        }
-        if (fake.apiDelayMs) await new Promise((r) => setTimeout(r, fake.apiDelayMs));
-        const auth = req.headers.authorization ?? '';
-        const expiry = access.get(auth.replace(/^Bearer /, ''));
-        if (!expiry || expiry < Date.now()) return send([401, { statusCode: 401, message: 'Authorization has been denied for this request.' }]);
-        if (failing > 0) { failing--; return send([500, { statusCode: 500, message: 'An error has occurred.' }]); }
-        const answer = api(req.method!, url.pathname, url.searchParams, (body && typeof body === 'object' ? body : {}) as Record<string, unknown>);
-        send(answer ?? [404, { statusCode: 404, message: 'Resource not found' }]);
-      })();
-    });
+  const server = await startVendorServer(async (req, res) => {
+    const { method, url, headers, raw, body } = req;
+    seen.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, headers });
+    const send = ([status, payload, extra]: Answer) => sendJson(res, status, payload, extra, 'application/json; charset=utf-8');
+    if (url.pathname === '/token' && method === 'POST') {
+      if (fake.tokenDelayMs) await new Promise((r) => setTimeout(r, fake.tokenDelayMs));
+      return send(req.form ? token(headers, new URLSearchParams(raw)) : [400, { error: 'invalid_request' }]);
+    }
+    if (headers['bb-api-subscription-key'] !== SKY_APP.subscriptionKey) {
+      return send([401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' }]);
+    }
+    if (Date.now() < quotaUntil) {
+      const left = Math.ceil((quotaUntil - Date.now()) / 1000);
+      return send([403, { statusCode: 403, message: `Out of call volume quota. Quota will be replenished in ${new Date(left * 1000).toISOString().slice(11, 19)}.` }, { 'retry-after': String(left) }]);
+    }
+    if (throttled > 0) {
+      throttled--;
+      return send([429, { statusCode: 429, message: `Rate limit is exceeded. Try again in ${throttleSeconds} seconds.` }, { 'retry-after': String(throttleSeconds) }]);
+    }
+    if (fake.apiDelayMs) await new Promise((r) => setTimeout(r, fake.apiDelayMs));
+    const auth = headers.authorization ?? '';
+    const expiry = access.get(auth.replace(/^Bearer /, ''));
+    if (!expiry || expiry < Date.now()) return send([401, { statusCode: 401, message: 'Authorization has been denied for this request.' }]);
+    if (failing > 0) { failing--; return send([500, { statusCode: 500, message: 'An error has occurred.' }]); }
+    const answer = api(method, url.pathname, url.searchParams, (body && typeof body === 'object' ? body : {}) as Record<string, unknown>);
+    return send(answer ?? [404, { statusCode: 404, message: 'Resource not found' }]);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 
   const fake: FakeSkyApi = {
-    url, seen, constituents, emails, phones, addresses, gifts, constituentCodes, customFieldCategories, customFields,
+    url: server.url, seen, constituents, emails, phones, addresses, gifts, constituentCodes, customFieldCategories, customFields,
     tokenLifetime: 3600,
     tokenDelayMs: 0,
     apiDelayMs: 0,
@@ -397,7 +382,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
       return row;
     },
     view,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: server.close,
   };
   return fake;
 }
