@@ -13,8 +13,8 @@ import { pipeline } from 'node:stream/promises';
 export interface FileStore {
   /** Streams content into the object `key` (replacing it); answers the bytes written. */
   put(key: string, content: Readable | AsyncIterable<Uint8Array> | Uint8Array): Promise<{ size: number }>;
-  /** The object's bytes as a stream; throws when there is none. */
-  read(key: string): Readable;
+  /** The object's bytes as a stream, or those from `start` to `end` (inclusive); throws when there is none. */
+  read(key: string, range?: { start: number; end?: number }): Readable;
   size(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
 }
@@ -52,8 +52,8 @@ export function localFileStore(root: string): FileStore {
       }
       return { size };
     },
-    read(key) {
-      return fs.createReadStream(resolve(key));
+    read(key, range) {
+      return fs.createReadStream(resolve(key), range);
     },
     async size(key) {
       try { return (await fsp.stat(resolve(key))).size; } catch { return null; }

@@ -12,7 +12,7 @@ import {
   ConnectorInputError, NotSupported, processingError, type Connector, type ConnectorContext, type SourceRecord, type Watermark,
 } from '../connector.ts';
 import { FlatFileError } from '../flatFile/errors.ts';
-import { tableRows } from './table.ts';
+import { tableRows, type RowEnd } from './table.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -25,8 +25,11 @@ async function upload(ctx: ConnectorContext, id: string) {
 
 /** The store the flat file service keeps uploads in (server/http/flatFileService.ts). */
 
-/** How far a pull has read one upload: its last row collected (the line it starts on), and whether that was the last. */
-interface RowMark { u: string; row: number; done?: true }
+/**
+ * How far a pull has read one upload: its last row collected (the line it starts on), whether that
+ * was the last, and where in the file the next read starts (a CSV's: the next slice of a run reads on from there).
+ */
+interface RowMark { u: string; row: number; done?: true; at?: RowEnd }
 
 /** The mark, or null when there is none or it is another upload's (each upload is read from its start). */
 export function parseRowMark(since: Watermark | null, uploadId: string): RowMark | null {
@@ -37,7 +40,9 @@ export function parseRowMark(since: Watermark | null, uploadId: string): RowMark
   } catch {
     throw new ConnectorInputError('The watermark is not one this connector wrote.');
   }
-  if (typeof mark !== 'object' || mark === null || typeof mark.u !== 'string' || !Number.isInteger(mark.row)) {
+  const at = (mark as Partial<RowMark> | null)?.at;
+  if (typeof mark !== 'object' || mark === null || typeof mark.u !== 'string' || !Number.isInteger(mark.row)
+    || (at !== undefined && !(Number.isSafeInteger(at.byte) && at.byte >= 0 && Number.isSafeInteger(at.line) && at.line > 0 && typeof at.cr === 'boolean'))) {
     throw new ConnectorInputError('The watermark is not one this connector wrote.');
   }
   return mark.u === uploadId ? mark : null;
@@ -68,15 +73,19 @@ export const fileUploadConnector: Connector = {
     const after = mark?.row ?? 0;
     const batchSize = options?.batchSize ?? 500;
     let last = after;
+    let at: RowEnd | undefined;
     let batch: SourceRecord[] = [];
+    const store = dataFileStore(ctx.dataDir);
+    const fileKey = row.fileKey;
     try {
-      for await (const chunk of tableRows(dataFileStore(ctx.dataDir).read(row.fileKey), row.fileName)) {
-        for (const { line, values } of chunk.rows) {
+      for await (const chunk of tableRows((range) => store.read(fileKey, range), row.fileName, mark?.at ? { from: mark.at } : {})) {
+        for (const { line, values, end } of chunk.rows) {
           if (line <= after) continue;
           batch.push({ id: `${row.id}#${line}`, fields: Object.fromEntries(chunk.headers.map((h, c) => [h, values[c] ?? ''])) });
           last = line;
+          at = end;
           if (batch.length >= batchSize) {
-            yield { records: batch, watermark: markOf({ u: row.id, row: last }) };
+            yield { records: batch, watermark: markOf({ u: row.id, row: last, ...(at ? { at } : {}) }) };
             batch = [];
           }
         }

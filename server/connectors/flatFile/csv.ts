@@ -31,6 +31,16 @@ const enum State { FieldStart, Unquoted, Quoted, QuoteInQuoted }
 const QUOTE = 34, CR = 13, LF = 10;
 
 /**
+ * Where a record ended, for a reader that may start again after it: the index in the text of the
+ * last `push` just past its line end (-1 for a last record ended by `end()`), the line
+ * the next record starts on, and whether it ended with a CR (a LF right after it belongs to it).
+ */
+export interface RecordEnd { index: number; nextLine: number; cr: boolean }
+
+/** Where a tokenizer starts in the middle of a text: on a line, after a record that ended with a CR or not. */
+export interface TokenizerStart { line: number; afterCr: boolean }
+
+/**
  * A push tokenizer: text goes in in chunks of any size (a CRLF or a doubled quote may be split
  * between two chunks), records come out through `emit`. A record longer than `maxFields`
  * fields is refused as it is read, so one absurd line cannot take the memory.
@@ -47,10 +57,15 @@ export class CsvTokenizer {
 
   constructor(
     delimiter: string,
-    private readonly emit: (record: string[], line: number) => void,
+    private readonly emit: (record: string[], line: number, end: RecordEnd) => void,
     private readonly maxFields = 1000,
+    start?: TokenizerStart,
   ) {
     this.delim = delimiter.charCodeAt(0);
+    if (start) {
+      this.line = this.recordLine = start.line;
+      this.skipLf = start.afterCr;
+    }
   }
 
   push(text: string): void {
@@ -67,7 +82,7 @@ export class CsvTokenizer {
         case State.FieldStart:
           if (c === QUOTE) { this.state = State.Quoted; i++; continue; }
           if (c === delim) { this.endField(); i++; continue; }
-          if (c === CR || c === LF) { this.endRecord(c); i++; continue; }
+          if (c === CR || c === LF) { this.endRecord(c, i + 1); i++; continue; }
           this.state = State.Unquoted;
           continue;
         case State.Unquoted: {
@@ -82,7 +97,7 @@ export class CsvTokenizer {
           i = j;
           if (i < n) {
             const d = text.charCodeAt(i);
-            if (d === delim) this.endField(); else this.endRecord(d);
+            if (d === delim) this.endField(); else this.endRecord(d, i + 1);
             i++;
           }
           continue;
@@ -100,7 +115,7 @@ export class CsvTokenizer {
         case State.QuoteInQuoted:
           if (c === QUOTE) { this.field += '"'; this.state = State.Quoted; i++; continue; }
           if (c === delim) { this.endField(); i++; continue; }
-          if (c === CR || c === LF) { this.endRecord(c); i++; continue; }
+          if (c === CR || c === LF) { this.endRecord(c, i + 1); i++; continue; }
           // text after a closing quote ("ab"c): kept as Excel keeps it
           this.state = State.Unquoted;
           continue;
@@ -113,7 +128,7 @@ export class CsvTokenizer {
     if (this.state === State.Quoted) {
       throw new FlatFileError('wrong-structure', `A quoted value that starts on line ${this.recordLine} is never closed.`);
     }
-    if (this.state !== State.FieldStart || this.record.length > 0 || this.field !== '') this.endRecord(-1);
+    if (this.state !== State.FieldStart || this.record.length > 0 || this.field !== '') this.endRecord(-1, -1);
   }
 
   private countLines(s: string) {
@@ -129,14 +144,15 @@ export class CsvTokenizer {
     }
   }
 
-  private endRecord(c: number) {
+  private endRecord(c: number, index: number) {
     this.endField();
     const record = this.record;
     this.record = [];
-    this.emit(record, this.recordLine);
+    const line = this.recordLine;
     if (c === CR) this.skipLf = true;
     if (c === CR || c === LF) this.line++;
     this.recordLine = this.line;
+    this.emit(record, line, { index, nextLine: this.line, cr: c === CR });
   }
 }
 
