@@ -4,7 +4,12 @@
  * stopped, not from line 1. For every row of files in each encoding and line-end style, the read
  * started after it gives exactly the rows a whole read gives after it.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ConnectorContext } from '../../server/connectors/connector.ts';
+import { fileUploadConnector } from '../../server/connectors/fileSources/fileUpload.ts';
 import { tableRows, type ReadBytes, type RowEnd, type TableRow } from '../../server/connectors/fileSources/table.ts';
 
 /** a file's bytes as the file store hands them: from a start to an end (inclusive), in small chunks */
@@ -76,5 +81,33 @@ describe('a CSV read on from a row', () => {
     expect(rows.at(0)!.end).toBeDefined();
     expect(rows.at(-1)!.values).toEqual(['Cid', 'Lima']);
     expect(rows.at(-1)!.end).toBeUndefined();
+  });
+});
+
+describe('the file upload connector, pulled on from its mark', () => {
+  it('reads an upload on from the byte its last batch ended at', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tributary-upload-'));
+    try {
+      const id = '0b6c2f8e-6a36-4f4e-9d7e-1c1f1e1a00aa';
+      const fileKey = `tenant/${id}.csv`;
+      const csv = 'Name,City\nAnn,Oslo\nBen,Rome\nCid,Lima\nDee,Kiev\n';
+      await fs.mkdir(path.join(dataDir, 'files', 'tenant'), { recursive: true });
+      await fs.writeFile(path.join(dataDir, 'files', fileKey), csv);
+      const row = { id, fileKey, fileName: 'people.csv', headers: ['Name', 'City'] };
+      const ctx = { tenant: { uploads: { get: async () => row } }, settings: {}, dataDir } as unknown as ConnectorContext;
+      const pullAll = async (since: string | null) => {
+        const out: { ids: string[]; watermark: string | null }[] = [];
+        for await (const b of fileUploadConnector.pull(ctx, id, since, { batchSize: 2 })) out.push({ ids: b.records.map((r) => r.id), watermark: b.watermark });
+        return out;
+      };
+      const [first] = await pullAll(null);
+      expect(first!.ids).toEqual([`${id}#2`, `${id}#3`]);
+      // the rows before the mark broken in place: a read from line 1 would refuse the file
+      await fs.writeFile(path.join(dataDir, 'files', fileKey), csv.replace('Ann', '"An'));
+      const rest = await pullAll(first!.watermark);
+      expect(rest.flatMap((b) => b.ids)).toEqual([`${id}#4`, `${id}#5`]);
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
