@@ -74,10 +74,13 @@ afterAll(async () => {
 
 /** The screen as it is, at a desktop's width and at a phone's. */
 async function shots(name: string, target: Page = page) {
+  // a drawer or dialog still sliding in is not what the person reads
+  const settled = () => target.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
+  await settled();
   await target.screenshot({ path: `/tmp/renxt-${name}.png` });
   await target.setViewportSize(PHONE);
   try {
-    await target.waitForTimeout(200);
+    await settled();
     await target.screenshot({ path: `/tmp/renxt-${name}-phone.png`, fullPage: true });
     // the page itself does not scroll sideways
     expect(await target.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(PHONE.width);
@@ -98,7 +101,16 @@ async function problemsShown(): Promise<string> {
   return texts.filter((t) => !/has been saved/.test(t)).join(' | ');
 }
 
+/**
+ * Closes the notifications on screen, as a person does: each step's '... has been saved' stays for
+ * five seconds at the bottom right, over the next step's own Save button.
+ */
+async function dismissNotifications() {
+  await page.locator('.mantine-Notification-closeButton').evaluateAll((buttons) => buttons.forEach((b) => (b as HTMLElement).click()));
+}
+
 async function saveAndExpect(title: string, next: string, label = 'Save and continue') {
+  await dismissNotifications();
   await button(label).click();
   const saved = page.getByText(`${title} has been saved`).first();
   await expect.poll(async () => ((await saved.isVisible()) ? 'saved' : (await problemsShown()) || 'not yet'), SOON).toBe('saved');
@@ -170,6 +182,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await page.getByRole('heading', { name: 'Authorize application' }).waitFor();
     const asked = new URL(page.url()).searchParams;
     expect(Object.fromEntries(asked)).toMatchObject({ response_type: 'code', client_id: SKY_APP.clientId, code_challenge_method: 'S256' });
+    await shots('0-consent');
     await page.getByRole('button', { name: 'Authorize' }).click();
 
     // back on Connections, connected, the code gone from the address
@@ -219,7 +232,6 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await destinationObject.selectOption({ label: 'Constituents' });
     await saveAndExpect('Formula type', 'additional-settings-destination');
 
-    await shots('3-destination-settings');
     await saveAndExpect('Destination settings', 'mapping');
 
     // the file's columns come mapped by their names onto the constituent's fields
@@ -232,7 +244,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     for (const destination of ['First name', 'Last name', 'E-mail (primary)']) await fieldsTable.getByRole('checkbox', { name: `Show ${destination} in buckets` }).check();
     const preview = wizard().getByRole('table', { name: 'Preview' });
     await expect.poll(() => preview.locator('td[data-field="email"]').first().textContent(), SOON).toBe('ada@analytical.example');
-    await shots('4-mapping');
+    await shots('3-mapping');
     await saveAndExpect('Mapping', 'matching');
 
     // matched by e-mail, as recommended
@@ -249,7 +261,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
 
     const summary = wizard().getByTestId('formula-summary');
     await expect.poll(() => summary.locator('[data-summary="destination"]').textContent(), SOON).toContain("Riverside RE NXT (Raiser's Edge NXT)");
-    await shots('5-review');
+    await shots('4-review');
     await button('Continue').click();
     await expect.poll(openStep, SOON).toBe('processing');
     await saveAndExpect('Processing', 'review', 'Activate the formula');
@@ -257,7 +269,6 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await wizard().waitFor({ state: 'detached' });
     const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: FORMULA });
     await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
-    await shots('6-all-formulas');
   }, 90_000);
 
   it('takes a file of a new supporter, reviewed in Needs Attention, created and sent to Raiser\'s Edge NXT', async () => {
@@ -265,11 +276,11 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
     await openBucketWith('needs-attention', NEW_EMAIL);
-    await shots('7-needs-attention');
+    await shots('5-needs-attention');
     await rowWith(NEW_EMAIL).getByRole('button', { name: /^Review record/ }).click();
     const review = page.getByRole('dialog', { name: 'Record review' });
     await review.getByText('The searches found no destination record. Use Match Search, or create a new record.').waitFor();
-    await shots('8-record-review');
+    await shots('6-record-review');
     await review.getByRole('toolbar', { name: 'Record decisions' }).getByRole('button', { name: 'Create new' }).click();
     await review.getByRole('status').filter({ hasText: /./ }).first().waitFor();
     await page.keyboard.press('Escape');
