@@ -280,6 +280,8 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await rowWith(NEW_EMAIL).getByRole('button', { name: /^Review record/ }).click();
     const review = page.getByRole('dialog', { name: 'Record review' });
     await review.getByText('The searches found no destination record. Use Match Search, or create a new record.').waitFor();
+    // its state and bucket in words
+    expect(await review.locator('.mantine-Badge-root').allTextContents()).toEqual(['Needs Attention', 'New']);
     await shots('6-record-review');
     await review.getByRole('toolbar', { name: 'Record decisions' }).getByRole('button', { name: 'Create new' }).click();
     await review.getByRole('status').filter({ hasText: /./ }).first().waitFor();
