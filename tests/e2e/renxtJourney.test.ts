@@ -261,6 +261,9 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
 
     const summary = wizard().getByTestId('formula-summary');
     await expect.poll(() => summary.locator('[data-summary="destination"]').textContent(), SOON).toContain("Riverside RE NXT (Raiser's Edge NXT)");
+    // the constituent's fields by the names Raiser's Edge NXT gives them
+    await expect.poll(() => summary.getByRole('table', { name: 'Mapped fields' }).locator('tbody td:first-child').allTextContents(), SOON)
+      .toEqual(['First name', 'Last name', 'E-mail (primary)']);
     await shots('4-review');
     await button('Continue').click();
     await expect.poll(openStep, SOON).toBe('processing');
