@@ -25,7 +25,7 @@ export type PrintReviewEvent = { type: 'retry' };
 /** The calls the printout reads through; tests hand in fakes of the same shape. */
 export interface PrintReviewCalls {
   formulas: Pick<StepCalls['formulas'], 'get' | 'getPart'>;
-  integrations: Pick<StepCalls['integrations'], 'objects'>;
+  integrations: Pick<StepCalls['integrations'], 'objects'> & Partial<Pick<StepCalls['integrations'], 'fields'>>;
 }
 
 const loadFormulaOver = (calls: PrintReviewCalls) =>

@@ -174,10 +174,11 @@ export interface MappingData {
   suggested: number;
 }
 
-/** What the review shows: the parts the formula has, and its objects' labels by `{dataSourceId}/{object}`. */
+/** What the review shows: the parts the formula has, its objects' labels by `{dataSourceId}/{object}`, and its destination fields' labels by name. */
 export interface ReviewData {
   parts: Partial<Record<FormulaPartName, unknown>>;
   objectLabels: Record<string, string>;
+  fieldLabels: Record<string, string>;
 }
 
 /** The parts the formula has, as the server has it now (a step may have saved one since). */
@@ -193,20 +194,34 @@ async function objectLabelsOf(i: Pick<StepCalls['integrations'], 'objects'>, dat
     .then((list) => Object.fromEntries(list.objects.map((o) => [`${dataSourceId}/${o.name}`, o.label])), () => ({}));
 }
 
+/** The labels of the destination's fields; none when they cannot be read (the summary shows names). */
+async function fieldLabelsOf(i: Partial<Pick<StepCalls['integrations'], 'fields'>>, end: FormulaView['firstDestinationDataSource']): Promise<Record<string, string>> {
+  if (!end || !i.fields) return {};
+  const fields = i.fields;
+  return Promise.resolve().then(() => fields(end.dataSourceId, end.object, { silent: true }))
+    .then((list) => Object.fromEntries(list.fields.map((f) => [f.name, f.label])))
+    .catch(() => ({}));
+}
+
 /**
- * The review of a formula (the review step's, the printed review's): the parts it has and its ends'
- * object labels. Parts that cannot be read make it unread; labels are a nicety (names show instead).
+ * The review of a formula (the review step's, the printed review's): the parts it has, its ends'
+ * object labels and its destination fields' labels. Parts that cannot be read make it unread;
+ * labels are a nicety (names show instead).
  */
-export async function readReview(calls: { formulas: Pick<StepCalls['formulas'], 'get' | 'getPart'>; integrations: Pick<StepCalls['integrations'], 'objects'> }, formula: FormulaView): Promise<ReviewData> {
+export async function readReview(
+  calls: { formulas: Pick<StepCalls['formulas'], 'get' | 'getPart'>; integrations: Pick<StepCalls['integrations'], 'objects'> & Partial<Pick<StepCalls['integrations'], 'fields'>> },
+  formula: FormulaView,
+): Promise<ReviewData> {
   const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
   const labels = Promise.all(ends.map((e) => objectLabelsOf(calls.integrations, e.dataSourceId)));
+  const fieldLabels = fieldLabelsOf(calls.integrations, formula.firstDestinationDataSource);
   let parts: ReviewData['parts'];
   try {
     parts = await readFormulaParts(calls.formulas, formula);
   } catch (err) {
     throw new StepUnread([(err as { problem?: { detail?: string } }).problem?.detail ?? 'The formula\'s parts could not be read.']);
   }
-  return { parts, objectLabels: Object.assign({}, ...await labels) };
+  return { parts, objectLabels: Object.assign({}, ...await labels), fieldLabels: await fieldLabels };
 }
 
 /** A step that could not be read, each reason on a line of its detail. */

@@ -16,10 +16,12 @@ export async function preloadModal(): Promise<void> {
 }
 
 export function LazyModal(props: ModalProps) {
-  // once opened it stays mounted, so it can play its closing transition
-  const opened = useRef(false);
-  if (props.opened) opened.current = true;
-  if (!opened.current) return null;
+  // once opened it stays mounted, so it can play its closing transition. The way it is rendered is
+  // chosen then and kept: switching from the lazy one to the loaded one on a later render would
+  // mount the dialog anew, losing what its content holds (an upload's outcome, a half-filled form)
+  const direct = useRef<boolean | null>(null);
+  if (props.opened && direct.current === null) direct.current = loaded !== null;
+  if (direct.current === null) return null;
   const Modal = loaded;
-  return Modal ? <Modal {...props} /> : <Suspense fallback={null}><Lazy {...props} /></Suspense>;
+  return direct.current && Modal ? <Modal {...props} /> : <Suspense fallback={null}><Lazy {...props} /></Suspense>;
 }

@@ -33,6 +33,7 @@ const FORMULA: FormulaView = {
 const REVIEW: ReviewData = {
   parts: { schedule: VALID_PARTS.schedule, matching: VALID_PARTS.matching },
   objectLabels: { [`${CRM_ID}/supporters`]: 'Supporters (kept list)' },
+  fieldLabels: {},
 };
 const MISSING = new ApiError(404, { status: 404, title: 'not-found' }, { silent: true });
 const DOWN = new ApiError(502, { status: 502, title: 'connection-error' }, { silent: true });

@@ -137,7 +137,7 @@ describe('the matching step', () => {
   it('starts from the scenarios recommended for the destination, and saves them as they are', async () => {
     const s = renderStep({ step: 'matching', Step: MatchingStep });
     await screen.findByTestId('matching-step');
-    expect(screen.getByTestId('recommended-note').textContent).toContain('Sandbox CRM (constituents)');
+    expect(screen.getByTestId('recommended-note').textContent).toContain('Sandbox CRM (Constituents)');
     expect(RECOMMENDED.scenarios.map((x) => x.name)).toEqual(['E-mail', 'Last name and postal code', 'Phone', 'Swapped names and postal code']);
     // each scenario filled in: name, criteria by their labels, match reason, tier
     const first = scenarioGroup(1);

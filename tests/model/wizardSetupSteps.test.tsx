@@ -485,7 +485,8 @@ const EXPECTED: [string, RegExp, WizardStep][] = [
   ['Source settings', /After a file is read: Move it to another folderMove processed files to: \/done/, 'additional-settings-source'],
   ['Destination', /Data source: Sandbox CRM \(Sandbox CRM\)Object: Constituents/, 'formula-types'],
   ['Destination settings', /When a record matches: Fill blank fields only/, 'additional-settings-destination'],
-  ['Mapping', /3 fields mapped.*firstNameFirst name.*emailEmail/, 'mapping'],
+  // the destination's fields by their labels (the fake names two of them)
+  ['Mapping', /3 fields mapped.*First nameFirst name.*lastNameLast name.*E-mail \(primary\)Email/, 'mapping'],
   ['Transformations', /lastName: change to title case/, 'mapping'],
   ['Validation rules', /email must be an e-mail address; otherwise the record goes to Bad e-mail/, 'mapping'],
   ['Summary fields', /firstName, lastName, email/, 'mapping'],
@@ -495,10 +496,18 @@ const EXPECTED: [string, RegExp, WizardStep][] = [
   ['Scheduling', /Weekly on Monday at 06:30 \(Europe\/London\)/, 'scheduling'],
 ];
 
+/** the destination names two of its fields */
+function labelFields(services: StepCalls) {
+  vi.mocked(services.integrations.fields).mockResolvedValue({
+    object: 'constituents', fields: [{ name: 'firstName', label: 'First name', type: 'string' }, { name: 'email', label: 'E-mail (primary)', type: 'email' }],
+  });
+}
+
 describe('review', () => {
   it('summarises every part, each with a link back to its step, and links to the printout', async () => {
     // the wizard's copy of the formula may predate the parts saved since: the server's names them
     const { services } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    labelFields(services);
     const { props, user } = renderStep(ReviewStep, 'review', { ...COMPLETE, parts: [] }, services);
     await screen.findByTestId('formula-summary');
     for (const [title, text, step] of EXPECTED) {
@@ -537,6 +546,7 @@ describe('review', () => {
 
   it('prints the same summary on a page of its own, without links back', async () => {
     const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    labelFields(services);
     const print = vi.spyOn(window, 'print').mockImplementation(() => {});
     const router = createMemoryRouter([{ path: '/:formulaId/print-formula-review', element: <PrintFormulaReviewPage logic={printReviewOver(services)} /> }], { initialEntries: [`/${FORMULA_ID}/print-formula-review`] });
     render(<MantineProvider><RouterProvider router={router} /></MantineProvider>);

@@ -43,6 +43,10 @@ export const SYSTEM_OPTIONS = [...CATALOGUE]
 
 export const systemName = (system: string): string => (isSystemId(system) ? connectorFor(system).name : system);
 
+/** An object as the person knows it ('Constituents' for constituents): the catalogue's label, else its name. */
+export const objectLabel = (system: string, object: string): string =>
+  (isSystemId(system) ? connectorFor(system).objects.find((o) => o.name === object)?.label : undefined) ?? object;
+
 export { formFields, secretKeys };
 
 /** The API's request bodies; `settings` is then checked against the system's own schema. */

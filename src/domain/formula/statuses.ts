@@ -45,6 +45,12 @@ export const BUCKETS = [
 ] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
+/** The buckets as people read them. */
+export const BUCKET_LABELS: Record<Bucket, string> = {
+  'new': 'New', 'one-to-one-match': 'One-to-one match', 'one-to-many-match': 'Multiple matches', 'exception': 'Exception',
+  'formula-exception': 'Formula exception', 'relationship-match': 'Relationship match', 'validation-exception': 'Validation exception',
+};
+
 /** Where a record stands on its way to the destination. */
 export const RECORD_STATES = [
   /** routed to Needs Attention: a person decides */
@@ -60,6 +66,11 @@ export const RECORD_STATES = [
   'failed',
 ] as const;
 export type RecordState = (typeof RECORD_STATES)[number];
+
+/** The states as people read them. */
+export const RECORD_STATE_LABELS: Record<RecordState, string> = {
+  'needs-attention': 'Needs Attention', 'ready': 'Ready', 'omitted': 'Omitted', 'sending': 'Sending', 'sent': 'Sent', 'failed': 'Failed',
+};
 
 /** What a person decided for a record on a bucket screen: reprocessing keeps it unless asked to route the record again. */
 export const RECORD_DECISIONS = ['picked', 'new', 'ready'] as const;

@@ -12,7 +12,7 @@ import { Alert, Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { LazyModal } from '../../ui/LazyModal.tsx';
 import type { FormulaStatus } from '../../domain/api/formulas.ts';
 import { STATUS_POLL_INTERVAL_MS } from '../../domain/api/formulaStatusStream.ts';
-import { connectorFor } from '../../domain/connectors/catalogue.ts';
+import { objectLabel } from '../../domain/connectors/catalogue.ts';
 import { COMMAND_LABELS, commandsFor, needsConfirmation, type FormulaCommandName, type OfferedCommand } from '../../domain/formula/commands.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import type { FormulaListStatus, JobStatus } from '../../domain/formula/statuses.ts';
@@ -51,7 +51,7 @@ export const REPROCESS_ALL_LABEL = 'Reprocess, routing acted-on records again to
 export function endOf(end: FormulaView['sourceDataSource']): string {
   if (!end) return 'Not chosen yet';
   const object = end.system === 'file-upload' ? 'uploaded files'
-    : connectorFor(end.system).objects.find((o) => o.name === end.object)?.label ?? (end.object === '*' ? 'all files' : end.object);
+    : end.object === '*' ? 'all files' : objectLabel(end.system, end.object);
   return `${end.displayName} (${object})`;
 }
 

@@ -16,7 +16,7 @@ export function UploadToFormulaDialog({ formula, opened, onClose }: {
   onClose(): void;
 }) {
   return (
-    <LazyModal opened={opened} onClose={onClose} title={`Upload a file to ${formula.name}`} size="lg" centered>
+    <LazyModal opened={opened} onClose={onClose} title={`Upload a file to ${formula.name}`} size="lg" centered closeButtonProps={{ 'aria-label': 'Close' }}>
       {/* a fresh upload each time it opens; closing it cancels a send under way */}
       {opened && (
         <Suspense fallback={<Loader size="sm" aria-label="Loading the upload" />}>

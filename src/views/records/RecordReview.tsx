@@ -12,6 +12,7 @@ import {
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
+import { BUCKET_LABELS, RECORD_STATE_LABELS } from '../../domain/formula/statuses.ts';
 import { sameFieldValue } from '../../domain/formula/matchKeys.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { recordReviewMachine, REVIEW_ACTION_LABELS, type RecordReviewContext } from '../../machines/recordReview.ts';
@@ -86,8 +87,8 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
       <Stack gap={2}>
         <Title order={headingLevel}>Record {d.sourceKey}</Title>
         <Group gap="xs">
-          <Badge variant="light">{d.state}</Badge>
-          <Badge variant="outline">{d.customBucket ?? d.bucket}</Badge>
+          <Badge variant="light">{RECORD_STATE_LABELS[d.state]}</Badge>
+          <Badge variant="outline">{d.customBucket ?? BUCKET_LABELS[d.bucket]}</Badge>
           {d.recordId && <Text size="sm">Destination record {d.recordId}</Text>}
         </Group>
         {d.errorReason && <Text size="sm" c="red.8">{d.errorReason}</Text>}

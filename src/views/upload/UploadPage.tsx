@@ -34,6 +34,8 @@ export interface UploadPageProps {
   formula?: { id: string; name: string };
 }
 
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export function UploadPage({ machine = uploadMachine, onUploaded, formula }: UploadPageProps) {
   const actor = useActorRef(machine, { input: { formulaId: formula?.id } });
   const state = useSelector(actor, (s) => s);
@@ -109,8 +111,9 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
       {outcome === 'success' && summary && (
         <>
           <Alert role="alert" color="green" icon={<IconCircleCheck />} title={UPLOAD_MESSAGES.success} data-outcome="success">
-            {summary.fileName}: {summary.headers.length} columns
-            {summary.rowCount !== null ? `, ${summary.rowCount} rows` : ''}. The first {summary.sampleRows.length} rows are shown below.
+            {summary.fileName}: {counted(summary.headers.length, 'column')}
+            {summary.rowCount !== null ? `, ${counted(summary.rowCount, 'row')}` : ''}.{' '}
+            {summary.sampleRows.length === 1 ? 'The first row is shown below.' : `The first ${summary.sampleRows.length} rows are shown below.`}
             {formula && (
               // the server queued the run as it kept the file; the formula's live status shows it running
               <Text size="sm" mt={4} data-testid="formula-run-queued">

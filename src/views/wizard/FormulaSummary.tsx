@@ -126,12 +126,14 @@ export interface FormulaSummaryProps {
   formula: FormulaView;
   parts: SummaryParts;
   objectLabels?: Record<string, string>;
+  /** the destination fields' labels by name (the mapping shows names where one is missing) */
+  fieldLabels?: Record<string, string>;
   customRouting: boolean;
   /** with it, each part links back to its step */
   onGoTo?: (step: WizardStep) => void;
 }
 
-export function FormulaSummary({ formula, parts, objectLabels = {}, customRouting, onGoTo }: FormulaSummaryProps) {
+export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels = {}, customRouting, onGoTo }: FormulaSummaryProps) {
   const part = <P extends FormulaPartName>(p: P) => parts[p] ?? null;
   const goTo = onGoTo;
   const stepOf = (p: FormulaPartName) => stepOfPart(p, customRouting);
@@ -181,7 +183,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, customRoutin
                 <Table.Tbody>
                   {mapped.map((f) => (
                     <Table.Tr key={f.destination}>
-                      <Table.Td>{f.destination}</Table.Td>
+                      <Table.Td>{fieldLabels[f.destination] ?? f.destination}</Table.Td>
                       <Table.Td>{f.kind === 'source' ? f.source : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
                     </Table.Tr>
                   ))}

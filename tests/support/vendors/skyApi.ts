@@ -1,8 +1,11 @@
 /**
  * A local fake of Blackbaud's SKY API for Raiser's Edge NXT, answering the endpoints Tributary
- * calls as Blackbaud documents them: the OAuth token endpoint (HTTP Basic application
- * credentials, refresh tokens rotated on each use unless `preserve_refresh_token=true`,
- * `invalid_grant` for a revoked one, access tokens that expire after `expires_in`), and the
+ * calls as Blackbaud documents them: the authorization code flow with PKCE (a consent page at
+ * GET /oauth/authorize, where the user authorizes or cancels, then back to redirect_uri; the code
+ * redeemed at POST /token, checked as tests/support/vendors/oauthServer.ts checks it), the OAuth
+ * token endpoint (HTTP Basic application credentials, refresh tokens rotated on each use unless
+ * `preserve_refresh_token=true`, `invalid_grant` for a revoked one, access tokens that expire
+ * after `expires_in`), and the
  * constituent and gift APIs (the `Bb-Api-Subscription-Key` header on every call; lists as
  * `{ count, value, next_link }` with `limit`/`offset` and `date_modified`/`last_modified`;
  * constituent search; child records for e-mail addresses, phones and addresses; error bodies as
@@ -11,6 +14,7 @@
  */
 import type http from 'node:http';
 import { sendJson, startVendorServer } from './harness.ts';
+import { codeGrants, type ConsentState } from './oauthServer.ts';
 
 export const SKY_APP = { clientId: 'sky-app-id', clientSecret: 'sky-app-secret', subscriptionKey: 'sky-sub-key' };
 
@@ -34,6 +38,8 @@ export interface SkySeen { method: string; path: string; query: Record<string, s
 
 export interface FakeSkyApi {
   url: string;
+  /** every authorize request the consent page answered (with the user's decision), its parameters */
+  authorizeRequests: Record<string, string>[];
   /** every request, in order */
   seen: SkySeen[];
   constituents: Map<string, FakeConstituent>;
@@ -46,7 +52,7 @@ export interface FakeSkyApi {
   customFields: { id: string; parent_id: string; category: string; value: string }[];
   /** the refresh token the token endpoint accepts now (it rotates) */
   refreshToken(): string;
-  /** a refresh token for a new grant (as a consent would give), which the fake accepts from now on */
+  /** a refresh token for a new grant (as a consent gives), which the fake accepts from now on */
   grant(): string;
   /** the grant is revoked: every refresh answers invalid_grant */
   revoke(): void;
@@ -310,14 +316,27 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     return undefined;
   };
 
+  // the user decides on the consent page itself, so `consent` is never read here
+  const consent: ConsentState = { consent: 'deny', authorizeRequests: [] };
+  const grants = codeGrants(consent);
+  let codeGrantCount = 0;
+
   const token = (headers: http.IncomingHttpHeaders, form: URLSearchParams): Answer => {
-    const basic = `Basic ${Buffer.from(`${SKY_APP.clientId}:${SKY_APP.clientSecret}`).toString('base64')}`;
-    if (headers.authorization !== basic) return [401, { error: 'invalid_client' }];
-    if (form.get('grant_type') !== 'refresh_token') return [400, { error: 'unsupported_grant_type' }];
-    if (revoked || form.get('refresh_token') !== refresh) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired.' }];
-    refreshCount++;
-    if (form.get('preserve_refresh_token') !== 'true') refresh = `sky-refresh-${++generation}`;
-    const accessToken = `sky-access-${generation}-${refreshCount}`;
+    const fields = Object.fromEntries(form);
+    const unknownClient = grants.authenticate('renxt', headers.authorization, fields);
+    if (unknownClient) return [unknownClient.status, unknownClient.body];
+    if (form.get('grant_type') === 'refresh_token') {
+      if (revoked || form.get('refresh_token') !== refresh) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired.' }];
+      refreshCount++;
+      if (form.get('preserve_refresh_token') !== 'true') refresh = `sky-refresh-${++generation}`;
+    } else {
+      const refusal = grants.redeem('renxt', fields);
+      if (refusal) return [refusal.status, refusal.body];
+      // a consent is a new grant: its refresh token replaces any earlier one
+      fake.grant();
+      codeGrantCount++;
+    }
+    const accessToken = `sky-access-${generation}-${refreshCount}-${codeGrantCount}`;
     access.set(accessToken, Date.now() + fake.tokenLifetime * 1000);
     return [200, {
       access_token: accessToken, token_type: 'Bearer', expires_in: fake.tokenLifetime, refresh_token: refresh,
@@ -325,10 +344,33 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     }];
   };
 
+  /** Blackbaud's consent page, reduced to its question: the form sends the request back with the user's decision. */
+  const consentPage = (q: URLSearchParams) => {
+    const esc = (v: string) => v.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+    const hidden = [...q].map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Authorize application | Blackbaud</title></head>
+<body style="font-family: sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem"><main>
+<h1>Authorize application</h1><p>Tributary (${esc(q.get('client_id') ?? '')}) would like to access Riverside Production (Riverside Food Bank).</p>
+<form method="get" action="/oauth/authorize">${hidden}<button name="decision" value="grant">Authorize</button> <button name="decision" value="deny">Cancel</button></form>
+</main></body></html>`;
+  };
+
   const server = await startVendorServer(async (req, res) => {
     const { method, url, headers, raw, body } = req;
     seen.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, headers });
     const send = ([status, payload, extra]: Answer) => sendJson(res, status, payload, extra, 'application/json; charset=utf-8');
+    if (url.pathname === '/oauth/authorize' && method === 'GET') {
+      const decision = url.searchParams.get('decision');
+      const query = Object.fromEntries([...url.searchParams].filter(([k]) => k !== 'decision'));
+      const answer = decision === 'grant' || decision === 'deny' ? grants.authorize('renxt', query, decision) : grants.problem('renxt', query);
+      if (!answer) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return res.end(consentPage(url.searchParams));
+      }
+      if (!('redirect' in answer)) return send([answer.status, answer.body]);
+      res.writeHead(302, { location: answer.redirect });
+      return res.end();
+    }
     if (url.pathname === '/token' && method === 'POST') {
       if (fake.tokenDelayMs) await new Promise((r) => setTimeout(r, fake.tokenDelayMs));
       return send(req.form ? token(headers, new URLSearchParams(raw)) : [400, { error: 'invalid_request' }]);
@@ -354,7 +396,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
   });
 
   const fake: FakeSkyApi = {
-    url: server.url, seen, constituents, emails, phones, addresses, gifts, constituentCodes, customFieldCategories, customFields,
+    url: server.url, seen, authorizeRequests: consent.authorizeRequests, constituents, emails, phones, addresses, gifts, constituentCodes, customFieldCategories, customFields,
     tokenLifetime: 3600,
     tokenDelayMs: 0,
     apiDelayMs: 0,

@@ -8,6 +8,7 @@
 import { useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { Alert, Stack, Text } from '@mantine/core';
+import { objectLabel } from '../../../domain/connectors/catalogue.ts';
 import { validateSettings, type SettingsValues } from '../../../domain/connectors/fields.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import { savedSettingsOf, settingsDiffer, settingsSchemaOf } from '../../../machines/wizardSteps.ts';
@@ -67,7 +68,7 @@ function SettingsForm(props: StepProps & { role: Role; editor: StepEditorRef }) 
     <form onSubmit={(e) => { e.preventDefault(); save(); }} noValidate aria-label={`${role === 'source' ? 'Source' : 'Destination'} settings`}>
       <Stack>
         <Text size="sm">
-          How this formula {role === 'source' ? 'reads from' : 'writes to'} {end.displayName} ({systemLabel(end.system)}){end.object === '*' ? ', every file' : `, object ${end.object}`}.
+          How this formula {role === 'source' ? 'reads from' : 'writes to'} {end.displayName} ({systemLabel(end.system)}){end.object === '*' ? ', every file' : `: ${objectLabel(end.system, end.object)}`}.
         </Text>
         {submitted && !checked.success && (
           <Alert color="red" role="alert" title="Some settings need attention">

@@ -14,6 +14,7 @@ import {
 } from '@mantine/core';
 import { IconAlertTriangle, IconChecklist, IconFilter, IconLock, IconWand } from '@tabler/icons-react';
 import type { FieldInfo } from '../../../domain/api/integrations.ts';
+import { objectLabel } from '../../../domain/connectors/catalogue.ts';
 import { FIELD_SELECTION_REQUIRED_ABOVE } from '../../../domain/formula/constants.ts';
 import { mappedValue, transformRecord, type FieldValue } from '../../../domain/formula/transforms.ts';
 import { TableSkeleton } from '../../../ui/Skeletons.tsx';
@@ -164,7 +165,7 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
         </Alert>
       )}
       <Text size="sm">
-        How each field of {d.displayName} ({d.object}) is filled from {props.formula.usesFileUpload ? 'the uploaded file' : `${s?.displayName} (${s?.object})`}:
+        How each field of {d.displayName} ({objectLabel(d.system, d.object)}) is filled from {props.formula.usesFileUpload ? 'the uploaded file' : s ? `${s.displayName} (${objectLabel(s.system, s.object)})` : 'the source'}:
         ignored, mapped from a source field, or given a defined value, then transformed and checked.
       </Text>
 

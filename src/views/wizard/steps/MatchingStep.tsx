@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { Button, Divider, Group, Stack, Switch, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
+import { objectLabel } from '../../../domain/connectors/catalogue.ts';
 import { ADVANCED_MATCHING_MIN_SCENARIOS, MAX_SEARCH_SCENARIOS } from '../../../domain/formula/constants.ts';
 import { MatchingSchema, PART_MESSAGES } from '../../../domain/formula/parts.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
@@ -79,7 +80,7 @@ function MatchingEditor({ loaded, editor, ...props }: StepProps & { editor: Step
       </Text>
       {loaded.recommended && (
         <Text size="sm" c="dimmed" data-testid="recommended-note">
-          These are the scenarios we recommend for {destination?.displayName ?? 'this destination'}{destination ? ` (${destination.object})` : ''}. Check them, then save.
+          These are the scenarios we recommend for {destination?.displayName ?? 'this destination'}{destination ? ` (${objectLabel(destination.system, destination.object)})` : ''}. Check them, then save.
         </Text>
       )}
       {disabled && <ReadOnlyNote />}

@@ -27,6 +27,7 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
   const error = useSelector(editor, (s) => (s.matches('failed') && s.context.data === undefined ? s.context.error : null));
   const parts = (data?.parts ?? null) as SummaryParts | null;
   const objectLabels = data?.objectLabels ?? NO_LABELS;
+  const fieldLabels = data?.fieldLabels ?? NO_LABELS;
   const dryRun = useSelector(editor, (s) => (s.children as StepEditorChildren).dryRun);
   const reload = () => editor.send({ type: 'retry' });
   // nothing is edited here
@@ -50,7 +51,7 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
         </Alert>
       )}
       {!parts && !error && <Stack aria-label="Loading the review"><Skeleton h={24} /><Skeleton h={160} /></Stack>}
-      {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} customRouting={customRouting} onGoTo={onGoTo} />}
+      {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} fieldLabels={fieldLabels} customRouting={customRouting} onGoTo={onGoTo} />}
       <Divider />
       {props.canEdit ? (
         dryRun && <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} dryRun={dryRun} />

@@ -10,7 +10,7 @@ import { useSelector } from '@xstate/react';
 import { Alert, Anchor, Box, Button, Group, List, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconFlask, IconInbox } from '@tabler/icons-react';
 import type { DryRunResult, DryRunSample } from '../../../../domain/api/formulas.ts';
-import { BUCKETS, type Bucket } from '../../../../domain/formula/statuses.ts';
+import { BUCKET_LABELS, BUCKETS, type Bucket } from '../../../../domain/formula/statuses.ts';
 import type { WizardStep } from '../../../../domain/formula/wizard.ts';
 import { DRY_RUN_LIMIT, type DryRunFailure, type DryRunRef } from '../../../../machines/dryRun.ts';
 import type { FormulaView } from '../../../../domain/api/formulas.ts';
@@ -22,10 +22,7 @@ export const OUTCOMES: Outcome[] = ['create', 'update', 'hold', 'omit', 'excepti
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   create: 'Would be created', update: 'Would be updated', hold: 'Held for review', omit: 'Omitted', exception: 'Exceptions',
 };
-export const BUCKET_LABELS: Record<Bucket, string> = {
-  'new': 'New', 'one-to-one-match': 'One-to-one match', 'one-to-many-match': 'Multiple matches', 'exception': 'Exception',
-  'formula-exception': 'Formula exception', 'relationship-match': 'Relationship match', 'validation-exception': 'Validation exception',
-};
+export { BUCKET_LABELS };
 
 /** A bucket as byBucket names it: one of ours, or `<bucket>/<name>` for a custom validation bucket, by its name. */
 export function bucketLabel(key: string): string {

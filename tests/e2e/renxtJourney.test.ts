@@ -1,0 +1,321 @@
+/**
+ * The Raiser's Edge NXT journey in Chromium, whole, as the administrator: on Connections a file
+ * upload source is added, and a Raiser's Edge NXT data source, connected through Blackbaud's
+ * consent page (authorization code with PKCE; the local SKY API fake, tests/support/vendors/skyApi.ts,
+ * answers the consent, the token endpoint and the API behind CONNECTOR_BASE_URL_RENXT, as
+ * server/connectors/vendorHttp.ts maps SKY API's hosts onto one base). A formula is built in the
+ * wizard from an uploaded file into constituents and activated; a file uploaded to it brings a new
+ * supporter, reviewed in Needs Attention, created and sent: the constituent is in the fake with
+ * the name and e-mail mapped. A second file with the same supporter (the same e-mail) under
+ * another first name updates that constituent, and no second one is made.
+ *
+ * Screenshots of the key screens, at 1440 px and 390 px, go to /tmp/renxt-*.png.
+ */
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
+import { launchChromium } from '../support/browser.ts';
+import { signInThroughApp } from '../support/appSession.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
+
+const ADMIN = 'administrator@demo.tributary.test';
+const FORMULA = 'Spring supporters into RE NXT';
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const SOON = { timeout: 15_000 };
+const NEW_EMAIL = 'grace.hopper@navy.example';
+
+const csv = (rows: string[][]) => Buffer.from(`${rows.map((r) => r.join(',')).join('\r\n')}\r\n`);
+const HEADER = ['First name', 'Last name', 'Email'];
+
+const clamavSocket = inject('clamavSocket');
+const variable = baseUrlVariable('renxt');
+const before = process.env[variable];
+let sky: FakeSkyApi;
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let formulaId: string;
+let db: pg.Client;
+
+beforeAll(async () => {
+  sky = await startFakeSkyApi();
+  // the server runs in this process: its vendor calls read the variable here
+  process.env[variable] = sky.url;
+  [server, browser] = await Promise.all([
+    startTestServer({ staticRoot: path.resolve('dist'), work: true, env: { [variable]: sky.url, ...(clamavSocket ? { CLAMAV_SOCKET: clamavSocket } : {}) } }),
+    launchChromium(),
+  ]);
+  db = new pg.Client({ connectionString: server.databaseUrl });
+  await db.connect();
+  // the administrator has signed in before: no welcome page
+  await db.query('update users set login_count = 5 where email = $1', [ADMIN]);
+  context = await browser.newContext({ viewport: DESKTOP });
+  context.setDefaultTimeout(20_000);
+  page = await context.newPage();
+  await signInThroughApp(page, server.url, ADMIN, undefined, '/connections');
+  await page.getByRole('button', { name: /User menu/ }).first().waitFor();
+}, 60_000);
+afterEach(async (test) => {
+  if (test.task.result?.state === 'fail') await page?.screenshot({ path: '/tmp/renxt-failure.png' }).catch(() => undefined);
+});
+afterAll(async () => {
+  if (before === undefined) delete process.env[variable]; else process.env[variable] = before;
+  await db?.end();
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+  await sky?.close();
+});
+
+/** The screen as it is, at a desktop's width and at a phone's. */
+async function shots(name: string, target: Page = page) {
+  // a drawer or dialog still sliding in is not what the person reads
+  const settled = () => target.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
+  await settled();
+  await target.screenshot({ path: `/tmp/renxt-${name}.png` });
+  await target.setViewportSize(PHONE);
+  try {
+    await settled();
+    await target.screenshot({ path: `/tmp/renxt-${name}-phone.png`, fullPage: true });
+    // the page itself does not scroll sideways
+    expect(await target.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(PHONE.width);
+  } finally {
+    await target.setViewportSize(DESKTOP);
+  }
+}
+
+const drawer = () => page.getByRole('dialog');
+const field = (label: string) => drawer().getByLabel(new RegExp(`^${label.replace(/[()]/g, '\\$&')}( \\*)?$`));
+const wizard = () => page.getByRole('dialog', { name: /^Formula Wizard/ });
+const button = (name: string) => wizard().getByRole('button', { name, exact: true });
+const openStep = () => wizard().locator('[data-step]').getAttribute('data-step');
+
+/** What the screen says went wrong: field errors, alerts and notifications. */
+async function problemsShown(): Promise<string> {
+  const texts = await page.locator('.mantine-InputWrapper-error, [role="alert"]').allTextContents();
+  return texts.filter((t) => !/has been saved/.test(t)).join(' | ');
+}
+
+/**
+ * Closes the notifications on screen, as a person does: each step's '... has been saved' stays for
+ * five seconds at the bottom right, over the next step's own Save button.
+ */
+async function dismissNotifications() {
+  await page.locator('.mantine-Notification-closeButton').evaluateAll((buttons) => buttons.forEach((b) => (b as HTMLElement).click()));
+}
+
+async function saveAndExpect(title: string, next: string, label = 'Save and continue') {
+  await dismissNotifications();
+  await button(label).click();
+  const saved = page.getByText(`${title} has been saved`).first();
+  await expect.poll(async () => ((await saved.isVisible()) ? 'saved' : (await problemsShown()) || 'not yet'), SOON).toBe('saved');
+  await expect.poll(openStep, SOON).toBe(next);
+}
+
+async function addDataSource(system: string, name: string) {
+  await page.getByRole('button', { name: 'Add data source', exact: true }).click();
+  await field('System').click();
+  await page.getByRole('option', { name: system, exact: true }).click();
+  await field('Display name').fill(name);
+}
+
+/** Uploads a file to the live formula from All Formulas, as its 'Upload a file' does. */
+async function uploadToFormula(name: string, content: Buffer) {
+  await page.goto(`${server.url}/integrations-formulas`);
+  await page.getByRole('button', { name: `Upload a file: ${FORMULA}` }).click();
+  const dialog = page.getByRole('dialog', { name: `Upload a file to ${FORMULA}` });
+  await dialog.locator('[data-testid="upload-dropzone"] input[type="file"]').setInputFiles({ name, mimeType: 'text/csv', buffer: content });
+  const outcome = dialog.locator('[role="alert"][data-outcome]');
+  await expect.poll(() => outcome.getAttribute('data-outcome'), SOON).toBe('success');
+  return dialog;
+}
+
+const records = () => page.getByRole('table', { name: 'Records' });
+const rowWith = (text: string) => records().getByRole('row').filter({ hasText: text });
+const toolbar = () => page.getByRole('toolbar', { name: 'Record actions' });
+
+/** Where the formula's runs and records stand, for a failure to say. */
+async function whereThingsAre(): Promise<string> {
+  const runs = await db.query('select status, error, counts from formula_runs where formula_id = $1 order by created_on', [formulaId]);
+  const rows = await db.query('select bucket, state, error_reason from records where formula_id = $1', [formulaId]);
+  return JSON.stringify({ runs: runs.rows, records: rows.rows });
+}
+
+/** Opens a bucket of the formula, again until the run has put the record there. */
+async function openBucketWith(bucket: 'needs-attention' | 'ready-records', text: string) {
+  try {
+    await expect.poll(async () => {
+      await page.goto(`${server.url}/${formulaId}/${bucket}`);
+      await records().or(page.getByText('No records in this bucket.')).first().waitFor();
+      return rowWith(text).count();
+    }, { timeout: 30_000, interval: 500 }).toBe(1);
+  } catch (err) {
+    throw new Error(`${String(err)}\n${await whereThingsAre()}`);
+  }
+}
+
+const hoppers = () => [...sky.constituents.values()].filter((c) => c.last === 'Hopper');
+
+describe("Raiser's Edge NXT, whole, in Chromium", () => {
+  it('connects Raiser\'s Edge NXT on Connections through Blackbaud\'s consent page', async () => {
+    await page.waitForURL(/\/connections$/);
+    await expect.poll(() => page.getByRole('button', { name: 'Add data source', exact: true }).isEnabled(), SOON).toBe(true);
+
+    // the file-upload source the formula reads from
+    await addDataSource('File upload', 'Uploads');
+    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
+    await drawer().waitFor({ state: 'hidden' });
+
+    await addDataSource("Raiser's Edge NXT", 'Riverside RE NXT');
+    await field('Application ID (OAuth client ID)').fill(SKY_APP.clientId);
+    await field('Application secret').fill(SKY_APP.clientSecret);
+    await field('SKY API subscription key').fill(SKY_APP.subscriptionKey);
+    await drawer().getByRole('button', { name: "Connect to Raiser's Edge NXT" }).click();
+
+    // Blackbaud's consent page, where the environment's administrator authorizes Tributary
+    await page.waitForURL((u) => u.href.startsWith(`${sky.url}/oauth/authorize?`));
+    await page.getByRole('heading', { name: 'Authorize application' }).waitFor();
+    const asked = new URL(page.url()).searchParams;
+    expect(Object.fromEntries(asked)).toMatchObject({ response_type: 'code', client_id: SKY_APP.clientId, code_challenge_method: 'S256' });
+    await shots('0-consent');
+    await page.getByRole('button', { name: 'Authorize' }).click();
+
+    // back on Connections, connected, the code gone from the address
+    await page.waitForURL(/\/connections$/);
+    await expect.poll(() => drawer().getByRole('status').first().textContent(), SOON).toContain("Connected to Raiser's Edge NXT (Riverside Production).");
+    const exchange = sky.seen.find((r) => r.path === '/token' && String(r.body).includes('grant_type=authorization_code'))!;
+    expect(exchange.headers.authorization).toBe(`Basic ${Buffer.from(`${SKY_APP.clientId}:${SKY_APP.clientSecret}`).toString('base64')}`);
+    expect(new URLSearchParams(String(exchange.body)).get('code_verifier')).toBeTruthy();
+    await shots('1-connected');
+
+    // the saved grant works: the test signs in with the refresh token the consent gave
+    await drawer().getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => drawer().getByText("Signed in to Raiser's Edge NXT (Riverside Production).").count(), SOON).toBeGreaterThan(0);
+    expect(sky.refreshes()).toBeGreaterThan(0);
+    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
+    await drawer().waitFor({ state: 'hidden' });
+    await page.getByRole('table').getByText('Riverside RE NXT').first().waitFor();
+    await shots('2-connections');
+  }, 60_000);
+
+  it('builds a formula from an uploaded file into Raiser\'s Edge NXT constituents, and activates it', async () => {
+    await page.goto(`${server.url}/files/upload`);
+    await page.getByRole('heading', { name: 'Upload a file' }).waitFor();
+    await page.locator('[data-testid="upload-dropzone"] input[type="file"]')
+      .setInputFiles({ name: 'spring-sample.csv', mimeType: 'text/csv', buffer: csv([HEADER, ['Ada', 'Lovelace', 'ada@analytical.example'], ['Alan', 'Turing', 'alan@bletchley.example']]) });
+    await expect.poll(() => page.locator('[role="alert"][data-outcome]').getAttribute('data-outcome'), SOON).toBe('success');
+
+    await page.goto(`${server.url}/integrations-formulas`);
+    await page.getByRole('button', { name: 'Create a formula' }).click();
+    await wizard().waitFor();
+    await page.waitForURL(/[?&]wizardFormulaId=[^&]+/);
+    formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
+    await expect.poll(openStep, SOON).toBe('data-sources');
+
+    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(FORMULA);
+    await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: 'Uploads (File upload)' });
+    await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: "Riverside RE NXT (Raiser's Edge NXT)" });
+    await saveAndExpect('Data sources', 'formula-types');
+
+    const sampleFile = wizard().getByRole('combobox', { name: /^Sample file/ });
+    await expect.poll(() => sampleFile.isEnabled(), SOON).toBe(true);
+    const uploaded = sampleFile.locator('option', { hasText: 'spring-sample.csv' });
+    await uploaded.waitFor({ state: 'attached' });
+    await sampleFile.selectOption((await uploaded.getAttribute('value'))!);
+    const destinationObject = wizard().getByRole('combobox', { name: /^Destination object/ });
+    await expect.poll(() => destinationObject.isEnabled(), SOON).toBe(true);
+    await destinationObject.selectOption({ label: 'Constituents' });
+    await saveAndExpect('Formula type', 'additional-settings-destination');
+
+    await saveAndExpect('Destination settings', 'mapping');
+
+    // the file's columns come mapped by their names onto the constituent's fields
+    const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
+    await fieldsTable.waitFor();
+    for (const [destination, source] of [['First name', 'First name'], ['Last name', 'Last name'], ['E-mail (primary)', 'Email']] as const) {
+      expect(await fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` }).inputValue(), destination).toBe(source);
+    }
+    // the buckets show who each record is
+    for (const destination of ['First name', 'Last name', 'E-mail (primary)']) await fieldsTable.getByRole('checkbox', { name: `Show ${destination} in buckets` }).check();
+    const preview = wizard().getByRole('table', { name: 'Preview' });
+    await expect.poll(() => preview.locator('td[data-field="email"]').first().textContent(), SOON).toBe('ada@analytical.example');
+    await shots('3-mapping');
+    await saveAndExpect('Mapping', 'matching');
+
+    // matched by e-mail, as recommended
+    await wizard().getByTestId('recommended-note').waitFor();
+    const scenarioNames = await wizard().getByTestId('scenario').getByRole('textbox', { name: 'Scenario name' })
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    expect(scenarioNames).toContain('E-mail');
+    await saveAndExpect('Matching', 'routing');
+
+    // a new supporter is reviewed first; a single match is ready to send
+    await wizard().getByRole('radiogroup', { name: 'Records with no match' }).getByRole('radio', { name: 'Review in Needs Attention' }).check();
+    await wizard().getByRole('radiogroup', { name: 'Records with a single match' }).getByRole('radio', { name: 'Add to Ready', exact: true }).check();
+    await saveAndExpect('Routing', 'review');
+
+    const summary = wizard().getByTestId('formula-summary');
+    await expect.poll(() => summary.locator('[data-summary="destination"]').textContent(), SOON).toContain("Riverside RE NXT (Raiser's Edge NXT)");
+    // the constituent's fields by the names Raiser's Edge NXT gives them
+    await expect.poll(() => summary.getByRole('table', { name: 'Mapped fields' }).locator('tbody td:first-child').allTextContents(), SOON)
+      .toEqual(['First name', 'Last name', 'E-mail (primary)']);
+    await shots('4-review');
+    await button('Continue').click();
+    await expect.poll(openStep, SOON).toBe('processing');
+    await saveAndExpect('Processing', 'review', 'Activate the formula');
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    await wizard().waitFor({ state: 'detached' });
+    const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: FORMULA });
+    await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+  }, 90_000);
+
+  it('takes a file of a new supporter, reviewed in Needs Attention, created and sent to Raiser\'s Edge NXT', async () => {
+    const dialog = await uploadToFormula('spring-1.csv', csv([HEADER, ['Grace', 'Hopper', NEW_EMAIL]]));
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+    await openBucketWith('needs-attention', NEW_EMAIL);
+    await shots('5-needs-attention');
+    await rowWith(NEW_EMAIL).getByRole('button', { name: /^Review record/ }).click();
+    const review = page.getByRole('dialog', { name: 'Record review' });
+    await review.getByText('The searches found no destination record. Use Match Search, or create a new record.').waitFor();
+    // its state and bucket in words
+    expect(await review.locator('.mantine-Badge-root').allTextContents()).toEqual(['Needs Attention', 'New']);
+    await shots('6-record-review');
+    await review.getByRole('toolbar', { name: 'Record decisions' }).getByRole('button', { name: 'Create new' }).click();
+    await review.getByRole('status').filter({ hasText: /./ }).first().waitFor();
+    await page.keyboard.press('Escape');
+    await review.waitFor({ state: 'hidden' });
+    await rowWith(NEW_EMAIL).waitFor({ state: 'detached' });
+
+    await openBucketWith('ready-records', NEW_EMAIL);
+    await rowWith(NEW_EMAIL).getByRole('checkbox').check();
+    await toolbar().getByRole('button', { name: 'Send now' }).click();
+    await page.getByText('1 record queued for sending.').waitFor();
+
+    await expect.poll(() => hoppers().length, { timeout: 20_000, interval: 250 }).toBe(1);
+    expect(sky.view(hoppers()[0]!.id)).toMatchObject({ first: 'Grace', last: 'Hopper', email: { address: NEW_EMAIL, primary: true } });
+  }, 60_000);
+
+  it('updates that constituent from a second file with the same supporter, and makes no second one', async () => {
+    const grace = hoppers()[0]!;
+    const total = sky.constituents.size;
+    const dialog = await uploadToFormula('spring-2.csv', csv([HEADER, ['Gracie', 'Hopper', NEW_EMAIL]]));
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+    await openBucketWith('ready-records', 'Gracie');
+    await rowWith('Gracie').getByRole('checkbox').check();
+    await toolbar().getByRole('button', { name: 'Send now' }).click();
+    await page.getByText('1 record queued for sending.').waitFor();
+
+    await expect.poll(() => sky.constituents.get(grace.id)?.first, { timeout: 20_000, interval: 250 }).toBe('Gracie');
+    expect(sky.constituents.size).toBe(total);
+    expect(hoppers()).toHaveLength(1);
+    expect(sky.view(grace.id)).toMatchObject({ last: 'Hopper', email: { address: NEW_EMAIL } });
+    expect(sky.emails.filter((e) => e.constituent_id === grace.id)).toHaveLength(1);
+  }, 60_000);
+});
