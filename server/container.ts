@@ -23,6 +23,7 @@ import { formulaRunsService } from './services/formulaRuns.ts';
 import { formulaStatusHub } from './services/formulaStatusHub.ts';
 import { formulasService } from './services/formulas.ts';
 import { oauthConnectService } from './services/oauthConnect.ts';
+import { ownerNotices } from './services/ownerNotices.ts';
 import { recordReviewService } from './services/records.ts';
 import { sandboxImportService } from './services/sandboxImport.ts';
 import { uploadsService } from './services/uploads.ts';
@@ -60,8 +61,10 @@ export function createServices(deps: ServiceDeps) {
   const files = deps.files ?? dataFileStore(config.dataDir);
   const scanner = deps.scanner !== undefined ? deps.scanner : configuredScanner(config, log);
 
+  // a data source's owner hears when it needs reconnecting, whichever work found it
+  const notices = ownerNotices({ config, log });
   const formulaRuns = formulaRunsService({
-    secrets, config,
+    secrets, config, notices,
     runs: {
       queue: (p, startAfter) => jobs.enqueue(formulaRun, p, startAfter ? { startAfter } : {}),
       status: (id) => jobs.runStatus(formulaRun, id),
@@ -70,16 +73,17 @@ export function createServices(deps: ServiceDeps) {
   return {
     secrets,
     files,
+    notices,
     accounts: accountsService({ db }),
     users: usersService({
       db, internalEmailDomain: config.internalEmailDomain, embeddedIssuer: config.auth.embedded ? config.auth.domain : null,
       resetDelivery: passwordResetDelivery(config),
     }),
-    connections: connectionsService({ box: secrets, config }),
+    connections: connectionsService({ box: secrets, config, notices }),
     oauthConnect: oauthConnectService({ box: secrets, config }),
     formulaRuns,
     formulas: formulasService({ box: secrets, config, runs: formulaRuns }),
-    records: recordReviewService({ secrets, config, sends: { queue: (p) => jobs.enqueue(recordsSend, p) } }),
+    records: recordReviewService({ secrets, config, notices, sends: { queue: (p) => jobs.enqueue(recordsSend, p) } }),
     exports: exportsService({ store: files, queue: (p) => jobs.enqueue(recordExport, p) }),
     uploads: uploadsService({ store: files, scanner }),
     sandboxImport: sandboxImportService({

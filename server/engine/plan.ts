@@ -10,7 +10,7 @@ import { FORMULA_PARTS, type FormulaPartBody, type FormulaPartName } from '../..
 import type { Config } from '../config.ts';
 import type { Connector, ConnectorContext, FieldReference } from '../connectors/connector.ts';
 import { connectionSettings } from '../connectors/dataSources.ts';
-import { grantStoreFor } from '../connectors/kit/grant.ts';
+import { grantStoreFor, type ReconnectNotices } from '../connectors/kit/grant.ts';
 import { connectorOf } from '../connectors/registry.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
@@ -24,6 +24,8 @@ export class FormulaProblem extends Error {
 export interface EngineDeps {
   secrets: SecretBox;
   config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>;
+  /** tells a data source's owner when it needs reconnecting */
+  notices?: ReconnectNotices;
 }
 
 export interface FormulaEnd {
@@ -78,7 +80,7 @@ async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, obj
     system,
     connector: connectorOf(system),
     ctx: {
-      tenant, settings: plain, dataSourceId: ds.id, dataDir: deps.config.dataDir, grant: grantStoreFor(tenant, deps.secrets, ds.id), endSettings: settings,
+      tenant, settings: plain, dataSourceId: ds.id, dataDir: deps.config.dataDir, grant: grantStoreFor(tenant, deps.secrets, ds.id, deps.notices), endSettings: settings,
       network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts }, ...(signal ? { signal } : {}),
     },
     object,

@@ -53,6 +53,8 @@ const notUpdated = (detail: string) => new DomainError('user-not-updated', detai
 
 /** What a mail says, around its link. */
 export interface MailMessage {
+  /** what the mail is, in the words of its failure ('The reset e-mail could not be sent…') */
+  what: string;
   subject: string;
   text(name: string, link: string): string;
   html(name: string, link: string): string;
@@ -61,6 +63,7 @@ export interface MailMessage {
 }
 
 export const RESET_MAIL: MailMessage = {
+  what: 'reset',
   subject: 'Reset your Tributary password',
   text: (name, link) => `Hello ${name},\n\nA password reset was asked for your Tributary account. Open this link to choose a new password:\n\n${link}\n\nThe link works once, for a day. If you did not expect it, you can ignore this e-mail.\n`,
   html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>A password reset was asked for your Tributary account. `
@@ -69,6 +72,7 @@ export const RESET_MAIL: MailMessage = {
 };
 
 export const EMAIL_CONFIRMATION_MAIL: MailMessage = {
+  what: 'confirmation',
   subject: 'Confirm your new Tributary sign-in e-mail',
   text: (name, link) => `Hello ${name},\n\nThis address was given as the sign-in e-mail of your Tributary account. Open this link to confirm it; until then you sign in with your previous address:\n\n${link}\n\nThe link works once, for a day. If you did not expect it, you can ignore this e-mail.\n`,
   html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>This address was given as the sign-in e-mail of your Tributary account. `
@@ -181,7 +185,7 @@ function logLink(log: ResetLog, to: ResetRecipient, link: string) {
 
 export interface ResetMailer {
   /** a password-reset mail unless another message is given */
-  send(to: ResetRecipient, link: string, message?: MailMessage): Promise<void>;
+  send(to: Pick<ResetRecipient, 'email' | 'fullName'>, link: string, message?: MailMessage): Promise<void>;
 }
 
 export function smtpSender(smtp: SmtpSettings, { timeoutMs = DELIVERY_TIMEOUT_MS }: NetworkOptions = {}): ResetMailer {
@@ -202,10 +206,10 @@ export function smtpSender(smtp: SmtpSettings, { timeoutMs = DELIVERY_TIMEOUT_MS
         });
       } catch (err) {
         const code = (err as { code?: string }).code;
-        throw message.failure(`The ${message === RESET_MAIL ? 'reset' : 'confirmation'} e-mail could not be sent through ${smtp.host}:${smtp.port}${code ? ` (${code})` : ''}.`);
+        throw message.failure(`The ${message.what} e-mail could not be sent through ${smtp.host}:${smtp.port}${code ? ` (${code})` : ''}.`);
       }
     },
   };
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

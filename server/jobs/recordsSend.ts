@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { sendChosen } from '../services/records.ts';
 import { FormulaProblem } from '../engine/plan.ts';
 import { defineJob, PermanentJobError, tenantPayload, USER_RETRY } from './definition.ts';
+import type { OwnerNotices } from '../services/ownerNotices.ts';
 
 const uuid = v.pipe(v.string(), v.uuid());
 
@@ -18,8 +19,10 @@ export const recordsSend = defineJob({
   retry: USER_RETRY,
   worker: { concurrency: 2, pollingIntervalSeconds: 1 },
   async handler(payload, ctx) {
+    // typed here: the services' own type is built from the job definitions' (server/container.ts)
+    const notices: OwnerNotices = ctx.services.notices;
     try {
-      return await sendChosen(ctx.tenant, { secrets: ctx.secrets, config: ctx.config }, payload, ctx.log, ctx.job.signal);
+      return await sendChosen(ctx.tenant, { secrets: ctx.secrets, config: ctx.config, notices }, payload, ctx.log, ctx.job.signal);
     } catch (err) {
       // the formula itself is what fails: retrying cannot help
       if (err instanceof FormulaProblem) throw new PermanentJobError(err.message);

@@ -16,7 +16,7 @@ import type { SandboxEmptied } from '../../src/domain/api/integrations.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
 import type { Config } from '../config.ts';
-import { grantStoreFor } from '../connectors/kit/grant.ts';
+import { grantStoreFor, type ReconnectNotices } from '../connectors/kit/grant.ts';
 import { ConnectionProblem, ConnectorInputError, NotSupported, type ConnectorContext, type FieldInfo } from '../connectors/connector.ts';
 import {
   checkSettings, connectionSettings, editableSettings, editedSettings, formulasUsing, isForeignKeyViolation, isUniqueViolation,
@@ -80,11 +80,11 @@ function refusePastedTokens(actor: Actor, system: SystemId, settings: Record<str
 
 const nameTaken = (name: string | undefined) => new DomainError('datasource-name-taken', `A data source named "${name}" already exists.`);
 
-export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'> }) {
+export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; notices?: ReconnectNotices }) {
   const { box, config } = deps;
   const network = { allowPrivateHosts: config.connectorAllowPrivateHosts };
   const contextFor = (tenant: TenantScope, settings: Record<string, string>, dataSourceId?: string): ConnectorContext => ({
-    tenant, settings, dataDir: config.dataDir, network, ...(dataSourceId ? { dataSourceId, grant: grantStoreFor(tenant, box, dataSourceId) } : {}),
+    tenant, settings, dataDir: config.dataDir, network, ...(dataSourceId ? { dataSourceId, grant: grantStoreFor(tenant, box, dataSourceId, deps.notices) } : {}),
   });
 
   /** The tenant's data source, or not-found (another tenant's is as unknown as a missing one). */

@@ -17,6 +17,7 @@ import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
+import { readableBody, startFakeSmtp, type FakeSmtp } from '../support/fakeSmtp.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
 
 const F = '/web-api/v1/formulas';
@@ -27,6 +28,7 @@ let admin: TenantSession;
 let flat: string;
 let renxt: string;
 let vendor: VendorFakeWithServer<FakeSkyApi>;
+let smtp: FakeSmtp;
 
 const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
 const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
@@ -48,6 +50,14 @@ const startRun = async (formula: string) => json<RunView>(await send(`${F}/${for
 const status = async (id: string) => json<FormulaStatus>(await send(`${F}/${id}/status`));
 
 const header = ['First name', 'Last name', 'Email', 'Phone'];
+
+async function until(ok: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const stop = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > stop) throw new Error('waited in vain');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 const READY = { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const };
 
@@ -80,7 +90,9 @@ async function liveFormula(object: string, ends: { source?: { dataSourceId: stri
 }
 
 beforeAll(async () => {
-  vendor = await withVendorFake('renxt', startFakeSkyApi, { server: { work: true, env: { RUN_SLICE_MS: '100000' } } });
+  // the owner of a data source that needs reconnecting is told by e-mail
+  smtp = await startFakeSmtp();
+  vendor = await withVendorFake('renxt', startFakeSkyApi, { server: { work: true, env: { RUN_SLICE_MS: '100000', SMTP_URL: smtp.url, SMTP_FROM: 'tributary@riverside.example' } } });
   ({ fake: sky, server } = vendor);
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
   const made = await send(DS, { method: 'POST', body: { system: 'flat-file', displayName: 'RE NXT drop', settings: { folder: 'renxt' } } });
@@ -95,6 +107,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await vendor?.close();
+  await smtp?.close();
 });
 
 describe('the wizard\'s calls for a Raiser\'s Edge NXT data source', () => {
@@ -245,12 +258,21 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
     const { rows: notices } = await server.database.pool.query<{ description: string }>(
       "select description from activity_events where tenant_id = $1 and type = 'datasource.needs-reconnecting'", [admin.tenantId]);
     expect(notices.map((n) => n.description)).toEqual([`The data source Riverside RE NXT needs reconnecting: ${failed.error}`]);
+    // and its owner, who made it, by e-mail: what, why, and where to connect again
+    await until(() => smtp.messages.length > 0);
+    expect(smtp.messages.map((m) => m.to)).toEqual([['administrator@demo.tributary.test']]);
+    const mail = readableBody(smtp.messages[0]!.data);
+    expect(mail).toContain('Subject: Riverside RE NXT needs reconnecting');
+    expect(mail).toContain(`The data source Riverside RE NXT (Raiser's Edge NXT) needs reconnecting: ${failed.error}`);
+    expect(mail).toContain(`${server.url}/connections`);
 
     const tokenCalls = sky.seen.filter((c) => c.path === '/token').length;
     await send(`${F}/${second}/dismiss-error`, { method: 'POST', body: { retry: false } });
     const again = await waitForRun(second, (await startRun(second)).id);
     expect(again.error).toBe(`The destination data source Riverside RE NXT needs reconnecting: ${failed.error}`);
     expect(sky.seen.filter((c) => c.path === '/token').length).toBe(tokenCalls);
+    // told once, when it happened
+    expect(smtp.messages).toHaveLength(1);
 
     // reconnected (a new refresh token saved): the mark is gone and runs reach Blackbaud again
     const edited = await send(`${DS}/${renxt}`, { method: 'PATCH', body: { settings: { refreshToken: sky.grant() } } });

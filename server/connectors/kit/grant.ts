@@ -42,7 +42,13 @@ export const grantOf = (refreshToken: string | undefined) => createHash('sha256'
 
 const aad = (tenantId: string, id: string) => `vendor-token:${tenantId}:${id}`;
 
-export function grantStoreFor(tenant: TenantScope, box: SecretBox, dataSourceId: string): GrantStore {
+/** Who is told, once, after a data source is marked as needing reconnecting (its owner: server/services/ownerNotices.ts). */
+export interface ReconnectNotices {
+  /** never throws: the notice is not the work's */
+  needsReconnecting(tenant: TenantScope, dataSource: { id: string; displayName: string; system: string }, reason: string): Promise<void>;
+}
+
+export function grantStoreFor(tenant: TenantScope, box: SecretBox, dataSourceId: string, notices?: ReconnectNotices): GrantStore {
   const open = (row: { ciphertext: Buffer; iv: Buffer; tag: Buffer; keyVersion: string; expiresOn: Date }, tenantId: string): AccessToken | null => {
     try {
       const { accessToken } = box.open({ ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyVersion: row.keyVersion }, aad(tenantId, dataSourceId));
@@ -82,9 +88,9 @@ export function grantStoreFor(tenant: TenantScope, box: SecretBox, dataSourceId:
     },
 
     async needsReconnecting(reason) {
-      await tenant.transaction(async (tx) => {
+      const newly = await tenant.transaction(async (tx) => {
         const row = await tx.dataSources.get(dataSourceId);
-        if (!row) return;
+        if (!row) return null;
         await tx.vendorState.markNeedsReconnecting(dataSourceId, reason);
         await tx.vendorState.dropToken(dataSourceId);
         // the activity history tells the data source's people once, when it happens
@@ -95,7 +101,10 @@ export function grantStoreFor(tenant: TenantScope, box: SecretBox, dataSourceId:
             details: { dataSourceId, system: row.system }, correlationId: randomUUID(), formulaId: null, recordId: null,
           });
         }
+        return row.needsReconnecting ? null : row;
       });
+      // once it is committed, and once per time it happens
+      if (newly && notices) await notices.needsReconnecting(tenant, { id: newly.id, displayName: newly.displayName, system: newly.system }, reason);
     },
   };
 }

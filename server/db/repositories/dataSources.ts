@@ -29,6 +29,14 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
       return names ?? { createdBy: null, modifiedBy: null };
     },
 
+    /** who the data source belongs to (its maker), to be told about it: null when gone, deactivated or without a sign-in e-mail */
+    async owner(id: string): Promise<{ email: string; fullName: string } | null> {
+      const [row] = await db.select({ email: creator.email, fullName: creator.fullName, deactivatedOn: creator.deactivatedOn }).from(dataSources)
+        .innerJoin(creator, eq(creator.id, dataSources.createdBy))
+        .where(and(mine, eq(dataSources.id, id))).limit(1);
+      return row?.email && !row.deactivatedOn ? { email: row.email, fullName: row.fullName } : null;
+    },
+
     /** the list with who made and changed each, and how many formulas use it; by name */
     async list() {
       const used = sql<number>`(select count(*)::int from ${formulas} f where f.tenant_id = ${dataSources.tenantId}
