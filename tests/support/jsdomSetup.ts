@@ -18,7 +18,7 @@ if (internals && 'recentlyCreatedOwnerStacks' in internals) {
 // Testing Library gives up on what a test waits for (findBy…, waitFor) after 1 s by default: on a
 // busy machine a screen can take longer than that to show what it will show. A wait that is met
 // returns at once, so only a test that is failing anyway waits longer; the proofs that expect a
-// path to fail wait the old second (expectingFailure in tests/support/modelPaths.ts).
+// path to fail wait the old second at most (expectingFailure, proofWaitOf in tests/support/modelPaths.ts).
 configure({ asyncUtilTimeout: EXPECTED_WAIT_MS });
 
 window.matchMedia ??= ((query: string) => ({

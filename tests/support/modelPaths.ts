@@ -13,7 +13,7 @@
  */
 import { cleanup, configure, getConfig } from '@testing-library/react';
 import { TestModel, type TestModelOptions, type TestParam } from '@xstate/graph';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { initialTransition, transition } from 'xstate';
 import type { ActorLogic, AnyEventObject, AnyStateMachine, EventFromLogic, EventObject, InputFrom, SnapshotFrom } from 'xstate';
 
@@ -78,14 +78,49 @@ export interface ModelView<M extends AnyStateMachine, R> {
   stop?(rendered: R): void;
 }
 
-/** Renders the view with `machine` and runs the path on it: each state asserted, each event done by the user or a fake. */
+/**
+ * Renders the view with `machine` and runs the path on it: each state asserted, each event done by
+ * the user or a fake. A run that passes, outside a proof, remembers its longest wait (proofWaitOf).
+ */
 export async function runPath<M extends AnyStateMachine, R>(path: ModelPath<SnapshotFrom<M>>, machine: M, view: ModelView<M, R>): Promise<void> {
-  const rendered = await view.render(machine, path);
+  const longest = await timingWaits(async () => {
+    const rendered = await view.render(machine, path);
+    try {
+      await path.test(view.params(rendered) as never);
+    } finally {
+      view.stop?.(rendered);
+    }
+  });
+  if (!failing) longestWaitOf.set(path, Math.max(longest, longestWaitOf.get(path) ?? 0));
+}
+
+/** the longest wait (findBy…, waitFor) of each path's passing run in this file, in ms */
+const longestWaitOf = new WeakMap<object, number>();
+/** the clock as it is before a test fakes timers (vi.useFakeTimers can fake `performance` too) */
+const now = performance.now.bind(performance);
+
+/** Runs `run` and answers how long its longest wait (findBy…, waitFor) took, in ms. */
+async function timingWaits(run: () => Promise<void>): Promise<number> {
+  const { asyncWrapper } = getConfig();
+  let longest = 0;
+  configure({
+    asyncWrapper: async (cb) => {
+      // user-event wraps its actions here too: they wait for nothing and take no timeout
+      if (new Error().stack?.includes('user-event')) return asyncWrapper(cb);
+      const started = now();
+      try {
+        return await asyncWrapper(cb);
+      } finally {
+        longest = Math.max(longest, now() - started);
+      }
+    },
+  });
   try {
-    await path.test(view.params(rendered) as never);
+    await run();
   } finally {
-    view.stop?.(rendered);
+    configure({ asyncWrapper });
   }
+  return longest;
 }
 
 /** how long a test waits for what the screen should show (tests/support/jsdomSetup.ts) */
@@ -93,23 +128,50 @@ export const EXPECTED_WAIT_MS = 15_000;
 /**
  * how long a path run to fail waits: Testing Library's default, as before the longer wait above.
  * A shorter wait proves nothing alone (a screen slow to show what it will show fails it too); to
- * count, the correct machine would have to pass the same steps under it, a second render of each
- * path that costs about what the shorter wait saves (measured on the proofs of sandboxImport,
- * userForm and connectionForm).
+ * count, the correct machine has to pass the same steps under it: a second render of each path
+ * costs about what the shorter wait saves (measured on the proofs of sandboxImport, userForm and
+ * connectionForm), but the path's own test has run them already (proofWaitOf).
  */
 export const FAILING_WAIT_MS = 1_000;
+/**
+ * A proof's path that ran and passed on the correct machine earlier in the file (its own test)
+ * waits PROOF_WAIT_FACTOR times that run's longest wait instead, at least PROOF_WAIT_MIN_MS and at
+ * most FAILING_WAIT_MS: the correct machine met every wait of the same steps in that time, in the
+ * same run on the same machine, so a broken one that does not show it by then fails for what was
+ * broken. A proof's failing paths spent most of its time waiting their second each (81 s of the
+ * model project's waiting, measured on a busy machine).
+ */
+export const PROOF_WAIT_FACTOR = 10;
+export const PROOF_WAIT_MIN_MS = 250;
+
+/** how long a proof waits on a path whose passing run waited `longest` ms at most (undefined: none passed) */
+export function proofWait(longest: number | undefined): number {
+  return longest === undefined ? FAILING_WAIT_MS : Math.min(FAILING_WAIT_MS, Math.max(PROOF_WAIT_MIN_MS, PROOF_WAIT_FACTOR * longest));
+}
+
+/** how long a proof's run of `path` waits (proofWait of its passing runs in this file) */
+export function proofWaitOf(path: object): number {
+  // under fake timers a wait's timeout is counted in the time the test lets pass, not in what the run took
+  return proofWait(vi.isFakeTimers() ? undefined : longestWaitOf.get(path));
+}
+
+/** whether paths run now are expected to fail (expectingFailure): their waits say nothing of the correct machine */
+let failing = false;
 
 /**
- * Runs paths expected to fail (a proof that the suite can fail): each wait gives up after
- * FAILING_WAIT_MS, so a proof of many paths does not wait EXPECTED_WAIT_MS for each of them.
+ * Runs paths expected to fail (a proof that the suite can fail): each wait gives up after `waitMs`
+ * (FAILING_WAIT_MS by default), so a proof of many paths does not wait EXPECTED_WAIT_MS for each of them.
  */
-export async function expectingFailure<T>(run: () => Promise<T>): Promise<T> {
+export async function expectingFailure<T>(run: () => Promise<T>, waitMs = FAILING_WAIT_MS): Promise<T> {
   const before = getConfig().asyncUtilTimeout;
-  configure({ asyncUtilTimeout: FAILING_WAIT_MS });
+  const wasFailing = failing;
+  configure({ asyncUtilTimeout: waitMs });
+  failing = true;
   try {
     return await run();
   } finally {
     configure({ asyncUtilTimeout: before });
+    failing = wasFailing;
   }
 }
 
@@ -193,13 +255,11 @@ export async function expectBrokenMachineToFail<M extends AnyStateMachine, R>(
   if (every) expect(paths.filter((p) => !crossing.includes(p)).map((p) => p.description), `paths that do not cross ${what}`).toEqual([]);
   else expect(crossing.length, `paths that cross ${what}`).toBeGreaterThan(0);
   const failures: unknown[] = [];
-  await expectingFailure(async () => {
-    for (const path of crossing) {
-      await runPath(path, broken, view).catch((error: unknown) => failures.push(error));
-      cleanup();
-      if (failures.length && !every) break;
-    }
-  });
+  for (const path of crossing) {
+    await expectingFailure(() => runPath(path, broken, view), proofWaitOf(path)).catch((error: unknown) => failures.push(error));
+    cleanup();
+    if (failures.length && !every) break;
+  }
   if (every) expect(failures.length, `paths that fail with ${what}`).toBe(paths.length);
   else expect(failures.length, `paths that fail with ${what}`).toBeGreaterThan(0);
   return failures;
