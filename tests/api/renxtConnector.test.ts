@@ -304,6 +304,65 @@ describe('as a destination', () => {
     const [again] = await renxtConnector.upsert(await ctxFor(ds, { giftBatchPrefix: 'Tributary' }), 'gifts', [{ idempotencyKey: key, fields: { constituentLookupId: 'GB-1', amount: '50.00', date: '2026-11-02', fund: '12' } }]);
     expect(again).toMatchObject({ id: made!.id, replayed: true });
   });
+
+  const fundraisingCalls = () => apiCalls().filter((c) => c.path.startsWith('/fundraising/')).map((c) => c.path);
+
+  it('gifts name their fund, campaign and appeal: each is looked up by name, case aside, and each list is read once a run', async () => {
+    const donor = sky.addConstituent({ first: 'Named', last: 'Designations', lookup_id: 'ND-1' });
+    const ctx = await ctxFor(ds);
+    const [first, second] = await renxtConnector.upsert(ctx, 'gifts', [
+      { idempotencyKey: `k-${ds}-n1`, fields: { constituentLookupId: 'ND-1', amount: 40, date: '2026-11-04', fund: 'annual fund', campaign: 'SPRING 2026', appeal: ' Spring mailing ' } },
+      { idempotencyKey: `k-${ds}-n2`, fields: { constituentLookupId: 'ND-1', amount: 60, date: '2026-11-05', fund: 'Building Fund', appeal: 'Year-end letter' } },
+    ]);
+    // the run's next batch, with the same context
+    const [third] = await renxtConnector.upsert(ctx, 'gifts', [
+      { idempotencyKey: `k-${ds}-n3`, fields: { constituentLookupId: 'ND-1', amount: 70, date: '2026-11-06', fund: 'Food Pantry', campaign: 'Annual Giving' } },
+    ]);
+    for (const r of [first, second, third]) expect(r).toMatchObject({ outcome: 'created' });
+    expect(sky.gifts.get(first!.id)).toMatchObject({ constituent_id: donor.id, gift_splits: [expect.objectContaining({ fund_id: '12', campaign_id: '3', appeal_id: '7' })] });
+    expect(sky.gifts.get(second!.id)!.gift_splits).toEqual([expect.objectContaining({ fund_id: '13', appeal_id: '8' })]);
+    expect(sky.gifts.get(second!.id)!.gift_splits[0]).not.toHaveProperty('campaign_id');
+    expect(sky.gifts.get(third!.id)!.gift_splits).toEqual([expect.objectContaining({ fund_id: '14', campaign_id: '4' })]);
+    expect(fundraisingCalls().sort()).toEqual(['/fundraising/v1/appeals', '/fundraising/v1/campaigns', '/fundraising/v1/funds']);
+    // another run reads them anew (a fund added in Raiser's Edge NXT since is found)
+    sky.seen.length = 0;
+    await renxtConnector.upsert(await ctxFor(ds), 'gifts', [{ idempotencyKey: `k-${ds}-n4`, fields: { constituentLookupId: 'ND-1', amount: 80, date: '2026-11-07', fund: 'Annual Fund' } }]);
+    expect(fundraisingCalls()).toEqual(['/fundraising/v1/funds']);
+  });
+
+  it('a fund, campaign or appeal given by its system record ID is sent as it is, without reading the lists', async () => {
+    sky.addConstituent({ first: 'Id', last: 'Designations', lookup_id: 'ID-1' });
+    const [made] = await renxtConnector.upsert(await ctxFor(ds), 'gifts', [
+      { idempotencyKey: `k-${ds}-i1`, fields: { constituentLookupId: 'ID-1', amount: 25, date: '2026-11-04', fund: '13', campaign: '4', appeal: '8' } },
+    ]);
+    expect(made).toMatchObject({ outcome: 'created' });
+    expect(sky.gifts.get(made!.id)!.gift_splits).toEqual([expect.objectContaining({ fund_id: '13', campaign_id: '4', appeal_id: '8' })]);
+    expect(fundraisingCalls()).toEqual([]);
+  });
+
+  it('a name Raiser\'s Edge NXT does not hold fails that record alone, in words, and nothing is written for it', async () => {
+    sky.addConstituent({ first: 'Typo', last: 'Designations', lookup_id: 'TD-1' });
+    sky.funds.push({ ...sky.funds[1]!, id: '16', lookup_id: 'BUILDING2' });
+    try {
+      const count = sky.gifts.size;
+      const [badFund, good, badAppeal, twice] = await renxtConnector.upsert(await ctxFor(ds), 'gifts', [
+        { idempotencyKey: `k-${ds}-t1`, fields: { constituentLookupId: 'TD-1', amount: 10, date: '2026-11-04', fund: 'Anual Fund' } },
+        { idempotencyKey: `k-${ds}-t2`, fields: { constituentLookupId: 'TD-1', amount: 11, date: '2026-11-04', fund: 'Annual Fund', appeal: 'Spring mailing' } },
+        { idempotencyKey: `k-${ds}-t3`, fields: { constituentLookupId: 'TD-1', amount: 12, date: '2026-11-04', fund: 'Annual Fund', appeal: 'Sprng mailing' } },
+        { idempotencyKey: `k-${ds}-t4`, fields: { constituentLookupId: 'TD-1', amount: 13, date: '2026-11-04', fund: 'Building Fund' } },
+      ]);
+      expect(badFund).toMatchObject({ outcome: 'failed', id: '', error: "No fund named 'Anual Fund' in Raiser's Edge NXT." });
+      expect(good).toMatchObject({ outcome: 'created' });
+      expect(badAppeal).toMatchObject({ outcome: 'failed', error: "No appeal named 'Sprng mailing' in Raiser's Edge NXT." });
+      expect(twice).toMatchObject({ outcome: 'failed', error: "Raiser's Edge NXT has 2 funds named 'Building Fund' (system record IDs 13, 16); give the one meant by its ID." });
+      expect(sky.gifts.size).toBe(count + 1);
+      expect(apiCalls().filter((c) => c.method === 'POST').map((c) => c.path)).toEqual(['/gift/v1/gifts']);
+      const keys = [`k-${ds}-t1`, `k-${ds}-t3`, `k-${ds}-t4`];
+      expect([...(await tenant.vendorState.writes(ds, 'gifts', keys)).keys()]).toEqual([]);
+    } finally {
+      sky.funds.pop();
+    }
+  });
 });
 
 describe('the connection test', () => {

@@ -349,3 +349,38 @@ describe('as a destination', () => {
     expect(writes()).toEqual([]);
   });
 });
+
+describe('the connection test', () => {
+  const testCalls = () => apiCalls().map((c) => `${c.method} ${c.path}`);
+
+  it('signs in, calls the instance under the API version, and names the instance; a spent allowance says so, with the usage Salesforce reported', async () => {
+    await expect(salesforceConnector.test(await ctxFor(ds))).resolves.toEqual({ detail: 'Signed in to Salesforce at riverside.my.salesforce.com.' });
+    expect(testCalls()).toEqual([`GET /services/data/${SALESFORCE_API_VERSION}/`]);
+    expect(apiCalls()[0]!.headers.authorization).toMatch(/^Bearer 00DRv!sf-access-/);
+    sf.apiUsed = sf.apiLimit;
+    const error = await salesforceConnector.test(await ctxFor(ds)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QuotaExhausted);
+    expect((error as Error).message).toMatch(/^Salesforce's daily API request allowance is spent \(15000 of 15000 requests used\);/);
+  });
+
+  it('proves a user name and password by signing in with them, even while a token from them is saved', async () => {
+    await salesforceConnector.listObjects(await ctxFor(ds));
+    const tokens = () => sf.seen.filter((s) => s.path === '/services/oauth2/token').length;
+    const before = tokens();
+    const saved = await ctxFor(ds);
+    await expect(salesforceConnector.test({ ...saved, settings: { ...saved.settings, password: 'wrong' } })).rejects.toThrow('Salesforce refused the sign-in: authentication failure.');
+    await expect(salesforceConnector.test(await ctxFor(ds))).resolves.toMatchObject({ detail: 'Signed in to Salesforce at riverside.my.salesforce.com.' });
+    expect(tokens()).toBe(before + 2);
+  });
+
+  it('a refresh token Salesforce refuses during a test: the data source needs reconnecting, in the words records use', async () => {
+    const oauth = await dataSource({ environment: 'production', authenticationType: 'oauth', clientId: SF_APP.clientId }, { clientSecret: SF_APP.clientSecret, refreshToken: sf.grant() });
+    await expect(salesforceConnector.test(await ctxFor(oauth))).resolves.toMatchObject({ detail: 'Signed in to Salesforce at riverside.my.salesforce.com.' });
+    sf.revoke();
+    sf.expireTokens();
+    const error = await salesforceConnector.test(await ctxFor(oauth)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GrantRevoked);
+    expect((error as Error).message).toBe("Salesforce no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
+    expect((await tenant.dataSources.get(oauth))!.needsReconnecting).toMatch(/needs reconnecting/);
+  });
+});

@@ -3,6 +3,7 @@
  * prefix per vendor (point CONNECTOR_BASE_URL_<SYSTEM> at `${url}/<system>`). Each fake accepts
  * exactly the credentials in FAKE_CREDENTIALS, sent exactly as the vendor's documentation says,
  * and can be switched to an outage (HTTP 500) to test how failures read. Salesforce's fake also
+ * answers the connection test's call (GET /services/data/vXX.X/, the version's resources) and
  * runs its good report (Analytics API, synchronous run) over gifts the test sets.
  */
 import type http from 'node:http';
@@ -229,6 +230,11 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
   'salesforce': (r) => {
     const token = salesforceToken(r);
     if (token) return token;
+    // the connection test's call: the resources of the API version
+    if (r.method === 'GET' && /^\/services\/data\/v\d+\.\d\/$/.test(r.path)) {
+      if (bearer(r.headers) !== 'sf-access') return [401, [{ errorCode: 'INVALID_SESSION_ID', message: 'Session expired or invalid' }]];
+      return [200, { sobjects: `${r.path}sobjects`, query: `${r.path}query`, analytics: `${r.path}analytics` }];
+    }
     const m = /^\/services\/data\/v\d+\.\d\/analytics\/reports\/([A-Za-z0-9]+)\/describe$/.exec(r.path);
     if (r.method === 'GET' && m) {
       if (bearer(r.headers) !== 'sf-access') return [401, [{ errorCode: 'INVALID_SESSION_ID' }]];

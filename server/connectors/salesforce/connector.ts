@@ -1,8 +1,9 @@
 /**
- * Salesforce: OAuth 2.0 sign-in, the report checks of SPEC.md sections 5 and 8 (a report id
- * must name a report the user can read, and the report needs a standard date filter), pulling a
- * report's rows when a formula names one (its source setting reportId), and otherwise any object
- * read and written through the REST API (records.ts, on the connector kit: client.ts).
+ * Salesforce: the connection test and any object read and written through the REST API
+ * (records.ts), both on the connector kit's session and client (client.ts); the report checks of
+ * SPEC.md sections 5 and 8 (a report id must name a report the user can read, and the report
+ * needs a standard date filter), and pulling a report's rows when a formula names one (its source
+ * setting reportId), which still sign in through oauth.ts.
  *
  * A report is run through the Analytics API with its standard date filter set to the watermark's
  * day up to today, or to a run-once window. A synchronous run answers at most 2,000 rows and says
@@ -13,7 +14,7 @@ import { isSalesforceReportId } from '../../../src/domain/connectionErrors.ts';
 import { salesforce } from '../../../src/domain/connectors/salesforce.ts';
 import { ConnectorInputError, processingError, refused, type Connector, type PullBatch, type SourceRecord, type Watermark } from '../connector.ts';
 import { expectJson, JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
-import { SALESFORCE_API_VERSION } from './client.ts';
+import { API_ROOT, salesforceApi, SALESFORCE_API_VERSION } from './client.ts';
 import { salesforceToken, type SalesforceToken } from './oauth.ts';
 import * as records from './records.ts';
 
@@ -119,9 +120,14 @@ async function* reportRows(token: SalesforceToken, reportId: string, column: str
 
 export const salesforceConnector: Connector = {
   system: 'salesforce',
-  async test({ settings }) {
-    const token = await salesforceToken('salesforce', 'Salesforce', settings);
-    return { detail: `Signed in to Salesforce at ${new URL(token.instanceUrl).host}.` };
+  async test(ctx) {
+    // a user name and password (or client credentials) are proved by signing in with them, never by
+    // a token saved earlier; a refresh token's grant is kept, so one Salesforce refuses marks the
+    // data source as needing reconnecting, as it does for records
+    const api = salesforceApi(ctx.settings.authenticationType === 'oauth' ? ctx : { ...ctx, grant: undefined });
+    // one call on the instance proves the user may use the API, and reads the daily usage (Sforce-Limit-Info)
+    await api.call({ path: `${API_ROOT}/` });
+    return { detail: `Signed in to Salesforce at ${new URL(api.instanceUrl()!).host}.` };
   },
   listObjects: (ctx) => records.listObjects(ctx, salesforce.objects),
   describeFields: (ctx, object) => records.describeFields(ctx, object),

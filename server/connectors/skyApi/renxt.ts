@@ -10,15 +10,17 @@
  * Destination: constituents are searched with `/constituents/search` by lookup id, e-mail or name
  * (then read whole and compared on every criterion), created with their primary e-mail, phone and
  * address, and updated field by field (the e-mail, phone and address as child records). Gifts are
- * created against their constituent, in the destination's gift batch. SKY API has no upsert key:
- * every create goes through the kit's write ledger (kit/writeOnce.ts).
+ * created against their constituent, in the destination's gift batch, with their fund, campaign
+ * and appeal given by system record ID or by name (looked up in the Fundraising API's lists, once
+ * a run). SKY API has no upsert key: every create goes through the kit's write ledger
+ * (kit/writeOnce.ts).
  */
 import { renxt } from '../../../src/domain/connectors/blackbaud.ts';
 import {
   ConnectorInputError, type Connector, type ConnectorContext, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
   type UpsertItem, type UpsertResult,
 } from '../connector.ts';
-import { linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
+import { linkPages, offsetPages, pullPosition, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { skySession, type Sky } from './client.ts';
@@ -258,6 +260,52 @@ async function constituentIdFor(client: VendorClient, f: Obj, cache: Map<string,
   return cache.get(lookup)!;
 }
 
+type Designation = 'fund' | 'campaign' | 'appeal';
+
+/** The Fundraising API's lists a gift split's designations are named in: each entry's `description` is its name. */
+const DESIGNATIONS: Record<Designation, { path: string; idField: 'fund_id' | 'campaign_id' | 'appeal_id' }> = {
+  fund: { path: '/fundraising/v1/funds', idField: 'fund_id' },
+  campaign: { path: '/fundraising/v1/campaigns', idField: 'campaign_id' },
+  appeal: { path: '/fundraising/v1/appeals', idField: 'appeal_id' },
+};
+
+/** each list is read once per run: the engine keeps one context for a formula's end while it runs */
+const designationLists = new WeakMap<ConnectorContext, Map<Designation, Promise<Map<string, string[]>>>>();
+
+/** A designation's names (lower case) and the ids that carry each, every page of SKY API's list. */
+function designationNames(ctx: ConnectorContext, client: VendorClient, kind: Designation): Promise<Map<string, string[]>> {
+  let lists = designationLists.get(ctx);
+  if (!lists) designationLists.set(ctx, (lists = new Map()));
+  let names = lists.get(kind);
+  if (!names) {
+    names = (async () => {
+      const out = new Map<string, string[]>();
+      for await (const page of offsetPages(async (offset, limit) => (await client.call<ListAnswer>({ path: DESIGNATIONS[kind].path, query: { limit, offset } })).value ?? [], PAGE)) {
+        for (const item of page.items) {
+          const name = norm(item.description);
+          if (name && item.id !== undefined && item.id !== null) out.set(name, [...(out.get(name) ?? []), String(item.id)]);
+        }
+      }
+      return out;
+    })();
+    // a list that failed is asked again by the next record, not remembered as empty
+    names.catch(() => lists!.delete(kind));
+    lists.set(kind, names);
+  }
+  return names;
+}
+
+/** The record's fund, campaign or appeal as an id: a system record ID as it is, a name looked up (case aside). */
+async function designationId(ctx: ConnectorContext, client: VendorClient, kind: Designation, value: unknown): Promise<{ id: string | null | undefined } | { error: string }> {
+  const v = text(value);
+  // SKY API's system record IDs are whole numbers: such a value was already resolved
+  if (!v || /^\d+$/.test(v)) return { id: v };
+  const ids = (await designationNames(ctx, client, kind)).get(norm(v)) ?? [];
+  if (ids.length === 1) return { id: ids[0]! };
+  if (!ids.length) return { error: `No ${kind} named '${v}' in ${NAME}.` };
+  return { error: `${NAME} has ${ids.length} ${kind}s named '${v}' (system record IDs ${ids.join(', ')}); give the one meant by its ID.` };
+}
+
 async function upsertGifts(ctx: ConnectorContext, client: VendorClient, items: UpsertItem[]): Promise<UpsertResult[]> {
   const ledger = await writeLedger(ctx, 'gifts', items.filter((i) => !i.id).map((i) => i.idempotencyKey));
   const prefix = text(ctx.endSettings?.giftBatchPrefix);
@@ -279,6 +327,17 @@ async function upsertGifts(ctx: ConnectorContext, client: VendorClient, items: U
         results.push({ idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: `${NAME} holds no constituent ${text(f.constituentLookupId) ?? ''} for this gift.`.replace('  ', ' ') });
         continue;
       }
+      const split: Record<string, string | null | undefined> = {};
+      let unknown: string | null = null;
+      for (const kind of ['fund', 'campaign', 'appeal'] as const) {
+        const found = await designationId(ctx, client, kind, f[kind]);
+        if ('error' in found) { unknown = found.error; break; }
+        split[DESIGNATIONS[kind].idField] = found.id;
+      }
+      if (unknown) {
+        results.push({ idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: unknown });
+        continue;
+      }
       const amount = amountOf(f.amount);
       const date = dateOf(f.date);
       const { id, replayed } = await ledger.createOnce(item.idempotencyKey, async () => {
@@ -291,7 +350,7 @@ async function upsertGifts(ctx: ConnectorContext, client: VendorClient, items: U
           method: 'POST', path: '/gift/v1/gifts',
           json: Object.fromEntries(Object.entries({
             constituent_id: constituentId, amount: { value: amount }, date, type: text(f.type) ?? 'Donation', lookup_id: text(f.lookupId) ?? undefined,
-            gift_splits: [{ amount: { value: amount }, fund_id: text(f.fund), campaign_id: text(f.campaign) ?? undefined, appeal_id: text(f.appeal) ?? undefined }],
+            gift_splits: [{ amount: { value: amount }, fund_id: split.fund_id, campaign_id: split.campaign_id ?? undefined, appeal_id: split.appeal_id ?? undefined }],
             payments: [{ payment_method: text(f.paymentMethod) ?? 'Cash' }],
             batch_prefix: prefix ?? undefined,
           }).filter(([, v]) => v !== undefined)),

@@ -6,6 +6,7 @@
  *   as HTTP Basic; the answer carries environment_name (developer.blackbaud.com/skyapi/docs/authorization/auth-code-flow).
  * - Salesforce: GET /services/oauth2/authorize, POST /services/oauth2/token with client_id and
  *   client_secret in the body; the answer carries instance_url (help.salesforce.com, OAuth 2.0 Web Server Flow).
+ *   An access token it issued is accepted at GET /services/data/vXX.X/ (the call a connection test makes).
  * The consent page is decided by `consent` (the user grants or declines) and answers at once with a
  * redirect to redirect_uri. The token endpoint checks everything a vendor checks: the grant type,
  * a code it issued and not yet used, the same redirect_uri and client, the verifier of the
@@ -124,6 +125,8 @@ export async function startOAuthServer(): Promise<OAuthServer> {
   let counter = 0;
   const state: Omit<OAuthServer, 'url' | 'close'> = { consent: 'grant', tokenFailsWith: null, authorizeRequests: [], tokenRequests: [], issuedRefreshTokens: [] };
   const grants = codeGrants(state);
+  const accessTokens = new Set<string>();
+  const issue = (token: string) => { accessTokens.add(token); return token; };
 
   const server = await startVendorServer((req, res) => {
     const [, system, ...rest] = req.url.pathname.split('/');
@@ -151,7 +154,7 @@ export async function startOAuthServer(): Promise<OAuthServer> {
       if (form.grant_type === 'refresh_token') {
         if (!form.refresh_token || !state.issuedRefreshTokens.includes(form.refresh_token)) return send(400, { error: 'invalid_grant', error_description: 'expired access/refresh token' });
         return send(200, sys === 'salesforce'
-          ? { access_token: `access-refreshed-${++counter}`, instance_url: 'https://riverside.my.salesforce.com', token_type: 'Bearer', issued_at: String(Date.now()) }
+          ? { access_token: issue(`access-refreshed-${++counter}`), instance_url: 'https://riverside.my.salesforce.com', token_type: 'Bearer', issued_at: String(Date.now()) }
           : { access_token: `access-refreshed-${++counter}`, token_type: 'bearer', expires_in: 3600, refresh_token: form.refresh_token, environment_name: 'Riverside Production' });
       }
       const refusal = grants.redeem(sys, form);
@@ -160,8 +163,12 @@ export async function startOAuthServer(): Promise<OAuthServer> {
       const refreshToken = `refresh-${sys}-${counter}-${Math.random().toString(36).slice(2, 10)}`;
       state.issuedRefreshTokens.push(refreshToken);
       return send(200, sys === 'salesforce'
-        ? { access_token: `access-${counter}`, refresh_token: refreshToken, instance_url: 'https://riverside.my.salesforce.com', id: 'https://login.salesforce.com/id/00D/005', token_type: 'Bearer', issued_at: String(Date.now()), scope: 'api refresh_token' }
+        ? { access_token: issue(`access-${counter}`), refresh_token: refreshToken, instance_url: 'https://riverside.my.salesforce.com', id: 'https://login.salesforce.com/id/00D/005', token_type: 'Bearer', issued_at: String(Date.now()), scope: 'api refresh_token' }
         : { access_token: `access-${counter}`, token_type: 'bearer', expires_in: 3600, refresh_token: refreshToken, refresh_token_expires_in: 31536000, environment_id: 'p-riverside', environment_name: 'Riverside Production', legal_entity_name: 'Riverside Food Bank' });
+    }
+    if (sys === 'salesforce' && req.method === 'GET' && /^\/services\/data\/v\d+\.\d\/$/.test(path)) {
+      if (!accessTokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return send(401, [{ errorCode: 'INVALID_SESSION_ID', message: 'Session expired or invalid' }]);
+      return send(200, { sobjects: `${path}sobjects`, query: `${path}query` });
     }
     return send(404, { error: 'not_found' });
   });

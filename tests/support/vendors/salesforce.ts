@@ -7,6 +7,7 @@
  * - /services/data/vXX.X/ with `Authorization: Bearer`: 401 INVALID_SESSION_ID otherwise. Every
  *   answer carries `Sforce-Limit-Info: api-usage=used/limit`; a spent allowance answers 403
  *   REQUEST_LIMIT_EXCEEDED; `throttle` answers 503 with Retry-After.
+ * - GET / (the resources of the version, as "Resources by Version" lists them by name and URI).
  * - GET /sobjects and /sobjects/{object}/describe (fields with type, custom, nillable,
  *   createable, updateable, filterable, externalId...).
  * - GET /query?q=SOQL (a small SOQL parser: SELECT, FROM, WHERE with AND/OR/NOT, =, !=, <, <=,
@@ -414,6 +415,9 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
       const l = locators.get(m[1]!);
       if (!l) return err(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
       return page(l.rows, l.at, l.size);
+    }
+    if (method === 'GET' && rest === '/') {
+      return [200, Object.fromEntries(['sobjects', 'query', 'queryAll', 'composite', 'limits', 'search', 'analytics', 'tooling'].map((r) => [r, `/services/data/v62.0/${r}`]))];
     }
     if (method === 'GET' && rest === '/sobjects') {
       return [200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: [

@@ -8,7 +8,9 @@
  * after `expires_in`), and the
  * constituent and gift APIs (the `Bb-Api-Subscription-Key` header on every call; lists as
  * `{ count, value, next_link }` with `limit`/`offset` and `date_modified`/`last_modified`;
- * constituent search; child records for e-mail addresses, phones and addresses; error bodies as
+ * constituent search; child records for e-mail addresses, phones and addresses; the Fundraising
+ * API's lists of funds, campaigns and appeals, active ones unless `include_inactive=true`, which a
+ * gift split's ids must name; error bodies as
  * a list of `{ message, error_name }`; 429 with Retry-After; a spent daily quota as 403 with
  * Retry-After). Point Tributary at it with CONNECTOR_BASE_URL_RENXT.
  */
@@ -34,6 +36,9 @@ export interface FakeGift {
   payments: { payment_method: string }[]; batch_prefix?: string; batch_number?: string; date_added: string; date_modified: string;
 }
 
+/** a fund, campaign or appeal as the Fundraising API lists it: `description` is its name */
+export interface FakeDesignation { id: string; description: string; lookup_id: string; inactive: boolean; date_added: string; date_modified: string }
+
 export interface SkySeen { method: string; path: string; query: Record<string, string>; body: unknown; headers: http.IncomingHttpHeaders }
 
 export interface FakeSkyApi {
@@ -50,6 +55,10 @@ export interface FakeSkyApi {
   constituentCodes: { constituent_id: string; description: string }[];
   customFieldCategories: { name: string; type: string }[];
   customFields: { id: string; parent_id: string; category: string; value: string }[];
+  /** the environment's funds, campaigns and appeals (a fund 12 "Annual Fund", a campaign 3 "Spring 2026", an appeal 7 "Spring mailing", and a few more) */
+  funds: FakeDesignation[];
+  campaigns: FakeDesignation[];
+  appeals: FakeDesignation[];
   /** the refresh token the token endpoint accepts now (it rotates) */
   refreshToken(): string;
   /** a refresh token for a new grant (as a consent gives), which the fake accepts from now on */
@@ -95,6 +104,14 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
   const constituentCodes: { constituent_id: string; description: string }[] = [];
   const customFields: { id: string; parent_id: string; category: string; value: string }[] = [];
   const customFieldCategories = [{ name: 'Volunteer interest', type: 'Text' }, { name: 'First gift source', type: 'CodeTable' }];
+  const designation = (id: string, description: string, lookup_id: string, inactive = false): FakeDesignation =>
+    ({ id, description, lookup_id, inactive, date_added: '2024-01-15T10:00:00+00:00', date_modified: '2025-06-01T09:30:00+00:00' });
+  const funds = [
+    designation('12', 'Annual Fund', 'ANNUAL'), designation('13', 'Building Fund', 'BUILDING'), designation('14', 'Food Pantry', 'PANTRY'),
+    designation('15', 'Capital Campaign 2019', 'CAP2019', true),
+  ];
+  const campaigns = [designation('3', 'Spring 2026', 'SPRING26'), designation('4', 'Annual Giving', 'ANNUAL')];
+  const appeals = [designation('7', 'Spring mailing', 'SPRMAIL'), designation('8', 'Year-end letter', 'YEAREND')];
   let nextId = 280;
   const newId = () => String(nextId++);
   let refresh = 'sky-refresh-1';
@@ -276,6 +293,11 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
       touch(String(row.constituent_id));
       return [200, null];
     }
+    const lists = { '/fundraising/v1/funds': funds, '/fundraising/v1/campaigns': campaigns, '/fundraising/v1/appeals': appeals } as Record<string, FakeDesignation[]>;
+    if (method === 'GET' && lists[path]) {
+      const list = lists[path]!.filter((d) => q.get('include_inactive') === 'true' || !d.inactive);
+      return page(list, q, path);
+    }
     if (method === 'GET' && path === '/gift/v1/gifts') {
       const since = q.get('last_modified');
       const cid = q.getAll('constituent_id');
@@ -290,6 +312,10 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
       if (typeof amount !== 'number' || !(amount > 0)) return error(400, 'The gift amount must be greater than zero.', 'InvalidAmount');
       const splits = (body.gift_splits as FakeGift['gift_splits'] | undefined) ?? [];
       if (!splits.length || splits.some((s) => !s.fund_id)) return error(400, 'Each gift split needs a fund.', 'MissingFund');
+      for (const [field, list] of [['fund_id', funds], ['campaign_id', campaigns], ['appeal_id', appeals]] as const) {
+        const bad = splits.find((s) => s[field] && !list.some((d) => d.id === s[field]));
+        if (bad) return error(400, `The ${field} '${bad[field]}' does not exist.`, 'InvalidParameter');
+      }
       const id = newId();
       const now = tick();
       gifts.set(id, {
@@ -397,6 +423,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
 
   const fake: FakeSkyApi = {
     url: server.url, seen, authorizeRequests: consent.authorizeRequests, constituents, emails, phones, addresses, gifts, constituentCodes, customFieldCategories, customFields,
+    funds, campaigns, appeals,
     tokenLifetime: 3600,
     tokenDelayMs: 0,
     apiDelayMs: 0,
