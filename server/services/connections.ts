@@ -173,16 +173,20 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
       try { values = editedSettings(system, editableSettings(box, row), body.settings); } catch (err) { throw connectorFailure(err, system, actor.log); }
       const { settings, secrets } = splitSettings(system, values);
       try {
-        const updated = await tenant.dataSources.update(row.id, {
-          ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
-          settings,
-          ...sealColumns(box, row.tenantId, row.id, secrets),
-          // another account may list other objects
-          ...(body.settings !== undefined ? { objects: null, objectsRefreshedOn: null } : {}),
-          // new credentials are a reconnection: runs may try them
-          ...(body.settings !== undefined ? { needsReconnecting: null, needsReconnectingOn: null } : {}),
-          modifiedBy: actor.userId,
-          modifiedOn: new Date(),
+        const updated = await tenant.transaction(async (tx) => {
+          // an access token got with the old credentials is not theirs: the next call signs in with the new ones
+          if (body.settings !== undefined) await tx.vendorState.dropToken(row.id);
+          return tx.dataSources.update(row.id, {
+            ...(body.displayName !== undefined ? { displayName: body.displayName } : {}),
+            settings,
+            ...sealColumns(box, row.tenantId, row.id, secrets),
+            // another account may list other objects
+            ...(body.settings !== undefined ? { objects: null, objectsRefreshedOn: null } : {}),
+            // new credentials are a reconnection: runs may try them
+            ...(body.settings !== undefined ? { needsReconnecting: null, needsReconnectingOn: null } : {}),
+            modifiedBy: actor.userId,
+            modifiedOn: new Date(),
+          });
         });
         await connectionEvent(tenant, actor, 'datasource.updated', `Edited the data source ${updated!.displayName}`, {
           dataSourceId: row.id, system, ...(body.displayName !== undefined && body.displayName !== row.displayName ? { renamedFrom: row.displayName } : {}),

@@ -292,3 +292,21 @@ describe('pasting a refresh token', () => {
     expect((await viewOf(pasted)).settings.refreshToken).toEqual({ saved: true });
   });
 });
+
+describe('new credentials', () => {
+  it('drop the access token got with the old ones: the next call signs in with the new', async () => {
+    const id = await createSource(admin, 'salesforce', {
+      environment: 'production', authenticationType: 'username-password', ...OAUTH_APPS.salesforce, username: 'a@riverside.org', password: 'old password',
+    });
+    const tenantId = (await db.query<{ tenant_id: string }>('select tenant_id from data_sources where id = $1', [id])).rows[0]!.tenant_id;
+    const token = () => db.query('select 1 from vendor_tokens where data_source_id = $1', [id]);
+    await db.query(`insert into vendor_tokens (data_source_id, tenant_id, "grant", ciphertext, iv, tag, key_version, expires_on)
+      values ($1, $2, 'g', '\\x00', '\\x00', '\\x00', 'v1', now() + interval '1 hour')`, [id, tenantId]);
+    // a rename keeps it
+    expect((await integrations(server.url, admin.headers)(`/data-sources/${id}`, { method: 'PATCH', body: { displayName: `Renamed ${id.slice(0, 8)}` } })).status).toBe(200);
+    expect((await token()).rowCount).toBe(1);
+    const edit = await integrations(server.url, admin.headers)(`/data-sources/${id}`, { method: 'PATCH', body: { settings: { password: 'new password' } } });
+    expect(edit.status, await edit.clone().text()).toBe(200);
+    expect((await token()).rowCount).toBe(0);
+  });
+});
