@@ -373,6 +373,17 @@ describe('the connection test', () => {
       .rejects.toThrow("Raiser's Edge NXT refused the access token (HTTP 401).");
   });
 
+  it('proves the refresh token itself, even while an access token got with it is saved', async () => {
+    const ctx = await ctxFor(ds);
+    await renxtConnector.test(ctx);
+    expect(await tenant.vendorState.token(ds)).toBeTruthy();
+    // revoked at Blackbaud since: the saved access token would still answer for up to an hour
+    sky.revoke();
+    await expect(renxtConnector.test(await ctxFor(ds))).rejects.toThrow(/needs reconnecting/);
+    expect((await tenant.dataSources.get(ds))!.needsReconnecting).toMatch(/needs reconnecting/);
+    sky.grant();
+  });
+
   it('settings not saved yet keep their refresh token (the user has yet to save it)', async () => {
     const refreshToken = sky.grant();
     const settings = { clientId: SKY_APP.clientId, clientSecret: SKY_APP.clientSecret, subscriptionKey: SKY_APP.subscriptionKey, refreshToken };

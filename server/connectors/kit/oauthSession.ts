@@ -23,6 +23,8 @@ export class InvalidGrant extends Error {
 export interface OAuthSession {
   /** a good access token (refreshed first when `force`, after the vendor refused the last one) */
   accessToken(force?: boolean): Promise<string>;
+  /** a new access token from the refresh token itself, whatever is saved (a connection test proves the grant) */
+  exchangeNow(): Promise<string>;
   /** the settings as they are now (a rotated refresh token included) */
   settings(): Record<string, string>;
   /** secrets rotated during this session, for a caller without a store */
@@ -63,6 +65,13 @@ export function oauthSession(opts: {
     settings: () => settings,
     rotated: () => rotated,
     about: () => about,
+    async exchangeNow() {
+      if (!opts.store) return this.accessToken(true);
+      const result = await opts.store.refresh(() => null, exchange);
+      token = result.token;
+      settings = result.settings;
+      return token.accessToken;
+    },
     async accessToken(force = false) {
       if (!force && good(token)) return token!.accessToken;
       if (!opts.store) {

@@ -12,7 +12,7 @@ export { renxtConnector } from './renxt.ts';
 export const fenxtConnector: Connector = testOnlyConnector('fenxt', async (ctx) => {
   const name = 'Financial Edge NXT';
   const { client, session } = skySession(ctx, 'fenxt', name);
-  await session.accessToken(true);
+  await session.exchangeNow();
   await client.call({ path: '/generalledger/v1/accounts', query: { limit: 1 } });
   const where = session.about();
   const rotated = session.rotated();

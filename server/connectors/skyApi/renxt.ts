@@ -372,7 +372,7 @@ export const renxtConnector: Connector = {
   async test(ctx) {
     const { client, session } = sky(ctx);
     // a test proves the refresh token itself, not a token saved earlier
-    await session.accessToken(true);
+    await session.exchangeNow();
     await client.call({ path: '/constituent/v1/constituents', query: { limit: 1 } });
     const where = session.about();
     const rotated = session.rotated();
