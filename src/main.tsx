@@ -31,6 +31,13 @@ if (sdkAtOnce) {
   preloadSignedIn();
 }
 
+/**
+ * Notifications sit at the top centre, clear of the corners: at the bottom right a wizard step's
+ * '... has been saved' lay over the next step's Save and continue, and on a phone, where the
+ * wizard fills the screen, a full-width one would lie over its close button (and the menu's).
+ */
+const NOTIFICATIONS_WIDTH = 'clamp(0px, calc(100vw - 9rem), 440px)';
+
 async function boot() {
   const config = await loadAppConfig();
   const subdomain = subdomainFromHost(window.location.hostname, config.defaultSubdomain);
@@ -49,7 +56,7 @@ async function boot() {
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
-        <NotificationsWhenShown autoClose={NOTIFICATION_TIMEOUT_MS} />
+        <NotificationsWhenShown position="top-center" containerWidth={NOTIFICATIONS_WIDTH} autoClose={NOTIFICATION_TIMEOUT_MS} />
         <AuthSdkHost options={auth0ProviderOptions(config)} sessionMayExist={sdkAtOnce}>
           <App
             production={import.meta.env.PROD}

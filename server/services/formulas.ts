@@ -8,14 +8,16 @@ import type { Logger } from 'pino';
 import type * as v from 'valibot';
 import type { FormulaViewOut } from '../../src/domain/api/formulas.ts';
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
-import { validateSettings } from '../../src/domain/connectors/fields.ts';
-import { hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
+import { formFields, validateSettings } from '../../src/domain/connectors/fields.ts';
+import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
-import { FORMULA_PARTS, type FormulaPartName } from '../../src/domain/formula/parts.ts';
+import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping } from '../../src/domain/formula/parts.ts';
 import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
 import type { Config } from '../config.ts';
+import type { FieldInfo } from '../connectors/connector.ts';
 import { connectionSettings } from '../connectors/dataSources.ts';
+import { grantStoreFor } from '../connectors/kit/grant.ts';
 import { connectorOf } from '../connectors/registry.ts';
 import type { SecretBox } from '../connectors/secrets.ts';
 import type { DataSourceRow } from '../db/repositories/dataSources.ts';
@@ -52,7 +54,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       const ds = await sourceRow(id);
       if (!ds || !object) return null;
       const system = ds.system as SystemId;
-      return { dataSourceId: ds.id, object, settings, system, displayName: ds.displayName, hasAdditionalSettings: hasAdditionalSettings(connectorFor(system), role) };
+      return { dataSourceId: ds.id, object, settings, system, displayName: ds.displayName, hasAdditionalSettings: hasAdditionalSettings(connectorFor(system), role, object) };
     };
     const parts = await tenant.parts.list(row.id);
     return {
@@ -64,24 +66,56 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     };
   }
 
-  /** A source or destination as given: the tenant's data source, in a role its system has, with settings its schema accepts. */
-  async function checkEnd(tenant: TenantScope, end: FormulaEnd, role: 'source' | 'destination'): Promise<DataSourceRow> {
+  /**
+   * A source or destination as given: the tenant's data source, in a role its system has, with
+   * settings its schema accepts for the end's object. Settings of the system's that belong to other
+   * objects (a gift batch prefix on a constituents formula) are dropped: they would do nothing.
+   */
+  async function checkEnd(tenant: TenantScope, end: FormulaEnd, role: 'source' | 'destination'): Promise<{ ds: DataSourceRow; settings: Record<string, string> }> {
     const ds = await tenant.dataSources.get(end.dataSourceId);
     if (!ds) throw new DomainError('bad-request', `No such data source for the ${role}.`, { errors: { [role]: 'Choose a data source' } }, 'validation-failed');
     const def = connectorFor(ds.system as SystemId);
     if (!def.roles[role]) {
       throw new DomainError('bad-request', `${def.name} cannot be a formula's ${role}.`, { errors: { [role]: `${def.name} cannot be a ${role}` } }, 'validation-failed');
     }
-    const schema = def.additionalSettings[role];
+    const all = def.additionalSettings[role];
+    if (!all) {
+      if (Object.keys(end.settings).length) throw new DomainError('bad-request', `${def.name} has no additional settings as a ${role}.`, {}, 'validation-failed');
+      return { ds, settings: end.settings };
+    }
+    const schema = additionalSettingsFor(def, role, end.object);
+    const keys = new Set(schema ? formFields(schema).map((f) => f.key) : []);
+    const settings = Object.fromEntries(Object.entries(end.settings).filter(([k]) => keys.has(k)));
     if (schema) {
-      const result = validateSettings(schema, end.settings);
+      const result = validateSettings(schema, settings);
       if (!result.success) {
         throw new DomainError('bad-request', Object.values(result.errors).join(' '), { errors: prefixed(`${role}.settings`, result.errors) }, 'validation-failed');
       }
-    } else if (Object.keys(end.settings).length) {
-      throw new DomainError('bad-request', `${def.name} has no additional settings as a ${role}.`, {}, 'validation-failed');
     }
-    return ds;
+    return { ds, settings };
+  }
+
+  /**
+   * A mapping that fills a field the destination sets itself is refused, naming the fields. When
+   * the destination's fields cannot be read, the mapping is saved as it is: the wizard's mapping
+   * step cannot open without them, and a send is refused by the destination in words.
+   */
+  async function refuseReadOnlyMapping(tenant: TenantScope, actor: FormulaActor, row: FormulaRow, mapping: Mapping): Promise<void> {
+    if (!row.destinationDataSourceId || !row.destinationObject || !mapping.fields.some((f) => f.kind !== 'ignored')) return;
+    const ds = await tenant.dataSources.get(row.destinationDataSourceId);
+    if (!ds) return;
+    let fields: FieldInfo[];
+    try {
+      fields = await connectorOf(ds.system as SystemId).describeFields({
+        tenant, settings: connectionSettings(deps.box, ds), dataSourceId: ds.id, dataDir: deps.config.dataDir,
+        grant: grantStoreFor(tenant, deps.box, ds.id), network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts },
+      }, row.destinationObject);
+    } catch (err) {
+      actor.log.warn({ err, formulaId: row.id }, 'the destination\'s fields could not be read to check the mapping');
+      return;
+    }
+    const problem = readOnlyMappingProblem(mapping, fields);
+    if (problem) throw new DomainError('bad-request', problem, { errors: { mapping: problem } }, 'validation-failed');
   }
 
   const prefixed = (prefix: string, errors: Record<string, string>) =>
@@ -129,9 +163,9 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
             Object.assign(changes, { [idKey]: null, [objectKey]: null, [settingsKey]: {} });
             continue;
           }
-          const ds = await checkEnd(tx, end, role);
+          const { ds, settings } = await checkEnd(tx, end, role);
           objectChanged ||= row[objectKey] !== null && (row[idKey] !== ds.id || row[objectKey] !== end.object);
-          Object.assign(changes, { [idKey]: ds.id, [objectKey]: end.object, [settingsKey]: end.settings });
+          Object.assign(changes, { [idKey]: ds.id, [objectKey]: end.object, [settingsKey]: settings });
           // a file-upload formula takes its records from uploads (SPEC.md section 3, usesFileUpload)
           if (role === 'source') changes.usesFileUpload = ds.system === 'file-upload';
         }
@@ -172,6 +206,8 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     },
 
     async putPart(tenant: TenantScope, actor: FormulaActor, id: string, part: FormulaPartName, body: unknown) {
+      // asked before the transaction: describing the destination is a call to its system
+      if (part === 'mapping') await refuseReadOnlyMapping(tenant, actor, await load(tenant, id), body as Mapping);
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
         if (part === 'schedule' && row.usesFileUpload) {

@@ -17,7 +17,7 @@ import { customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING } from '
 import { DEFAULT_TRIAGE, triageBodies, triageForm } from '../domain/formula/triageForm.ts';
 import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
 import { defaultValues, formFields, validateSettings, type SettingsValues } from '../domain/connectors/fields.ts';
-import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
+import { additionalSettingsFor, type DataSourceListItem, type SystemId } from '../domain/connectors/types.ts';
 import { baseSettings, ROLES, withObject, type Role } from '../domain/formula/ends.ts';
 import { FormulaNameSchema, type UpdateFormula } from '../domain/formula/formula.ts';
 import type { WizardStep } from '../domain/formula/wizard.ts';
@@ -113,7 +113,7 @@ const endOf = (formula: FormulaView, role: Role) => (role === 'source' ? formula
 /** An end's settings schema in its role, if its system has settings there. */
 export function settingsSchemaOf(formula: FormulaView, role: Role) {
   const end = endOf(formula, role);
-  return end ? connectorFor(end.system).additionalSettings[role] : undefined;
+  return end ? additionalSettingsFor(connectorFor(end.system), role, end.object) : undefined;
 }
 
 /** An end's settings as saved, over the schema's defaults, with the end's object where the settings name it. */
@@ -166,7 +166,10 @@ export interface SourceField { name: string; label: string }
 
 /** What the mapping step reads: both ends' fields, the saved parts, the sample (or that it could not be read). */
 export interface MappingData {
+  /** the destination fields a mapping may fill: not those it sets itself (FieldInfo.readOnly) */
   destination: FieldInfo[];
+  /** the fields it sets itself, which a saved mapping may still name (they are left out on saving) */
+  readOnly: FieldInfo[];
   source: SourceField[];
   saved: SavedParts;
   sample: FormulaSample | null;
@@ -488,7 +491,9 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         if (!summary.ok) parts.push(partFailure(summary.error, LOAD_MESSAGES.summary));
         if (down.length || parts.length) throw new StepUnread([...(down.length ? [LOAD_MESSAGES.fields, ...new Set(down)] : []), ...new Set(parts)]);
 
-        const destination = destFields.ok ? destFields.value.fields : [];
+        const described = destFields.ok ? destFields.value.fields : [];
+        const destination = described.filter((x) => !x.readOnly);
+        const readOnly = described.filter((x) => x.readOnly);
         const source: SourceField[] = fromUpload
           ? (sample.ok ? sample.value.fields : []).map((name) => ({ name, label: name }))
           : (srcFields?.ok ? srcFields.value.fields : []).map((x) => ({ name: x.name, label: x.label }));
@@ -501,7 +506,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         // a formula with no mapping saved yet starts from the source fields of the same names
         const start = saved.mapping ? [] : suggestedMapping(destination, source);
         const form = initialForm(destination, saved, start);
-        const data: MappingData = { destination, source, saved, sample: sample.ok ? sample.value : null, suggested: start.length };
+        const data: MappingData = { destination, readOnly, source, saved, sample: sample.ok ? sample.value : null, suggested: start.length };
         return { data, saved: form, draft: form };
       },
       async save(formula, draft, { data }) {
@@ -541,7 +546,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
           const ds = (data as DataSourceListItem[] | undefined)?.find((x) => x.id === d[role]);
           if (!ds || ds.id === endOf(formula, role)?.dataSourceId) continue;
           const object = await firstObject(role, ds, d.uploadId);
-          const schema = connectorFor(ds.system).additionalSettings[role];
+          const schema = additionalSettingsFor(connectorFor(ds.system), role, object);
           let settings = baseSettings(ds.system, role, object);
           if (schema) {
             const checked = validateSettings(schema, { ...settings, ...d.needed?.[role] });

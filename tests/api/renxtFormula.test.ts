@@ -125,6 +125,31 @@ describe('the wizard\'s calls for a Raiser\'s Edge NXT data source', () => {
   });
 });
 
+describe('a formula into Raiser\'s Edge NXT keeps to what its object takes', () => {
+  it('drops a gift\'s setting from a constituents formula, and refuses a mapping onto a field Raiser\'s Edge NXT sets itself', async () => {
+    const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: 'RE NXT settings' } }));
+    const patched = await send(`${F}/${id}`, {
+      method: 'PATCH',
+      body: { source: { dataSourceId: flat, object: '*' }, destination: { dataSourceId: renxt, object: 'constituents', settings: { giftBatchPrefix: 'Spring', constituentCode: 'Donor' } } },
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const dest = (await json<{ firstDestinationDataSource: { settings: Record<string, string>; hasAdditionalSettings: boolean } }>(patched)).firstDestinationDataSource;
+    expect(dest).toMatchObject({ settings: { constituentCode: 'Donor' }, hasAdditionalSettings: true });
+    expect(dest.settings.giftBatchPrefix).toBeUndefined();
+
+    const refused = await send(`${F}/${id}/parts/mapping`, {
+      method: 'PUT', body: { fields: [{ destination: 'lastName', kind: 'source', source: 'Last name' }, { destination: 'dateAdded', kind: 'source', source: 'Joined' }] },
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Date added is set by the destination itself and cannot be mapped.');
+    // ignoring it is fine
+    const saved = await send(`${F}/${id}/parts/mapping`, {
+      method: 'PUT', body: { fields: [{ destination: 'lastName', kind: 'source', source: 'Last name' }, { destination: 'dateAdded', kind: 'ignored' }] },
+    });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+  });
+});
+
 describe('a flat file into Raiser\'s Edge NXT', () => {
   let formula: string;
 

@@ -7,7 +7,8 @@
  * wizard from an uploaded file into constituents and activated; a file uploaded to it brings a new
  * supporter, reviewed in Needs Attention, created and sent: the constituent is in the fake with
  * the name and e-mail mapped. A second file with the same supporter (the same e-mail) under
- * another first name updates that constituent, and no second one is made.
+ * another first name updates that constituent, and no second one is made. After each save of the
+ * wizard its '... has been saved' notice covers none of the wizard's buttons, at 1440 px or 390 px.
  *
  * Screenshots of the key screens, at 1440 px and 390 px, go to /tmp/renxt-*.png.
  */
@@ -102,19 +103,47 @@ async function problemsShown(): Promise<string> {
 }
 
 /**
- * Closes the notifications on screen, as a person does: each step's '... has been saved' stays for
- * five seconds at the bottom right, over the next step's own Save button.
+ * The wizard's buttons (its close button, the step's own, Back and Save and continue) a
+ * notification on screen covers, at a desktop's width and at a phone's: a
+ * person stepping through quickly clicks the next step's Save while the last step's
+ * '... has been saved' is still shown, so it must never lie over them.
  */
-async function dismissNotifications() {
-  await page.locator('.mantine-Notification-closeButton').evaluateAll((buttons) => buttons.forEach((b) => (b as HTMLElement).click()));
+async function coveredActions(): Promise<string[]> {
+  const covered: string[] = [];
+  for (const viewport of [DESKTOP, PHONE]) {
+    await page.setViewportSize(viewport);
+    try {
+      // the modal settles into its layout for this width
+      await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
+      const found = await page.evaluate(() => {
+        const boxes = [...document.querySelectorAll('.mantine-Notification-root')].map((n) => n.getBoundingClientRect());
+        const nameOf = (d: Element) => d.getAttribute('aria-label') ?? document.getElementById(d.getAttribute('aria-labelledby') ?? '')?.textContent ?? '';
+        const dialog = [...document.querySelectorAll('[role="dialog"]')].find((d) => /^Formula Wizard/.test(nameOf(d)));
+        if (!dialog) return ['(no wizard)'];
+        // the stepper's links to other steps are not among them: on a phone the notification shows
+        // over the wizard's title and the top of its stepper, which scrolls sideways beneath
+        const buttons = [...dialog.querySelectorAll('button')].filter((b) => b.getClientRects().length > 0 && !b.closest('[aria-label="Wizard steps"]'));
+        return buttons.filter((b) => {
+          const r = b.getBoundingClientRect();
+          return boxes.some((n) => r.left < n.right && n.left < r.right && r.top < n.bottom && n.top < r.bottom);
+        }).map((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim());
+      });
+      covered.push(...found.map((name) => `${name} at ${viewport.width} px`));
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+  }
+  return covered;
 }
 
 async function saveAndExpect(title: string, next: string, label = 'Save and continue') {
-  await dismissNotifications();
   await button(label).click();
   const saved = page.getByText(`${title} has been saved`).first();
   await expect.poll(async () => ((await saved.isVisible()) ? 'saved' : (await problemsShown()) || 'not yet'), SOON).toBe('saved');
   await expect.poll(openStep, SOON).toBe(next);
+  // the next step's actions are there while the notification still is, and it covers none of them
+  await wizard().getByRole('button', { name: /^(Back|Save and continue|Continue|Activate the formula)$/ }).first().waitFor();
+  if (await saved.isVisible()) expect(await coveredActions(), `${title} has been saved`).toEqual([]);
 }
 
 async function addDataSource(system: string, name: string) {

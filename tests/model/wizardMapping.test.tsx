@@ -20,6 +20,7 @@ import type { StepProps } from '../../src/views/wizard/step.tsx';
 import type { StepCalls } from '../../src/machines/wizardSteps.ts';
 import { MappingStep } from '../../src/views/wizard/steps/MappingStep.tsx';
 import { sandbox } from '../../server/connectors/sandboxCrm/fields.ts';
+import { RENXT_FIELDS } from '../../server/connectors/skyApi/renxtFields.ts';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 import { startStepEditor } from '../support/stepEditors.ts';
 
@@ -44,6 +45,8 @@ const formulaOf = (over: Partial<FormulaView> = {}): FormulaView => ({
 
 /** the Sandbox CRM's constituents, as the connector describes them */
 const DESTINATION: FieldInfo[] = sandbox.fields.constituents;
+/** those a mapping may fill: not the dates the CRM sets itself */
+const WRITABLE = DESTINATION.filter((f) => !f.readOnly);
 const SOURCE: FieldInfo[] = ['First name', 'Last name', 'Email', 'Street number', 'Street', 'Joined', 'Gift'].map((name) => ({ name, label: name, type: 'string' }));
 const SAMPLE: FormulaSample = {
   fields: SOURCE.map((f) => f.name),
@@ -227,7 +230,8 @@ describe('the mapping step', () => {
           { destination: 'email', kind: 'source', source: 'Email' },
           ignored('phone'),
           { destination: 'addressLine1', kind: 'source', source: 'Street' },
-          ...['addressLine2', 'city', 'state', 'postalCode', 'country', 'createdOn', 'modifiedOn'].map(ignored),
+          // the dates the CRM sets itself are not offered, so not saved
+          ...['addressLine2', 'city', 'state', 'postalCode', 'country'].map(ignored),
         ],
       }],
       ['transform', {
@@ -253,32 +257,36 @@ describe('the mapping step', () => {
         fields: [
           { destination: 'firstName', kind: 'source' as const, source: 'First name' },
           { destination: 'lastName', kind: 'source' as const, source: 'Last name' },
-          { destination: 'createdOn', kind: 'source' as const, source: 'Joined' },
+          { destination: 'joinedOn', kind: 'source' as const, source: 'Joined' },
           { destination: 'country', kind: 'defined' as const, value: '44' },
           { destination: 'retired', kind: 'source' as const, source: 'Gift' },
+          // saved before the CRM said it sets this date itself
+          { destination: 'modifiedOn', kind: 'source' as const, source: 'Joined' },
         ],
-        selectedFields: ['firstName', 'lastName', 'createdOn', 'country'],
+        selectedFields: ['firstName', 'lastName', 'joinedOn', 'country'],
       },
       transform: {
         fields: [
           { destination: 'firstName', steps: [{ kind: 'case' as const, to: 'upper' as const }, { kind: 'shorten' as const, limit: 3 }] },
-          { destination: 'createdOn', steps: [{ kind: 'adjust-date' as const, amount: 1, unit: 'day' as const, direction: 'add' as const }] },
+          { destination: 'joinedOn', steps: [{ kind: 'adjust-date' as const, amount: 1, unit: 'day' as const, direction: 'add' as const }] },
         ],
       },
       validation: { rules: [{ destination: 'lastName', rule: 'length' as const, bucket: 'Long names', max: 6 }] },
       'summary-fields': { fields: ['firstName'] },
     };
-    const fakes = fakeServices({ parts });
+    // a date the formula may write, beside the ones the CRM sets itself
+    const fakes = fakeServices({ parts, destination: [...DESTINATION, { name: 'joinedOn', label: 'Joined on', type: 'date' }] });
     const { user, props } = renderStep(fakes.services);
     const rows = within(await table()).getAllByRole('row');
     // the picker's selection: four fields shown, the required one first
     expect(rows.map((r) => within(r).queryAllByRole('rowheader')[0]?.textContent ?? 'header')).toEqual([
-      'header', 'Last namelastNameRequired', 'First namefirstName', 'Countrycountry', 'Created oncreatedOn',
+      'header', 'Last namelastNameRequired', 'First namefirstName', 'Countrycountry', 'Joined onjoinedOn',
     ]);
     expect(screen.getByText('The destination no longer has retired: its mapping is left out when you save.')).toBeTruthy();
+    expect(screen.getByText('The destination sets Modified on itself: its mapping is left out when you save.')).toBeTruthy();
     expect(cell(1, 'firstName').textContent).toBe('ADA');
-    expect(cell(1, 'createdOn').textContent).toBe('2026-03-08');
-    expect(cell(2, 'createdOn').textContent).toBe('Error: Adjust date needs a date (YYYY-MM-DD) or an ISO date-time, not text');
+    expect(cell(1, 'joinedOn').textContent).toBe('2026-03-08');
+    expect(cell(2, 'joinedOn').textContent).toBe('Error: Adjust date needs a date (YYYY-MM-DD) or an ISO date-time, not text');
     expect(cell(1, 'lastName').textContent).toBe('LOVELACEMust be at most 6 characters long: goes to Long names');
     expect(cell(1, 'country').textContent).toBe('44');
     expect(props.onDirtyChange).not.toHaveBeenCalledWith(true);
@@ -291,14 +299,22 @@ describe('the mapping step', () => {
           { destination: 'firstName', kind: 'source', source: 'First name' },
           { destination: 'lastName', kind: 'source', source: 'Last name' },
           { destination: 'country', kind: 'defined', value: '44' },
-          { destination: 'createdOn', kind: 'source', source: 'Joined' },
+          { destination: 'joinedOn', kind: 'source', source: 'Joined' },
         ],
-        selectedFields: ['firstName', 'lastName', 'country', 'createdOn'],
+        selectedFields: ['firstName', 'lastName', 'country', 'joinedOn'],
       }],
       ['transform', parts.transform],
       ['validation', parts.validation],
       ['summary-fields', parts['summary-fields']],
     ]);
+  });
+
+  it('offers no field the destination sets itself: Raiser\'s Edge NXT\'s System record ID, Date added and Date changed', async () => {
+    const fakes = fakeServices({ destination: RENXT_FIELDS.constituents });
+    renderStep(fakes.services);
+    const shown = within(await table()).getAllByRole('row').map((r) => within(r).queryAllByRole('rowheader')[0]?.textContent ?? '');
+    expect(shown.some((t) => t.startsWith('Last name'))).toBe(true);
+    for (const label of ['System record ID', 'Date added', 'Date changed']) expect(shown.some((t) => t.startsWith(label))).toBe(false);
   });
 
   it('edits, reorders and removes steps, each with SPEC\'s limits and messages', async () => {
@@ -428,7 +444,7 @@ describe('the mapping step', () => {
     const fakes = fakeServices();
     const { user } = renderStep(fakes.services);
     await table();
-    await user.click(screen.getByRole('button', { name: `Choose fields (${DESTINATION.length} of ${DESTINATION.length})` }));
+    await user.click(screen.getByRole('button', { name: `Choose fields (${WRITABLE.length} of ${WRITABLE.length})` }));
     const picker = screen.getByRole('group', { name: 'Fields to map' });
     await user.click(within(picker).getByRole('button', { name: 'Clear' }));
     expect(within(picker).getByRole('alert').textContent).toBe('Select at least one field');

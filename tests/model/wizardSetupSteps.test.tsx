@@ -49,6 +49,7 @@ const SFTP = ds('11111111-1111-4111-8111-111111111111', 'sftp', 'Partner SFTP');
 const UPLOADS = ds('33333333-3333-4333-8333-333333333333', 'file-upload', 'Uploads');
 const SALESFORCE = ds('44444444-4444-4444-8444-444444444444', 'salesforce', 'Org Salesforce');
 const HTTP = ds('55555555-5555-4555-8555-555555555555', 'http', 'Donations API');
+const RENXT = ds('66666666-6666-4666-8666-666666666666', 'renxt', "Raiser's Edge NXT");
 
 type End = NonNullable<FormulaView['sourceDataSource']>;
 const end = (d: DataSourceListItem, object: string, settings: Record<string, string> = {}, hasAdditionalSettings = false): End =>
@@ -359,6 +360,27 @@ describe('additional settings', () => {
     expect((await fakes.update.called()).body).toEqual({ destination: { dataSourceId: CRM.id, object: 'constituents', settings: { onMatch: 'fill-blanks' } } });
     await fakes.update.answer({ type: 'xstate.done.actor.update', output: formula });
     expect(await screen.findByText('Destination settings has been saved')).toBeTruthy();
+  });
+
+  it('offers a Raiser\'s Edge NXT destination only the settings of its object: no gift batch prefix for constituents', async () => {
+    const { services, fakes } = fakeServices();
+    const constituents = formulaOf({ firstDestinationDataSource: end(RENXT, 'constituents', { giftBatchPrefix: 'Old' }, true) });
+    const { user } = renderStep((p) => <AdditionalSettingsStep {...p} role="destination" />, 'additional-settings-destination', constituents, services);
+    expect(screen.getByLabelText('Constituent code for new constituents')).toBeTruthy();
+    expect(choiceInput('When a record matches')).toBeTruthy();
+    expect(screen.queryByLabelText('Gift batch prefix')).toBeNull();
+    await user.type(screen.getByLabelText('Constituent code for new constituents'), 'Donor');
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    // a gift's setting is not sent with a constituents formula
+    expect((await fakes.update.called()).body).toEqual({
+      destination: { dataSourceId: RENXT.id, object: 'constituents', settings: { constituentCode: 'Donor', onMatch: 'overwrite', blankValues: 'keep' } },
+    });
+    cleanup();
+
+    const gifts = formulaOf({ firstDestinationDataSource: end(RENXT, 'gifts', {}, true) });
+    renderStep((p) => <AdditionalSettingsStep {...p} role="destination" />, 'additional-settings-destination', gifts, services);
+    expect(screen.getByLabelText('Gift batch prefix')).toBeTruthy();
+    expect(screen.queryByLabelText('Constituent code for new constituents')).toBeNull();
   });
 
   it('refuses invalid Secure FTP source settings until they are corrected', async () => {

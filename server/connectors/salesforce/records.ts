@@ -83,9 +83,12 @@ const fieldType = (f: SfField): FieldInfo['type'] => {
 
 export function fieldInfo(f: SfField): FieldInfo {
   const required = f.createable === true && f.nillable === false && f.defaultedOnCreate !== true && f.type !== 'boolean';
+  // neither a create nor an update may write it (Id, CreatedDate, formula fields)
+  const readOnly = f.createable !== true && f.updateable !== true;
   return {
     name: f.name, label: f.custom ? `${f.label} (custom field)` : f.label, type: fieldType(f),
     ...(required ? { required: true } : {}), ...(f.filterable && f.type !== 'textarea' ? { searchable: true } : {}),
+    ...(readOnly ? { readOnly: true } : {}),
   };
 }
 

@@ -20,8 +20,8 @@ export const sandbox = {
       { name: 'state', label: 'State', type: 'string', searchable: true },
       { name: 'postalCode', label: 'Postal code', type: 'string', searchable: true },
       { name: 'country', label: 'Country', type: 'string' },
-      { name: 'createdOn', label: 'Created on', type: 'datetime' },
-      { name: 'modifiedOn', label: 'Modified on', type: 'datetime' },
+      { name: 'createdOn', label: 'Created on', type: 'datetime', readOnly: true },
+      { name: 'modifiedOn', label: 'Modified on', type: 'datetime', readOnly: true },
     ],
     gifts: [
       { name: 'lookupId', label: 'Lookup ID', type: 'string', searchable: true },
@@ -34,8 +34,8 @@ export const sandbox = {
       { name: 'campaign', label: 'Campaign', type: 'string', searchable: true },
       { name: 'appeal', label: 'Appeal', type: 'string' },
       { name: 'paymentMethod', label: 'Payment method', type: 'string' },
-      { name: 'createdOn', label: 'Created on', type: 'datetime' },
-      { name: 'modifiedOn', label: 'Modified on', type: 'datetime' },
+      { name: 'createdOn', label: 'Created on', type: 'datetime', readOnly: true },
+      { name: 'modifiedOn', label: 'Modified on', type: 'datetime', readOnly: true },
     ],
   } satisfies Record<'constituents' | 'gifts', FieldInfo[]>,
   /** a gift is written against its constituent, found by lookup id */

@@ -10,7 +10,7 @@ export type RenxtObject = 'constituents' | 'gifts';
 
 export const RENXT_FIELDS: Record<RenxtObject, FieldInfo[]> = {
   constituents: [
-    { name: 'id', label: 'System record ID', type: 'string', searchable: true },
+    { name: 'id', label: 'System record ID', type: 'string', searchable: true, readOnly: true },
     { name: 'lookupId', label: 'Lookup ID', type: 'string', searchable: true },
     { name: 'type', label: 'Constituent type', type: 'string' },
     { name: 'title', label: 'Title', type: 'string', searchable: true },
@@ -26,11 +26,11 @@ export const RENXT_FIELDS: Record<RenxtObject, FieldInfo[]> = {
     { name: 'state', label: 'State', type: 'string', searchable: true },
     { name: 'postalCode', label: 'ZIP', type: 'string', searchable: true },
     { name: 'country', label: 'Country', type: 'string' },
-    { name: 'dateAdded', label: 'Date added', type: 'datetime' },
-    { name: 'dateModified', label: 'Date changed', type: 'datetime' },
+    { name: 'dateAdded', label: 'Date added', type: 'datetime', readOnly: true },
+    { name: 'dateModified', label: 'Date changed', type: 'datetime', readOnly: true },
   ],
   gifts: [
-    { name: 'id', label: 'System record ID', type: 'string' },
+    { name: 'id', label: 'System record ID', type: 'string', readOnly: true },
     { name: 'lookupId', label: 'Gift ID', type: 'string' },
     { name: 'constituentId', label: 'Constituent system record ID', type: 'string', searchable: true },
     { name: 'constituentLookupId', label: 'Constituent lookup ID', type: 'string', searchable: true },
@@ -41,8 +41,9 @@ export const RENXT_FIELDS: Record<RenxtObject, FieldInfo[]> = {
     { name: 'campaign', label: 'Campaign (name or system record ID)', type: 'string' },
     { name: 'appeal', label: 'Appeal (name or system record ID)', type: 'string' },
     { name: 'paymentMethod', label: 'Payment method', type: 'string' },
-    { name: 'batchNumber', label: 'Batch number', type: 'string' },
-    { name: 'dateModified', label: 'Date changed', type: 'datetime' },
+    // the gift batch a new gift goes into is named by the destination's gift batch prefix
+    { name: 'batchNumber', label: 'Batch number', type: 'string', readOnly: true },
+    { name: 'dateModified', label: 'Date changed', type: 'datetime', readOnly: true },
   ],
 };
 

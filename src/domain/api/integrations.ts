@@ -56,6 +56,8 @@ export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'datetime', '
 export const FieldInfoSchema = v.object({
   name: v.string(), label: v.string(), type: v.picklist(FIELD_TYPES),
   required: v.optional(v.boolean()), searchable: v.optional(v.boolean()),
+  /** the destination sets it itself (a record id, the date it was added): never a mapping target */
+  readOnly: v.optional(v.boolean()),
 });
 export type FieldInfo = v.InferOutput<typeof FieldInfoSchema>;
 export const FieldListSchema = v.object({ object: v.string(), fields: v.array(FieldInfoSchema) });

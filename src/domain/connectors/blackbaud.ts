@@ -23,8 +23,8 @@ export const renxt: ConnectorDefinition = {
   settings: skyApiSettings(),
   additionalSettings: {
     destination: settingsSchema({
-      giftBatchPrefix: text('Gift batch prefix', { required: false, placeholder: 'Tributary' }),
-      constituentCode: text('Constituent code for new constituents', { required: false }),
+      giftBatchPrefix: text('Gift batch prefix', { required: false, placeholder: 'Tributary', objects: ['gifts'] }),
+      constituentCode: text('Constituent code for new constituents', { required: false, objects: ['constituents'] }),
       onMatch: choice('When a record matches', SANDBOX_ON_MATCH, {
         required: false, description: 'What a record sent to an existing constituent does to the values already there.',
       }),

@@ -37,6 +37,11 @@ export interface FieldMeta {
   when?: { field: string; is: string[] };
   /** the field always applies but is required only while another field has one of these values */
   requiredWhen?: { field: string; is: string[] };
+  /**
+   * a formula's additional setting that matters only to these objects of its end (a gift batch
+   * prefix to gifts); without it the field applies to every object
+   */
+  objects?: string[];
   defaultValue?: string;
   placeholder?: string;
   description?: string;
@@ -54,6 +59,7 @@ interface FieldOptions {
   required?: boolean;
   when?: { field: string; is: string[] };
   requiredWhen?: { field: string; is: string[] };
+  objects?: string[];
   /** a further format rule */
   pattern?: { regex: RegExp; message: string };
   /** a rule a pattern cannot say well, with its own message */
@@ -96,6 +102,7 @@ const metaOf = (kind: FieldKind, label: string, secret: boolean, o: FieldOptions
   ...(options ? { options } : {}),
   ...(o.when ? { when: o.when } : {}),
   ...(o.requiredWhen ? { requiredWhen: o.requiredWhen } : {}),
+  ...(o.objects ? { objects: o.objects } : {}),
   ...(o.defaultValue !== undefined ? { defaultValue: o.defaultValue } : {}),
   ...(o.placeholder ? { placeholder: o.placeholder } : {}),
   ...(o.description ? { description: o.description } : {}),
@@ -210,6 +217,25 @@ function objectOf(schema: SettingsSchema): v.ObjectSchema<Record<string, FieldSc
 /** The form's fields, in order, read from the schema itself. */
 export function formFields(schema: SettingsSchema): FieldMeta[] {
   return Object.entries(objectOf(schema).entries).map(([key, entry]) => ({ key, ...fieldMeta(entry) }));
+}
+
+const perObject = new WeakMap<SettingsSchema, Map<string, SettingsSchema | undefined>>();
+
+/**
+ * A formula's additional settings for one object of its end: the fields that apply to that object
+ * (see FieldMeta.objects), or undefined when none does. The same schema comes back for the same
+ * object, so forms built from it keep their identity.
+ */
+export function settingsForObject(schema: SettingsSchema, object: string): SettingsSchema | undefined {
+  const entries = objectOf(schema).entries;
+  if (!Object.values(entries).some((e) => fieldMeta(e).objects)) return schema;
+  let byObject = perObject.get(schema);
+  if (!byObject) perObject.set(schema, (byObject = new Map()));
+  if (!byObject.has(object)) {
+    const kept = Object.entries(entries).filter(([, e]) => fieldMeta(e).objects?.includes(object) ?? true);
+    byObject.set(object, kept.length ? settingsSchema(Object.fromEntries(kept)) : undefined);
+  }
+  return byObject.get(object);
 }
 
 /** Names of the fields stored encrypted. */

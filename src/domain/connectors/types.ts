@@ -1,5 +1,5 @@
 /** What the catalogue says about each system (SPEC.md section 1). */
-import type { SettingsSchema } from './fields.ts';
+import { settingsForObject, type SettingsSchema } from './fields.ts';
 
 export const SYSTEM_IDS = [
   'mailchimp', 'gofundme-pro', 'emma', 'encompass', 'engaging-networks', 'everyaction', 'renxt', 'bbcrm',
@@ -54,8 +54,18 @@ export function capabilityOf(def: Pick<ConnectorDefinition, 'roles' | 'support' 
   return def.roles.source ? 'source' : 'destination';
 }
 
-export function hasAdditionalSettings(def: ConnectorDefinition, role: 'source' | 'destination'): boolean {
-  return !!def.additionalSettings[role];
+/**
+ * A formula's additional settings for this system in a role: for its object when one is given
+ * (only the fields that apply to that object), else every field the role has.
+ */
+export function additionalSettingsFor(def: Pick<ConnectorDefinition, 'additionalSettings'>, role: 'source' | 'destination', object?: string | null): SettingsSchema | undefined {
+  const schema = def.additionalSettings[role];
+  return schema && object != null ? settingsForObject(schema, object) : schema;
+}
+
+/** Whether a formula's end has additional settings (wizard steps 3 and 4): for its object, when one is given. */
+export function hasAdditionalSettings(def: Pick<ConnectorDefinition, 'additionalSettings'>, role: 'source' | 'destination', object?: string | null): boolean {
+  return !!additionalSettingsFor(def, role, object);
 }
 
 /** A row of the Data Sources list, as the integrations service answers it. */

@@ -4,7 +4,7 @@
  */
 import { connectorFor } from '../connectors/catalogue.ts';
 import { formFields, type SettingsValues } from '../connectors/fields.ts';
-import type { SystemId } from '../connectors/types.ts';
+import { additionalSettingsFor, type SystemId } from '../connectors/types.ts';
 
 export type Role = 'source' | 'destination';
 export const ROLES: Role[] = ['source', 'destination'];
@@ -14,7 +14,7 @@ export const ROLES: Role[] = ['source', 'destination'];
  * system's settings name it too (Salesforce's "Top-level object" is the end's object).
  */
 export function baseSettings(system: SystemId, role: Role, object: string): SettingsValues {
-  const schema = connectorFor(system).additionalSettings[role];
+  const schema = additionalSettingsFor(connectorFor(system), role, object);
   if (!schema) return {};
   const out: SettingsValues = {};
   for (const f of formFields(schema)) {
@@ -26,7 +26,7 @@ export function baseSettings(system: SystemId, role: Role, object: string): Sett
 
 /** Keeps a settings' `object` field equal to the end's object, where the system has one. */
 export function withObject(system: SystemId, role: Role, settings: SettingsValues, object: string): SettingsValues {
-  const schema = connectorFor(system).additionalSettings[role];
+  const schema = additionalSettingsFor(connectorFor(system), role, object);
   if (!schema || !formFields(schema).some((f) => f.key === 'object')) return settings;
   return { ...settings, object };
 }

@@ -99,6 +99,18 @@ export const MappingSchema = v.pipe(
 export type Mapping = v.InferOutput<typeof MappingSchema>;
 
 /**
+ * Mapped fields the destination sets itself (FieldInfo.readOnly): a record id, the date it was
+ * added or changed. Writing them would be refused or ignored by the destination, so a mapping
+ * that fills one is refused; ignoring one is fine. Null when none is.
+ */
+export function readOnlyMappingProblem(mapping: Pick<Mapping, 'fields'>, destination: readonly { name: string; label: string; readOnly?: boolean }[]): string | null {
+  const readOnly = new Map(destination.filter((f) => f.readOnly).map((f) => [f.name, f.label]));
+  const hit = mapping.fields.filter((f) => f.kind !== 'ignored' && readOnly.has(f.destination)).map((f) => readOnly.get(f.destination)!);
+  if (!hit.length) return null;
+  return `${hit.join(', ')} ${hit.length === 1 ? 'is' : 'are'} set by the destination itself and cannot be mapped.`;
+}
+
+/**
  * The field picker's rule (SPEC.md section 5), which needs the destination's metadata: a selection
  * names at least one field, and a destination of more than 200 fields needs one. Null when fine.
  */

@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import { Button, Group, List, Stack, Table, Text, Title } from '@mantine/core';
 import { connectorFor } from '../../domain/connectors/catalogue.ts';
+import { additionalSettingsFor } from '../../domain/connectors/types.ts';
 import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
 import {
   ROUTE_TARGETS, ROUTING_OPERATORS, SEPARATORS, SINGLE_MATCH_ROUTES, SOURCE_TYPES,
@@ -109,7 +110,7 @@ function EndSummary({ end, role, labels }: { end: FormulaView['sourceDataSource'
 }
 
 function SettingsSummary({ end, role }: { end: NonNullable<FormulaView['sourceDataSource']>; role: 'source' | 'destination' }) {
-  const schema = connectorFor(end.system).additionalSettings[role];
+  const schema = additionalSettingsFor(connectorFor(end.system), role, end.object);
   if (!schema) return <NotSet />;
   const fields = formFields(schema).filter((f) => fieldApplies(f, end.settings) && end.settings[f.key]);
   if (!fields.length) return <Line>Defaults ({formFields(schema).map((f) => f.label).join(', ')} not set)</Line>;

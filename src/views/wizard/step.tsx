@@ -6,7 +6,7 @@
 import { useEffect, type ReactNode } from 'react';
 import { useSelector } from '@xstate/react';
 import { Button, Group } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { notifications, type NotificationData } from '@mantine/notifications';
 import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import type { StepEditorRef } from '../../machines/stepEditor.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
@@ -44,10 +44,23 @@ export function useStepRead<T>(editor: StepEditorRef) {
   return { data, unread, error };
 }
 
+/** The wizard's save notices on screen: each new one takes the place of the last. */
+const saveNotices = new Set<string>();
+
+/**
+ * Shows a step's save notice in place of the previous step's: a person stepping through quickly
+ * would otherwise pile them up over the wizard.
+ */
+function announce(notice: NotificationData) {
+  for (const id of [...saveNotices]) notifications.hide(id);
+  const id: string = notifications.show({ ...notice, onClose: () => { saveNotices.delete(id); } });
+  saveNotices.add(id);
+}
+
 export function useStepAnnouncements(editor: StepEditorRef) {
   useEffect(() => {
-    const saved = editor.on('step.announceSaved', (e) => { notifications.show({ color: 'green', message: savedMessage(e.step) }); });
-    const failed = editor.on('step.announceSaveFailed', (e) => { notifications.show({ color: 'red', title: saveFailedMessage(e.step), message: e.detail ?? 'Try again.' }); });
+    const saved = editor.on('step.announceSaved', (e) => { announce({ color: 'green', message: savedMessage(e.step) }); });
+    const failed = editor.on('step.announceSaveFailed', (e) => { announce({ color: 'red', title: saveFailedMessage(e.step), message: e.detail ?? 'Try again.' }); });
     return () => { saved.unsubscribe(); failed.unsubscribe(); };
   }, [editor]);
 }

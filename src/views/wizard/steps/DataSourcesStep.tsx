@@ -10,7 +10,7 @@ import { useSelector } from '@xstate/react';
 import { Alert, Button, Fieldset, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { connectorFor } from '../../../domain/connectors/catalogue.ts';
 import { validateSettings, type SettingsValues } from '../../../domain/connectors/fields.ts';
-import type { DataSourceListItem } from '../../../domain/connectors/types.ts';
+import { additionalSettingsFor, type DataSourceListItem } from '../../../domain/connectors/types.ts';
 import type { UploadSummary } from '../../../domain/upload.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
 import { NO_UPLOAD_MESSAGE, UPLOADS_UNREADABLE_MESSAGE, type DataSourcesDraft } from '../../../machines/wizardSteps.ts';
@@ -90,9 +90,10 @@ function DataSourcesEditor(props: StepProps & { editor: StepEditorRef }) {
   /** a changed data source whose settings in this role cannot start from their defaults */
   const needsSettings = (role: Role) => {
     const ds = changed(role);
-    const schema = ds && connectorFor(ds.system).additionalSettings[role];
+    const object = ds ? connectorFor(ds.system).objects[0]?.name ?? '' : '';
+    const schema = ds && additionalSettingsFor(connectorFor(ds.system), role, object);
     if (!ds || !schema) return null;
-    const start = baseSettings(ds.system, role, connectorFor(ds.system).objects[0]?.name ?? '');
+    const start = baseSettings(ds.system, role, object);
     return validateSettings(schema, start).success ? null : { ds, schema, values: { ...start, ...needed[role] } };
   };
 

@@ -110,7 +110,10 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
   const labels = useMemo(() => new Map(data.destination.map((f) => [f.name, f.label])), [data.destination]);
   const checked = useMemo(() => checkForm(form, data.destination, (n) => labels.get(n) ?? n), [form, data.destination, labels]);
   const shown = useMemo(() => shownFields(data.destination, form.selected), [data.destination, form.selected]);
-  const dropped = useMemo(() => droppedFields(data.destination, data.saved), [data.destination, data.saved]);
+  const dropped = useMemo(() => droppedFields([...data.destination, ...data.readOnly], data.saved), [data.destination, data.readOnly, data.saved]);
+  // mappings saved before the destination said these fields are its own
+  const readOnlyMapped = useMemo(() => droppedFields(data.destination, data.saved)
+    .map((name) => data.readOnly.find((f) => f.name === name)?.label).filter((l): l is string => !!l), [data.destination, data.readOnly, data.saved]);
   const firstRow = sample.status === 'ready' ? sample.sample.rows[0] ?? null : null;
   const showErrors = attempted && checked.problems.length > 0;
 
@@ -182,6 +185,11 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
       {dropped.length > 0 && (
         <Alert color="yellow" icon={<IconAlertTriangle aria-hidden />}>
           The destination no longer has {dropped.join(', ')}: {dropped.length === 1 ? 'its mapping is' : 'their mappings are'} left out when you save.
+        </Alert>
+      )}
+      {readOnlyMapped.length > 0 && (
+        <Alert color="yellow" icon={<IconAlertTriangle aria-hidden />}>
+          The destination sets {readOnlyMapped.join(', ')} itself: {readOnlyMapped.length === 1 ? 'its mapping is' : 'their mappings are'} left out when you save.
         </Alert>
       )}
 
