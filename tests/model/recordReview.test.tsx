@@ -28,13 +28,16 @@ type Snap = SnapshotFrom<typeof recordReviewMachine>;
 
 const FORMULA = '5b0c8a52-27a4-4c3e-9d0e-7a0f3d1b2c4e';
 const RECORD = '00000000-0000-4000-8000-000000000001';
+const UPLOAD = '45349fc5-4d2a-4354-a1f2-25b85b4130b1';
+const TITLE = 'Ada Lovelace · ada@example.org';
+const POSITION = 'supporters-spring-2026.csv, line 2';
 const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
-  id: RECORD, sourceKey: 'gift-1', recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
+  id: RECORD, sourceKey: `${UPLOAD}#2`, title: TITLE, sourcePosition: POSITION, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
   errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
   summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: { routeReason: 'Match not certain: review' },
   candidates: [
-    { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
-    { id: 'crm-8', score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
+    { id: 'crm-7', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000619' }, score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
+    { id: 'crm-8', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000620' }, score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
   ],
   destination: null, overwrite: {}, outcome: null, ...extra,
 });
@@ -112,7 +115,9 @@ function renderReview(machine: typeof recordReviewMachine, policies: Policies = 
   return calls;
 }
 
-const region = () => screen.getByRole('region', { name: 'Record gift-1' });
+const region = () => screen.getByRole('region', { name: `Record ${TITLE} (${POSITION})` });
+/** Two candidates of one name are told apart by the destination's own id for each. */
+const NAMES: Record<string, string> = { 'crm-7': 'Ada Lovelace · Lookup ID SC-000619', 'crm-8': 'Ada Lovelace · Lookup ID SC-000620' };
 const decision = (name: string) => within(screen.getByRole('toolbar', { name: 'Record decisions' })).getByRole('button', { name }) as HTMLButtonElement;
 
 const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview>> = {
@@ -147,13 +152,15 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       showing: async (s) => {
         const c = (s as Snap).context;
         const d = c.detail!;
-        await screen.findByRole('heading', { name: 'Record gift-1' });
+        // the record's name as its title, then where it came from; its key only beside, never as the title
+        await screen.findByRole('heading', { name: TITLE });
+        expect(screen.getByTestId('source-position').textContent).toBe(`${POSITION} · Source key ${UPLOAD}#2`);
         // why routing put it here, in the reviewer's sight
         expect(screen.getByTestId('route-reason').textContent).toBe(String(d.matching?.routeReason));
         const table = within(region()).getByRole('table', { name: 'Incoming and destination values' });
         // the compared candidate, or the chosen destination record (a Match Search result not picked is neither)
         const compared = d.candidates.find((x) => x.id === c.compared) ?? (d.destination?.id === c.compared ? d.destination : null);
-        expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toContain(compared ? `Destination ${compared.id}` : 'Destination');
+        expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toContain(compared ? `Destination ${NAMES[compared.id] ?? compared.id}` : 'Destination');
         // the differences with the compared candidate are marked, and only they
         // (the candidates' phones are the incoming number written other ways: not a difference; a destination without one is)
         const writtenOtherwise = (f: string) => f === 'phone' && compared!.fields.phone !== undefined;
@@ -183,7 +190,9 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         }
         // each candidate with its confidence, match reasons, and the chosen one
         for (const x of d.candidates) {
-          const card = screen.getByRole('group', { name: `Candidate ${x.id}` });
+          const card = screen.getByRole('group', { name: `Candidate ${NAMES[x.id]}` });
+          expect(within(card).getByTestId('own-id').textContent).toBe(`Lookup ID ${x.ownId!.value}`);
+          expect(card.textContent).not.toContain(x.id);
           within(card).getByText(`Confidence ${x.score}`);
           within(card).getByText(x.reasons[0]!);
           expect(!!within(card).queryByText('Chosen')).toBe(d.destination?.id === x.id);
@@ -214,10 +223,10 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       'xstate.done.actor.matchSearch': (step) => r.search.answer(step.event),
       'xstate.error.actor.matchSearch': (step) => r.search.answer(step.event),
       'record.reload': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Try again' })); },
-      'candidate.compare': async () => { fireEvent.click(screen.getByRole('button', { name: 'Compare crm-8' })); },
+      'candidate.compare': async () => { fireEvent.click(screen.getByRole('button', { name: `Compare ${NAMES['crm-8']}` })); },
       'match.pick': async (step) => {
         const { candidateId } = step.event as unknown as { candidateId: string };
-        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? 'Pick crm-42' : `Pick this match ${candidateId}` }));
+        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? 'Pick crm-42' : `Pick this match ${NAMES[candidateId]}` }));
       },
       'record.act': async () => { fireEvent.click(decision('Create new')); },
       'record.change': async (step) => {
@@ -258,7 +267,7 @@ describe('reviewing a record (record-review shortest paths on the rendered revie
   it('View Only may look, and is told it may not edit when it tries', async () => {
     const r = renderReview(recordReviewMachine, ROLE_POLICIES['View Only']);
     await r.load.answer({ type: 'xstate.done.actor.loadRecord', output: DETAIL });
-    fireEvent.click(await screen.findByRole('button', { name: 'Pick this match crm-8' }));
+    fireEvent.click(await screen.findByRole('button', { name: `Pick this match ${NAMES['crm-8']}` }));
     await screen.findByText(NO_EDIT_PERMISSION);
     expect(r.pick.calls).toEqual([]);
   });
@@ -298,7 +307,7 @@ describe('the suite can fail', () => {
 // ------------------------------------------------------------------ needs-attention/v2
 
 const row = (n: number): RecordPage['records'][number] => ({
-  id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
+  id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, title: `Supporter ${n}`, sourcePosition: `gifts.csv, line ${n + 1}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
   matchReasons: [], errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92,
   candidateCount: 2, waitingFor: null, summary: {},
 });
@@ -312,7 +321,7 @@ function renderOneAtATime(policies: Policies = ROLE_POLICIES['Data Processor']) 
   const act = fakeCall<{ action: string; recordId: string }, { affected: number }>('act on the record');
   const review = recordReviewMachine.provide({
     actors: {
-      loadRecord: answeredCall<{ recordId: string }, RecordDetail>(({ recordId }) => detail({ id: recordId, sourceKey: `gift-${recordId.at(-1)}` })).logic,
+      loadRecord: answeredCall<{ recordId: string }, RecordDetail>(({ recordId }) => detail({ id: recordId, sourceKey: `gifts.csv#${Number(recordId.at(-1)) + 1}`, title: `Supporter ${recordId.at(-1)}` })).logic,
       pickMatch: pick.logic, runAction: act.logic,
     } as never,
   });
@@ -327,14 +336,14 @@ describe('Needs Attention one record at a time (needs-attention/v2)', () => {
     const r = renderOneAtATime();
     await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1), row(2)], summaryFields: [], nextCursor: null }, counts: null } });
     expect(screen.getAllByRole('heading', { level: 1 }).map((h) => h.textContent)).toEqual(['Needs Attention']);
-    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await screen.findByRole('heading', { name: 'Supporter 1' });
     screen.getByText('Record 1 of 2');
     await press('j');
-    await screen.findByRole('heading', { name: 'Record gift-2' });
+    await screen.findByRole('heading', { name: 'Supporter 2' });
     await press('ArrowRight');
     screen.getByText('Record 2 of 2');
     await press('k');
-    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await screen.findByRole('heading', { name: 'Supporter 1' });
     await press('?');
     within(screen.getByRole('region', { name: 'Keyboard shortcuts' })).getByText('Pick the best candidate');
     await press('p');
@@ -358,7 +367,7 @@ describe('Needs Attention one record at a time (needs-attention/v2)', () => {
   it('View Only is told it may not edit when it presses R', async () => {
     const r = renderOneAtATime(ROLE_POLICIES['View Only']);
     await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1)], summaryFields: [], nextCursor: null }, counts: null } });
-    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await screen.findByRole('heading', { name: 'Supporter 1' });
     await press('r');
     await screen.findByText(NO_EDIT_PERMISSION);
     expect(r.act.calls).toEqual([]);
