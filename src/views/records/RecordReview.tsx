@@ -91,13 +91,15 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
   const d = c.detail;
   const busy = !state.matches('showing');
   const candidate = d.candidates.find((x) => x.id === c.compared);
-  const compared = candidate ? { id: candidate.id, name: candidateName(candidate), fields: candidate.fields }
+  // a column heading: the destination's own id tells the compared candidate apart in fewest words
+  const compared = candidate ? { id: candidate.id, name: candidate.ownId ? `${candidate.ownId.label} ${candidate.ownId.value}` : candidateName(candidate), fields: candidate.fields }
     : d.destination && d.destination.id === c.compared ? { id: d.destination.id, name: d.destination.id, fields: d.destination.fields } : null;
   const chosen = d.candidates.find((x) => x.id === d.recordId);
   return (
     <Stack gap="md" aria-label={`Record ${recordLabel(d.title, d.sourcePosition)}`} role="region">
       <Stack gap={2}>
-        <Title order={headingLevel} style={{ overflowWrap: 'anywhere' }}>{d.title ?? d.sourcePosition}</Title>
+        {/* a smaller title on a phone: a long e-mail address fits its line rather than breaking mid-word */}
+        <Title order={headingLevel} fz={{ base: 'h3', sm: 'h2' }} style={{ overflowWrap: 'break-word' }}>{d.title ?? d.sourcePosition}</Title>
         {/* where it came from in words; the source's own key stays findable beside it */}
         <Text size="sm" c="dimmed" data-testid="source-position" style={{ overflowWrap: 'anywhere' }}>
           {d.title && <>{d.sourcePosition} · </>}<span title="The record's key in the source">Source key {d.sourceKey}</span>
