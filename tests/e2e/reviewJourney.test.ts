@@ -93,10 +93,22 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await rowWith(MYSTERY_EMAIL).waitFor();
     await rowWith(NEW_EMAIL).waitFor();
     expect(await page.locator('h1').count()).toBe(1);
+    // a row reads the supporter's name, the file and line they came from, and the record's state
+    const mystery = rowWith(MYSTERY_EMAIL).getByTestId('record-cell');
+    expect(await mystery.getByRole('button').textContent()).toBe(`Mystery Donor · ${MYSTERY_EMAIL}`);
+    expect(await mystery.getByTestId('source-position').textContent()).toBe('people-1.csv, line 2');
+    expect(await mystery.getByTestId('source-position').getAttribute('title')).toBe('people-1.csv#2');
+    await mystery.getByText('Needs Attention', { exact: true }).waitFor();
     expect(await axeViolations()).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await page.waitForTimeout(300);
+      // at a phone's width the name and state come first, in sight without scrolling the table
+      for (const shown of [mystery.getByRole('button'), mystery.getByText('Needs Attention', { exact: true })]) {
+        const box = (await shown.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+      }
       // the table scrolls in its container; the page itself does not scroll sideways
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       expect(await axeViolations()).toEqual([]);
@@ -109,6 +121,9 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await rowWith(MYSTERY_EMAIL).getByRole('button', { name: /^Review record/ }).click();
     const review = page.getByRole('dialog', { name: 'Record review' });
     await review.getByText('The searches found no destination record. Use Match Search, or create a new record.').waitFor();
+    // titled by the supporter's name, with the file and line under it
+    await review.getByRole('heading', { level: 2, name: `Mystery Donor · ${MYSTERY_EMAIL}` }).waitFor();
+    expect(await review.getByTestId('source-position').textContent()).toBe('people-1.csv, line 2 · Source key people-1.csv#2');
     const search = review.getByLabel(/^Find a destination record/);
     await search.fill('ab');
     await review.getByRole('button', { name: 'Search' }).click();
