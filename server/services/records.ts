@@ -199,8 +199,15 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     } catch (err) {
       throw connectorFailure(err, p.destination.system, log, p.formula.id);
     }
-    const byId = new Map<string, { id: string; fields: Record<string, unknown> }>();
-    for (const list of found) for (const r of list) if (byId.size < MATCH_SEARCH_LIMIT && !byId.has(r.id)) byId.set(r.id, { id: r.id, fields: r.fields });
+    const summaryFields = await summaryFieldsOf(p.tenant, p.formula.id);
+    const byId = new Map<string, MatchSearchResult['results'][number]>();
+    for (const list of found) {
+      for (const r of list) {
+        if (byId.size < MATCH_SEARCH_LIMIT && !byId.has(r.id)) {
+          byId.set(r.id, { id: r.id, title: recordTitle(summaryFields, r.fields), ownId: destinationOwnId(p.destination.system, r.id, r.fields), fields: r.fields });
+        }
+      }
+    }
     return { results: [...byId.values()], fields };
   }
 

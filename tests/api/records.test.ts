@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORD_API_MESSAGES, type RecordCounts, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
+import { RECORD_API_MESSAGES, type MatchSearchResult, type RecordCounts, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { dropCsv, liveFormula, runToEnd, sender, tenantSession, type Send, type TenantSession } from '../support/engineRun.ts';
@@ -205,8 +205,13 @@ describe('one record and Match Search', () => {
     const short = await as.admin!(`${R}/${formula}/match-search?q=ab`);
     expect(short.status).toBe(400);
     expect(await short.text()).toContain('Query search needs at least 3 characters');
-    const found = await json<{ results: { id: string }[] }>(await as.processor!(`${R}/${formula}/match-search?q=${encodeURIComponent(known[0]!.email)}`));
+    const found = await json<MatchSearchResult>(await as.processor!(`${R}/${formula}/match-search?q=${encodeURIComponent(known[0]!.email)}`));
     expect(found.results.map((r) => r.id)).toContain(known[0]!.id);
+    // each found record by its name and the Sandbox CRM's lookup id, as a candidate is
+    const hit = found.results.find((r) => r.id === known[0]!.id)!;
+    expect(hit.title).toBe(`${known[0]!.firstName} ${known[0]!.lastName} · ${known[0]!.email}`.trim());
+    expect(hit.ownId).toEqual({ label: 'Lookup ID', value: hit.fields.lookupId });
+    expect(hit.ownId?.value).toMatch(/^SC-\d{6}$/);
   });
 
   it('on a formula that maps a phone, finds by a name, an e-mail or a city, and by a phone number', async () => {

@@ -27,7 +27,7 @@ let context: BrowserContext;
 let page: Page;
 let formula: string;
 let tenantId: string;
-let known: { id: string; email: string; firstName: string; lastName: string };
+let known: { id: string; email: string; firstName: string; lastName: string; lookupId: string };
 const NEW_EMAIL = 'journey.newperson@example.org';
 /** a supporter the searches cannot find: the reviewer knows who it is and finds them with Match Search */
 const MYSTERY_EMAIL = 'mystery.donor@example.org';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const source = (await made.json() as { id: string }).id;
   for await (const batch of sandboxCrmStore(forTenant(server.database.db, tenantId)).pull('constituents', null, 1)) {
     const r = batch.records[0]!;
-    known = { id: r.id, email: String(r.fields.email), firstName: String(r.fields.firstName ?? ''), lastName: String(r.fields.lastName) };
+    known = { id: r.id, email: String(r.fields.email), firstName: String(r.fields.firstName ?? ''), lastName: String(r.fields.lastName), lookupId: String(r.fields.lookupId) };
     break;
   }
   formula = await liveFormula(send, { source, crm, object: 'people-*.csv' }, {
@@ -84,6 +84,8 @@ async function axeViolations(within?: string, skip: string[] = []): Promise<stri
 
 const records = () => page.getByRole('table', { name: 'Records' });
 const toolbar = () => page.getByRole('toolbar', { name: 'Record actions' });
+/** the CRM's supporter as the review names them: by name and e-mail, and the CRM's own lookup id */
+const knownName = () => `${`${known.firstName} ${known.lastName}`.trim()} · ${known.email} · Lookup ID ${known.lookupId}`;
 const rowWith = (text: string) => records().getByRole('row').filter({ hasText: text });
 
 describe('a Data Processor resolves Needs Attention, sends and exports', () => {
@@ -130,12 +132,12 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await review.getByText('Query search needs at least 3 characters').waitFor();
     await search.fill(known.email);
     await review.getByRole('button', { name: 'Search' }).click();
-    await review.getByRole('button', { name: `Pick ${known.id}` }).waitFor();
+    await review.getByRole('button', { name: `Pick ${knownName()}` }).waitFor();
     // the review, with Match Search's results, is axe-clean too. As in tests/e2e/accessibility.test.ts,
     // Mantine draws the drawer's header as a <header> that axe alone counts as a second banner
     expect(await axeViolations('[role="dialog"]', ['landmark-no-duplicate-banner'])).toEqual([]);
-    await review.getByRole('button', { name: `Pick ${known.id}` }).click();
-    await review.getByText(`Matched to destination record ${known.id}.`).waitFor();
+    await review.getByRole('button', { name: `Pick ${knownName()}` }).click();
+    await review.getByText(`Matched to destination record ${knownName()}.`).waitFor();
     await page.keyboard.press('Escape');
     await review.waitFor({ state: 'hidden' });
     // matched, it is ready: it has left Needs Attention

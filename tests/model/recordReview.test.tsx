@@ -44,8 +44,15 @@ const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
 const DETAIL = detail();
 const PICKED = detail({ destination: { id: 'crm-8', fields: DETAIL.candidates[1]!.fields }, recordId: 'crm-8' });
 const EDITED = detail({ transformed: { ...DETAIL.transformed, postcode: 'AB1 2CE' }, overwrite: { postcode: false } });
-const FOUND_PICKED = detail({ destination: { id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }, recordId: 'crm-42' });
-const FOUND: MatchSearchResult = { results: [{ id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }], fields: ['firstName', 'email'] };
+const FOUND_ONE = { id: 'crm-42', title: 'Ada · lovelace@example.org', ownId: { label: 'Lookup ID', value: 'SC-000042' }, fields: { firstName: 'Ada', email: 'lovelace@example.org' } };
+/** a Match Search result by its name and own id, as its pick button and its notice name it */
+const FOUND_NAME = 'Ada · lovelace@example.org · Lookup ID SC-000042';
+// picked, the server keeps a Match Search result among the record's candidates
+const FOUND_PICKED = detail({
+  destination: { id: 'crm-42', fields: FOUND_ONE.fields }, recordId: 'crm-42',
+  candidates: [...DETAIL.candidates, { ...FOUND_ONE, score: 0, reasons: ['Picked by Match Search'], scenario: 'Match Search' }],
+});
+const FOUND: MatchSearchResult = { results: [FOUND_ONE], fields: ['firstName', 'email'] };
 const INCOMPATIBLE = new ApiError(400, { title: 'record-incompatible-data', status: 400 }, { silent: true });
 /** clearing a required value: the server names the field and why */
 const REQUIRED = new ApiError(400, { title: 'record-incompatible-data', status: 400, errors: { postcode: RECORD_API_MESSAGES.required } } as never, { silent: true });
@@ -117,8 +124,8 @@ function renderReview(machine: typeof recordReviewMachine, policies: Policies = 
 
 const region = () => screen.getByRole('region', { name: `Record ${TITLE} (${POSITION})` });
 /** Two candidates of one name are told apart by the destination's own id for each. */
-const NAMES: Record<string, string> = { 'crm-7': 'Ada Lovelace · Lookup ID SC-000619', 'crm-8': 'Ada Lovelace · Lookup ID SC-000620' };
-const OWN_IDS: Record<string, string> = { 'crm-7': 'Lookup ID SC-000619', 'crm-8': 'Lookup ID SC-000620' };
+const NAMES: Record<string, string> = { 'crm-7': 'Ada Lovelace · Lookup ID SC-000619', 'crm-8': 'Ada Lovelace · Lookup ID SC-000620', 'crm-42': FOUND_NAME };
+const OWN_IDS: Record<string, string> = { 'crm-7': 'Lookup ID SC-000619', 'crm-8': 'Lookup ID SC-000620', 'crm-42': 'Lookup ID SC-000042' };
 const decision = (name: string) => within(screen.getByRole('toolbar', { name: 'Record decisions' })).getByRole('button', { name }) as HTMLButtonElement;
 
 const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview>> = {
@@ -206,9 +213,11 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         expect(!!screen.queryByText(RECORD_API_MESSAGES.matchQueryShort)).toBe(c.searchProblem === RECORD_API_MESSAGES.matchQueryShort);
         expect(!!screen.queryByText(NOT_EDITABLE_TEXT)).toBe(c.actionError === NOT_EDITABLE_TEXT);
         if (c.notice) await screen.findByText(c.notice);
+        // a pick is told by the destination record's name and own id, never its id in the destination's API
+        if (c.notice?.startsWith('Matched')) expect(c.notice).toBe(`Matched to destination record ${NAMES[d.destination!.id]}.`);
         const results = screen.queryByRole('table', { name: 'Match Search results' });
         expect(!!results).toBe(!!c.results);
-        if (results) within(results).getByText('crm-42');
+        if (results) expect(within(results).getByText(FOUND_NAME).getAttribute('title')).toBe('crm-42');
         expect(decision('Create new').disabled).toBe(false);
       },
     },
@@ -227,7 +236,7 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       'candidate.compare': async () => { fireEvent.click(screen.getByRole('button', { name: `Compare ${NAMES['crm-8']}` })); },
       'match.pick': async (step) => {
         const { candidateId } = step.event as unknown as { candidateId: string };
-        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? 'Pick crm-42' : `Pick this match ${NAMES[candidateId]}` }));
+        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? `Pick ${FOUND_NAME}` : `Pick this match ${NAMES[candidateId]}` }));
       },
       'record.act': async () => { fireEvent.click(decision('Create new')); },
       'record.change': async (step) => {

@@ -1,7 +1,7 @@
 /** A record as a person knows it: its name from the summary fields, its file and line, a destination record's own id. */
 import { describe, expect, it } from 'vitest';
 import {
-  destinationOwnId, namedCopyReason, recordLabel, recordTitle, RECORD_TITLE_MAX, sourcePosition, uploadOfKey,
+  destinationName, destinationOwnId, namedCopyReason, recordLabel, recordTitle, RECORD_TITLE_MAX, sourcePosition, uploadOfKey,
 } from '../../src/domain/formula/recordLabel.ts';
 
 const UPLOAD = '45349fc5-4d2a-4354-a1f2-25b85b4130b1';
@@ -58,5 +58,11 @@ describe("a destination record's own id", () => {
     expect(destinationOwnId('renxt', '280', { lookupId: '96' })).toEqual({ label: 'Lookup ID', value: '96' });
     expect(destinationOwnId('salesforce', '0035g00000AbCdEAAZ', { Email: 'x@y.example' })).toEqual({ label: 'Salesforce Id', value: '0035g00000AbCdEAAZ' });
     expect(destinationOwnId('hubspot', '101', {})).toBeNull();
+  });
+  it('names a destination record by its title and own id, two of one name apart; by its id only without either', () => {
+    expect(destinationName({ id: 'a', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000619' } })).toBe('Ada Lovelace · Lookup ID SC-000619');
+    expect(destinationName({ id: 'b', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000620' } })).toBe('Ada Lovelace · Lookup ID SC-000620');
+    expect(destinationName({ id: 'c', title: null, ownId: { label: 'Salesforce Id', value: '003x' } })).toBe('Salesforce Id 003x');
+    expect(destinationName({ id: 'd', title: null, ownId: null })).toBe('d');
   });
 });

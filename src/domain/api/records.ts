@@ -181,7 +181,13 @@ export const MatchSearchQuerySchema = v.object({
 });
 
 export const MatchSearchResultSchema = v.object({
-  results: v.array(v.object({ id: v.string(), fields: v.record(v.string(), v.unknown()) })),
+  results: v.array(v.object({
+    id: v.string(),
+    /** as a candidate's: the summary fields' values, and the destination's own id for it */
+    title: v.nullable(v.string()),
+    ownId: v.nullable(v.object({ label: v.string(), value: v.string() })),
+    fields: v.record(v.string(), v.unknown()),
+  })),
   /** the destination fields searched */
   fields: v.array(v.string()),
 });

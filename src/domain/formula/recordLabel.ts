@@ -93,6 +93,14 @@ export function destinationOwnId(system: string | null | undefined, id: string, 
   return null;
 }
 
+/**
+ * A destination record as a person tells it apart: its name and the destination's own id for it
+ * (two candidates of one name differ by it); its id in the destination's API only where it has neither.
+ */
+export function destinationName(x: { id: string; title: string | null; ownId: { label: string; value: string } | null }): string {
+  return [x.title, x.ownId && `${x.ownId.label} ${x.ownId.value}`].filter(Boolean).join(' · ') || x.id;
+}
+
 /** A copy's reason naming its first record by label instead of by source key. */
 export function namedCopyReason(reason: string, firstKey: string, label: string): string {
   return reason.split(firstKey).join(label);

@@ -12,7 +12,7 @@ import {
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
-import { recordLabel } from '../../domain/formula/recordLabel.ts';
+import { destinationName, recordLabel } from '../../domain/formula/recordLabel.ts';
 import { BUCKET_LABELS, RECORD_STATE_LABELS } from '../../domain/formula/statuses.ts';
 import { sameFieldValue } from '../../domain/formula/matchKeys.ts';
 import { can, type Policies } from '../../domain/roles.ts';
@@ -36,14 +36,6 @@ export interface RecordReviewProps {
 export function isTyping(e: KeyboardEvent): boolean {
   const t = e.target as HTMLElement | null;
   return e.ctrlKey || e.metaKey || e.altKey || !!t?.closest?.('input, textarea, select, [contenteditable="true"]');
-}
-
-/**
- * A destination record as a person tells it apart: its name and the destination's own id for it
- * (two candidates of one name differ by it); its Tributary-wide id only where it has neither.
- */
-export function candidateName(x: Pick<CandidateView, 'id' | 'title' | 'ownId'>): string {
-  return [x.title, x.ownId && `${x.ownId.label} ${x.ownId.value}`].filter(Boolean).join(' · ') || x.id;
 }
 
 const text = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
@@ -92,7 +84,7 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
   const busy = !state.matches('showing');
   const candidate = d.candidates.find((x) => x.id === c.compared);
   // a column heading: the destination's own id tells the compared candidate apart in fewest words
-  const compared = candidate ? { id: candidate.id, name: candidate.ownId ? `${candidate.ownId.label} ${candidate.ownId.value}` : candidateName(candidate), fields: candidate.fields }
+  const compared = candidate ? { id: candidate.id, name: candidate.ownId ? `${candidate.ownId.label} ${candidate.ownId.value}` : destinationName(candidate), fields: candidate.fields }
     : d.destination && d.destination.id === c.compared ? { id: d.destination.id, name: d.destination.id, fields: d.destination.fields } : null;
   const chosen = d.candidates.find((x) => x.id === d.recordId);
   return (
@@ -107,7 +99,7 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
         <Group gap="xs">
           <Badge variant="light">{RECORD_STATE_LABELS[d.state]}</Badge>
           <Badge variant="outline">{d.customBucket ?? BUCKET_LABELS[d.bucket]}</Badge>
-          {d.recordId && <Text size="sm" title={d.recordId}>Destination record {chosen ? candidateName(chosen) : d.recordId}</Text>}
+          {d.recordId && <Text size="sm" title={d.recordId}>Destination record {chosen ? destinationName(chosen) : d.recordId}</Text>}
         </Group>
         {d.errorReason && <Text size="sm" c="red.8">{d.errorReason}</Text>}
         {/* why routing put it here ('Match not certain: review', a copy waiting for its first) */}
@@ -287,7 +279,7 @@ function Candidates({ candidates, chosen, compared, busy, headingLevel, onCompar
       <Title order={(headingLevel + 1) as 3 | 4}>Candidates</Title>
       {candidates.length === 0 && <Text size="sm" c="dimmed">The searches found no destination record. Use Match Search, or create a new record.</Text>}
       {candidates.map((x) => {
-        const name = candidateName(x);
+        const name = destinationName(x);
         return (
           <Card key={x.id} withBorder padding="xs" aria-label={`Candidate ${name}`} role="group">
             <Group justify="space-between" wrap="wrap" gap="xs">
@@ -346,10 +338,10 @@ function MatchSearch({ context: c, searching, busy, headingLevel, onSearch, onPi
             <Table.Tbody>
               {results.results.map((r) => (
                 <Table.Tr key={r.id}>
-                  <Table.Td>{r.id}</Table.Td>
+                  <Table.Td title={r.id}>{destinationName(r)}</Table.Td>
                   {results.fields.map((f) => <Table.Td key={f}>{text(r.fields[f])}</Table.Td>)}
                   <Table.Td>
-                    <Button size="compact-xs" disabled={busy} onClick={() => onPick(r.id)} aria-label={`Pick ${r.id}`}>Pick</Button>
+                    <Button size="compact-xs" disabled={busy} onClick={() => onPick(r.id)} aria-label={`Pick ${destinationName(r)}`}>Pick</Button>
                   </Table.Td>
                 </Table.Tr>
               ))}
