@@ -17,6 +17,10 @@ import { looksLikeEmail } from '../../src/domain/emailAddress.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
 import { SummaryFieldsSchema } from '../../src/domain/formula/parts.ts';
+import {
+  destinationOwnId, namedCopyReason, recordLabel, recordTitle, sourcePosition, uploadOfKey, type SourceFacts,
+} from '../../src/domain/formula/recordLabel.ts';
+import { connectorFor, isSystemId } from '../../src/domain/connectors/catalogue.ts';
 import { matchSearchFields } from '../../src/domain/records/matchSearch.ts';
 import {
   viewCounts, type RecordScope, type RecordSelection, type RecordSort,
@@ -27,7 +31,7 @@ import type { FormulaRow } from '../db/repositories/formulas.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import { loadPlan, FormulaProblem, type EngineDeps, type FormulaPlan } from '../engine/plan.ts';
-import { searchMany } from '../engine/process.ts';
+import { copyOf, searchMany } from '../engine/process.ts';
 import { sendReady, type SendOutcome } from '../engine/send.ts';
 import { connectorFailure } from './connections.ts';
 import { recordEvent, type EventActor } from './events.ts';
@@ -108,12 +112,22 @@ function waitingForOf(matching: Record<string, unknown> | null): RecordRowView['
     ? { object: w.object, field: w.field, value: String(w.value) } : null;
 }
 
-function rowView(row: RecordRow, summaryFields: readonly string[]): RecordRowView {
+/** What the rows of a page (or one record) show of their formula and source: summary fields and source facts. */
+interface RowContext {
+  summaryFields: readonly string[];
+  /** what is known of a source key's source beyond the key (an upload's file name, the source system) */
+  facts(sourceKey: string): SourceFacts;
+}
+
+function rowView(row: RecordRow, ctx: RowContext): RecordRowView {
+  const { summaryFields } = ctx;
   const candidates = candidatesOf(row);
   const chosen = candidates.find((c) => c.id === row.destinationRecordId) ?? candidates[0];
   const values = row.transformed ?? {};
   return {
-    id: row.id, sourceKey: row.sourceKey, recordId: row.destinationRecordId,
+    id: row.id, sourceKey: row.sourceKey,
+    title: recordTitle(summaryFields, row.transformed ?? row.raw), sourcePosition: sourcePosition(row.sourceKey, ctx.facts(row.sourceKey)),
+    recordId: row.destinationRecordId,
     dateAdded: row.dateAdded.toISOString(), dateProcessed: row.dateProcessed?.toISOString() ?? null,
     matchReasons: chosen?.reasons ?? [], errorReason: row.errorReason, errorDate: row.errorDate?.toISOString() ?? null,
     bucket: row.bucket, customBucket: row.customBucket, state: row.state, score: row.score, candidateCount: candidates.length,
@@ -136,6 +150,25 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     const part = await tenant.parts.get(formulaId, 'summary-fields');
     const parsed = part ? v.safeParse(SummaryFieldsSchema, part.body) : null;
     return parsed?.success ? parsed.output.fields : [];
+  }
+
+  /** A data source's system, or null when it is unset or gone. */
+  async function systemOf(tenant: TenantScope, dataSourceId: string | null): Promise<string | null> {
+    const ds = dataSourceId ? await tenant.dataSources.get(dataSourceId) : undefined;
+    return ds?.system ?? null;
+  }
+
+  /** The summary fields, and the source facts of these source keys: their uploads' file names, the source system's name. */
+  async function rowContext(tenant: TenantScope, formula: FormulaRow, sourceKeys: readonly string[]): Promise<RowContext> {
+    const uploadIds = [...new Set(sourceKeys.map(uploadOfKey).filter((u): u is string => u !== null))];
+    const [summaryFields, system, uploads] = await Promise.all([
+      summaryFieldsOf(tenant, formula.id),
+      systemOf(tenant, formula.sourceDataSourceId),
+      Promise.all(uploadIds.map(async (id) => [id, (await tenant.uploads.get(id))?.fileName ?? null] as const)),
+    ]);
+    const names = new Map(uploads);
+    const systemName = system && isSystemId(system) ? connectorFor(system).name : null;
+    return { summaryFields, facts: (key) => ({ fileName: names.get(uploadOfKey(key) ?? '') ?? null, system: systemName }) };
   }
 
   async function plan(tenant: TenantScope, row: FormulaRow): Promise<FormulaPlan> {
@@ -166,8 +199,15 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     } catch (err) {
       throw connectorFailure(err, p.destination.system, log, p.formula.id);
     }
-    const byId = new Map<string, { id: string; fields: Record<string, unknown> }>();
-    for (const list of found) for (const r of list) if (byId.size < MATCH_SEARCH_LIMIT && !byId.has(r.id)) byId.set(r.id, { id: r.id, fields: r.fields });
+    const summaryFields = await summaryFieldsOf(p.tenant, p.formula.id);
+    const byId = new Map<string, MatchSearchResult['results'][number]>();
+    for (const list of found) {
+      for (const r of list) {
+        if (byId.size < MATCH_SEARCH_LIMIT && !byId.has(r.id)) {
+          byId.set(r.id, { id: r.id, title: recordTitle(summaryFields, r.fields), ownId: destinationOwnId(p.destination.system, r.id, r.fields), fields: r.fields });
+        }
+      }
+    }
     return { results: [...byId.values()], fields };
   }
 
@@ -189,11 +229,27 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     return stored ? { id: stored.id, fields: stored.fields } : { id: row.destinationRecordId, fields: {} };
   }
 
+  /** The record's matching data, a held copy's reason naming its first record by its title and file line rather than its key. */
+  async function matchingOf(tenant: TenantScope, formula: FormulaRow, row: RecordRow): Promise<RecordRow['matching']> {
+    const first = copyOf(row.matching);
+    const reason = row.matching?.routeReason;
+    if (first === null || typeof reason !== 'string' || !reason.includes(first)) return row.matching;
+    const [firstRow, ctx] = await Promise.all([tenant.records.bySourceKey(formula.id, first), rowContext(tenant, formula, [first])]);
+    const label = recordLabel(recordTitle(ctx.summaryFields, firstRow ? firstRow.transformed ?? firstRow.raw : null), sourcePosition(first, ctx.facts(first)));
+    return { ...row.matching, routeReason: namedCopyReason(reason, first, label) };
+  }
+
   async function detail(tenant: TenantScope, formula: FormulaRow, row: RecordRow, log: Logger): Promise<RecordDetail> {
+    const [ctx, destinationSystem, matching] = await Promise.all([
+      rowContext(tenant, formula, [row.sourceKey]), systemOf(tenant, formula.destinationDataSourceId), matchingOf(tenant, formula, row),
+    ]);
     return {
-      ...rowView(row, await summaryFieldsOf(tenant, formula.id)),
-      raw: row.raw, transformed: row.transformed, matching: row.matching,
-      candidates: candidatesOf(row).map((c): CandidateView => ({ id: c.id, score: c.score, reasons: c.reasons, scenario: c.scenario, fields: c.fields })),
+      ...rowView(row, ctx),
+      raw: row.raw, transformed: row.transformed, matching,
+      candidates: candidatesOf(row).map((c): CandidateView => ({
+        id: c.id, title: recordTitle(ctx.summaryFields, c.fields), ownId: destinationOwnId(destinationSystem, c.id, c.fields),
+        score: c.score, reasons: c.reasons, scenario: c.scenario, fields: c.fields,
+      })),
       destination: await destinationOf(tenant, formula, row, log),
       overwrite: row.overwrite ?? {},
       outcome: row.outcome,
@@ -239,17 +295,15 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     },
 
     async list(tenant: TenantScope, formulaId: string, req: { scope: RecordScope; sort: RecordSort; direction: SortDirection; cursor?: string | undefined; limit: number }): Promise<RecordPage> {
-      await formulaOf(tenant, formulaId);
+      const formula = await formulaOf(tenant, formulaId);
       const after = req.cursor ? positionOf(req.cursor, req.sort) : null;
-      const [rows, summaryFields] = await Promise.all([
-        tenant.records.page(formulaId, { scope: req.scope, sort: req.sort, direction: req.direction, after, limit: req.limit + 1 }),
-        summaryFieldsOf(tenant, formulaId),
-      ]);
+      const rows = await tenant.records.page(formulaId, { scope: req.scope, sort: req.sort, direction: req.direction, after, limit: req.limit + 1 });
       const page = rows.slice(0, req.limit);
+      const ctx = await rowContext(tenant, formula, page.map((r) => r.sourceKey));
       const last = page.at(-1);
       return {
-        records: page.map((r) => rowView(r, summaryFields)),
-        summaryFields,
+        records: page.map((r) => rowView(r, ctx)),
+        summaryFields: [...ctx.summaryFields],
         nextCursor: rows.length > req.limit && last ? encodeCursor(last.sortKey, last.id) : null,
       };
     },

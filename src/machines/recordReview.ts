@@ -10,6 +10,7 @@
 import { assign, fromPromise, not, setup } from 'xstate';
 import { RECORD_API_MESSAGES, type MatchSearchResult, type RecordDetail } from '../domain/api/records.ts';
 import { QUERY_SEARCH_MIN_LENGTH } from '../domain/formula/constants.ts';
+import { destinationName } from '../domain/formula/recordLabel.ts';
 import { records } from '../services/records.ts';
 import { NO_EDIT_PERMISSION, problemMessage } from './bucketRecords.ts';
 
@@ -65,6 +66,11 @@ function fieldReason(error: unknown, field: string): string {
   return typeof own === 'string' && own ? own : problemMessage(error);
 }
 /** the candidate compared at first: the chosen one, else the best */
+/** The picked destination record by its name and own id (the record's candidates hold it once picked), else by its id. */
+const pickedName = (d: RecordDetail, id: string | null) => {
+  const picked = d.candidates.find((x) => x.id === id);
+  return picked ? destinationName(picked) : id ?? '';
+};
 const firstCompared = (d: RecordDetail) => d.destination?.id ?? d.candidates[0]?.id ?? null;
 
 export const recordReviewMachine = setup({
@@ -147,7 +153,7 @@ export const recordReviewMachine = setup({
         }),
         onDone: {
           target: 'showing',
-          actions: assign(({ context, event }) => ({ detail: event.output, notice: `Matched to destination record ${context.compared}.`, changes: context.changes + 1 })),
+          actions: assign(({ context, event }) => ({ detail: event.output, notice: `Matched to destination record ${pickedName(event.output, context.compared)}.`, changes: context.changes + 1 })),
         },
         onError: { target: 'showing', actions: assign(({ event }) => ({ actionError: problemMessage(event.error) })) },
       },

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
+import type { RecordDetail, RecordPage } from '../../src/domain/api/records.ts';
 import { refused, type Connector } from '../../server/connectors/connector.ts';
 import { dropFolderPath, flatFileConnector } from '../../server/connectors/fileSources/flatFile.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
@@ -447,6 +448,14 @@ describe('the same file uploaded to a formula twice', () => {
     expect(copies.map((r) => [r.bucket, r.state, (r.matching?.copyOf as { sourceKey: string } | undefined)?.sourceKey])).toEqual(
       [2, 3, 4].map((line) => ['new', 'needs-attention', `${firstId}#${line}`]));
     expect(copies[0]!.matching!.routeReason).toBe(`Same person as ${firstId}#2, collected earlier and still to be sent: matched again once that record is sent`);
+    // on the bucket screens the rows and the copy's reason name people, files and lines, not upload ids
+    const listed = await json<RecordPage>(await send('admin', `/web-api/v1/records/${id}/query`, { method: 'POST', body: { scope: { view: 'new-records' }, limit: 10 } }));
+    const ivo = listed.records.filter((r) => r.title === 'Ivo Twiceup · ivo.twiceup@example.org');
+    expect(ivo.map((r) => r.sourcePosition).sort()).toEqual(['open-day.csv, line 2', 'open-day.csv, line 2']);
+    const copyOfIvo = ivo.find((r) => r.sourceKey.startsWith(againId))!;
+    const shown = await json<RecordDetail>(await send('admin', `/web-api/v1/records/${id}/records/${copyOfIvo.id}`));
+    expect(shown.matching?.routeReason).toBe(
+      'Same person as Ivo Twiceup · ivo.twiceup@example.org (open-day.csv, line 2), collected earlier and still to be sent: matched again once that record is sent');
 
     // a person sends everything of both uploads: each person is created once, their copy updates them
     const sent = await send('admin', `/web-api/v1/records/${id}/actions/send`, { method: 'POST', body: { selection: { kind: 'ids', ids: rows.map((r) => r.id) } } });

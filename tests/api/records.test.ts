@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORD_API_MESSAGES, type RecordCounts, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
+import { RECORD_API_MESSAGES, type MatchSearchResult, type RecordCounts, type RecordDetail, type RecordPage } from '../../src/domain/api/records.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { dropCsv, liveFormula, runToEnd, sender, tenantSession, type Send, type TenantSession } from '../support/engineRun.ts';
@@ -88,6 +88,12 @@ describe('listing a view', () => {
     const first = await page({ scope: { view: 'new-records' }, limit: 1 });
     expect(first.summaryFields).toEqual(['firstName', 'lastName', 'email']);
     expect(first.records[0]).toMatchObject({ bucket: 'new', state: 'needs-attention', recordId: null, summary: { firstName: 'Newperson' } });
+    // what a person knows the record by: its name from the summary fields, and the file and line it came from
+    const line = Number(/#(\d+)$/.exec(first.records[0]!.sourceKey)![1]);
+    const n = String(line - 2 - known.length).padStart(2, '0');
+    expect(first.records[0]).toMatchObject({
+      title: `Newperson Zed${n} · zed${Number(n)}.records@example.org`, sourcePosition: `people-1.csv, line ${line}`,
+    });
   });
 
   it('sorts by score, each direction, with the match reasons of the chosen candidate', async () => {
@@ -186,6 +192,11 @@ describe('one record and Match Search', () => {
     const detail = await json<RecordDetail>(await as.viewer!(`${R}/${formula}/records/${row!.id}`));
     expect(detail.candidates.length).toBeGreaterThan(0);
     expect(detail.candidates[0]).toMatchObject({ reasons: ['Same e-mail'] });
+    // a candidate by its name and the Sandbox CRM's own id for it, which tells two of one name apart
+    const person = known.find((k) => k.id === detail.candidates[0]!.id)!;
+    expect(detail.candidates[0]!.title).toBe(`${person.firstName} ${person.lastName} · ${person.email}`.trim());
+    expect(detail.candidates[0]!.ownId).toEqual({ label: 'Lookup ID', value: expect.stringMatching(/^SC-\d+$/) });
+    expect(detail).toMatchObject({ title: expect.stringContaining(person.email), sourcePosition: expect.stringMatching(/^people-1\.csv, line \d+$/) });
     expect(detail.destination?.id).toBe(detail.recordId);
     expect(detail.raw).toHaveProperty('Email');
   });
@@ -194,8 +205,13 @@ describe('one record and Match Search', () => {
     const short = await as.admin!(`${R}/${formula}/match-search?q=ab`);
     expect(short.status).toBe(400);
     expect(await short.text()).toContain('Query search needs at least 3 characters');
-    const found = await json<{ results: { id: string }[] }>(await as.processor!(`${R}/${formula}/match-search?q=${encodeURIComponent(known[0]!.email)}`));
+    const found = await json<MatchSearchResult>(await as.processor!(`${R}/${formula}/match-search?q=${encodeURIComponent(known[0]!.email)}`));
     expect(found.results.map((r) => r.id)).toContain(known[0]!.id);
+    // each found record by its name and the Sandbox CRM's lookup id, as a candidate is
+    const hit = found.results.find((r) => r.id === known[0]!.id)!;
+    expect(hit.title).toBe(`${known[0]!.firstName} ${known[0]!.lastName} · ${known[0]!.email}`.trim());
+    expect(hit.ownId).toEqual({ label: 'Lookup ID', value: hit.fields.lookupId });
+    expect(hit.ownId?.value).toMatch(/^SC-\d{6}$/);
   });
 
   it('on a formula that maps a phone, finds by a name, an e-mail or a city, and by a phone number', async () => {

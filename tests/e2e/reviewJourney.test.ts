@@ -27,7 +27,7 @@ let context: BrowserContext;
 let page: Page;
 let formula: string;
 let tenantId: string;
-let known: { id: string; email: string; firstName: string; lastName: string };
+let known: { id: string; email: string; firstName: string; lastName: string; lookupId: string };
 const NEW_EMAIL = 'journey.newperson@example.org';
 /** a supporter the searches cannot find: the reviewer knows who it is and finds them with Match Search */
 const MYSTERY_EMAIL = 'mystery.donor@example.org';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const source = (await made.json() as { id: string }).id;
   for await (const batch of sandboxCrmStore(forTenant(server.database.db, tenantId)).pull('constituents', null, 1)) {
     const r = batch.records[0]!;
-    known = { id: r.id, email: String(r.fields.email), firstName: String(r.fields.firstName ?? ''), lastName: String(r.fields.lastName) };
+    known = { id: r.id, email: String(r.fields.email), firstName: String(r.fields.firstName ?? ''), lastName: String(r.fields.lastName), lookupId: String(r.fields.lookupId) };
     break;
   }
   formula = await liveFormula(send, { source, crm, object: 'people-*.csv' }, {
@@ -84,6 +84,8 @@ async function axeViolations(within?: string, skip: string[] = []): Promise<stri
 
 const records = () => page.getByRole('table', { name: 'Records' });
 const toolbar = () => page.getByRole('toolbar', { name: 'Record actions' });
+/** the CRM's supporter as the review names them: by name and e-mail, and the CRM's own lookup id */
+const knownName = () => `${`${known.firstName} ${known.lastName}`.trim()} · ${known.email} · Lookup ID ${known.lookupId}`;
 const rowWith = (text: string) => records().getByRole('row').filter({ hasText: text });
 
 describe('a Data Processor resolves Needs Attention, sends and exports', () => {
@@ -93,10 +95,22 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await rowWith(MYSTERY_EMAIL).waitFor();
     await rowWith(NEW_EMAIL).waitFor();
     expect(await page.locator('h1').count()).toBe(1);
+    // a row reads the supporter's name, the file and line they came from, and the record's state
+    const mystery = rowWith(MYSTERY_EMAIL).getByTestId('record-cell');
+    expect(await mystery.getByRole('button').textContent()).toBe(`Mystery Donor · ${MYSTERY_EMAIL}`);
+    expect(await mystery.getByTestId('source-position').textContent()).toBe('people-1.csv, line 2');
+    expect(await mystery.getByTestId('source-position').getAttribute('title')).toBe('people-1.csv#2');
+    await mystery.getByText('Needs Attention', { exact: true }).waitFor();
     expect(await axeViolations()).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await page.waitForTimeout(300);
+      // at a phone's width the name and state come first, in sight without scrolling the table
+      for (const shown of [mystery.getByRole('button'), mystery.getByText('Needs Attention', { exact: true })]) {
+        const box = (await shown.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+      }
       // the table scrolls in its container; the page itself does not scroll sideways
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       expect(await axeViolations()).toEqual([]);
@@ -109,18 +123,21 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await rowWith(MYSTERY_EMAIL).getByRole('button', { name: /^Review record/ }).click();
     const review = page.getByRole('dialog', { name: 'Record review' });
     await review.getByText('The searches found no destination record. Use Match Search, or create a new record.').waitFor();
+    // titled by the supporter's name, with the file and line under it
+    await review.getByRole('heading', { level: 2, name: `Mystery Donor · ${MYSTERY_EMAIL}` }).waitFor();
+    expect(await review.getByTestId('source-position').textContent()).toBe('people-1.csv, line 2 · Source key people-1.csv#2');
     const search = review.getByLabel(/^Find a destination record/);
     await search.fill('ab');
     await review.getByRole('button', { name: 'Search' }).click();
     await review.getByText('Query search needs at least 3 characters').waitFor();
     await search.fill(known.email);
     await review.getByRole('button', { name: 'Search' }).click();
-    await review.getByRole('button', { name: `Pick ${known.id}` }).waitFor();
+    await review.getByRole('button', { name: `Pick ${knownName()}` }).waitFor();
     // the review, with Match Search's results, is axe-clean too. As in tests/e2e/accessibility.test.ts,
     // Mantine draws the drawer's header as a <header> that axe alone counts as a second banner
     expect(await axeViolations('[role="dialog"]', ['landmark-no-duplicate-banner'])).toEqual([]);
-    await review.getByRole('button', { name: `Pick ${known.id}` }).click();
-    await review.getByText(`Matched to destination record ${known.id}.`).waitFor();
+    await review.getByRole('button', { name: `Pick ${knownName()}` }).click();
+    await review.getByText(`Matched to destination record ${knownName()}.`).waitFor();
     await page.keyboard.press('Escape');
     await review.waitFor({ state: 'hidden' });
     // matched, it is ready: it has left Needs Attention

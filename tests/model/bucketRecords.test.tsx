@@ -27,8 +27,9 @@ type Snap = SnapshotFrom<typeof bucketRecordsMachine>;
 
 const FORMULA = '5b0c8a52-27a4-4c3e-9d0e-7a0f3d1b2c4e';
 const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+const UPLOAD = '45349fc5-4d2a-4354-a1f2-25b85b4130b1';
 const row = (n: number, extra: Partial<RecordPage['records'][number]> = {}): RecordPage['records'][number] => ({
-  id: id(n), sourceKey: `gift-${n}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
+  id: id(n), sourceKey: `${UPLOAD}#${n + 1}`, title: `Ada ${n} · ada${n}@example.org`, sourcePosition: `supporters-spring-2026.csv, line ${n + 1}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
   errorReason: null, errorDate: null, bucket: 'one-to-one-match', customBucket: null, state: 'needs-attention', score: 80 + n, candidateCount: 1, waitingFor: null,
   summary: { firstName: `Ada ${n}`, email: `ada${n}@example.org` }, ...extra,
 });
@@ -164,7 +165,11 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
         const headers = within(table).getAllByRole('columnheader').map((h) => h.textContent);
         expect(headers.slice(1, 4)).toEqual(['Record', 'First name', 'Email']);
         const rows = within(table).getAllByRole('row').slice(1);
-        expect(rows.map((tr) => within(tr).getAllByRole('cell')[1]!.textContent)).toEqual(c.records.map((x) => x.sourceKey));
+        // a row reads the record's name, then its file and line and its state, never the upload's id; the key shows on hover
+        expect(rows.map((tr) => within(tr).getAllByRole('cell')[1]!.textContent))
+          .toEqual(c.records.map((x) => `${x.title}${x.sourcePosition}Needs Attention`));
+        expect(rows.map((tr) => within(tr).getByTestId('source-position').getAttribute('title'))).toEqual(c.records.map((x) => x.sourceKey));
+        expect(table.textContent).not.toContain(UPLOAD);
         expect(within(rows[0]!).getByText(c.records[0]!.summary.firstName as string)).toBeTruthy();
         const scoreHeader = within(table).getByRole('columnheader', { name: 'Score' });
         expect(scoreHeader.getAttribute('aria-sort')).toBe(c.sort === 'score' ? 'descending' : null);
@@ -192,7 +197,7 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
       'page.next': async () => { fireEvent.click(screen.getByRole('button', { name: 'Next page' })); },
       'page.previous': async () => { fireEvent.click(screen.getByRole('button', { name: 'Previous page' })); },
       'sort.change': async () => { fireEvent.click(within(screen.getByRole('columnheader', { name: 'Score' })).getByRole('button')); },
-      'record.toggle': async () => { fireEvent.click(screen.getByRole('checkbox', { name: 'Select record gift-1' })); },
+      'record.toggle': async () => { fireEvent.click(screen.getByRole('checkbox', { name: 'Select record Ada 1 · ada1@example.org (supporters-spring-2026.csv, line 2)' })); },
       'page.toggle': async () => { fireEvent.click(screen.getByRole('checkbox', { name: 'Select every record on this page' })); },
       'select.matching': async () => { fireEvent.click(screen.getByRole('button', { name: 'Select every record in this bucket' })); },
       'select.none': async () => { fireEvent.click(screen.getByRole('button', { name: 'Clear the selection' })); },
@@ -232,7 +237,7 @@ describe('roles without editing permission', () => {
   it('View Only sees the records, and an action says it may not edit and sends nothing', async () => {
     const r = renderBucket(bucketRecordsMachine, ROLE_POLICIES['View Only']);
     await r.page.answer({ type: 'xstate.done.actor.loadPage', output: FIRST });
-    fireEvent.click(await screen.findByRole('checkbox', { name: 'Select record gift-1' }));
+    fireEvent.click(await screen.findByRole('checkbox', { name: 'Select record Ada 1 · ada1@example.org (supporters-spring-2026.csv, line 2)' }));
     for (const label of ['Add to Ready', 'Send now', 'Delete']) {
       fireEvent.click(within(screen.getByRole('toolbar', { name: 'Record actions' })).getByRole('button', { name: label }));
       await screen.findByText(NO_EDIT_PERMISSION);

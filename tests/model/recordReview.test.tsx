@@ -28,21 +28,31 @@ type Snap = SnapshotFrom<typeof recordReviewMachine>;
 
 const FORMULA = '5b0c8a52-27a4-4c3e-9d0e-7a0f3d1b2c4e';
 const RECORD = '00000000-0000-4000-8000-000000000001';
+const UPLOAD = '45349fc5-4d2a-4354-a1f2-25b85b4130b1';
+const TITLE = 'Ada Lovelace · ada@example.org';
+const POSITION = 'supporters-spring-2026.csv, line 2';
 const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
-  id: RECORD, sourceKey: 'gift-1', recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
+  id: RECORD, sourceKey: `${UPLOAD}#2`, title: TITLE, sourcePosition: POSITION, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
   errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
   summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: { routeReason: 'Match not certain: review' },
   candidates: [
-    { id: 'crm-7', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
-    { id: 'crm-8', score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
+    { id: 'crm-7', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000619' }, score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
+    { id: 'crm-8', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000620' }, score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
   ],
   destination: null, overwrite: {}, outcome: null, ...extra,
 });
 const DETAIL = detail();
 const PICKED = detail({ destination: { id: 'crm-8', fields: DETAIL.candidates[1]!.fields }, recordId: 'crm-8' });
 const EDITED = detail({ transformed: { ...DETAIL.transformed, postcode: 'AB1 2CE' }, overwrite: { postcode: false } });
-const FOUND_PICKED = detail({ destination: { id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }, recordId: 'crm-42' });
-const FOUND: MatchSearchResult = { results: [{ id: 'crm-42', fields: { firstName: 'Ada', email: 'lovelace@example.org' } }], fields: ['firstName', 'email'] };
+const FOUND_ONE = { id: 'crm-42', title: 'Ada · lovelace@example.org', ownId: { label: 'Lookup ID', value: 'SC-000042' }, fields: { firstName: 'Ada', email: 'lovelace@example.org' } };
+/** a Match Search result by its name and own id, as its pick button and its notice name it */
+const FOUND_NAME = 'Ada · lovelace@example.org · Lookup ID SC-000042';
+// picked, the server keeps a Match Search result among the record's candidates
+const FOUND_PICKED = detail({
+  destination: { id: 'crm-42', fields: FOUND_ONE.fields }, recordId: 'crm-42',
+  candidates: [...DETAIL.candidates, { ...FOUND_ONE, score: 0, reasons: ['Picked by Match Search'], scenario: 'Match Search' }],
+});
+const FOUND: MatchSearchResult = { results: [FOUND_ONE], fields: ['firstName', 'email'] };
 const INCOMPATIBLE = new ApiError(400, { title: 'record-incompatible-data', status: 400 }, { silent: true });
 /** clearing a required value: the server names the field and why */
 const REQUIRED = new ApiError(400, { title: 'record-incompatible-data', status: 400, errors: { postcode: RECORD_API_MESSAGES.required } } as never, { silent: true });
@@ -112,7 +122,10 @@ function renderReview(machine: typeof recordReviewMachine, policies: Policies = 
   return calls;
 }
 
-const region = () => screen.getByRole('region', { name: 'Record gift-1' });
+const region = () => screen.getByRole('region', { name: `Record ${TITLE} (${POSITION})` });
+/** Two candidates of one name are told apart by the destination's own id for each. */
+const NAMES: Record<string, string> = { 'crm-7': 'Ada Lovelace · Lookup ID SC-000619', 'crm-8': 'Ada Lovelace · Lookup ID SC-000620', 'crm-42': FOUND_NAME };
+const OWN_IDS: Record<string, string> = { 'crm-7': 'Lookup ID SC-000619', 'crm-8': 'Lookup ID SC-000620', 'crm-42': 'Lookup ID SC-000042' };
 const decision = (name: string) => within(screen.getByRole('toolbar', { name: 'Record decisions' })).getByRole('button', { name }) as HTMLButtonElement;
 
 const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview>> = {
@@ -147,13 +160,15 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       showing: async (s) => {
         const c = (s as Snap).context;
         const d = c.detail!;
-        await screen.findByRole('heading', { name: 'Record gift-1' });
+        // the record's name as its title, then where it came from; its key only beside, never as the title
+        await screen.findByRole('heading', { name: TITLE });
+        expect(screen.getByTestId('source-position').textContent).toBe(`${POSITION} · Source key ${UPLOAD}#2`);
         // why routing put it here, in the reviewer's sight
         expect(screen.getByTestId('route-reason').textContent).toBe(String(d.matching?.routeReason));
         const table = within(region()).getByRole('table', { name: 'Incoming and destination values' });
         // the compared candidate, or the chosen destination record (a Match Search result not picked is neither)
         const compared = d.candidates.find((x) => x.id === c.compared) ?? (d.destination?.id === c.compared ? d.destination : null);
-        expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toContain(compared ? `Destination ${compared.id}` : 'Destination');
+        expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toContain(compared ? `Destination ${OWN_IDS[compared.id] ?? compared.id}` : 'Destination');
         // the differences with the compared candidate are marked, and only they
         // (the candidates' phones are the incoming number written other ways: not a difference; a destination without one is)
         const writtenOtherwise = (f: string) => f === 'phone' && compared!.fields.phone !== undefined;
@@ -183,7 +198,9 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         }
         // each candidate with its confidence, match reasons, and the chosen one
         for (const x of d.candidates) {
-          const card = screen.getByRole('group', { name: `Candidate ${x.id}` });
+          const card = screen.getByRole('group', { name: `Candidate ${NAMES[x.id]}` });
+          expect(within(card).getByTestId('own-id').textContent).toBe(`Lookup ID ${x.ownId!.value}`);
+          expect(card.textContent).not.toContain(x.id);
           within(card).getByText(`Confidence ${x.score}`);
           within(card).getByText(x.reasons[0]!);
           expect(!!within(card).queryByText('Chosen')).toBe(d.destination?.id === x.id);
@@ -196,9 +213,11 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         expect(!!screen.queryByText(RECORD_API_MESSAGES.matchQueryShort)).toBe(c.searchProblem === RECORD_API_MESSAGES.matchQueryShort);
         expect(!!screen.queryByText(NOT_EDITABLE_TEXT)).toBe(c.actionError === NOT_EDITABLE_TEXT);
         if (c.notice) await screen.findByText(c.notice);
+        // a pick is told by the destination record's name and own id, never its id in the destination's API
+        if (c.notice?.startsWith('Matched')) expect(c.notice).toBe(`Matched to destination record ${NAMES[d.destination!.id]}.`);
         const results = screen.queryByRole('table', { name: 'Match Search results' });
         expect(!!results).toBe(!!c.results);
-        if (results) within(results).getByText('crm-42');
+        if (results) expect(within(results).getByText(FOUND_NAME).getAttribute('title')).toBe('crm-42');
         expect(decision('Create new').disabled).toBe(false);
       },
     },
@@ -214,10 +233,10 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
       'xstate.done.actor.matchSearch': (step) => r.search.answer(step.event),
       'xstate.error.actor.matchSearch': (step) => r.search.answer(step.event),
       'record.reload': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Try again' })); },
-      'candidate.compare': async () => { fireEvent.click(screen.getByRole('button', { name: 'Compare crm-8' })); },
+      'candidate.compare': async () => { fireEvent.click(screen.getByRole('button', { name: `Compare ${NAMES['crm-8']}` })); },
       'match.pick': async (step) => {
         const { candidateId } = step.event as unknown as { candidateId: string };
-        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? 'Pick crm-42' : `Pick this match ${candidateId}` }));
+        fireEvent.click(screen.getByRole('button', { name: candidateId === 'crm-42' ? `Pick ${FOUND_NAME}` : `Pick this match ${NAMES[candidateId]}` }));
       },
       'record.act': async () => { fireEvent.click(decision('Create new')); },
       'record.change': async (step) => {
@@ -258,7 +277,7 @@ describe('reviewing a record (record-review shortest paths on the rendered revie
   it('View Only may look, and is told it may not edit when it tries', async () => {
     const r = renderReview(recordReviewMachine, ROLE_POLICIES['View Only']);
     await r.load.answer({ type: 'xstate.done.actor.loadRecord', output: DETAIL });
-    fireEvent.click(await screen.findByRole('button', { name: 'Pick this match crm-8' }));
+    fireEvent.click(await screen.findByRole('button', { name: `Pick this match ${NAMES['crm-8']}` }));
     await screen.findByText(NO_EDIT_PERMISSION);
     expect(r.pick.calls).toEqual([]);
   });
@@ -298,7 +317,7 @@ describe('the suite can fail', () => {
 // ------------------------------------------------------------------ needs-attention/v2
 
 const row = (n: number): RecordPage['records'][number] => ({
-  id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
+  id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, title: `Supporter ${n}`, sourcePosition: `gifts.csv, line ${n + 1}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
   matchReasons: [], errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92,
   candidateCount: 2, waitingFor: null, summary: {},
 });
@@ -312,7 +331,7 @@ function renderOneAtATime(policies: Policies = ROLE_POLICIES['Data Processor']) 
   const act = fakeCall<{ action: string; recordId: string }, { affected: number }>('act on the record');
   const review = recordReviewMachine.provide({
     actors: {
-      loadRecord: answeredCall<{ recordId: string }, RecordDetail>(({ recordId }) => detail({ id: recordId, sourceKey: `gift-${recordId.at(-1)}` })).logic,
+      loadRecord: answeredCall<{ recordId: string }, RecordDetail>(({ recordId }) => detail({ id: recordId, sourceKey: `gifts.csv#${Number(recordId.at(-1)) + 1}`, title: `Supporter ${recordId.at(-1)}` })).logic,
       pickMatch: pick.logic, runAction: act.logic,
     } as never,
   });
@@ -327,14 +346,14 @@ describe('Needs Attention one record at a time (needs-attention/v2)', () => {
     const r = renderOneAtATime();
     await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1), row(2)], summaryFields: [], nextCursor: null }, counts: null } });
     expect(screen.getAllByRole('heading', { level: 1 }).map((h) => h.textContent)).toEqual(['Needs Attention']);
-    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await screen.findByRole('heading', { name: 'Supporter 1' });
     screen.getByText('Record 1 of 2');
     await press('j');
-    await screen.findByRole('heading', { name: 'Record gift-2' });
+    await screen.findByRole('heading', { name: 'Supporter 2' });
     await press('ArrowRight');
     screen.getByText('Record 2 of 2');
     await press('k');
-    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await screen.findByRole('heading', { name: 'Supporter 1' });
     await press('?');
     within(screen.getByRole('region', { name: 'Keyboard shortcuts' })).getByText('Pick the best candidate');
     await press('p');
@@ -358,7 +377,7 @@ describe('Needs Attention one record at a time (needs-attention/v2)', () => {
   it('View Only is told it may not edit when it presses R', async () => {
     const r = renderOneAtATime(ROLE_POLICIES['View Only']);
     await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1)], summaryFields: [], nextCursor: null }, counts: null } });
-    await screen.findByRole('heading', { name: 'Record gift-1' });
+    await screen.findByRole('heading', { name: 'Supporter 1' });
     await press('r');
     await screen.findByText(NO_EDIT_PERMISSION);
     expect(r.act.calls).toEqual([]);

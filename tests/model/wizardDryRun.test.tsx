@@ -176,11 +176,11 @@ function expectHeld(outcome: HTMLElement) {
   ]);
   // a table of samples per outcome: the key transformed values, bucket, reason and best score with its match reasons
   const head = ['Record', 'email', 'lastName', 'firstName', 'Bucket', 'Reason', 'Best score'];
-  expect(rowsOf(o.getByRole('table', { name: 'Would be created: 1 of 3' }))).toEqual([head, ['supporters.csv#2', 'ada@example.org', 'Lovelace', 'Ada', 'New', '—', 'No match']]);
-  expect(rowsOf(o.getByRole('table', { name: 'Would be updated: 1 of 5' }))).toEqual([head, ['supporters.csv#3', 'grace@example.org', 'Hopper', 'Grace', 'One-to-one match', '—', '96Same e-mail, Same last name']]);
-  expect(rowsOf(o.getByRole('table', { name: 'Held for review: 1 of 2' }))).toEqual([head, ['supporters.csv#4', '—', 'Smith', 'John', 'Multiple matches', 'Several candidates', '72Same last name and postal code2 candidates']]);
-  expect(rowsOf(o.getByRole('table', { name: 'Omitted: 1 of 1' }))).toEqual([head, ['supporters.csv#5', 'test@example.org', 'Test', 'Test', 'New', 'Omitted by rule 1', 'No match']]);
-  expect(rowsOf(o.getByRole('table', { name: 'Exceptions: 1 of 1' }))).toEqual([head, ['supporters.csv#6', 'alan-at-example', 'Turing', 'Alan', 'Bad e-mail', 'email must be an e-mail address', 'No match']]);
+  expect(rowsOf(o.getByRole('table', { name: 'Would be created: 1 of 3' }))).toEqual([head, ['supporters.csv, line 2', 'ada@example.org', 'Lovelace', 'Ada', 'New', '—', 'No match']]);
+  expect(rowsOf(o.getByRole('table', { name: 'Would be updated: 1 of 5' }))).toEqual([head, ['supporters.csv, line 3', 'grace@example.org', 'Hopper', 'Grace', 'One-to-one match', '—', '96Same e-mail, Same last name']]);
+  expect(rowsOf(o.getByRole('table', { name: 'Held for review: 1 of 2' }))).toEqual([head, ['supporters.csv, line 4', '—', 'Smith', 'John', 'Multiple matches', 'Several candidates', '72Same last name and postal code2 candidates']]);
+  expect(rowsOf(o.getByRole('table', { name: 'Omitted: 1 of 1' }))).toEqual([head, ['supporters.csv, line 5', 'test@example.org', 'Test', 'Test', 'New', 'Omitted by rule 1', 'No match']]);
+  expect(rowsOf(o.getByRole('table', { name: 'Exceptions: 1 of 1' }))).toEqual([head, ['supporters.csv, line 6', 'alan-at-example', 'Turing', 'Alan', 'Bad e-mail', 'email must be an e-mail address', 'No match']]);
   // each wide table can be reached and scrolled with the keyboard
   for (const name of ['Would be created', 'Would be updated', 'Held for review', 'Omitted', 'Exceptions']) {
     expect(o.getByRole('group', { name: `Sample: ${name}` }).getAttribute('tabindex')).toBe('0');

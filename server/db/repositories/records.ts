@@ -70,6 +70,12 @@ export function recordsRepository(db: Executor, tenantId: string) {
       return row;
     },
 
+    /** a formula's record by its identity in the source (a copy names its first this way) */
+    async bySourceKey(formulaId: string, sourceKey: string): Promise<RecordRow | undefined> {
+      const [row] = await db.select().from(records).where(and(mine, eq(records.formulaId, formulaId), eq(records.sourceKey, sourceKey))).limit(1);
+      return row;
+    },
+
     /** records per bucket (and custom validation bucket) of one formula */
     async countByBucket(formulaId: string): Promise<{ bucket: Bucket; customBucket: string | null; count: number }[]> {
       const out = new Map<string, { bucket: Bucket; customBucket: string | null; count: number }>();

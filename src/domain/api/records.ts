@@ -53,6 +53,10 @@ export const RecordRowSchema = v.object({
   id: v.string(),
   /** the record's identity in the source */
   sourceKey: v.string(),
+  /** what a person knows the record by: its summary fields' values ('Grace Hopper · grace@navy.example'); null when they are blank */
+  title: v.nullable(v.string()),
+  /** where it came from, in words: 'spring-1.csv, line 2', or the source system's own id */
+  sourcePosition: v.string(),
   /** the destination record it was matched to or written as (SPEC's record id); null until then */
   recordId: v.nullable(v.string()),
   dateAdded: v.string(),
@@ -96,6 +100,10 @@ export type RecordCounts = v.InferOutput<typeof RecordCountsSchema>;
 /** A destination record the searches found, with why and how well it matches. */
 export const CandidateSchema = v.object({
   id: v.string(),
+  /** the destination record's values of the formula's summary fields, as a record's title is; null when they are blank */
+  title: v.nullable(v.string()),
+  /** the destination's own id for it as its screens show it (Lookup ID SC-000619), where the destination has one */
+  ownId: v.nullable(v.object({ label: v.string(), value: v.string() })),
   score: v.number(),
   reasons: v.array(v.string()),
   /** the name of the first scenario that found it ('Match Search' for one picked by hand) */
@@ -173,7 +181,13 @@ export const MatchSearchQuerySchema = v.object({
 });
 
 export const MatchSearchResultSchema = v.object({
-  results: v.array(v.object({ id: v.string(), fields: v.record(v.string(), v.unknown()) })),
+  results: v.array(v.object({
+    id: v.string(),
+    /** as a candidate's: the summary fields' values, and the destination's own id for it */
+    title: v.nullable(v.string()),
+    ownId: v.nullable(v.object({ label: v.string(), value: v.string() })),
+    fields: v.record(v.string(), v.unknown()),
+  })),
   /** the destination fields searched */
   fields: v.array(v.string()),
 });

@@ -14,6 +14,8 @@ import {
 import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
 import type { SortDirection } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
+import { recordLabel } from '../../domain/formula/recordLabel.ts';
+import { RECORD_STATE_LABELS } from '../../domain/formula/statuses.ts';
 import type { RecordFilter, RecordSort, RecordView } from '../../domain/records/query.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { SCREENS } from '../../domain/screens.ts';
@@ -338,12 +340,22 @@ function SelectMatching({ matching, filtered, onSelect }: { matching: boolean; f
 function Row({ record: r, fields, waits, selected, onOpen, onToggle }: {
   record: RecordRow; fields: string[]; waits: boolean; selected: boolean; onOpen(id: string): void; onToggle(id: string): void;
 }) {
-  const label = r.sourceKey;
+  // the record's name first, where it came from under it; the source key stays on hover (and in the review)
+  const label = recordLabel(r.title, r.sourcePosition);
   return (
     <Table.Tr>
       <Table.Td><Checkbox aria-label={`Select record ${label}`} checked={selected} onChange={() => onToggle(r.id)} /></Table.Td>
-      <Table.Td>
-        <Anchor component="button" type="button" size="sm" onClick={() => onOpen(r.id)} aria-label={`Review record ${label}`} style={{ whiteSpace: 'nowrap' }}>{label}</Anchor>
+      <Table.Td miw={180} maw={280} data-testid="record-cell">
+        <Stack gap={2} align="flex-start">
+          <Anchor
+            component="button" type="button" size="sm" fw={600} ta="left" onClick={() => onOpen(r.id)} aria-label={`Review record ${label}`}
+            title={r.title ? undefined : r.sourceKey}
+          >
+            {r.title ?? r.sourcePosition}
+          </Anchor>
+          {r.title && <Text size="xs" c="dimmed" title={r.sourceKey} data-testid="source-position">{r.sourcePosition}</Text>}
+          <Badge size="xs" variant="light" tt="none">{RECORD_STATE_LABELS[r.state]}</Badge>
+        </Stack>
       </Table.Td>
       {fields.map((f) => <Table.Td key={f}><Text size="sm">{valueText(r.summary[f])}</Text></Table.Td>)}
       {/* one line however long the destination's id: the whole id stays in the cell (copied, read aloud) and shows on hover */}

@@ -12,6 +12,7 @@ import {
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
+import { destinationName, recordLabel } from '../../domain/formula/recordLabel.ts';
 import { BUCKET_LABELS, RECORD_STATE_LABELS } from '../../domain/formula/statuses.ts';
 import { sameFieldValue } from '../../domain/formula/matchKeys.ts';
 import { can, type Policies } from '../../domain/roles.ts';
@@ -81,15 +82,24 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
   }
   const d = c.detail;
   const busy = !state.matches('showing');
-  const compared = d.candidates.find((x) => x.id === c.compared) ?? (d.destination && d.destination.id === c.compared ? { id: d.destination.id, fields: d.destination.fields } : null);
+  const candidate = d.candidates.find((x) => x.id === c.compared);
+  // a column heading: the destination's own id tells the compared candidate apart in fewest words
+  const compared = candidate ? { id: candidate.id, name: candidate.ownId ? `${candidate.ownId.label} ${candidate.ownId.value}` : destinationName(candidate), fields: candidate.fields }
+    : d.destination && d.destination.id === c.compared ? { id: d.destination.id, name: d.destination.id, fields: d.destination.fields } : null;
+  const chosen = d.candidates.find((x) => x.id === d.recordId);
   return (
-    <Stack gap="md" aria-label={`Record ${d.sourceKey}`} role="region">
+    <Stack gap="md" aria-label={`Record ${recordLabel(d.title, d.sourcePosition)}`} role="region">
       <Stack gap={2}>
-        <Title order={headingLevel}>Record {d.sourceKey}</Title>
+        {/* a smaller title on a phone: a long e-mail address fits its line rather than breaking mid-word */}
+        <Title order={headingLevel} fz={{ base: 'h3', sm: 'h2' }} style={{ overflowWrap: 'break-word' }}>{d.title ?? d.sourcePosition}</Title>
+        {/* where it came from in words; the source's own key stays findable beside it */}
+        <Text size="sm" c="dimmed" data-testid="source-position" style={{ overflowWrap: 'anywhere' }}>
+          {d.title && <>{d.sourcePosition} · </>}<span title="The record's key in the source">Source key {d.sourceKey}</span>
+        </Text>
         <Group gap="xs">
           <Badge variant="light">{RECORD_STATE_LABELS[d.state]}</Badge>
           <Badge variant="outline">{d.customBucket ?? BUCKET_LABELS[d.bucket]}</Badge>
-          {d.recordId && <Text size="sm">Destination record {d.recordId}</Text>}
+          {d.recordId && <Text size="sm" title={d.recordId}>Destination record {chosen ? destinationName(chosen) : d.recordId}</Text>}
         </Group>
         {d.errorReason && <Text size="sm" c="red.8">{d.errorReason}</Text>}
         {/* why routing put it here ('Match not certain: review', a copy waiting for its first) */}
@@ -148,7 +158,7 @@ function Facts({ summary, facts }: { summary: string; facts: Record<string, unkn
 /** The incoming values beside the compared candidate's, a row per field; differing rows say so. */
 function Comparison({ detail: d, compared, context: c, busy, onChange, onCancel }: {
   detail: RecordDetail;
-  compared: { id: string; fields: Record<string, unknown> } | null;
+  compared: { id: string; name: string; fields: Record<string, unknown> } | null;
   context: RecordReviewContext;
   busy: boolean;
   onChange(change: { field: string; value: string | null } | { field: string; overwrite: boolean }): void;
@@ -166,7 +176,7 @@ function Comparison({ detail: d, compared, context: c, busy, onChange, onCancel 
           <Table.Tr>
             <Table.Th>Field</Table.Th>
             <Table.Th>Incoming</Table.Th>
-            <Table.Th>{compared ? `Destination ${compared.id}` : 'Destination'}</Table.Th>
+            <Table.Th title={compared?.id}>{compared ? `Destination ${compared.name}` : 'Destination'}</Table.Th>
             {compared && <Table.Th>Overwrite</Table.Th>}
           </Table.Tr>
         </Table.Thead>
@@ -268,25 +278,29 @@ function Candidates({ candidates, chosen, compared, busy, headingLevel, onCompar
     <Stack gap="xs">
       <Title order={(headingLevel + 1) as 3 | 4}>Candidates</Title>
       {candidates.length === 0 && <Text size="sm" c="dimmed">The searches found no destination record. Use Match Search, or create a new record.</Text>}
-      {candidates.map((x) => (
-        <Card key={x.id} withBorder padding="xs" aria-label={`Candidate ${x.id}`} role="group">
-          <Group justify="space-between" wrap="wrap" gap="xs">
-            <Stack gap={2}>
+      {candidates.map((x) => {
+        const name = destinationName(x);
+        return (
+          <Card key={x.id} withBorder padding="xs" aria-label={`Candidate ${name}`} role="group">
+            <Group justify="space-between" wrap="wrap" gap="xs">
+              <Stack gap={2}>
+                <Group gap="xs">
+                  {(x.title || !x.ownId) && <Text size="sm" fw={600} title={x.id}>{x.title ?? x.id}</Text>}
+                  {x.ownId && <Text size="sm" data-testid="own-id">{x.ownId.label} <Text span fw={600}>{x.ownId.value}</Text></Text>}
+                  <Badge variant="light">Confidence {x.score}</Badge>
+                  {chosen === x.id && <Badge color="green">Chosen</Badge>}
+                </Group>
+                <Text size="xs" c="dimmed">Found by {x.scenario}</Text>
+                <Reasons reasons={x.reasons} />
+              </Stack>
               <Group gap="xs">
-                <Text size="sm" fw={600}>{x.id}</Text>
-                <Badge variant="light">Confidence {x.score}</Badge>
-                {chosen === x.id && <Badge color="green">Chosen</Badge>}
+                <Button size="xs" variant="default" disabled={compared === x.id} onClick={() => onCompare(x.id)} aria-label={`Compare ${name}`}>Compare</Button>
+                <Button size="xs" disabled={busy || chosen === x.id} onClick={() => onPick(x.id)} aria-label={`Pick this match ${name}`}>Pick this match</Button>
               </Group>
-              <Text size="xs" c="dimmed">Found by {x.scenario}</Text>
-              <Reasons reasons={x.reasons} />
-            </Stack>
-            <Group gap="xs">
-              <Button size="xs" variant="default" disabled={compared === x.id} onClick={() => onCompare(x.id)} aria-label={`Compare ${x.id}`}>Compare</Button>
-              <Button size="xs" disabled={busy || chosen === x.id} onClick={() => onPick(x.id)} aria-label={`Pick this match ${x.id}`}>Pick this match</Button>
             </Group>
-          </Group>
-        </Card>
-      ))}
+          </Card>
+        );
+      })}
     </Stack>
   );
 }
@@ -324,10 +338,10 @@ function MatchSearch({ context: c, searching, busy, headingLevel, onSearch, onPi
             <Table.Tbody>
               {results.results.map((r) => (
                 <Table.Tr key={r.id}>
-                  <Table.Td>{r.id}</Table.Td>
+                  <Table.Td title={r.id}>{destinationName(r)}</Table.Td>
                   {results.fields.map((f) => <Table.Td key={f}>{text(r.fields[f])}</Table.Td>)}
                   <Table.Td>
-                    <Button size="compact-xs" disabled={busy} onClick={() => onPick(r.id)} aria-label={`Pick ${r.id}`}>Pick</Button>
+                    <Button size="compact-xs" disabled={busy} onClick={() => onPick(r.id)} aria-label={`Pick ${destinationName(r)}`}>Pick</Button>
                   </Table.Td>
                 </Table.Tr>
               ))}

@@ -10,6 +10,7 @@ import { useSelector } from '@xstate/react';
 import { Alert, Anchor, Box, Button, Group, List, Loader, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconFlask, IconInbox } from '@tabler/icons-react';
 import type { DryRunResult, DryRunSample } from '../../../../domain/api/formulas.ts';
+import { sourcePosition } from '../../../../domain/formula/recordLabel.ts';
 import { BUCKET_LABELS, BUCKETS, type Bucket } from '../../../../domain/formula/statuses.ts';
 import type { WizardStep } from '../../../../domain/formula/wizard.ts';
 import { DRY_RUN_LIMIT, type DryRunFailure, type DryRunRef } from '../../../../machines/dryRun.ts';
@@ -232,7 +233,8 @@ function SampleTable({ outcome, samples, total, columns }: { outcome: Outcome; s
         <Table.Tbody>
           {samples.map((s) => (
             <Table.Tr key={s.sourceKey}>
-              <Table.Th scope="row" fw={400} style={{ overflowWrap: 'anywhere' }}>{s.sourceKey}</Table.Th>
+              {/* the file and line a person can find the row at; the key itself on hover */}
+              <Table.Th scope="row" fw={400} style={{ overflowWrap: 'anywhere' }} title={s.sourceKey}>{sourcePosition(s.sourceKey)}</Table.Th>
               {columns.map((c) => <Table.Td key={c} style={{ overflowWrap: 'anywhere' }}>{valueText(s.transformed[c])}</Table.Td>)}
               <Table.Td>{s.customBucket ?? BUCKET_LABELS[s.bucket]}</Table.Td>
               <Table.Td>{s.reason ?? '—'}</Table.Td>
