@@ -1,8 +1,11 @@
 /**
  * The formula list (All Formulas, SPEC.md section 2): loads the tenant's formulas with the data
- * sources (to know whether any can be a source), and creates a draft for the wizard.
+ * sources (to know whether any can be a source), and creates a draft for the wizard. A draft made
+ * here and left with nothing saved (the wizard closed on its first step) is deleted once the wizard
+ * closes, so no "Untitled formula" stays behind. A draft can be deleted, after a confirmation.
  */
 import { assign, fromPromise, setup } from 'xstate';
+import { formulaDisplayName } from '../domain/formula/formula.ts';
 import { connectorFor } from '../domain/connectors/catalogue.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
 import { integrations, type DataSourceListItem } from '../services/integrations.ts';
@@ -14,10 +17,26 @@ export interface FormulaListContext {
   maySeeSources: boolean;
   /** the draft just created: the view opens the wizard on it */
   created: FormulaView | null;
+  /** the draft made here for the wizard, until the wizard closes: deleted then if nothing of it was saved */
+  opened: string | null;
+  /** the draft to delete, while the user is asked */
+  toDelete: FormulaView | null;
+  /** what was just done, in words */
+  notice: string | null;
   error: string | null;
 }
 
-export type FormulaListEvent = { type: 'list.reload' } | { type: 'formula.create' };
+export type FormulaListEvent =
+  | { type: 'list.reload' }
+  | { type: 'formula.create' }
+  /** the wizard closed: the list shows what it changed */
+  | { type: 'wizard.closed' }
+  | { type: 'formula.delete'; id: string }
+  | { type: 'delete.confirm' }
+  | { type: 'delete.cancel' };
+
+/** a draft with nothing saved: no name, no data source (the wizard's first step was never saved) */
+export const isUntouchedDraft = (f: FormulaView) => f.isDraft && !f.name && !f.sourceDataSource && !f.firstDestinationDataSource;
 
 /**
  * Whether the tenant has a data source that can be a formula's source ('Go to Connections' when
@@ -37,11 +56,19 @@ export const formulaListMachine = setup({
       return { formulas: list, sources };
     }),
     createDraft: fromPromise(async () => formulas.create({})),
+    removeFormula: fromPromise(async ({ input }: { input: { id: string } }) => { await formulas.remove(input.id, { silent: true }); }),
+  },
+  guards: {
+    // only a draft is deleted from the list: a live formula has records and runs to keep
+    isDraft: ({ context, event }) => event.type === 'formula.delete' && context.formulas.some((f) => f.id === event.id && f.isDraft),
+    isLeftUntouched: ({ context }, formulasNow: FormulaView[]) => formulasNow.some((f) => f.id === context.opened && isUntouchedDraft(f)),
   },
 }).createMachine({
   id: 'formulaList',
   initial: 'loading',
-  context: ({ input }) => ({ formulas: [], sources: [], maySeeSources: input?.maySeeSources ?? true, created: null, error: null }),
+  context: ({ input }) => ({
+    formulas: [], sources: [], maySeeSources: input?.maySeeSources ?? true, created: null, opened: null, toDelete: null, notice: null, error: null,
+  }),
   states: {
     loading: {
       // the draft made before was opened already
@@ -50,20 +77,63 @@ export const formulaListMachine = setup({
         id: 'loadList',
         src: 'loadList',
         input: ({ context }) => ({ maySeeSources: context.maySeeSources }),
-        onDone: { target: 'ready', actions: assign(({ event }) => ({ formulas: event.output.formulas, sources: event.output.sources, error: null })) },
+        onDone: [
+          // the wizard closed on a draft made for it, with nothing saved: it goes
+          {
+            guard: { type: 'isLeftUntouched', params: ({ event }) => event.output.formulas },
+            target: 'discarding',
+            actions: assign(({ event }) => ({ formulas: event.output.formulas, sources: event.output.sources, error: null })),
+          },
+          { target: 'ready', actions: assign(({ event }) => ({ formulas: event.output.formulas, sources: event.output.sources, error: null, opened: null })) },
+        ],
         onError: { target: 'failed', actions: assign({ error: 'The formulas could not be loaded.' }) },
       },
     },
-    failed: { on: { 'list.reload': 'loading' } },
+    failed: { on: { 'list.reload': 'loading', 'wizard.closed': 'loading' } },
     ready: {
-      on: { 'list.reload': 'loading', 'formula.create': 'creating' },
+      on: {
+        'list.reload': { target: 'loading', actions: assign({ notice: null }) },
+        'wizard.closed': { target: 'loading', actions: assign({ notice: null }) },
+        'formula.create': { target: 'creating', actions: assign({ notice: null }) },
+        'formula.delete': {
+          guard: 'isDraft',
+          target: 'confirmingDelete',
+          actions: assign({ toDelete: ({ context, event }) => context.formulas.find((f) => f.id === event.id) ?? null, notice: null, error: null }),
+        },
+      },
     },
     creating: {
       invoke: {
         id: 'createDraft',
         src: 'createDraft',
-        onDone: { target: 'ready', actions: assign({ created: ({ event }) => event.output }) },
+        onDone: { target: 'ready', actions: assign({ created: ({ event }) => event.output, opened: ({ event }) => event.output.id }) },
         onError: { target: 'ready', actions: assign({ error: 'The formula could not be created.' }) },
+      },
+    },
+    // a draft made for the wizard and left with nothing saved; if it cannot go, it stays in the list to delete
+    discarding: {
+      invoke: {
+        id: 'discardDraft',
+        src: 'removeFormula',
+        input: ({ context }) => ({ id: context.opened! }),
+        onDone: { target: 'loading', actions: assign({ opened: null }) },
+        onError: { target: 'ready', actions: assign({ opened: null }) },
+      },
+    },
+    /** 'Delete the draft …?': delete it, or keep it */
+    confirmingDelete: {
+      on: {
+        'delete.confirm': 'deleting',
+        'delete.cancel': { target: 'ready', actions: assign({ toDelete: null }) },
+      },
+    },
+    deleting: {
+      invoke: {
+        id: 'removeFormula',
+        src: 'removeFormula',
+        input: ({ context }) => ({ id: context.toDelete!.id }),
+        onDone: { target: 'loading', actions: assign({ notice: ({ context }) => `The draft ${formulaDisplayName(context.toDelete!)} was deleted.`, toDelete: null }) },
+        onError: { target: 'ready', actions: assign({ error: ({ context }) => `The draft ${formulaDisplayName(context.toDelete!)} could not be deleted.`, toDelete: null }) },
       },
     },
   },

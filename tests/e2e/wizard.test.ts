@@ -127,6 +127,18 @@ describe('the Formula Wizard in Chromium', () => {
     const create = page.getByRole('button', { name: 'Create a formula' });
     await create.or(page.getByRole('alert')).first().waitFor();
     expect(await problemsShown()).toBe('');
+    // opened and closed with nothing saved: no "Untitled formula" stays behind
+    const untitled = () => page.getByRole('table', { name: 'Formulas' }).getByRole('cell', { name: 'Untitled formula', exact: true }).count();
+    const before = await untitled();
+    await create.click();
+    await wizard().waitFor();
+    await page.waitForURL(/[?&]wizardFormulaId=[^&]+&wizardStep=data-sources/);
+    const abandoned = new URL(page.url()).searchParams.get('wizardFormulaId')!;
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    await page.waitForURL((u) => !u.searchParams.has('wizardFormulaId'));
+    await expect.poll(async () => (await server.database.pool.query('select count(*)::int as n from formulas where id = $1', [abandoned])).rows[0].n, SOON).toBe(0);
+    expect(await untitled()).toBe(before);
+
     await create.click();
     await wizard().waitFor();
     await page.waitForURL(/[?&]wizardFormulaId=[^&]+&wizardStep=data-sources/);

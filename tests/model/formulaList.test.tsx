@@ -1,8 +1,9 @@
 /**
  * Model-based tests of the formula list (src/machines/formulaList.ts) on the rendered All Formulas
  * screen: loading, a failure and its retry, the list, the empty state, 'Go to Connections' when no
- * data source can be a source, and 'Create a formula' opening the wizard on the new draft. The
- * server's answers are fakes that wait until the path gives them.
+ * data source can be a source, 'Create a formula' opening the wizard on the new draft, that draft
+ * deleted when the wizard closes with nothing of it saved, and a draft deleted after a
+ * confirmation. The server's answers are fakes that wait until the path gives them.
  */
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
@@ -10,13 +11,13 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, setup, type SnapshotFrom } from 'xstate';
 import { policiesFor } from '../../src/domain/roles.ts';
-import { formulaListMachine, hasSourceFor } from '../../src/machines/formulaList.ts';
+import { formulaListMachine, hasSourceFor, isUntouchedDraft } from '../../src/machines/formulaList.ts';
 import type { FormulaView } from '../../src/services/formulas.ts';
 import type { DataSourceListItem } from '../../src/services/integrations.ts';
 import { FormulaList } from '../../src/views/formulas/AllFormulasPage.tsx';
 import { ActorsContext } from '../../src/views/shell/actors.tsx';
 import { fakeCall } from '../support/fakeCalls.ts';
-import { expectingFailure, named, proofWaitOf, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
+import { expectBrokenGuardToFail, expectingFailure, named, proofWaitOf, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -39,22 +40,38 @@ const LISTINGS: Record<string, Listing> = {
   'sources not visible': { formulas: [], sources: null },
 };
 const DRAFT = formula('f-new', null);
+// the list as it is when the wizard closes on that draft: left as it was made, or named
+LISTINGS['draft left'] = { formulas: [DRAFT, formula('f1', 'Spring appeal')], sources: [source('sandbox-crm')] };
+LISTINGS['draft named'] = { formulas: [{ ...DRAFT, name: 'Autumn appeal' }, formula('f1', 'Spring appeal')], sources: [source('sandbox-crm')] };
 
 const model = testModel(formulaListMachine, {
   events: (s) => {
     const snap = s as Snap;
     if (snap.matches('loading')) {
+      // once a draft was made for the wizard, the list holds it: as it was made, or named in the wizard
+      const listings = snap.context.opened ? [LISTINGS['draft left']!, LISTINGS['draft named']!] : [LISTINGS.two!, LISTINGS.none!, LISTINGS['no source']!, LISTINGS['sources not visible']!];
       return [
-        ...Object.values(LISTINGS).map((output) => ({ type: 'xstate.done.actor.loadList', output })),
+        ...listings.map((output) => ({ type: 'xstate.done.actor.loadList', output })),
         { type: 'xstate.error.actor.loadList', error: new Error('offline') },
       ] as never;
     }
     if (snap.matches('creating')) return [{ type: 'xstate.done.actor.createDraft', output: DRAFT }, { type: 'xstate.error.actor.createDraft', error: new Error('no') }] as never;
     if (snap.matches('failed')) return [{ type: 'list.reload' }];
+    if (snap.matches('confirmingDelete')) return [{ type: 'delete.confirm' }, { type: 'delete.cancel' }];
+    if (snap.matches('deleting')) return [{ type: 'xstate.done.actor.removeFormula' }, { type: 'xstate.error.actor.removeFormula', error: new Error('no') }] as never;
+    if (snap.matches('discarding')) return [{ type: 'xstate.done.actor.discardDraft' }, { type: 'xstate.error.actor.discardDraft', error: new Error('no') }] as never;
+    // after a deletion or a failure, the list is read again: what follows is the paths' from loading
+    if (snap.context.notice || snap.context.error) return [{ type: 'wizard.closed' }];
+    // a draft is deleted from the first list (the others hold the wizard's draft, whose paths are its own)
+    const drafts = snap.context.formulas === LISTINGS.two!.formulas && !snap.context.created
+      ? snap.context.formulas.filter((f) => f.isDraft).map((f) => ({ type: 'formula.delete', id: f.id }) as const) : [];
     // a Create button is offered only where a data source can be a source
-    return hasSourceFor(snap.context.sources) ? [{ type: 'formula.create' }, { type: 'list.reload' }] : [{ type: 'list.reload' }];
+    return [...(hasSourceFor(snap.context.sources) ? [{ type: 'formula.create' } as const] : []), { type: 'wizard.closed' }, ...drafts];
   },
-  serializeState: (s) => JSON.stringify([(s as Snap).value, (s as Snap).context.formulas.length, (s as Snap).context.sources?.length ?? 'not visible', !!(s as Snap).context.created, !!(s as Snap).context.error]),
+  serializeState: (s) => {
+    const { value, context: c } = s as Snap;
+    return JSON.stringify([value, c.formulas.map((f) => `${f.id}:${f.name ?? ''}`).join(','), c.sources?.length ?? 'not visible', !!c.created, c.opened, c.toDelete?.id ?? null, c.notice, c.error]);
+  },
 });
 
 const authLogic = setup({}).createMachine({ context: { user: { policies: policiesFor(['Formula Producer']) } } });
@@ -62,8 +79,9 @@ const authLogic = setup({}).createMachine({ context: { user: { policies: policie
 function renderList(machine: typeof formulaListMachine) {
   const load = fakeCall<void, Listing>('load the list');
   const create = fakeCall<void, FormulaView>('create a draft');
+  const remove = fakeCall<{ id: string }, void>('delete a formula');
   const auth = createActor(authLogic).start();
-  const router = createMemoryRouter([{ path: '*', element: <FormulaList title="All Formulas" logic={machine.provide({ actors: { loadList: load.logic, createDraft: create.logic } as never })} /> }], {
+  const router = createMemoryRouter([{ path: '*', element: <FormulaList title="All Formulas" logic={machine.provide({ actors: { loadList: load.logic, createDraft: create.logic, removeFormula: remove.logic } as never })} /> }], {
     initialEntries: ['/integrations-formulas'],
   });
   render(
@@ -73,7 +91,7 @@ function renderList(machine: typeof formulaListMachine) {
       </ActorsContext.Provider>
     </MantineProvider>,
   );
-  return { load, create, router, auth };
+  return { load, create, remove, router, auth };
 }
 
 const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> = {
@@ -84,7 +102,7 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
       loading: async () => { await screen.findByLabelText('Loading formulas'); },
       failed: async () => { await screen.findByText('The formulas could not be loaded'); },
       ready: async (s) => {
-        const { formulas, sources, created, error } = (s as Snap).context;
+        const { formulas, sources, created, error, notice } = (s as Snap).context;
         await waitFor(() => expect(screen.queryByLabelText('Loading formulas')).toBeNull());
         if (!hasSourceFor(sources)) {
           await screen.findByRole('link', { name: 'Go to Connections' });
@@ -95,14 +113,34 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
         }
         if (formulas.length) {
           const table = await screen.findByRole('table', { name: 'Formulas' });
-          expect(table.textContent).toContain('Spring appeal');
-          expect(table.textContent).toContain('Untitled formula');
-          expect(table.textContent).toContain('Needs reprocess');
+          for (const f of formulas) expect(table.textContent).toContain(f.name ?? 'Untitled formula');
+          if (formulas.some((f) => !f.isDraft)) expect(table.textContent).toContain('Needs reprocess');
+          // drafts offer Delete; a live formula does not
+          for (const f of formulas) {
+            expect(screen.queryByRole('button', { name: `Delete ${f.name ?? 'Untitled formula'}` }) !== null, f.id).toBe(f.isDraft);
+          }
         } else if (hasSourceFor(sources)) {
           await screen.findByText('No formulas yet. Create one to start moving records.');
         }
         if (created) await waitFor(() => expect(r.router.state.location.search).toBe(`?wizardFormulaId=${created.id}&wizardStep=data-sources`));
-        if (error) await screen.findByText('The formula could not be created.');
+        if (error) expect((await screen.findByRole('alert')).textContent).toBe(error);
+        if (notice) expect((await screen.findByRole('status')).textContent).toBe(notice);
+        else expect(screen.queryByRole('status')).toBeNull();
+        await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Delete draft formula' })).toBeNull());
+      },
+      confirmingDelete: async (s) => {
+        const dialog = await screen.findByRole('dialog', { name: 'Delete draft formula' });
+        expect(dialog.textContent).toContain(`Delete the draft ${(s as Snap).context.toDelete!.name ?? 'Untitled formula'}?`);
+      },
+      deleting: async (s) => {
+        await waitFor(() => expect(screen.getByRole('button', { name: 'Delete' }).getAttribute('data-loading')).toBe('true'));
+        expect(r.remove.calls.at(-1)).toEqual({ id: (s as Snap).context.toDelete!.id });
+      },
+      discarding: async (s) => {
+        await screen.findByLabelText('Loading formulas');
+        // the draft the wizard was opened on, and only when nothing of it was saved
+        expect(r.remove.calls.at(-1)).toEqual({ id: (s as Snap).context.opened });
+        expect(isUntouchedDraft((s as Snap).context.formulas.find((f) => f.id === (s as Snap).context.opened)!)).toBe(true);
       },
       creating: async () => {
         await waitFor(() => expect(screen.getByRole('button', { name: 'Create a formula' }).getAttribute('data-loading')).toBe('true'));
@@ -113,15 +151,24 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
       'xstate.error.actor.loadList': (step) => r.load.answer(step.event),
       'xstate.done.actor.createDraft': (step) => r.create.answer(step.event),
       'xstate.error.actor.createDraft': (step) => r.create.answer(step.event),
-      'list.reload': async (step) => {
-        const snap = step.state as Snap;
-        if (snap.matches('failed')) fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
-        else {
-          // the list reloads when the wizard closes: open and close it through the address
-          await act(async () => { await r.router.navigate('/integrations-formulas?wizardFormulaId=f1&wizardStep=review'); });
-          await act(async () => { await r.router.navigate('/integrations-formulas'); });
-        }
+      'list.reload': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Try again' })); },
+      'wizard.closed': async (step) => {
+        // the list reloads when the wizard closes: open and close it through the address
+        const opened = (step.state as Snap).context.opened ?? 'f1';
+        await act(async () => { await r.router.navigate(`/integrations-formulas?wizardFormulaId=${opened}&wizardStep=review`); });
+        await act(async () => { await r.router.navigate('/integrations-formulas'); });
       },
+      'formula.delete': async (step) => {
+        const { id } = step.event as unknown as { id: string };
+        const f = (step.state as Snap).context.formulas.find((x) => x.id === id)!;
+        fireEvent.click(await screen.findByRole('button', { name: `Delete ${f.name ?? 'Untitled formula'}` }));
+      },
+      'delete.confirm': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Delete' })); },
+      'delete.cancel': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Keep it' })); },
+      'xstate.done.actor.removeFormula': (step) => r.remove.answer(step.event),
+      'xstate.error.actor.removeFormula': (step) => r.remove.answer(step.event),
+      'xstate.done.actor.discardDraft': (step) => r.remove.answer(step.event),
+      'xstate.error.actor.discardDraft': (step) => r.remove.answer(step.event),
       'formula.create': async () => { fireEvent.click(await screen.findByRole('button', { name: 'Create a formula' })); },
     },
   }),
@@ -132,6 +179,26 @@ const paths = model.getShortestPaths() as unknown as ModelPath<Snap>[];
 describe('All Formulas (formula-list shortest paths on the rendered screen)', () => {
   it.each(named(paths, (p) => p.steps.map((s) => s.event.type.replace('xstate.', '')).join(' → ')))('%s', async (_name, path) => {
     await runPath(path, formulaListMachine, view);
+  });
+});
+
+describe('drafts that go', () => {
+  it('reach deleting a draft (confirmed, kept, refused) and discarding the wizard\'s untouched draft', () => {
+    const reached = new Set(paths.flatMap((p) => [...p.steps.map((st) => st.state), p.state]).map((st) => JSON.stringify(st.value)));
+    for (const state of ['confirmingDelete', 'deleting', 'discarding']) expect(reached.has(JSON.stringify(state)), state).toBe(true);
+    const ends = paths.map((p) => p.state.context);
+    expect(ends.some((c) => c.notice === 'The draft Spring appeal was deleted.')).toBe(true);
+    expect(ends.some((c) => c.error === 'The draft Spring appeal could not be deleted.')).toBe(true);
+  });
+
+  it('fails a machine that would keep the draft the wizard left untouched', async () => {
+    const discarding = paths.filter((p) => p.steps.some((st) => st.state.matches('discarding')));
+    await expectBrokenGuardToFail(formulaListMachine, 'isLeftUntouched', { paths: discarding, view, every: true });
+  });
+
+  it('fails a machine that would delete a draft the wizard named', async () => {
+    const kept = paths.filter((p) => p.steps.some((st, i) => i > 0 && st.state.matches('ready') && st.state.context.formulas === LISTINGS['draft named']!.formulas));
+    await expectBrokenGuardToFail(formulaListMachine, 'isLeftUntouched', { paths: kept, view, holds: true });
   });
 });
 

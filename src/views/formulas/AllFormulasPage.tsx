@@ -2,8 +2,10 @@
  * All Formulas (SPEC.md section 2): the tenant's formulas with their source, destination, status
  * and last edit; Edit opens the wizard at its review. 'Create a formula' makes a draft and opens
  * the wizard, for roles that may create formulas; 'Go to Connections' when the tenant has no data
- * source that can be a formula's source. The list's loading and the draft's creation are the
- * formula-list machine's (src/machines/formulaList.ts).
+ * source that can be a formula's source. A draft can be deleted, after a confirmation, by roles that
+ * may delete formulas; a draft made for the wizard and closed with nothing saved goes by itself.
+ * The list's loading, the draft's creation and deletion are the formula-list machine's
+ * (src/machines/formulaList.ts).
  *
  * Each live formula shows its status as it changes (SPEC.md section 4): list status and job
  * status, the last run's counts, 'Needs reprocess', the retry countdown, an error to dismiss (or
@@ -14,7 +16,7 @@
 import { useEffect, useRef } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Anchor, Button, Card, Group, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, Modal, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
@@ -22,6 +24,7 @@ import { NoSourceNotice } from './NoSourceNotice.tsx';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
+import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';
 import { CommandButton, CommandDialogs, ConnectionLine, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from './FormulaLive.tsx';
@@ -37,6 +40,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
   const policies = useSelector(auth, (s) => s.context.user?.policies ?? NO_POLICIES);
   const mayCreate = can(policies, 'formula', 'create');
   const mayEdit = can(policies, 'formula', 'edit');
+  const mayDelete = can(policies, 'formula', 'delete');
   const list = useActorRef(logic, { input: { maySeeSources: can(policies, 'datasource', 'view') } });
   const state = useSelector(list, (s) => s);
   const job = useActorRef(jobs, { input: { policies } });
@@ -44,8 +48,8 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
   const navigate = useNavigate();
   const location = useLocation();
   const wizardOpen = new URLSearchParams(location.search).has('wizardFormulaId');
-  const { formulas, sources, created } = state.context;
-  const ready = state.matches('ready') || state.matches('creating');
+  const { formulas, sources, created, toDelete, notice } = state.context;
+  const ready = state.matches('ready') || state.matches('creating') || state.matches('confirmingDelete') || state.matches('deleting');
   const hasSource = ready && hasSourceFor(sources);
 
   // a new draft opens the wizard at its first step
@@ -56,7 +60,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
   // what the wizard changed shows once it closes
   const wasOpen = useRef(wizardOpen);
   useEffect(() => {
-    if (wasOpen.current && !wizardOpen) list.send({ type: 'list.reload' });
+    if (wasOpen.current && !wizardOpen) list.send({ type: 'wizard.closed' });
     wasOpen.current = wizardOpen;
   }, [wizardOpen, list]);
 
@@ -70,13 +74,25 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
           </Button>
         )}
       </Group>
-      {state.matches('loading') && <Stack aria-label="Loading formulas"><Skeleton h={36} /><Skeleton h={36} /><Skeleton h={36} /></Stack>}
+      {(state.matches('loading') || state.matches('discarding')) && <Stack aria-label="Loading formulas"><Skeleton h={36} /><Skeleton h={36} /><Skeleton h={36} /></Stack>}
       {state.matches('failed') && (
         <Alert color="red" role="alert" title="The formulas could not be loaded">
           <Button size="xs" mt="xs" onClick={() => list.send({ type: 'list.reload' })}>Try again</Button>
         </Alert>
       )}
       {ready && state.context.error && <Alert color="red" role="alert">{state.context.error}</Alert>}
+      {ready && notice && <Alert color="green" role="status">{notice}</Alert>}
+      <Modal
+        opened={state.matches('confirmingDelete') || state.matches('deleting')}
+        onClose={() => list.send({ type: 'delete.cancel' })}
+        title="Delete draft formula"
+      >
+        <Text>Delete the draft {toDelete ? formulaDisplayName(toDelete) : ''}? What was saved of it goes, and it cannot be undone.</Text>
+        <Group justify="flex-end" mt="md">
+          <Button variant="default" onClick={() => list.send({ type: 'delete.cancel' })} disabled={state.matches('deleting')}>Keep it</Button>
+          <Button color="red" loading={state.matches('deleting')} onClick={() => list.send({ type: 'delete.confirm' })}>Delete</Button>
+        </Group>
+      </Modal>
       {ready && !hasSource && (
         <NoSourceNotice policies={policies} />
       )}
@@ -102,6 +118,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
                   <FormulaRow
                     key={f.id} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit}
                     editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, 'review') }}
+                    onDelete={mayDelete && f.isDraft ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
                   />
                 ))}
               </Table.Tbody>
@@ -114,13 +131,15 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
 }
 
 /** One formula: what it is, its live status, and the commands it offers the user. */
-function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo }: {
+function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDelete }: {
   formula: FormulaView;
   jobState: JobStatusState;
   job: JobActor;
   policies: Policies;
   mayEdit: boolean;
   editTo: { pathname: string; search: string };
+  /** a draft, for a role that may delete it */
+  onDelete?: (() => void) | undefined;
 }) {
   const view = formulaLive(f, jobState, policies);
   const { name, counts } = view;
@@ -138,6 +157,7 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo }: {
           <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs">{mayEdit ? 'Edit' : 'Open'}</Anchor>
           {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
           <UploadFileAction formula={f} policies={policies} />
+          {onDelete && <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete} aria-label={`Delete ${name}`}>Delete</Button>}
         </Group>
       </Table.Td>
     </Table.Tr>
