@@ -478,7 +478,9 @@ describe('two workers on one PostgreSQL', () => {
     starting.catch(() => {});
     const formulas: { tenant: number; id: string; file: Supporters; runId: string }[] = [];
     const crmBefore = [await crmCount(0), await crmCount(1)];
-    for (const [tenant, n] of [[0, 0], [0, 1], [1, 0], [1, 1]] as const) {
+    // six runs for two workers of two jobs each: while one worker holds two, runs wait for the other,
+    // so both work at once whichever of them polls first (with four, one quick worker could take them in turn)
+    for (const [tenant, n] of [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]] as const) {
       const file = await supporters(tenant, `shared-${tenant}-${n}`, 630, 70, 500 + n * 70);
       formulas.push({ tenant, id: await liveFormula(tenant, file), file, runId: '' });
     }
