@@ -88,6 +88,11 @@ async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, obj
   };
 }
 
+/** The formula's destination alone, for work that reads of it (its fields' labels) without running the formula. */
+export function destinationEnd(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, signal?: AbortSignal): Promise<FormulaEnd> {
+  return end(tenant, deps, formula.destinationDataSourceId, formula.destinationObject, formula.destinationSettings, 'destination', signal);
+}
+
 /**
  * Whether the formula sends automatically now. A run asks again before each batch it stores, so
  * turning autosend off while a run collects holds the records it collects from then on.

@@ -17,7 +17,9 @@ export const recordExport = defineJob({
   retry: { limit: 2, delaySeconds: 5, backoff: true },
   worker: { concurrency: 2, pollingIntervalSeconds: 1 },
   async handler(payload, ctx) {
-    const outcome = await writeExport(ctx.tenant, payload.exportId, { store: ctx.services.files, log: ctx.log, signal: ctx.job.signal });
+    const outcome = await writeExport(ctx.tenant, payload.exportId, {
+      store: ctx.services.files, log: ctx.log, signal: ctx.job.signal, engine: { secrets: ctx.secrets, config: ctx.config },
+    });
     return { outcome };
   },
 });

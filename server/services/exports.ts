@@ -12,19 +12,24 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import {
-  EXPORT_COLUMNS, EXPORT_DOWNLOAD_MS, EXPORT_LIST_LIMIT, EXPORT_GONE, EXPORT_RAW_PREFIX, EXPORT_REPLACED_REASON,
+  EXPORT_DOWNLOAD_MS, EXPORT_LIST_LIMIT, EXPORT_GONE, EXPORT_REPLACED_REASON, exportHeader,
   type ExportView, type StartExportRequest,
 } from '../../src/domain/api/exportService.ts';
 import { csvRow } from '../../src/domain/csv.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import { fieldHeading } from '../../src/domain/formula/fieldHeading.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
+import { recordTitle, sourcePosition } from '../../src/domain/formula/recordLabel.ts';
 import type { RecordSelection } from '../../src/domain/records/query.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { dataFileStore, type FileStore } from '../connectors/fileSources/fileStore.ts';
 import { abandonedExports, expiredExportFiles, type ExportRecord, type RecordExportRow } from '../db/repositories/recordExports.ts';
+import type { FormulaRow } from '../db/repositories/formulas.ts';
 import { forTenant, type TenantScope } from '../db/tenancy.ts';
+import { destinationEnd, type EngineDeps } from '../engine/plan.ts';
 import { recordEvent } from './events.ts';
+import { rowContext, type RowContext } from './records.ts';
 
 /** Where an export's file is kept in the store. */
 export const exportFileKey = (tenantId: string, exportId: string) => `exports/${tenantId}/${exportId}.csv`;
@@ -166,6 +171,8 @@ export interface WriteOptions {
   /** records fetched per batch (the cursor's FETCH) */
   batchSize?: number;
   now?: () => Date;
+  /** opens the destination to read its fields' labels for the header; without it (or when it cannot be read) headings come from the fields' names */
+  engine?: EngineDeps;
 }
 
 /** A file name a person recognises: the formula, what was exported, and when. */
@@ -175,11 +182,12 @@ export function exportFileName(formulaName: string, view: string, at: Date): str
   return `${base.slice(0, 120) || 'export'}.csv`;
 }
 
-/** One record as a CSV row: the fixed columns, its transformed fields, then its source values. */
-export function exportRow(r: ExportRecord, fields: readonly string[], rawFields: readonly string[]): unknown[] {
+/** One record as a CSV row: the fixed columns (EXPORT_COLUMNS), its destination fields, then its source values. */
+export function exportRow(r: ExportRecord, fields: readonly string[], rawFields: readonly string[], ctx: RowContext): unknown[] {
   const t = r.transformed ?? {};
   const raw = r.raw ?? {};
   return [
+    recordTitle(ctx.summaryFields, r.transformed ?? r.raw), sourcePosition(r.sourceKey, ctx.facts(r.sourceKey)),
     r.id, r.destinationRecordId, r.customBucket ? `${r.bucket}/${r.customBucket}` : r.bucket, r.state,
     r.dateAdded, r.dateProcessed, r.matchReasons, r.errorReason, r.errorDate, r.score,
     ...fields.map((f) => t[f]), ...rawFields.map((f) => raw[f]),
@@ -205,17 +213,21 @@ export async function writeExport(tenant: TenantScope, exportId: string, opts: W
   const fileName = exportFileName(formulaDisplayName(formula), row.bucket, row.createdOn);
   let written = 0;
   try {
+    // read before the records' snapshot is opened, so no transaction waits on the destination
+    const labels = await destinationLabels(tenant, formula, opts);
     const reader = await repo.openSelection(row.formulaId, stored.selection, { includeRaw: stored.includeRaw, batchSize: opts.batchSize });
     try {
       if (!(await repo.begin(exportId, reader.total))) throw new ExportReplaced();
-      const header = [...EXPORT_COLUMNS, ...reader.fields, ...reader.rawFields.map((f) => `${EXPORT_RAW_PREFIX}${f}`)];
+      const header = exportHeader(reader.fields, (f) => labels.get(f) ?? fieldHeading(f), reader.rawFields);
       const chunks = async function* () {
         // a byte order mark, so Excel reads the file as UTF-8
         yield Buffer.from(`\uFEFF${csvRow(header)}`);
         for await (const batch of reader.batches()) {
           opts.signal?.throwIfAborted();
           let text = '';
-          for (const record of batch) text += csvRow(exportRow(record, reader.fields, reader.rawFields));
+          // the batch's uploads' file names, for 'spring-1.csv, line 2'
+          const ctx = await rowContext(tenant, formula, batch.map((r) => r.sourceKey));
+          for (const record of batch) text += csvRow(exportRow(record, reader.fields, reader.rawFields, ctx));
           yield Buffer.from(text);
           written += batch.length;
           if (!(await repo.progress(exportId, written))) throw new ExportReplaced();
@@ -242,6 +254,23 @@ export async function writeExport(tenant: TenantScope, exportId: string, opts: W
       ? 'The export was interrupted. Please start it again.'
       : 'The records could not be written to the file. Please start the export again.');
     throw err;
+  }
+}
+
+/**
+ * The destination's label of each of its fields. An export is written even when the destination
+ * cannot be reached: its headings are then made from the fields' names.
+ */
+async function destinationLabels(tenant: TenantScope, formula: FormulaRow, opts: WriteOptions): Promise<Map<string, string>> {
+  if (!opts.engine) return new Map();
+  try {
+    const destination = await destinationEnd(tenant, opts.engine, formula, opts.signal);
+    const fields = await destination.connector.describeFields(destination.ctx, destination.object);
+    return new Map(fields.filter((f) => f.label.trim()).map((f) => [f.name, f.label.trim()]));
+  } catch (err) {
+    opts.signal?.throwIfAborted();
+    opts.log.warn({ err, formulaId: formula.id }, 'the destination\'s field labels could not be read: the export\'s headings are made from field names');
+    return new Map();
   }
 }
 

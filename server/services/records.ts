@@ -113,7 +113,7 @@ function waitingForOf(matching: Record<string, unknown> | null): RecordRowView['
 }
 
 /** What the rows of a page (or one record) show of their formula and source: summary fields and source facts. */
-interface RowContext {
+export interface RowContext {
   summaryFields: readonly string[];
   /** what is known of a source key's source beyond the key (an upload's file name, the source system) */
   facts(sourceKey: string): SourceFacts;
@@ -136,6 +136,31 @@ function rowView(row: RecordRow, ctx: RowContext): RecordRowView {
   };
 }
 
+async function summaryFieldsOf(tenant: TenantScope, formulaId: string): Promise<string[]> {
+  const part = await tenant.parts.get(formulaId, 'summary-fields');
+  const parsed = part ? v.safeParse(SummaryFieldsSchema, part.body) : null;
+  return parsed?.success ? parsed.output.fields : [];
+}
+
+/** A data source's system, or null when it is unset or gone. */
+async function systemOf(tenant: TenantScope, dataSourceId: string | null): Promise<string | null> {
+  const ds = dataSourceId ? await tenant.dataSources.get(dataSourceId) : undefined;
+  return ds?.system ?? null;
+}
+
+/** The summary fields, and the source facts of these source keys: their uploads' file names, the source system's name. */
+export async function rowContext(tenant: TenantScope, formula: FormulaRow, sourceKeys: readonly string[]): Promise<RowContext> {
+  const uploadIds = [...new Set(sourceKeys.map(uploadOfKey).filter((u): u is string => u !== null))];
+  const [summaryFields, system, uploads] = await Promise.all([
+    summaryFieldsOf(tenant, formula.id),
+    systemOf(tenant, formula.sourceDataSourceId),
+    Promise.all(uploadIds.map(async (id) => [id, (await tenant.uploads.get(id))?.fileName ?? null] as const)),
+  ]);
+  const names = new Map(uploads);
+  const systemName = system && isSystemId(system) ? connectorFor(system).name : null;
+  return { summaryFields, facts: (key) => ({ fileName: names.get(uploadOfKey(key) ?? '') ?? null, system: systemName }) };
+}
+
 export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
   const noFormula = () => new DomainError('not-found', 'No such formula.');
   const noRecord = () => new DomainError('not-found', 'No such record.');
@@ -144,31 +169,6 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     const row = await tenant.formulas.get(id);
     if (!row) throw noFormula();
     return row;
-  }
-
-  async function summaryFieldsOf(tenant: TenantScope, formulaId: string): Promise<string[]> {
-    const part = await tenant.parts.get(formulaId, 'summary-fields');
-    const parsed = part ? v.safeParse(SummaryFieldsSchema, part.body) : null;
-    return parsed?.success ? parsed.output.fields : [];
-  }
-
-  /** A data source's system, or null when it is unset or gone. */
-  async function systemOf(tenant: TenantScope, dataSourceId: string | null): Promise<string | null> {
-    const ds = dataSourceId ? await tenant.dataSources.get(dataSourceId) : undefined;
-    return ds?.system ?? null;
-  }
-
-  /** The summary fields, and the source facts of these source keys: their uploads' file names, the source system's name. */
-  async function rowContext(tenant: TenantScope, formula: FormulaRow, sourceKeys: readonly string[]): Promise<RowContext> {
-    const uploadIds = [...new Set(sourceKeys.map(uploadOfKey).filter((u): u is string => u !== null))];
-    const [summaryFields, system, uploads] = await Promise.all([
-      summaryFieldsOf(tenant, formula.id),
-      systemOf(tenant, formula.sourceDataSourceId),
-      Promise.all(uploadIds.map(async (id) => [id, (await tenant.uploads.get(id))?.fileName ?? null] as const)),
-    ]);
-    const names = new Map(uploads);
-    const systemName = system && isSystemId(system) ? connectorFor(system).name : null;
-    return { summaryFields, facts: (key) => ({ fileName: names.get(uploadOfKey(key) ?? '') ?? null, system: systemName }) };
   }
 
   async function plan(tenant: TenantScope, row: FormulaRow): Promise<FormulaPlan> {

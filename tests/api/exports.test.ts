@@ -2,7 +2,9 @@
  * The export service (/export-service/v1) with real workers on real PostgreSQL: records made by
  * the engine (a flat file run into buckets, as tests/api/engine.test.ts does), then exported as a
  * bucket and as a selection. The status goes from started to complete with every record written;
- * the CSV holds the right rows and columns with formula-like cells neutralised; a new export
+ * the CSV holds the right rows and columns, headed in words (destination fields by their labels,
+ * the record's state apart from a US state 'State'), each record by its title and its file and
+ * line, with formula-like cells neutralised (a title too); source values only when asked for; a new export
  * deletes the old file (410); a file past its 24 hours answers 410 and the sweeper deletes it;
  * another tenant's or another user's export is 404; a role without formula view gets 403; a
  * malformed request a problem.
@@ -67,7 +69,9 @@ beforeAll(async () => {
   }
   formula = (await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Spring appeal' } }))).id;
   expect((await send('admin', `${F}/${formula}`, { method: 'PATCH', body: { source: { dataSourceId: flat, object: 'supporters-*.csv' }, destination: { dataSourceId: crm, object: 'constituents' } } })).status).toBe(200);
-  for (const [part, body] of Object.entries({ ...VALID_PARTS, schedule: { mode: 'continuous' as const } })) {
+  // the US state too: a destination field labelled 'State', beside the record's own state
+  const mapping = { fields: [...VALID_PARTS.mapping.fields, { destination: 'state', kind: 'source' as const, source: 'State' }] };
+  for (const [part, body] of Object.entries({ ...VALID_PARTS, mapping, schedule: { mode: 'continuous' as const } })) {
     const put = await send('admin', `${F}/${formula}/parts/${part}`, { method: 'PUT', body });
     expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
   }
@@ -76,11 +80,11 @@ beforeAll(async () => {
   const dir = dropFolderPath(server.config.dataDir, sessions.admin!.tenantId, 'exports');
   fs.mkdirSync(dir, { recursive: true });
   const rows = [
-    ['First name', 'Last name', 'Email'],
-    [known[0]!.firstName, known[0]!.lastName, known[0]!.email],
-    ['Ada', 'Lovelace', 'ada.lovelace.export@example.org'],
-    [HYPERLINK, '-smith', 'plus.export@example.org'],
-    ['Bad', 'Address', 'not-an-email'],
+    ['First name', 'Last name', 'Email', 'State'],
+    [known[0]!.firstName, known[0]!.lastName, known[0]!.email, 'VT'],
+    ['Ada', 'Lovelace', 'ada.lovelace.export@example.org', 'MA'],
+    [HYPERLINK, '-smith', 'plus.export@example.org', 'NY'],
+    ['Bad', 'Address', 'not-an-email', 'CA'],
   ];
   fs.writeFileSync(path.join(dir, 'supporters-1.csv'), rows.map((r) => r.map((c) => `"${c.replaceAll('"', '""')}"`).join(',')).join('\n'));
   const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
@@ -142,44 +146,61 @@ describe('exporting a bucket', () => {
     expect(last.fileName).toMatch(/^Spring-appeal-ready-records-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}\.csv$/);
   }, 60_000);
 
-  it('downloads the CSV as an attachment: columns, rows, neutralised cells', async () => {
+  it('downloads the CSV as an attachment: headings in words, each record by name and line, neutralised cells', async () => {
     const { res, rows } = await download('admin', first.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="Spring-appeal-ready-records-.*\.csv"; filename\*=UTF-8''/);
-    expect(rows[0]).toEqual([...EXPORT_COLUMNS, 'email', 'firstName', 'lastName']);
+    // the destination's labels, not field names; the record's state apart from the US state; no source values unless asked
+    expect(rows[0]).toEqual([
+      'Record', 'Source', 'Record id', 'Destination record id', 'Bucket', 'Record state', 'Date added', 'Date processed',
+      'Match reasons', 'Error reason', 'Error date', 'Score', 'E-mail', 'First name', 'Last name', 'State',
+    ]);
+    expect(rows[0]!.slice(0, EXPORT_COLUMNS.length)).toEqual([...EXPORT_COLUMNS]);
     const records = byColumn(rows);
     expect(records).toHaveLength(2);
-    const ada = records.find((r) => r.email === 'ada.lovelace.export@example.org')!;
-    expect(ada).toMatchObject({ Bucket: 'new', State: 'ready', firstName: 'Ada', lastName: 'Lovelace', 'Error reason': '', Score: '' });
+    const ada = records.find((r) => r['E-mail'] === 'ada.lovelace.export@example.org')!;
+    expect(ada).toMatchObject({
+      Record: 'Ada Lovelace · ada.lovelace.export@example.org', Source: 'supporters-1.csv, line 3',
+      Bucket: 'new', 'Record state': 'ready', State: 'MA', 'First name': 'Ada', 'Last name': 'Lovelace', 'Error reason': '', Score: '',
+    });
     expect(ada['Record id']).toMatch(/^[\da-f-]{36}$/);
     expect(Number.isNaN(Date.parse(ada['Date added']!))).toBe(false);
-    // a spreadsheet runs neither: both start with a single quote
-    const evil = records.find((r) => r.email === 'plus.export@example.org')!;
-    expect(evil.firstName).toBe(`'${HYPERLINK}`);
-    expect(evil.lastName).toBe('\'-Smith');
+    // a spreadsheet runs none: each starts with a single quote, the record's title too
+    const evil = records.find((r) => r['E-mail'] === 'plus.export@example.org')!;
+    expect(evil['First name']).toBe(`'${HYPERLINK}`);
+    expect(evil['Last name']).toBe('\'-Smith');
+    expect(evil.Record).toBe(`'${HYPERLINK} -Smith · plus.export@example.org`);
+    expect(evil.Source).toBe('supporters-1.csv, line 4');
   });
 
   it('writes match reasons, error reasons and raw source values when asked', async () => {
     const matched = await start('admin', { formulaId: formula, selection: { kind: 'scope', scope: { view: 'needs-attention-one-to-one' } }, includeRaw: true });
     expect((await finished('admin', matched.id)).last).toMatchObject({ status: 'complete', total: 1 });
     const { rows } = await download('admin', matched.id);
-    expect(rows[0]).toEqual([...EXPORT_COLUMNS, 'email', 'firstName', 'lastName', 'Source: Email', 'Source: First name', 'Source: Last name']);
+    expect(rows[0]).toEqual([
+      ...EXPORT_COLUMNS, 'E-mail', 'First name', 'Last name', 'State', 'Source: Email', 'Source: First name', 'Source: Last name', 'Source: State',
+    ]);
     const [one] = byColumn(rows);
-    expect(one).toMatchObject({ Bucket: 'one-to-one-match', 'Match reasons': 'Same e-mail', 'Source: Email': known[0]!.email });
+    expect(one).toMatchObject({
+      Source: 'supporters-1.csv, line 2', Bucket: 'one-to-one-match', 'Match reasons': 'Same e-mail',
+      'Source: Email': known[0]!.email, 'Source: State': 'VT', State: 'VT',
+    });
     expect(Number(one!.Score)).toBeGreaterThan(0);
 
     const bad = await start('admin', { formulaId: formula, selection: { kind: 'scope', scope: { view: 'validation-exceptions', customBucket: 'Bad e-mail' } } });
     expect((await finished('admin', bad.id)).last).toMatchObject({ status: 'complete', total: 1, view: 'validation-exceptions', customBucket: 'Bad e-mail' });
     const [failed] = byColumn((await download('admin', bad.id)).rows);
-    expect(failed).toMatchObject({ Bucket: 'validation-exception/Bad e-mail', email: 'not-an-email' });
+    expect(failed).toMatchObject({ Bucket: 'validation-exception/Bad e-mail', 'E-mail': 'not-an-email', Record: 'Bad Address · not-an-email' });
+    // without the option, no source values
+    expect(Object.keys(failed!).filter((h) => h.startsWith('Source: '))).toEqual([]);
     expect(failed!['Error reason']).not.toBe('');
   }, 60_000);
 
   it('applies the scope\'s filter: text and dates added', async () => {
     const text = await start('admin', { formulaId: formula, selection: { kind: 'scope', scope: { view: 'ready-records', filter: { text: 'LOVELACE' } } } });
     expect((await finished('admin', text.id)).last).toMatchObject({ total: 1 });
-    expect(byColumn((await download('admin', text.id)).rows).map((r) => r.firstName)).toEqual(['Ada']);
+    expect(byColumn((await download('admin', text.id)).rows).map((r) => r['First name'])).toEqual(['Ada']);
     const none = await start('admin', { formulaId: formula, selection: { kind: 'scope', scope: { view: 'ready-records', filter: { addedFrom: new Date(Date.now() + 3600_000).toISOString() } } } });
     const done = (await finished('admin', none.id)).last;
     expect(done).toMatchObject({ status: 'complete', total: 0, written: 0, percent: 100 });

@@ -91,6 +91,7 @@ interface Rendered {
 const area = () => within(screen.getByTestId('export'));
 const statusArea = () => screen.getByRole('status', { name: 'Export status' });
 const exportButton = () => area().getByRole('button', { name: /^(Export to CSV|Export again)$/ });
+const rawBox = () => area().getByRole('checkbox', { name: /^Include the source values/ });
 
 /** everything the button and its status area show in this state of the machine */
 function expectScreen(r: Rendered, s: Snap) {
@@ -100,6 +101,10 @@ function expectScreen(r: Rendered, s: Snap) {
   // the button
   expect(exportButton().textContent).toBe(done || s.matches('error') ? 'Export again' : 'Export to CSV');
   expect(exportButton().getAttribute('data-loading') === 'true', 'export button busy').toBe(working);
+  // the choice of source values: off unless checked, fixed while an export is written or downloaded
+  const raw = rawBox();
+  expect((raw as HTMLInputElement).checked, 'source values unchecked').toBe(false);
+  expect((raw as HTMLInputElement).disabled, 'source values fixed').toBe(working || s.matches('downloading'));
 
   // the calls in flight
   expect(r.start.waiting, 'the start call waits').toBe(s.matches('started'));
@@ -237,6 +242,23 @@ describe('export machine: what is exported', () => {
     rerender(<MantineProvider><ExportButton formulaId={FORMULA} selection={filtered} includeRaw logic={logic} /></MantineProvider>);
     await click(exportButton());
     expect(start.next).toEqual({ formulaId: FORMULA, selection: filtered, includeRaw: true });
+  });
+
+  it('adds the source values when the user checks "Include the source values", and leaves them out again when unchecked', async () => {
+    const start = fakeCall<unknown, ExportView>('startExport');
+    const logic = exportMachine.provide({ actors: { startExport: start.logic } as never });
+    render(<MantineProvider><ExportButton formulaId={FORMULA} selection={SELECTION} logic={logic} /></MantineProvider>);
+    expect(screen.getByText('Each column of the source as it came in, headed \'Source: <column>\'')).toBeTruthy();
+    await click(rawBox());
+    expect((rawBox() as HTMLInputElement).checked).toBe(true);
+    await click(exportButton());
+    expect(start.next).toEqual({ formulaId: FORMULA, selection: SELECTION, includeRaw: true });
+    await act(async () => start.settle({ type: 'xstate.error.actor.startExport', error: REFUSED }));
+    await settle();
+    await click(screen.getByRole('button', { name: 'Close message' }));
+    await click(rawBox());
+    await click(exportButton());
+    expect(start.next).toEqual({ formulaId: FORMULA, selection: SELECTION, includeRaw: false });
   });
 });
 

@@ -27,6 +27,8 @@ export const EXPORT_MAX_FIELDS = 1000;
 /** One record as the CSV writes it. */
 export interface ExportRecord {
   id: string;
+  /** where it came from: a file and line, or the source system's own id (named in words by sourcePosition) */
+  sourceKey: string;
   destinationRecordId: string | null;
   bucket: string;
   customBucket: string | null;
@@ -38,6 +40,7 @@ export interface ExportRecord {
   errorDate: Date | string | null;
   score: number | null;
   transformed: Record<string, unknown> | null;
+  /** its source values: when they were asked for, or when it has no transformed values to be titled by */
   raw?: Record<string, unknown>;
 }
 
@@ -156,11 +159,11 @@ export function recordExportsRepository(db: Executor, tenantId: string) {
           opts.includeRaw ? await keysOf(sql`${records.raw}`) : [],
         ];
         await query(sql`declare export_rows no scroll cursor for
-          select ${records.id} as id, ${records.destinationRecordId} as destination_record_id, ${records.bucket} as bucket,
+          select ${records.id} as id, ${records.sourceKey} as source_key, ${records.destinationRecordId} as destination_record_id, ${records.bucket} as bucket,
             ${records.customBucket} as custom_bucket, ${records.state} as state, ${records.dateAdded} as date_added,
             ${records.dateProcessed} as date_processed, ${records.errorReason} as error_reason, ${records.errorDate} as error_date,
             ${records.score} as score, ${records.transformed} as transformed,
-            ${opts.includeRaw ? sql`${records.raw}` : sql`null::jsonb`} as raw,
+            ${opts.includeRaw ? sql`${records.raw}` : sql`case when ${records.transformed} is null then ${records.raw} end`} as raw,
             -- the best candidate's match reasons, not the whole candidate list
             (select string_agg(reason, '; ') from jsonb_array_elements_text(coalesce((
               select c -> 'reasons' from jsonb_array_elements(${records.candidates}) as c
@@ -204,17 +207,17 @@ export function recordExportsRepository(db: Executor, tenantId: string) {
 }
 
 interface RawRow {
-  id: string; destination_record_id: string | null; bucket: string; custom_bucket: string | null; state: string;
+  id: string; source_key: string; destination_record_id: string | null; bucket: string; custom_bucket: string | null; state: string;
   date_added: Date | string; date_processed: Date | string | null; error_reason: string | null; error_date: Date | string | null;
   score: number | null; transformed: Record<string, unknown> | null; raw: Record<string, unknown> | null; match_reasons: string | null;
 }
 
 function toExportRecord(r: RawRow, includeRaw: boolean): ExportRecord {
   return {
-    id: r.id, destinationRecordId: r.destination_record_id, bucket: r.bucket, customBucket: r.custom_bucket, state: r.state,
+    id: r.id, sourceKey: r.source_key, destinationRecordId: r.destination_record_id, bucket: r.bucket, customBucket: r.custom_bucket, state: r.state,
     dateAdded: r.date_added, dateProcessed: r.date_processed, matchReasons: r.match_reasons, errorReason: r.error_reason,
     errorDate: r.error_date, score: r.score, transformed: r.transformed,
-    ...(includeRaw ? { raw: r.raw ?? {} } : {}),
+    ...(includeRaw || r.raw ? { raw: r.raw ?? {} } : {}),
   };
 }
 

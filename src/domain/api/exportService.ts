@@ -28,17 +28,41 @@ export type ExportGoneReason = keyof typeof EXPORT_GONE;
 /** what an export stopped by a newer one says */
 export const EXPORT_REPLACED_REASON = 'A newer export of this formula replaced this one.';
 
-/** the CSV's first columns, before the record's transformed fields (then its source values, when asked for) */
+/**
+ * The CSV's first columns, before the record's destination fields (then its source values, when
+ * asked for): the record as a person knows it (its title from the summary fields, and its file and
+ * line or source id), then its ids and where it is. Its state is 'Record state', never 'State':
+ * a destination field is often a US state headed 'State'.
+ */
 export const EXPORT_COLUMNS = [
-  'Record id', 'Destination record id', 'Bucket', 'State', 'Date added', 'Date processed', 'Match reasons', 'Error reason', 'Error date', 'Score',
+  'Record', 'Source', 'Record id', 'Destination record id', 'Bucket', 'Record state', 'Date added', 'Date processed',
+  'Match reasons', 'Error reason', 'Error date', 'Score',
 ] as const;
-/** a source value's column: this prefix and the source field */
+/** a source value's column: this prefix and the source column's name */
 export const EXPORT_RAW_PREFIX = 'Source: ';
+
+/**
+ * The CSV's header: the fixed columns, each destination field by its heading (the destination's
+ * label, or one made from the field's name), then each source column behind EXPORT_RAW_PREFIX. A
+ * field heading that another column already has (two fields labelled alike, or a field labelled
+ * 'Record') also names its field, so no two columns are headed alike.
+ */
+export function exportHeader(fields: readonly string[], headingOf: (field: string) => string, rawFields: readonly string[] = []): string[] {
+  const raw = rawFields.map((f) => `${EXPORT_RAW_PREFIX}${f}`);
+  const headings = fields.map((f) => headingOf(f).trim() || f);
+  const seen = new Map<string, number>();
+  for (const h of [...EXPORT_COLUMNS, ...raw, ...headings]) seen.set(h.toLowerCase(), (seen.get(h.toLowerCase()) ?? 0) + 1);
+  return [
+    ...EXPORT_COLUMNS,
+    ...headings.map((h, i) => (seen.get(h.toLowerCase())! > 1 ? `${h} (${fields[i]})` : h)),
+    ...raw,
+  ];
+}
 
 export const StartExportSchema = v.object({
   formulaId: v.pipe(v.string('formulaId must be a formula\'s id.'), v.uuid('formulaId must be a formula\'s id.')),
   selection: RecordSelectionSchema,
-  /** also write each record's source values, after its transformed fields */
+  /** also write each record's source values, after its destination fields, each headed 'Source: <column>' (off unless asked for) */
   includeRaw: v.optional(v.boolean('includeRaw must be true or false.'), false),
 });
 export type StartExport = v.InferInput<typeof StartExportSchema>;

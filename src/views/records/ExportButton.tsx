@@ -1,12 +1,13 @@
 /**
  * Export to CSV, for a bucket screen or a selection of its records (SPEC.md section 4, Export):
- * a button, then a status area that shows the export started, its count and percent while it is
+ * a button with a choice to add each record's source values, then a status area that shows the export started, its count and percent while it is
  * written, the download once complete (for 24 hours), or why it failed. The export machine
  * (src/machines/export.ts) owns the workflow; this renders its states.
  */
-import { Alert, Button, Group, Progress, Stack, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Progress, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconDownload, IconFileExport } from '@tabler/icons-react';
 import { useActorRef, useSelector } from '@xstate/react';
+import { useEffect, useState } from 'react';
 import { EXPORT_DOWNLOAD_HOURS } from '../../domain/api/exportService.ts';
 import type { RecordSelection } from '../../domain/records/query.ts';
 import { exportMachine } from '../../machines/export.ts';
@@ -15,7 +16,7 @@ export interface ExportButtonProps {
   formulaId: string;
   /** the bucket view (with its filter), or the chosen records */
   selection: RecordSelection;
-  /** also write each record's source values */
+  /** whether 'Include the source values' starts checked (it starts unchecked) */
   includeRaw?: boolean;
   /** the button's words; 'Export to CSV' unless said */
   label?: string;
@@ -31,7 +32,10 @@ export function availableUntil(expiresAt: string): string {
   return new Date(expiresAt).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-export function ExportButton({ formulaId, selection, includeRaw = false, label = 'Export to CSV', logic = exportMachine }: ExportButtonProps) {
+export function ExportButton({ formulaId, selection, includeRaw: rawAtFirst = false, label = 'Export to CSV', logic = exportMachine }: ExportButtonProps) {
+  const [includeRaw, setIncludeRaw] = useState(rawAtFirst);
+  // a screen that changes its default changes the choice with it
+  useEffect(() => { setIncludeRaw(rawAtFirst); }, [rawAtFirst]);
   const actor = useActorRef(logic, { input: { formulaId, selection, includeRaw } });
   const state = useSelector(actor, (s) => s);
   const { current, failure } = state.context;
@@ -48,6 +52,10 @@ export function ExportButton({ formulaId, selection, includeRaw = false, label =
         >
           {done || state.matches('error') ? 'Export again' : label}
         </Button>
+        <Checkbox
+          size="xs" label="Include the source values" description="Each column of the source as it came in, headed 'Source: <column>'"
+          checked={includeRaw} disabled={working || downloading} onChange={(e) => setIncludeRaw(e.currentTarget.checked)}
+        />
       </Group>
 
       <div role="status" aria-live="polite" aria-label="Export status">
