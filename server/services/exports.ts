@@ -30,6 +30,7 @@ import { forTenant, type TenantScope } from '../db/tenancy.ts';
 import { destinationEnd, type EngineDeps } from '../engine/plan.ts';
 import { recordEvent } from './events.ts';
 import { rowContext, type RowContext } from './records.ts';
+import { BUCKET_LABELS, RECORD_STATE_LABELS, type Bucket, type RecordState } from '../../src/domain/formula/statuses.ts';
 
 /** Where an export's file is kept in the store. */
 export const exportFileKey = (tenantId: string, exportId: string) => `exports/${tenantId}/${exportId}.csv`;
@@ -182,13 +183,19 @@ export function exportFileName(formulaName: string, view: string, at: Date): str
   return `${base.slice(0, 120) || 'export'}.csv`;
 }
 
+const bucketWords = (bucket: string, custom: string | null) => {
+  const words = BUCKET_LABELS[bucket as Bucket] ?? bucket;
+  return custom ? `${words} / ${custom}` : words;
+};
+
 /** One record as a CSV row: the fixed columns (EXPORT_COLUMNS), its destination fields, then its source values. */
 export function exportRow(r: ExportRecord, fields: readonly string[], rawFields: readonly string[], ctx: RowContext): unknown[] {
   const t = r.transformed ?? {};
   const raw = r.raw ?? {};
   return [
     recordTitle(ctx.summaryFields, r.transformed ?? r.raw), sourcePosition(r.sourceKey, ctx.facts(r.sourceKey)),
-    r.id, r.destinationRecordId, r.customBucket ? `${r.bucket}/${r.customBucket}` : r.bucket, r.state,
+    // the bucket and the state in the words of the screens: a spreadsheet is read by people
+    r.id, r.destinationRecordId, bucketWords(r.bucket, r.customBucket), RECORD_STATE_LABELS[r.state as RecordState] ?? r.state,
     r.dateAdded, r.dateProcessed, r.matchReasons, r.errorReason, r.errorDate, r.score,
     ...fields.map((f) => t[f]), ...rawFields.map((f) => raw[f]),
   ];

@@ -162,7 +162,7 @@ describe('exporting a bucket', () => {
     const ada = records.find((r) => r['E-mail'] === 'ada.lovelace.export@example.org')!;
     expect(ada).toMatchObject({
       Record: 'Ada Lovelace · ada.lovelace.export@example.org', Source: 'supporters-1.csv, line 3',
-      Bucket: 'new', 'Record state': 'ready', State: 'MA', 'First name': 'Ada', 'Last name': 'Lovelace', 'Error reason': '', Score: '',
+      Bucket: 'New', 'Record state': 'Ready', State: 'MA', 'First name': 'Ada', 'Last name': 'Lovelace', 'Error reason': '', Score: '',
     });
     expect(ada['Record id']).toMatch(/^[\da-f-]{36}$/);
     expect(Number.isNaN(Date.parse(ada['Date added']!))).toBe(false);
@@ -183,7 +183,7 @@ describe('exporting a bucket', () => {
     ]);
     const [one] = byColumn(rows);
     expect(one).toMatchObject({
-      Source: 'supporters-1.csv, line 2', Bucket: 'one-to-one-match', 'Match reasons': 'Same e-mail',
+      Source: 'supporters-1.csv, line 2', Bucket: 'One-to-one match', 'Match reasons': 'Same e-mail',
       'Source: Email': known[0]!.email, 'Source: State': 'VT', State: 'VT',
     });
     expect(Number(one!.Score)).toBeGreaterThan(0);
@@ -191,7 +191,7 @@ describe('exporting a bucket', () => {
     const bad = await start('admin', { formulaId: formula, selection: { kind: 'scope', scope: { view: 'validation-exceptions', customBucket: 'Bad e-mail' } } });
     expect((await finished('admin', bad.id)).last).toMatchObject({ status: 'complete', total: 1, view: 'validation-exceptions', customBucket: 'Bad e-mail' });
     const [failed] = byColumn((await download('admin', bad.id)).rows);
-    expect(failed).toMatchObject({ Bucket: 'validation-exception/Bad e-mail', 'E-mail': 'not-an-email', Record: 'Bad Address · not-an-email' });
+    expect(failed).toMatchObject({ Bucket: 'Validation exception / Bad e-mail', 'E-mail': 'not-an-email', Record: 'Bad Address · not-an-email' });
     // without the option, no source values
     expect(Object.keys(failed!).filter((h) => h.startsWith('Source: '))).toEqual([]);
     expect(failed!['Error reason']).not.toBe('');

@@ -45,9 +45,12 @@ describe('an export row', () => {
     expect(row).toHaveLength(header.length);
     const cells = Object.fromEntries(header.map((h, i) => [h, row[i]]));
     expect(cells).toMatchObject({
-      Record: 'Grace Hopper · grace@navy.example', Source: 'spring-1.csv, line 2', 'Record state': 'ready', State: 'VA',
+      Record: 'Grace Hopper · grace@navy.example', Source: 'spring-1.csv, line 2', Bucket: 'New', 'Record state': 'Ready', State: 'VA',
       'E-mail': 'grace@navy.example', 'Source: First name': 'grace', 'Source: State': 'Virginia',
     });
+    // a custom bucket beside its bucket, in the same words
+    const custom = exportRow(record({ bucket: 'exception', customBucket: 'Bad e-mail', state: 'failed' }), [], [], ctx());
+    expect(custom.slice(4, 6)).toEqual(['Exception / Bad e-mail', 'Failed']);
   });
 
   it('titles a record with no transformed values by its source values, and names an uploaded file by its name', () => {
