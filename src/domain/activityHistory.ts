@@ -98,3 +98,29 @@ export function activityRange(f: Pick<ActivityHistoryFilters, 'fromDay' | 'toDay
   if (!from || !last) return null;
   return { from, to: new Date(last.getFullYear(), last.getMonth(), last.getDate() + 1) };
 }
+
+/** The events' types as people read them; the type itself stays what the API filters by. */
+const ACTIVITY_TYPE_LABELS: Record<string, string> = {
+  'datasource.created': 'Data source added', 'datasource.updated': 'Data source edited', 'datasource.deleted': 'Data source deleted',
+  'datasource.connected': 'Data source connected', 'datasource.needs-reconnecting': 'Data source needs reconnecting', 'datasource.emptied': 'Sandbox CRM emptied',
+  'formula.created': 'Formula created', 'formula.updated': 'Formula edited', 'formula.deleted': 'Formula deleted',
+  'formula.part.saved': 'Formula step saved', 'formula.part.deleted': 'Formula step removed',
+  'formula.activated': 'Formula activated', 'formula.deactivated': 'Formula deactivated', 'formula.paused': 'Formula paused', 'formula.resumed': 'Formula resumed',
+  'formula.cleared': 'Formula data cleared', 'formula.error-dismissed': 'Formula error dismissed',
+  'run.requested': 'Run requested', 'run.started': 'Run started', 'run.paused': 'Run paused', 'run.finished': 'Run finished', 'run.failed': 'Run failed',
+  'record.edited': 'Record edited', 'record.matched': 'Record matched',
+  'records.send-requested': 'Records sent', 'records.added-to-ready': 'Records added to Ready', 'records.treated-as-new': 'Records treated as new',
+  'records.deleted': 'Records deleted', 'records.exported': 'Records exported',
+  'user.created': 'User added', 'user.updated': 'User edited', 'user.deactivated': 'User deactivated', 'user.reactivated': 'User reactivated',
+  'user.removed': 'User removed from the tenant', 'user.deleted': 'User deleted', 'user.password.reset': 'Password reset',
+  'permission.refused': 'Permission refused',
+};
+
+/** An event type in words ('records.send-requested' reads 'Records sent'); one not listed is spelt out from its name. */
+export function activityTypeLabel(type: string): string {
+  const known = ACTIVITY_TYPE_LABELS[type];
+  if (known) return known;
+  const words = type.replace(/[._-]+/g, ' ').trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : type;
+}
+

@@ -18,6 +18,7 @@ import { ActivityHistory } from '../../src/views/activity/ActivityHistoryPage.ts
 import { ActorsContext } from '../../src/views/shell/actors.tsx';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
+import { activityTypeLabel } from '../../src/domain/activityHistory.ts';
 
 afterEach(() => cleanup());
 
@@ -111,6 +112,11 @@ const view: ModelView<typeof activityHistoryMachine, ReturnType<typeof renderHis
           const table = await screen.findByRole('table', { name: 'Activity' });
           const rows = within(table).getAllByRole('row').slice(1);
           expect(rows.map((row) => within(row).getAllByRole('cell')[3]!.textContent)).toEqual(events.map((e) => expect.stringContaining(e.description)));
+          // the type in words, the type itself on hover
+          const typeCells = rows.map((row) => within(row).getAllByRole('cell')[2]!);
+          expect(typeCells.map((c) => c.textContent)).toEqual(events.map((e) => activityTypeLabel(e.type)));
+          expect(typeCells.map((c) => c.querySelector('[title]')?.getAttribute('title'))).toEqual(events.map((e) => e.type));
+          expect(activityTypeLabel('formula.created')).toBe('Formula created');
           const time = table.querySelector('time')!;
           expect(time.getAttribute('title')).toBe(events[0]!.at);
           expect(time.textContent).toBe(new Date(events[0]!.at).toLocaleString());

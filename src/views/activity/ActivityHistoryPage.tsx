@@ -9,7 +9,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Anchor, Button, Card, Checkbox, Code, Group, MultiSelect, NativeSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { ACTIVITY_HISTORY_COLUMNS, type ActivityHistoryColumn, type ActivityHistoryFilters } from '../../domain/activityHistory.ts';
+import { ACTIVITY_HISTORY_COLUMNS, activityTypeLabel, type ActivityHistoryColumn, type ActivityHistoryFilters } from '../../domain/activityHistory.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import { activityHistoryMachine } from '../../machines/activityHistory.ts';
@@ -121,7 +121,7 @@ function FiltersForm({ applied, types, problems, onApply }: {
         <TextInput type="date" label="From" required value={draft.fromDay} error={problems.fromDay} onChange={(e) => set({ fromDay: e.currentTarget.value })} />
         <TextInput type="date" label="To" required value={draft.toDay} error={problems.toDay} onChange={(e) => set({ toDay: e.currentTarget.value })} />
         <MultiSelect
-          label="Types" placeholder={draft.types.length ? undefined : 'All types'} data={[...new Set([...types, ...draft.types])]} value={draft.types}
+          label="Types" placeholder={draft.types.length ? undefined : 'All types'} data={[...new Set([...types, ...draft.types])].map((t) => ({ value: t, label: activityTypeLabel(t) }))} value={draft.types}
           onChange={(value) => set({ types: value })} searchable clearable miw={200}
         />
         <NativeSelect
@@ -175,7 +175,8 @@ function Cell({ column, event: e, policies, inFormula }: { column: ActivityHisto
       return can(policies, 'usermanagement', 'view')
         ? <Anchor component={Link} to={ROUTES.userManagement} size="sm" aria-label={`${e.actor.name} in User Management`}>{e.actor.name}</Anchor>
         : <Text span size="sm">{e.actor.name}</Text>;
-    case 'type': return <Code>{e.type}</Code>;
+    // in words, with the type itself for whoever reads the API or the logs
+    case 'type': return <Text span size="sm" title={e.type}>{activityTypeLabel(e.type)}</Text>;
     case 'description':
       return (
         <Stack gap={2}>
