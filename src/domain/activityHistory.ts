@@ -113,6 +113,7 @@ const ACTIVITY_TYPE_LABELS: Record<string, string> = {
   'records.deleted': 'Records deleted', 'records.exported': 'Records exported',
   'user.created': 'User added', 'user.updated': 'User edited', 'user.deactivated': 'User deactivated', 'user.reactivated': 'User reactivated',
   'user.removed': 'User removed from the tenant', 'user.deleted': 'User deleted', 'user.password.reset': 'Password reset',
+  'signin.succeeded': 'Signed in', 'signin.refused': 'Sign-in refused',
   'permission.refused': 'Permission refused',
 };
 

@@ -157,6 +157,6 @@ describe('an administrator gives a Data Processor temporary access, which ends',
     expect(rows).toContain(`Ada Administrator added ${NAME}`);
     expect(rows).toContain(`Ada Administrator reset the password of ${NAME}`);
     expect(rows).toContain(`${NAME} signed in`);
-    for (const type of ['user.created', 'user.password.reset', 'signin.succeeded', 'signin.refused']) expect(rows).toContain(type);
+    for (const type of ['User added', 'Password reset', 'Signed in', 'Sign-in refused']) expect(rows).toContain(type);
   });
 });
