@@ -41,7 +41,7 @@ const SAMPLE_SIZE = 20;
 
 const notFound = () => new DomainError('not-found', 'No such formula.');
 
-export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles'> }) {
+export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles' | 'nextScheduled'> }) {
   async function load(tenant: TenantScope, id: string, forUpdate = false): Promise<FormulaRow> {
     const row = forUpdate ? await tenant.formulas.getForUpdate(id) : await tenant.formulas.get(id);
     if (!row) throw notFound();
@@ -124,6 +124,15 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
   /** A part saved on a live formula leaves its records to be reprocessed; a draft has none. */
   const touch = async (tenant: TenantScope, row: FormulaRow, actor: FormulaActor) =>
     tenant.formulas.update(row.id, { modifiedBy: actor.userId, ...(row.isDraft ? {} : { needsReprocess: true }) });
+
+  /**
+   * A live formula waiting for its next scheduled run takes its new schedule at once: else it would
+   * run (and show it runs) at the old time once more. A run under way, or a paused or inactive
+   * formula, holds no time; the run's end or the resume reads the new schedule.
+   */
+  const reschedule = async (tenant: TenantScope, row: FormulaRow) => {
+    if (!row.isDraft && row.nextRunAt) await tenant.formulas.setRunState(row.id, { nextRunAt: await deps.runs.nextScheduled(tenant, row) });
+  };
 
   return {
     async list(tenant: TenantScope): Promise<FormulaViewOut[]> {
@@ -215,6 +224,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
         }
         const saved = await tx.parts.upsert(row.id, part, body, actor.userId);
         await touch(tx, row, actor);
+        if (part === 'schedule') await reschedule(tx, row);
         await recordEvent(tx, {
           actor, type: 'formula.part.saved', description: `Saved ${FORMULA_PARTS[part].label} of ${formulaDisplayName(row)}`,
           correlationId: actor.correlationId, formulaId: row.id, details: { part },
@@ -228,6 +238,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
         const row = await load(tx, id, true);
         if (!(await tx.parts.remove(row.id, [part]))) throw new DomainError('not-found', `The formula has no ${FORMULA_PARTS[part].label}.`);
         await touch(tx, row, actor);
+        if (part === 'schedule') await reschedule(tx, row);
         await recordEvent(tx, {
           actor, type: 'formula.part.deleted', description: `Removed ${FORMULA_PARTS[part].label} of ${formulaDisplayName(row)}`,
           correlationId: actor.correlationId, formulaId: row.id, details: { part },

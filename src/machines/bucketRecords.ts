@@ -158,6 +158,8 @@ export const bucketRecordsMachine = setup({
     hasSelection: ({ context }) => selectionOf(context) !== null,
     hasNextRecord: ({ context }) => context.focused < context.records.length - 1,
     hasPreviousRecord: ({ context }) => context.focused > 0,
+    /** the records API answers 404 only for a formula this tenant does not have */
+    isFormulaMissing: ({ event }) => (event as { error?: { status?: number } }).error?.status === 404,
   },
 }).createMachine({
   id: 'bucketRecords',
@@ -187,7 +189,7 @@ export const bucketRecordsMachine = setup({
             counts: event.output.counts ?? context.counts, focused: Math.min(context.focused, Math.max(0, event.output.page.records.length - 1)),
           })),
         },
-        onError: 'failed',
+        onError: [{ guard: 'isFormulaMissing', target: 'formulaMissing' }, { target: 'failed' }],
       },
     },
     showing: {
@@ -248,6 +250,8 @@ export const bucketRecordsMachine = setup({
         onError: { target: 'showing', actions: assign(({ event }) => ({ actionError: problemMessage(event.error), pending: null })) },
       },
     },
+    /** no such formula: the screen is the not-found page, and trying again would find nothing */
+    formulaMissing: { type: 'final' },
     failed: {
       on: {
         'list.reload': 'loading',

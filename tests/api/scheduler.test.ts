@@ -72,6 +72,23 @@ describe('scheduled collection', () => {
     expect(new Date(continuous.nextRunAt!).getTime() - before).toBeLessThanOrEqual(5 * 60_000 + 5_000);
   }, 60_000);
 
+  it('takes a live formula\'s new schedule at once: its next run moves to the new time', async () => {
+    const id = await liveFormula({ mode: 'scheduled', frequency: 'daily', time: '06:30', timeZone: 'Europe/London' });
+    const hhmm = (iso: string | null) => new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', weekday: 'long' }).format(new Date(iso!));
+    const before = Date.now();
+    expect((await send(`${F}/${id}/parts/schedule`, { method: 'PUT', body: { mode: 'scheduled', frequency: 'weekly', day: 'saturday', time: '14:00', timeZone: 'America/New_York' } })).status).toBe(200);
+    const s = await status(id);
+    expect(hhmm(s.nextRunAt)).toBe('Saturday 14:00');
+    expect(new Date(s.nextRunAt!).getTime()).toBeGreaterThan(before);
+    expect(new Date(s.nextRunAt!).getTime() - before).toBeLessThanOrEqual(7 * 24 * 3600_000 + 3600_000);
+    // a paused formula holds no time: resuming reads the schedule
+    expect((await send(`${F}/${id}/pause`, { method: 'POST' })).status).toBe(200);
+    expect((await send(`${F}/${id}/parts/schedule`, { method: 'PUT', body: { mode: 'scheduled', frequency: 'daily', time: '09:15', timeZone: 'America/New_York' } })).status).toBe(200);
+    expect((await status(id)).nextRunAt).toBeNull();
+    expect((await send(`${F}/${id}/resume`, { method: 'POST' })).status).toBe(200);
+    expect(hhmm((await status(id)).nextRunAt).slice(-5)).toBe('09:15');
+  }, 60_000);
+
   it('starts due runs once, skips paused ones, and the run sets the following time', async () => {
     const due = await liveFormula({ mode: 'continuous' });
     const paused = await liveFormula({ mode: 'continuous' });

@@ -13,11 +13,13 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import type { RecordCounts, RecordPage } from '../../src/domain/api/records.ts';
+import { MESSAGES } from '../../src/domain/errors.ts';
 import { RECORD_QUERY_MESSAGES, type RecordFilter } from '../../src/domain/records/query.ts';
 import { ROLE_POLICIES, type Policies } from '../../src/domain/roles.ts';
 import { bucketRecordsMachine, NO_EDIT_PERMISSION, type ActionRequest, type PageAnswer, type PageRequest } from '../../src/machines/bucketRecords.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { BucketPage } from '../../src/views/records/BucketPage.tsx';
+import { NeedsAttentionReview } from '../../src/views/records/NeedsAttentionReview.tsx';
 import { answeredCall, fakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -55,6 +57,8 @@ const FILTERS: Record<string, RecordFilter> = {
 };
 const PROBLEM_TEXT = [RECORD_QUERY_MESSAGES.queryShort, RECORD_QUERY_MESSAGES.groupEmpty];
 const BUSY = new ApiError(409, { title: 'formula-busy', status: 409 }, { silent: true });
+/** the records API's answer for a formula id this tenant does not have */
+const NO_FORMULA = new ApiError(404, { title: 'not-found', status: 404, detail: 'No such formula.' }, { silent: true });
 
 const serializeState = (s: Snap) => {
   const c = s.context;
@@ -73,7 +77,10 @@ const model = testModel(bucketRecordsMachine, {
       if (c.cursors.length > 1) return [{ type: 'xstate.done.actor.loadPage', output: LAST }] as never;
       if (c.filter.text) return [{ type: 'xstate.done.actor.loadPage', output: EMPTY }] as never;
       if (c.notice || c.sort !== 'dateAdded') return [{ type: 'xstate.done.actor.loadPage', output: FIRST }] as never;
-      return [{ type: 'xstate.done.actor.loadPage', output: FIRST }, { type: 'xstate.error.actor.loadPage', error: new Error('offline') }] as never;
+      return [
+        { type: 'xstate.done.actor.loadPage', output: FIRST }, { type: 'xstate.error.actor.loadPage', error: new Error('offline') },
+        { type: 'xstate.error.actor.loadPage', error: NO_FORMULA, name: 'no such formula' },
+      ] as never;
     }
     if (snap.matches('failed')) return [{ type: 'list.reload' }] as never;
     if (snap.matches('confirming')) return [{ type: 'action.confirm' }, { type: 'action.cancel' }] as never;
@@ -127,6 +134,11 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
     states: {
       loading: async () => { await screen.findByRole('status', { name: 'Loading records' }); },
       failed: async () => { await screen.findByText('The records could not be loaded'); },
+      formulaMissing: async () => {
+        await screen.findByRole('heading', { level: 1, name: MESSAGES.notFound });
+        expect(screen.getByText(`/${FORMULA}/needs-attention`, { selector: 'code' })).toBeTruthy();
+        expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+      },
       confirming: async () => {
         const dialog = await screen.findByRole('dialog', { name: 'Delete records?' });
         within(dialog).getByText(/will be deleted/);
@@ -220,12 +232,13 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
 };
 
 const paths = model.getShortestPaths() as unknown as ModelPath<Snap>[];
-const stepName = (e: { type: string; name?: string; action?: string }) => (e.type === 'filter.apply' ? `filter ${e.name}` : e.action ? `${e.type} ${e.action}` : e.type.replace('xstate.', ''));
+const stepName = (e: { type: string; name?: string; action?: string }) => (e.type === 'filter.apply' ? `filter ${e.name}` : e.action ? `${e.type} ${e.action}`
+  : `${e.type.replace('xstate.', '')}${e.name ? ` (${e.name})` : ''}`);
 
 describe('a bucket screen (bucket-records shortest paths on the rendered page)', () => {
   it('reaches every state', () => {
     const values = new Set(paths.flatMap((p) => [...p.steps.map((st) => st.state), p.state]).map((s) => JSON.stringify(s.value)));
-    expect([...values].sort()).toEqual(['"acting"', '"confirming"', '"failed"', '"loading"', '"showing"']);
+    expect([...values].sort()).toEqual(['"acting"', '"confirming"', '"failed"', '"formulaMissing"', '"loading"', '"showing"']);
   });
 
   it.each(named(paths, (p) => p.steps.filter((s) => s.event.type !== 'xstate.init').map((s) => stepName(s.event)).join(' → ')))('%s', async (_name, path) => {
@@ -264,6 +277,39 @@ describe('related records', () => {
     expect(headers).toContain('Waits for');
     const cells = within(within(table).getAllByRole('row')[1]!).getAllByRole('cell').map((c) => c.textContent);
     expect(cells[headers.indexOf('Waits for')]).toBe('constituents with Lookup ID SC-404');
+  });
+});
+
+describe('an unknown formula', () => {
+  it.each([
+    ['needs-attention', 'needsAttention'],
+    ['needs-attention/v2', 'needsAttentionReview'],
+  ] as const)('in a bucket URL (/<id>/%s) shows the not-found page, with the path asked for and Go back', async (segment, screenId) => {
+    const page = fakeCall<PageRequest, PageAnswer>('load a page');
+    const formula = answeredCall<{ formulaId: string }, string | null>(() => null);
+    const logic = bucketRecordsMachine.provide({ actors: { loadPage: page.logic, loadFormula: formula.logic } as never });
+    const element = screenId === 'needsAttentionReview'
+      ? <NeedsAttentionReview formulaId={FORMULA} policies={ROLE_POLICIES['Data Processor']} logic={logic} />
+      : <BucketPage screen={screenId} formulaId={FORMULA} customBucket={null} policies={ROLE_POLICIES['Data Processor']} logic={logic} />;
+    const router = createMemoryRouter([{ path: `/:formulaId/${segment}`, element }], { initialEntries: [`/${FORMULA}/${segment}?sort=score`] });
+    render(<MantineProvider><RouterProvider router={router} /></MantineProvider>);
+    await page.answer({ type: 'xstate.error.actor.loadPage', error: NO_FORMULA });
+    await screen.findByRole('heading', { level: 1, name: MESSAGES.notFound });
+    expect(screen.getByText(`/${FORMULA}/${segment}?sort=score`, { selector: 'code' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Go back' })).toBeTruthy();
+    // not the bucket's failure and its retry, nor an empty bucket
+    expect(screen.queryByText('The records could not be loaded')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+    expect(screen.queryByText(/No records/)).toBeNull();
+    expect(router.state.location.pathname).toBe(`/${FORMULA}/${segment}`);
+    expect(page.calls).toHaveLength(1);
+  });
+
+  it('keeps the failure and its retry for any other refusal', async () => {
+    const r = renderBucket(bucketRecordsMachine);
+    await r.page.answer({ type: 'xstate.error.actor.loadPage', error: new ApiError(500, { title: 'server-error', status: 500 }, { silent: true }) });
+    await screen.findByText('The records could not be loaded');
+    expect(screen.queryByRole('heading', { name: MESSAGES.notFound })).toBeNull();
   });
 });
 

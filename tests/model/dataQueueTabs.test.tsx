@@ -18,6 +18,7 @@ import type { DataQueue, Tab } from '../../src/domain/api/dataQueue.ts';
 import type { FormulaStatus } from '../../src/domain/api/formulas.ts';
 import { DATA_QUEUE_MESSAGES, MAX_TABS } from '../../src/domain/dataQueue.ts';
 import { NOTIFICATION_TIMEOUT_MS } from '../../src/domain/errors.ts';
+import { runTimeWords } from '../../src/domain/formula/scheduleTimes.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { ALL_FORMULAS, dataQueueTabsMachine, type CardChange } from '../../src/machines/dataQueueTabs.ts';
 import { formulaListMachine } from '../../src/machines/formulaList.ts';
@@ -361,6 +362,30 @@ describe('live counts', () => {
     expect(screen.getByRole('link', { name: 'Needs Attention: 0 records of Spring appeal' })).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Exceptions: 1 record of Spring appeal' }).getAttribute('href')).toBe(`/${A.id}/exception`);
     expect(r.load.calls).toHaveLength(1);
+    r.auth.stop();
+  });
+});
+
+describe('next run', () => {
+  it('shows on a live scheduled formula\'s card when its schedule runs it next, and not once it is paused', async () => {
+    let speak: ((event: { type: string; [k: string]: unknown }) => void) | undefined;
+    const r = await renderQueue(dataQueueTabsMachine, (s) => { speak = s; });
+    await answer(r.load as never, { type: 'xstate.done.actor.loadTabs', output: LISTINGS['one tab'] } as never);
+    const status = (id: string, over: Partial<FormulaStatus>): FormulaStatus => ({
+      id, status: 'active', jobStatus: 'scheduled', enabled: true, paused: false, needsReprocess: false, nextRunAt: null, lastError: null,
+      lastRun: null, buckets: {}, counts: COUNTS[id] ?? {}, ...over,
+    });
+    const nextRunOf = (name: string) => within(screen.getByRole('group', { name: `Job of ${name}` })).queryByText(/^Next run:/);
+    const at = '2026-11-28T14:00:00.000Z';
+    // A runs on its schedule; B, paused, has no next run from the server
+    await act(async () => speak!({ type: 'stream.snapshot', statuses: [status(A.id, { nextRunAt: at }), status(B.id, { status: 'paused', jobStatus: 'paused', paused: true })] }));
+    await settle();
+    expect(nextRunOf(A.name!)?.textContent).toBe(`Next run: ${runTimeWords(at)}`);
+    expect(nextRunOf(A.name!)?.querySelector('time')?.getAttribute('dateTime')).toBe(at);
+    expect(nextRunOf(B.name!)).toBeNull();
+    await act(async () => speak!({ type: 'stream.status', status: status(A.id, { status: 'paused', jobStatus: 'paused', paused: true }) }));
+    await settle();
+    expect(nextRunOf(A.name!)).toBeNull();
     r.auth.stop();
   });
 });

@@ -17,6 +17,7 @@ import { createActor, fromCallback, fromPromise, getInitialSnapshot, setup, type
 import type { FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
 import { formulaStatusStream, STATUS_POLL_INTERVAL_MS, STATUS_STREAM_RETRY_MS, STATUS_STREAM_SILENCE_MS } from '../../src/domain/api/formulaStatusStream.ts';
 import { COMMAND_LABELS, commandsFor, FORMULA_COMMANDS, needsConfirmation, type FormulaCommandName } from '../../src/domain/formula/commands.ts';
+import { runTimeWords } from '../../src/domain/formula/scheduleTimes.ts';
 import { policiesFor, type Role } from '../../src/domain/roles.ts';
 import { formulaListMachine } from '../../src/machines/formulaList.ts';
 import { COUNTDOWN_TICK_MS, jobStatusMachine, type FormulaCommand, type JobStatusEvent } from '../../src/machines/jobStatus.ts';
@@ -54,22 +55,24 @@ const run = (status: RunView['status'], counts: Record<string, number>, extra: P
 });
 /** the next try of the retrying run: 2 minutes 30 seconds after the clock starts */
 const NEXT_TRY_AT = new Date(T0 + 150_000).toISOString();
+/** when the schedule runs the live formula next: the server gives no time to a paused, inactive, errored or running one */
+const NEXT_RUN_AT = '2026-11-21T14:00:00.000Z';
 const ACTIVE: FormulaStatus = {
-  id: F, status: 'active', jobStatus: 'scheduled', enabled: true, paused: false, needsReprocess: false, nextRunAt: null, lastError: null,
+  id: F, status: 'active', jobStatus: 'scheduled', enabled: true, paused: false, needsReprocess: false, nextRunAt: NEXT_RUN_AT, lastError: null,
   lastRun: run('finished', { collected: 12, created: 7, updated: 3 }, { finishedOn: '2026-11-20T09:05:00.000Z' }), buckets: {}, counts: {},
 };
 const STATUSES = {
   active: ACTIVE,
-  paused: { ...ACTIVE, status: 'paused', jobStatus: 'paused', paused: true },
-  inactive: { ...ACTIVE, status: 'inactive', jobStatus: null, enabled: false },
-  retrying: { ...ACTIVE, status: 'processing', jobStatus: 'retrying', lastRun: run('retrying', { collected: 4 }, { retry: { attempt: 2, of: 10, nextTryAt: NEXT_TRY_AT } }) },
+  paused: { ...ACTIVE, status: 'paused', jobStatus: 'paused', paused: true, nextRunAt: null },
+  inactive: { ...ACTIVE, status: 'inactive', jobStatus: null, enabled: false, nextRunAt: null },
+  retrying: { ...ACTIVE, status: 'processing', jobStatus: 'retrying', nextRunAt: null, lastRun: run('retrying', { collected: 4 }, { retry: { attempt: 2, of: 10, nextTryAt: NEXT_TRY_AT } }) },
   errored: {
-    ...ACTIVE, status: 'error', jobStatus: 'errored', lastError: 'The Sandbox CRM did not answer (gave up after 11 attempts)',
+    ...ACTIVE, status: 'error', jobStatus: 'errored', nextRunAt: null, lastError: 'The Sandbox CRM did not answer (gave up after 11 attempts)',
     lastRun: run('errored', { collected: 4 }, { error: 'The Sandbox CRM did not answer' }),
   },
   'needs reprocess': { ...ACTIVE, needsReprocess: true },
   clearing: { ...ACTIVE, status: 'clearing', jobStatus: 'clearing-data' },
-  running: { ...ACTIVE, status: 'processing', jobStatus: 'running', lastRun: run('running', { collected: 2 }) },
+  running: { ...ACTIVE, status: 'processing', jobStatus: 'running', nextRunAt: null, lastRun: run('running', { collected: 2 }) },
   waiting: { ...ACTIVE, jobStatus: 'waiting' },
 } satisfies Record<string, FormulaStatus>;
 type StatusName = keyof typeof STATUSES;
@@ -278,6 +281,14 @@ function expectScreen(r: Rendered, snap: Snap) {
   if (live?.jobStatus === 'retrying') expect(job.getByText(/^Retrying, /).textContent).toBe(countdownNow());
   else expect(job.queryByText(/^Retrying, /)).toBeNull();
   if (live?.lastError) expect(job.getByText(live.lastError)).toBeTruthy();
+  // when the schedule runs it next, in the reader's locale and zone, only when the server says it will run
+  const nextRun = job.queryByText(/^Next run:/);
+  if (live?.nextRunAt) {
+    expect(nextRun?.textContent).toBe(`Next run: ${runTimeWords(live.nextRunAt)}`);
+    expect(nextRun?.querySelector('time')?.getAttribute('dateTime')).toBe(live.nextRunAt);
+  } else {
+    expect(nextRun).toBeNull();
+  }
 
   // the last run's counts
   const counts = live?.lastRun ? `${live.lastRun.counts.collected ?? 0} collected, ${(live.lastRun.counts.created ?? 0) + (live.lastRun.counts.updated ?? 0)} sent` : 'No run yet';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTINUOUS_POLL_MINUTES, WEEKDAYS, type Weekday } from '../../src/domain/formula/constants.ts';
 import type { Schedule } from '../../src/domain/formula/parts.ts';
-import { describeSchedule, nextRunAt, runOnceWindow, zonedInstant } from '../../src/domain/formula/scheduleTimes.ts';
+import { describeSchedule, nextRunAt, runOnceWindow, runTimeWords, zonedInstant } from '../../src/domain/formula/scheduleTimes.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -275,5 +275,16 @@ describe('in words', () => {
     expect(describeSchedule(daily('09:00', 'Europe/London'))).toBe('Daily at 09:00 (Europe/London)');
     expect(describeSchedule(weekly('monday', '18:30', 'America/New_York'))).toBe('Weekly on Monday at 18:30 (America/New_York)');
     expect(WEEKDAYS.map((d) => describeSchedule(weekly(d, '07:05')).split(' ')[2])).toEqual(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']);
+  });
+});
+
+describe('a run time as the formula lists show it', () => {
+  it('names the weekday, date and time in the reader\'s locale and zone', () => {
+    // a daily 14:00 London run, read in London in winter and in summer
+    expect(runTimeWords(next(daily('14:00', 'Europe/London'), '2026-11-28T09:00:00Z'), 'en-GB', 'Europe/London')).toBe('Sat 28 Nov, 14:00');
+    expect(runTimeWords(next(daily('14:00', 'Europe/London'), '2026-07-28T09:00:00Z'), 'en-GB', 'Europe/London')).toBe('Tue 28 Jul, 14:00');
+    // the same instant read in New York: the reader's clock, not the schedule's
+    expect(runTimeWords('2026-11-28T14:00:00Z', 'en-US', 'America/New_York')).toBe('Sat, Nov 28, 09:00 AM');
+    expect(runTimeWords(new Date('2026-11-28T14:05:00Z'), 'en-GB', 'UTC')).toBe('Sat 28 Nov, 14:05');
   });
 });

@@ -154,3 +154,14 @@ export function describeSchedule(schedule: Schedule): string {
   const when = schedule.frequency === 'daily' ? 'Daily' : `Weekly on ${capitalised(schedule.day)}`;
   return `${when} at ${schedule.time} (${schedule.timeZone})`;
 }
+
+/**
+ * When a run starts, as the formula lists show it: 'Sat 28 Nov, 14:00' in British English. The
+ * reader's locale and time zone by default, as the lists' other dates are; the run's own zone is in
+ * describeSchedule.
+ */
+export function runTimeWords(at: Date | string, locales?: string | string[], timeZone?: string): string {
+  return new Date(at).toLocaleString(locales, {
+    weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', ...(timeZone ? { timeZone } : {}),
+  });
+}

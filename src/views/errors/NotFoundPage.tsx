@@ -1,12 +1,13 @@
 /** The 404 page (SPEC.md section 2): what was asked for, and 'Go back'. */
-import { useNavigate, useSearchParams } from 'react-router';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { Button, Center, Code, Stack, Text, Title } from '@mantine/core';
 import { MESSAGES } from '../../domain/errors.ts';
 
-export function NotFoundPage() {
+/** `path`: what was asked for, when the page stands in for a screen whose subject does not exist (else the query's). */
+export function NotFoundPage({ path: asked }: { path?: string } = {}) {
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const path = params.get('path');
+  const path = asked ?? params.get('path');
   // the router numbers its history entries: 0 is where this tab opened the app
   const canGoBack = ((window.history.state as { idx?: number } | null)?.idx ?? 0) > 0;
   return (
@@ -19,4 +20,10 @@ export function NotFoundPage() {
       </Stack>
     </Center>
   );
+}
+
+/** The 404 page in place of a screen whose subject the server does not have (an unknown formula id in the URL), naming that URL. */
+export function NotFoundHere() {
+  const { pathname, search } = useLocation();
+  return <NotFoundPage path={pathname + search} />;
 }

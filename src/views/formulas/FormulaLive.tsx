@@ -15,6 +15,7 @@ import { STATUS_POLL_INTERVAL_MS } from '../../domain/api/formulaStatusStream.ts
 import { objectLabel } from '../../domain/connectors/catalogue.ts';
 import { COMMAND_LABELS, commandsFor, needsConfirmation, type FormulaCommandName, type OfferedCommand } from '../../domain/formula/commands.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
+import { runTimeWords } from '../../domain/formula/scheduleTimes.ts';
 import type { FormulaListStatus, JobStatus } from '../../domain/formula/statuses.ts';
 import { can, type Policies } from '../../domain/roles.ts';
 import { connectionOf, lastRunCounts, pendingCommand, retryLine, type jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
@@ -72,6 +73,8 @@ export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: 
     jobStatus: live ? live.jobStatus : f.jobStatus,
     needsReprocess: live?.needsReprocess ?? f.needsReprocess,
     retry: retryLine(live, jobState.context.now),
+    // the server gives a time only to a live formula that will run by its schedule (not paused, errored or inactive)
+    nextRunAt: f.isDraft || f.usesFileUpload ? null : live?.nextRunAt ?? null,
     counts: lastRunCounts(live),
     onError: offered.filter((c) => c.name === 'dismiss' || c.name === 'retry'),
     actions: offered.filter((c) => c.name !== 'dismiss' && c.name !== 'retry'),
@@ -130,12 +133,13 @@ export function StatusBadges({ formula: f, view }: { formula: FormulaView; view:
   );
 }
 
-/** The job's status, the retry countdown, and an error with dismiss and retry. */
+/** The job's status, the retry countdown, when the schedule runs it next, and an error with dismiss and retry. */
 export function JobLines({ formula: f, view, jobState, job }: { formula: FormulaView; view: FormulaLiveView; jobState: JobStatusState; job: JobActor }) {
   return (
     <Stack gap={4} role="group" aria-label={`Job of ${view.name}`}>
       {!f.isDraft && view.jobStatus && <Badge variant="outline" color="gray" w="fit-content">{jobStatusWord(view.jobStatus)}</Badge>}
       {view.retry && <Text size="sm" c="orange.8">{view.retry}</Text>}
+      {view.nextRunAt && <Text size="sm">Next run: <time dateTime={view.nextRunAt} title={view.nextRunAt}>{runTimeWords(view.nextRunAt)}</time></Text>}
       {view.live?.lastError && (
         <>
           <Text size="sm" c="red.8">{view.live.lastError}</Text>

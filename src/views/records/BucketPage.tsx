@@ -24,6 +24,7 @@ import {
 } from '../../machines/bucketRecords.ts';
 import type { recordReviewMachine } from '../../machines/recordReview.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
+import { NotFoundHere } from '../errors/NotFoundPage.tsx';
 import { useAppActors } from '../shell/actors.tsx';
 import { BUCKET_LINKS, BUCKET_SCREENS, bucketPath, type BucketScreen } from './bucketViews.ts';
 import { ExportButton } from './ExportButton.tsx';
@@ -84,6 +85,7 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
   const shown = !state.matches('loading') && !state.matches('failed');
   const filtered = isFiltered(c.filter);
   const title = `${SCREENS[screen].title}${customBucket ? `: ${customBucket}` : ''}`;
+  if (state.matches('formulaMissing')) return <NotFoundHere />;
 
   return (
     <Stack>

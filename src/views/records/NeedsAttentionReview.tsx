@@ -13,6 +13,7 @@ import { SCREENS } from '../../domain/screens.ts';
 import { bucketRecordsMachine } from '../../machines/bucketRecords.ts';
 import type { recordReviewMachine } from '../../machines/recordReview.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
+import { NotFoundHere } from '../errors/NotFoundPage.tsx';
 import { bucketPath } from './bucketViews.ts';
 import { isTyping, RecordReview } from './RecordReview.tsx';
 
@@ -53,6 +54,7 @@ export function NeedsAttentionReview({ formulaId, policies, logic = bucketRecord
     return () => document.removeEventListener('keydown', onKey);
   }, [actor]);
 
+  if (state.matches('formulaMissing')) return <NotFoundHere />;
   const position = c.records.length ? `Record ${c.focused + 1} of ${c.records.length}${c.nextCursor ? ' on this page' : ''}` : '';
   return (
     <Stack>
