@@ -96,7 +96,7 @@ export function ActivityHistory({ formulaId, logic = activityHistoryMachine, col
       {shown && nextCursor !== null && (
         <Button variant="default" w="fit-content" loading={state.matches('loadingMore')} onClick={() => history.send({ type: 'page.more' })}>Load more</Button>
       )}
-      {shown && events.length > 0 && nextCursor === null && <Text size="sm" c="dimmed">All {events.length} events in these dates are shown.</Text>}
+      {shown && events.length > 0 && nextCursor === null && <Text size="sm" c="dimmed">{events.length === 1 ? 'The one event in these dates is shown.' : `All ${events.length} events in these dates are shown.`}</Text>}
     </Stack>
   );
 }

@@ -65,13 +65,14 @@ export function DataQueuePage({ machines = {} }: { machines?: DataQueueMachines 
   const wasOpen = useRef(wizardOpen);
   useEffect(() => {
     if (wasOpen.current && !wizardOpen) {
-      list.send({ type: 'list.reload' });
+      // a draft made here and closed with nothing saved goes (src/machines/formulaList.ts)
+      list.send({ type: 'wizard.closed' });
       tabs.send({ type: 'tabs.reload' });
     }
     wasOpen.current = wizardOpen;
   }, [wizardOpen, list, tabs]);
 
-  const loading = listState.matches('loading') || tabsState.matches('loading');
+  const loading = listState.matches('loading') || listState.matches('discarding') || tabsState.matches('loading');
   const failed = listState.matches('failed') || tabsState.matches('failed');
   const editTo = (id: string) => ({ pathname: location.pathname, search: wizardSearch(location.search, id, 'review') });
 
