@@ -115,6 +115,11 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
           const table = await screen.findByRole('table', { name: 'Formulas' });
           for (const f of formulas) expect(table.textContent).toContain(f.name ?? 'Untitled formula');
           if (formulas.some((f) => !f.isDraft)) expect(table.textContent).toContain('Needs reprocess');
+          // Edit opens a draft at its first step not set up, a live formula at its review
+          for (const f of formulas) {
+            const edit = screen.getByRole('link', { name: `Edit ${f.name ?? 'Untitled formula'}` });
+            expect(new URLSearchParams(edit.getAttribute('href')!.split('?')[1]).get('wizardStep')).toBe(f.isDraft ? 'data-sources' : 'review');
+          }
           // drafts offer Delete; a live formula does not
           for (const f of formulas) {
             expect(screen.queryByRole('button', { name: `Delete ${f.name ?? 'Untitled formula'}` }) !== null, f.id).toBe(f.isDraft);

@@ -1,6 +1,6 @@
 /** The wizard's step sequence (SPEC.md section 2) for every one of the 32 combinations of its five conditions. */
 import { describe, expect, it } from 'vitest';
-import { nextStep, wizardSteps, WIZARD_STEPS, type WizardConditions } from '../../src/domain/formula/wizard.ts';
+import { editStep, isStepSetUp, nextStep, wizardSteps, WIZARD_STEPS, type FormulaSetUp, type WizardConditions } from '../../src/domain/formula/wizard.ts';
 
 const KEYS = ['sourceHasSettings', 'destinationHasSettings', 'customRouting', 'usesFileUpload', 'isDraft'] as const;
 const combinations: WizardConditions[] = Array.from({ length: 32 }, (_, n) =>
@@ -45,5 +45,34 @@ describe('the wizard steps', () => {
   it('goes to the first step from a step the formula does not have', () => {
     const c = combinations[0]!;
     expect(nextStep(c, 'additional-settings-source')).toBe('data-sources');
+  });
+});
+
+describe('where editing a formula opens', () => {
+  const c: WizardConditions = { sourceHasSettings: false, destinationHasSettings: true, customRouting: false, usesFileUpload: false, isDraft: true };
+  const end = (object: string) => ({ object });
+  const draft = (over: Partial<FormulaSetUp>): FormulaSetUp => ({ isDraft: true, sourceDataSource: null, firstDestinationDataSource: null, parts: [], ...over });
+
+  it('opens a draft at its first step not set up', () => {
+    expect(editStep(draft({}), c)).toBe('data-sources');
+    expect(editStep(draft({ sourceDataSource: end(''), firstDestinationDataSource: end('') }), c)).toBe('formula-types');
+    const chosen = { sourceDataSource: end('supporters.csv'), firstDestinationDataSource: end('constituents') };
+    // additional settings have defaults: the mapping is next
+    expect(editStep(draft(chosen), c)).toBe('mapping');
+    expect(editStep(draft({ ...chosen, parts: ['mapping'] }), c)).toBe('matching');
+    expect(editStep(draft({ ...chosen, parts: ['mapping', 'matching', 'routing'] }), c)).toBe('scheduling');
+    // everything set up: the review, to check and activate
+    expect(editStep(draft({ ...chosen, parts: ['mapping', 'matching', 'routing', 'schedule'] }), c)).toBe('review');
+  });
+
+  it('opens a live formula at its review', () => {
+    expect(editStep({ ...draft({}), isDraft: false }, { ...c, isDraft: false })).toBe('review');
+  });
+
+  it('reads custom routing and routing as the same part', () => {
+    const f = draft({ parts: ['routing'] });
+    expect(isStepSetUp('custom-routing', f)).toBe(true);
+    expect(isStepSetUp('routing', f)).toBe(true);
+    expect(isStepSetUp('scheduling', f)).toBe(false);
   });
 });

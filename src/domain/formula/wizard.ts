@@ -58,3 +58,36 @@ export function nextStep(c: WizardConditions, from: WizardStep, direction: 1 | -
   if (i < 0) return steps[0] ?? null;
   return steps[i + direction] ?? null;
 }
+
+/** What of a formula tells whether a step of it is set up. */
+export interface FormulaSetUp {
+  isDraft: boolean;
+  sourceDataSource: { object: string } | null;
+  firstDestinationDataSource: { object: string } | null;
+  /** the parts saved */
+  parts: readonly string[];
+}
+
+/** The part a step saves, for the steps that save one. */
+const STEP_PARTS: Partial<Record<WizardStep, string>> = {
+  'mapping': 'mapping', 'matching': 'matching', 'routing': 'routing', 'custom-routing': 'routing', 'scheduling': 'schedule', 'processing': 'autosend',
+};
+
+/**
+ * Whether a step of the formula is set up: its data sources chosen, their objects chosen, its part
+ * saved. Additional settings have defaults and the review saves nothing: they are set up once the
+ * steps before them are.
+ */
+export function isStepSetUp(step: WizardStep, f: FormulaSetUp): boolean {
+  if (step === 'data-sources') return !!f.sourceDataSource && !!f.firstDestinationDataSource;
+  if (step === 'formula-types') return !!f.sourceDataSource?.object && !!f.firstDestinationDataSource?.object;
+  const part = STEP_PARTS[step];
+  return part ? f.parts.includes(part) : true;
+}
+
+/** Where editing a formula opens: a draft at its first step not set up (else its review), a live formula at its review. */
+export function editStep(f: FormulaSetUp, c: WizardConditions): WizardStep {
+  if (!f.isDraft) return 'review';
+  return wizardSteps(c).find((s) => s !== 'review' && s !== 'processing' && !isStepSetUp(s, f)) ?? 'review';
+}
+

@@ -21,6 +21,7 @@ import { ROUTES } from '../../domain/screens.ts';
 import { NoSourceNotice } from '../formulas/NoSourceNotice.tsx';
 import { ALL_FORMULAS, dataQueueTabsMachine, orderNotice, type DataQueueTabsEvent, type DataQueueTabsState } from '../../machines/dataQueueTabs.ts';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
+import { editStepOf } from '../../machines/wizard.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
 import { CommandDialogs, ConnectionLine, type JobActor } from '../formulas/FormulaLive.tsx';
@@ -74,7 +75,11 @@ export function DataQueuePage({ machines = {} }: { machines?: DataQueueMachines 
 
   const loading = listState.matches('loading') || listState.matches('discarding') || tabsState.matches('loading');
   const failed = listState.matches('failed') || tabsState.matches('failed');
-  const editTo = (id: string) => ({ pathname: location.pathname, search: wizardSearch(location.search, id, 'review') });
+  // a draft opens at its first step not set up, a live formula at its review
+  const editTo = (id: string) => {
+    const f = formulas.find((x) => x.id === id);
+    return { pathname: location.pathname, search: wizardSearch(location.search, id, f ? editStepOf(f) : 'review') };
+  };
 
   return (
     <Stack>

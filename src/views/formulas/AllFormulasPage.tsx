@@ -23,6 +23,7 @@ import { ROUTES } from '../../domain/screens.ts';
 import { NoSourceNotice } from './NoSourceNotice.tsx';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
+import { editStepOf } from '../../machines/wizard.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { useAppActors } from '../shell/actors.tsx';
@@ -117,7 +118,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
                 {formulas.map((f) => (
                   <FormulaRow
                     key={f.id} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit}
-                    editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, 'review') }}
+                    editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, editStepOf(f)) }}
                     onDelete={mayDelete && f.isDraft ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
                   />
                 ))}
