@@ -4,6 +4,8 @@
  * left empty keeps its saved value. A system that signs in with OAuth offers Connect: the form is
  * saved, the server answers the vendor's consent page and the browser goes there; the vendor's
  * answer comes back to the Connections screen, which opens this form again with the outcome.
+ * Test connection tests the settings as they stand, after the same check as Save: a form Save
+ * would refuse is never sent to be tested.
  */
 import * as v from 'valibot';
 import { assign, fromPromise, setup } from 'xstate';
@@ -13,7 +15,8 @@ import {
 } from '../domain/connectors/fields.ts';
 import { usesOAuth } from '../domain/connectors/oauth.ts';
 import type { SystemId } from '../domain/connectors/types.ts';
-import { integrations } from '../services/integrations.ts';
+import { integrations, type TestResult } from '../services/integrations.ts';
+import { failureOf, testConnection, type ConnectionTestFailure, type TestTarget } from './connectionTest.ts';
 
 /** How a connection with the vendor ended, as the form shows it when it opens again. */
 export interface ConnectOutcome { connected: boolean; message: string }
@@ -44,6 +47,9 @@ export interface ConnectionFormContext {
   outcome: ConnectOutcome | null;
   /** the vendor's consent page, once the server has answered it */
   authorizeUrl: string | null;
+  /** the last connection test of these settings: what it found, or why it failed */
+  testResult: TestResult | null;
+  testFailure: ConnectionTestFailure | null;
 }
 
 export type ConnectionFormEvent =
@@ -53,6 +59,8 @@ export type ConnectionFormEvent =
   | { type: 'field.blur'; key: string }
   | { type: 'form.submit' }
   | { type: 'oauth.connect' }
+  | { type: 'test.start' }
+  | { type: 'test.reset' }
   | { type: 'form.cancel' };
 
 /** The name and settings as the catalogue schema sees them. */
@@ -87,6 +95,11 @@ function refusal(error: unknown, fallback: string): Pick<ConnectionFormContext, 
   };
 }
 
+/** What Test connection tests: the settings in the form, with the saved source's secrets for empty secret fields. */
+export function testTargetOf(c: Pick<ConnectionFormContext, 'system' | 'values' | 'dataSourceId'>): TestTarget {
+  return { kind: 'settings', system: c.system!, settings: settingsToSend(c.system!, c.values), ...(c.dataSourceId ? { dataSourceId: c.dataSourceId } : {}) };
+}
+
 function fromView(view: DataSourceView): LoadedDataSource {
   const values: Record<string, string> = {};
   const savedSecrets: string[] = [];
@@ -112,6 +125,7 @@ export const connectionFormMachine = setup({
         ? integrations.create({ system: input.system!, displayName: input.displayName.trim(), settings: Object.fromEntries(Object.entries(settings).filter(([, x]) => x !== '')) }, { silent: true })
         : integrations.update(input.dataSourceId!, { displayName: input.displayName.trim(), settings }, { silent: true });
     }),
+    testConnection,
     startOAuth: fromPromise<string, { dataSourceId: string }>(({ input }) => integrations.startOAuth(input.dataSourceId, { silent: true })),
     /** leaves the page for the vendor's consent page; the answer comes back to the Connections screen */
     goToVendor: fromPromise<void, { url: string }>(({ input }) => {
@@ -127,6 +141,7 @@ export const connectionFormMachine = setup({
   },
   actions: {
     check: assign({ errors: ({ context }) => formErrors(context) }),
+    forgetTest: assign({ testResult: null, testFailure: null }),
   },
 }).createMachine({
   id: 'connectionForm',
@@ -138,6 +153,8 @@ export const connectionFormMachine = setup({
     needsReconnecting: null,
     outcome: input.mode === 'edit' ? input.outcome ?? null : null,
     authorizeUrl: null,
+    testResult: null,
+    testFailure: null,
   }),
   initial: 'starting',
   output: ({ context }) => ({ saved: context.saved }),
@@ -160,10 +177,33 @@ export const connectionFormMachine = setup({
     },
     loadFailed: {},
     editing: {
+      // the test's outcome stays in the context: it shows beside the form until the settings change
+      initial: 'idle',
+      states: {
+        idle: { on: { 'test.reset': { actions: 'forgetTest' } } },
+        testing: {
+          invoke: {
+            id: 'testConnection',
+            src: 'testConnection',
+            input: ({ context }) => testTargetOf(context),
+            onDone: { target: 'idle', actions: assign({ testResult: ({ event }) => event.output }) },
+            onError: { target: 'idle', actions: assign({ testFailure: ({ event }) => failureOf(event.error) }) },
+          },
+          // a second click while testing changes nothing
+          on: { 'test.start': {} },
+        },
+      },
       on: {
+        // the same check as Save: the fields' errors show inline and nothing is sent while any remains
+        'test.start': [
+          { guard: 'isValid', target: '.testing', actions: 'forgetTest' },
+          { actions: [assign({ submitted: true }), 'check'] },
+        ],
+        // an outcome is of the settings it tested: editing them leaves it behind
         'system.select': {
           guard: 'isCreating',
-          actions: [assign(({ event }) => ({
+          target: '.idle',
+          actions: ['forgetTest', assign(({ event }) => ({
             system: event.system,
             values: defaultValues(connectorFor(event.system).settings),
             touched: [],
@@ -172,7 +212,7 @@ export const connectionFormMachine = setup({
           })), 'check'],
         },
         'name.change': { actions: [assign({ displayName: ({ event }) => event.value, saveError: null }), 'check'] },
-        'field.change': { actions: [assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
+        'field.change': { target: '.idle', actions: ['forgetTest', assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
         'field.blur': { actions: assign({ touched: ({ context, event }) => (context.touched.includes(event.key) ? context.touched : [...context.touched, event.key]) }) },
         'form.submit': [
           { guard: 'isValid', target: 'saving' },

@@ -13,17 +13,14 @@ import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
 import { oauthVendorFor, tokenFields, usesOAuth } from '../../domain/connectors/oauth.ts';
 import type { SystemId } from '../../domain/connectors/types.ts';
 import type { connectionFormMachine } from '../../machines/connectionForm.ts';
-import { settingsToSend } from '../../machines/connectionForm.ts';
-import type { connectionTestMachine } from '../../machines/connectionTest.ts';
 import { SettingsFields } from '../../ui/SettingsFields.tsx';
-import { ConnectionTestControl } from './ConnectionTestControl.tsx';
+import { ConnectionTestPanel } from './ConnectionTestControl.tsx';
 
 export interface ConnectionFormProps {
   actor: ActorRefFrom<typeof connectionFormMachine>;
-  testMachine?: typeof connectionTestMachine;
 }
 
-export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
+export function ConnectionForm({ actor }: ConnectionFormProps) {
   const state = useSelector(actor, (s) => s);
   const c = state.context;
   const def = c.system ? connectorFor(c.system) : null;
@@ -105,11 +102,14 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
               </Paper>
             )}
             {def && (
-              <ConnectionTestControl
-                machine={testMachine}
+              <ConnectionTestPanel
+                state={state.matches({ editing: 'testing' }) ? 'testing' : c.testResult ? 'success' : c.testFailure ? 'failure' : 'idle'}
+                testing={state.matches({ editing: 'testing' })}
+                result={c.testResult}
+                failure={c.testFailure}
                 disabled={saving}
-                resetOn={JSON.stringify([c.system, c.values])}
-                target={() => ({ kind: 'settings', system: def.system, settings: settingsToSend(def.system, c.values), ...(c.dataSourceId ? { dataSourceId: c.dataSourceId } : {}) })}
+                onTest={() => actor.send({ type: 'test.start' })}
+                onDismiss={() => actor.send({ type: 'test.reset' })}
               />
             )}
             <Group justify="flex-end">
