@@ -5,10 +5,11 @@
  * saved, the server answers the vendor's consent page and the browser goes there; the vendor's
  * answer comes back to the Connections screen, which opens this form again with the outcome.
  * Test connection tests the settings as they stand, after the same check as Save: a form Save
- * would refuse is never sent to be tested.
+ * would refuse is never sent to be tested. Saving settings whose last test failed asks first;
+ * settings changed since, or never tested, save at once.
  */
 import * as v from 'valibot';
-import { assign, fromPromise, setup } from 'xstate';
+import { and, assign, fromPromise, setup } from 'xstate';
 import { connectorFor, isSavedMarker, type DataSourceView } from '../domain/connectors/catalogue.ts';
 import {
   defaultValues, displayNameSchema, fieldApplies, formFields, validateSettings, type FieldErrors,
@@ -50,6 +51,8 @@ export interface ConnectionFormContext {
   /** the last connection test of these settings: what it found, or why it failed */
   testResult: TestResult | null;
   testFailure: ConnectionTestFailure | null;
+  /** the last test of the settings as they stand failed (dismissing the failure does not change that) */
+  lastTestFailed: boolean;
 }
 
 export type ConnectionFormEvent =
@@ -61,6 +64,8 @@ export type ConnectionFormEvent =
   | { type: 'oauth.connect' }
   | { type: 'test.start' }
   | { type: 'test.reset' }
+  | { type: 'save.anyway' }
+  | { type: 'save.keepEditing' }
   | { type: 'form.cancel' };
 
 /** The name and settings as the catalogue schema sees them. */
@@ -137,11 +142,14 @@ export const connectionFormMachine = setup({
     isCreating: ({ context }) => context.mode === 'create',
     isEditing: ({ context }) => context.mode === 'edit',
     isValid: ({ context }) => Object.keys(formErrors(context)).length === 0,
+    lastTestFailed: ({ context }) => context.lastTestFailed,
     mayConnect: ({ context }) => usesOAuth(context.system, context.values) && Object.keys(formErrors(context)).length === 0,
   },
   actions: {
     check: assign({ errors: ({ context }) => formErrors(context) }),
     forgetTest: assign({ testResult: null, testFailure: null }),
+    /** the settings changed or are tested again: a failure of the earlier ones no longer holds them back */
+    settingsChanged: assign({ testResult: null, testFailure: null, lastTestFailed: false }),
   },
 }).createMachine({
   id: 'connectionForm',
@@ -155,6 +163,7 @@ export const connectionFormMachine = setup({
     authorizeUrl: null,
     testResult: null,
     testFailure: null,
+    lastTestFailed: false,
   }),
   initial: 'starting',
   output: ({ context }) => ({ saved: context.saved }),
@@ -187,7 +196,7 @@ export const connectionFormMachine = setup({
             src: 'testConnection',
             input: ({ context }) => testTargetOf(context),
             onDone: { target: 'idle', actions: assign({ testResult: ({ event }) => event.output }) },
-            onError: { target: 'idle', actions: assign({ testFailure: ({ event }) => failureOf(event.error) }) },
+            onError: { target: 'idle', actions: assign({ testFailure: ({ event }) => failureOf(event.error), lastTestFailed: true }) },
           },
           // a second click while testing changes nothing
           on: { 'test.start': {} },
@@ -196,14 +205,14 @@ export const connectionFormMachine = setup({
       on: {
         // the same check as Save: the fields' errors show inline and nothing is sent while any remains
         'test.start': [
-          { guard: 'isValid', target: '.testing', actions: 'forgetTest' },
+          { guard: 'isValid', target: '.testing', actions: 'settingsChanged' },
           { actions: [assign({ submitted: true }), 'check'] },
         ],
         // an outcome is of the settings it tested: editing them leaves it behind
         'system.select': {
           guard: 'isCreating',
           target: '.idle',
-          actions: ['forgetTest', assign(({ event }) => ({
+          actions: ['settingsChanged', assign(({ event }) => ({
             system: event.system,
             values: defaultValues(connectorFor(event.system).settings),
             touched: [],
@@ -212,9 +221,10 @@ export const connectionFormMachine = setup({
           })), 'check'],
         },
         'name.change': { actions: [assign({ displayName: ({ event }) => event.value, saveError: null }), 'check'] },
-        'field.change': { target: '.idle', actions: ['forgetTest', assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
+        'field.change': { target: '.idle', actions: ['settingsChanged', assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
         'field.blur': { actions: assign({ touched: ({ context, event }) => (context.touched.includes(event.key) ? context.touched : [...context.touched, event.key]) }) },
         'form.submit': [
+          { guard: and(['isValid', 'lastTestFailed']), target: 'confirmingSave' },
           { guard: 'isValid', target: 'saving' },
           { actions: [assign({ submitted: true }), 'check'] },
         ],
@@ -255,6 +265,13 @@ export const connectionFormMachine = setup({
     redirecting: {
       invoke: { id: 'goToVendor', src: 'goToVendor', input: ({ context }) => ({ url: context.authorizeUrl! }) },
       on: { 'form.cancel': {} },
+    },
+    // the settings as they stand failed their last test: save them anyway, or go back to them
+    confirmingSave: {
+      on: {
+        'save.anyway': 'saving',
+        'save.keepEditing': 'editing',
+      },
     },
     saving: {
       invoke: {

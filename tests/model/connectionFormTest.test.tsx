@@ -2,9 +2,10 @@
  * Model-based tests of Test connection in the data source form (connectionFormMachine; SPEC.md
  * sections 4 and 5) on the real Connections screen: Test connection checks the form as Save does
  * (the same messages, inline) and sends nothing while a field is wrong; a valid form is tested
- * with the settings it holds, and the outcome shows until the settings change. Paths come from
- * the form machine's graph; each event is a user action in the drawer or the answer of a fake
- * test call.
+ * with the settings it holds, and the outcome shows until the settings change. Saving settings
+ * whose last test failed asks first ('Save anyway' or 'Keep editing'); settings changed since, or
+ * never tested, save at once. Paths come from the form machine's graph; each event is a user
+ * action in the drawer or the answer of a fake test or save call.
  */
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,10 +14,11 @@ import { CONNECTION_FIELD_MESSAGE } from '../../src/domain/connectors/fields.ts'
 import {
   connectionFormMachine, testTargetOf, type ConnectionFormContext, type ConnectionFormEvent,
 } from '../../src/machines/connectionForm.ts';
+import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
 import type { TestTarget } from '../../src/machines/connectionTest.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { TestResult } from '../../src/services/integrations.ts';
-import { renderConnections } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, renderConnections } from '../support/connectionsScreen.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -30,9 +32,16 @@ const LABELS: Record<string, RegExp> = {
 const RESULT: TestResult = { status: 'success', detail: 'Connected to sftp.partner.org as tributary; /out holds 3 files.', testedOn: '2026-11-22T10:00:00.000Z' };
 const REFUSED = new ApiError(422, { title: 'connection-failed', code: 'clientdatasource-connection-failed', detail: 'The SFTP server refused the user name and password.' }, { silent: true });
 
+const SAVED: DataSourceView = {
+  id: FAKE_SOURCES[0]!.id, system: 'sftp', displayName: 'Partner SFTP',
+  settings: { host: 'sftp.partner.org', port: '22', username: 'tributary', authenticationType: 'password', password: { saved: true }, folder: '' },
+  createdOn: '2026-11-22T10:00:00.000Z', createdBy: 'Ada Administrator', modifiedOn: '2026-11-22T10:00:00.000Z', modifiedBy: 'Ada Administrator', usedBy: [],
+};
+
 type Event = ConnectionFormEvent
   | { type: 'xstate.done.actor.testConnection'; output: TestResult }
-  | { type: 'xstate.error.actor.testConnection'; error: unknown };
+  | { type: 'xstate.error.actor.testConnection'; error: unknown }
+  | { type: 'xstate.done.actor.saveDataSource'; output: DataSourceView };
 type Snapshot = SnapshotFrom<typeof connectionFormMachine>;
 
 const entered = (c: ConnectionFormContext, key: string) => (key === 'displayName' ? c.displayName : c.values[key]) ?? '';
@@ -67,11 +76,13 @@ const model = testModel<typeof connectionFormMachine, Event>(connectionFormMachi
 interface Rendered {
   user: Awaited<ReturnType<typeof renderConnections>>;
   test: FakeCall<TestTarget, TestResult>;
+  save: FakeCall<ConnectionFormContext, DataSourceView>;
   /** test calls the path has answered: any other call was made when it should not have been */
   answered: { count: number };
 }
 
-const drawer = () => screen.getByRole('dialog');
+const drawer = () => screen.getByRole('dialog', { name: 'Add data source' });
+const confirmation = () => screen.queryByRole('dialog', { name: 'Save anyway?' });
 const field = (key: string) => within(drawer()).getByLabelText(LABELS[key]!) as HTMLInputElement;
 const testArea = () => within(within(drawer()).getByTestId('connection-test'));
 
@@ -104,12 +115,13 @@ async function expectOutcome(c: ConnectionFormContext) {
 const view: ModelView<typeof connectionFormMachine, Rendered> = {
   async render(machine) {
     const test = fakeCall<TestTarget, TestResult>('testConnection');
-    const user = await renderConnections({ connectionForm: machine.provide({ actors: { testConnection: test.logic } }) });
+    const save = fakeCall<ConnectionFormContext, DataSourceView>('saveDataSource');
+    const user = await renderConnections({ connectionForm: machine.provide({ actors: { testConnection: test.logic, saveDataSource: save.logic } }) });
     await user.click(screen.getByRole('button', { name: 'Add data source' }));
     await screen.findByRole('dialog');
-    return { user, test, answered: { count: 0 } };
+    return { user, test, save, answered: { count: 0 } };
   },
-  params: ({ user, test, answered }) => ({
+  params: ({ user, test, save, answered }) => ({
     states: {
       'editing.idle': async (s: Snapshot) => {
         // no system, nothing to test: the form offers no test yet
@@ -123,6 +135,8 @@ const view: ModelView<typeof connectionFormMachine, Rendered> = {
         expect(testArea().queryByText('Testing the connection…')).toBeNull();
         // nothing was sent beyond the tests answered: a form with a wrong field is never tested
         expect(test.calls.length).toBe(answered.count);
+        await waitFor(() => expect(confirmation()).toBeNull());
+        expect(save.calls).toEqual([]);
         expectFields(s.context);
         await expectOutcome(s.context);
       },
@@ -133,6 +147,25 @@ const view: ModelView<typeof connectionFormMachine, Rendered> = {
         expect(test.next).toEqual(testTargetOf(s.context));
         expect(shownErrors(s.context)).toEqual([]);
         expectFields(s.context);
+      },
+      // asked before anything is saved, the failure still in view behind the question
+      confirmingSave: async (s: Snapshot) => {
+        const dialog = await screen.findByRole('dialog', { name: 'Save anyway?' });
+        expect(dialog.textContent).toContain('The connection test failed. Save anyway?');
+        expect(within(dialog).getByRole('button', { name: 'Save anyway' })).toBeTruthy();
+        expect(within(dialog).getByRole('button', { name: 'Keep editing' })).toBeTruthy();
+        expect(save.calls).toEqual([]);
+        expect(s.context.testFailure ?? s.context.lastTestFailed).toBeTruthy();
+      },
+      saving: async (s: Snapshot) => {
+        await waitFor(() => expect(save.waiting).toBe(true));
+        expect(save.next).toMatchObject({ displayName: s.context.displayName, values: s.context.values });
+        await waitFor(() => expect(confirmation()).toBeNull());
+      },
+      saved: async () => {
+        await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+        await screen.findByText(`"${SAVED.displayName}" has been saved`);
+        expect(save.calls.length).toBe(1);
       },
     },
     events: {
@@ -153,6 +186,10 @@ const view: ModelView<typeof connectionFormMachine, Rendered> = {
       'field.blur': ({ event }: { event: { type: string } }) => { fireEvent.blur(field((event as Extract<Event, { type: 'field.blur' }>).key)); },
       'test.start': async () => { await user.click(testArea().getByRole('button', { name: 'Test connection' })); },
       'test.reset': async () => { await user.click(testArea().getByRole('button', { name: 'Dismiss' })); },
+      'form.submit': async () => { await user.click(within(drawer()).getByRole('button', { name: 'Save' })); },
+      'save.anyway': async () => { await user.click(within(confirmation()!).getByRole('button', { name: 'Save anyway' })); },
+      'save.keepEditing': async () => { await user.click(within(confirmation()!).getByRole('button', { name: 'Keep editing' })); },
+      'xstate.done.actor.saveDataSource': ({ event }: { event: { type: string } }) => save.answer(event),
       'xstate.done.actor.testConnection': async ({ event }: { event: { type: string } }) => { answered.count += 1; await test.answer(event); },
       'xstate.error.actor.testConnection': async ({ event }: { event: { type: string } }) => { answered.count += 1; await test.answer(event); },
     },
@@ -220,7 +257,85 @@ describe('connection form machine: Test connection shows what Save shows', () =>
   });
 });
 
+// ------------------------------------------------------------------ saving after a test
+
+/** the password typed again, once: settings changed since their test */
+const RETYPED = 'river-Pass-2027';
+/**
+ * Saving a filled form: the system and values are entered first (one way only); then Test
+ * connection and its answers, Dismiss, Save, the question's two answers, the password typed
+ * again (once) and the save's answer.
+ */
+function saveEvents(s: Snapshot): Event[] {
+  const c = s.context;
+  if (s.status !== 'active') return [];
+  if (c.system === null) return [{ type: 'system.select', system: 'sftp' }];
+  const next = ENTERED.find(([key]) => entered(c, key) === '');
+  if (next) return [next[0] === 'displayName' ? { type: 'name.change', value: next[1] } : { type: 'field.change', key: next[0], value: next[1] }];
+  if (s.matches('confirmingSave')) return [{ type: 'save.anyway' }, { type: 'save.keepEditing' }];
+  if (s.matches('saving')) return [{ type: 'xstate.done.actor.saveDataSource', output: SAVED }];
+  const out: Event[] = [{ type: 'form.submit' }];
+  if (s.matches({ editing: 'testing' })) out.push({ type: 'xstate.done.actor.testConnection', output: RESULT }, { type: 'xstate.error.actor.testConnection', error: REFUSED });
+  else out.push({ type: 'test.start' });
+  if (c.testResult || c.testFailure) out.push({ type: 'test.reset' });
+  if (c.values.password !== RETYPED) out.push({ type: 'field.change', key: 'password', value: RETYPED });
+  return out;
+}
+const saveSerialize = (s: Snapshot) => JSON.stringify([
+  s.value, s.context.system, ENTERED.map(([key]) => entered(s.context, key)), s.context.testResult ? 'passed' : null, s.context.testFailure?.code ?? null, s.context.lastTestFailed,
+]);
+const saveModel = testModel<typeof connectionFormMachine, Event>(connectionFormMachine, { input: { mode: 'create' }, events: saveEvents, serializeState: saveSerialize, serializeEvent });
+const savePaths = saveModel.getShortestPaths();
+/** whether a path passes through a state */
+const cameThrough = (p: ModelPath<Snapshot>, value: Snapshot['value']) => [...p.steps.map((step) => step.state), p.state].some((s) => s.matches(value));
+
+describe('connection form machine: saving after a test (shortest paths on the Connections screen)', () => {
+  it('asks only when the last test of these settings failed', () => {
+    for (const p of savePaths) {
+      for (const [i, step] of p.steps.entries()) {
+        if ((step.event as Event).type !== 'form.submit') continue;
+        const before = p.steps[i - 1]!.state;
+        // asked exactly when the settings as they stand failed their last test
+        expect(step.state.matches('confirmingSave'), p.description).toBe(before.context.lastTestFailed);
+      }
+    }
+    expect(savePaths.some((p) => cameThrough(p, 'confirmingSave'))).toBe(true);
+    // a failure dismissed still asks; a failure then the password typed again does not
+    const reached = [...reachedStates(savePaths, (s) => JSON.stringify([s.value, s.context.testFailure ? 'shown' : null, s.context.lastTestFailed]))];
+    expect(reached).toContain(JSON.stringify(['confirmingSave', null, true]));
+    expect(reached).toContain(JSON.stringify(['confirmingSave', 'shown', true]));
+    expect(reached).toContain(JSON.stringify(['saving', null, false]));
+  });
+  it.each(named(savePaths.filter((p) => p.steps.some((step) => ['form.submit', 'save.anyway', 'save.keepEditing'].includes((step.event as Event).type))), nameOf))('%s', async (_d, path) => runPath(path, connectionFormMachine, view));
+});
+
+describe('connection form machine: saving after a failed test', () => {
+  const filled: Event[] = [
+    { type: 'system.select', system: 'sftp' },
+    ...ENTERED.map(([key, value]) => (key === 'displayName' ? { type: 'name.change', value } : { type: 'field.change', key, value }) as Event),
+  ];
+  const failed: Event[] = [...filled, { type: 'test.start' }, { type: 'xstate.error.actor.testConnection', error: REFUSED }];
+  const journeys: [string, Event[], Snapshot['value']][] = [
+    ['kept editing, the password typed again, saved at once', [...failed, { type: 'form.submit' }, { type: 'save.keepEditing' }, { type: 'field.change', key: 'password', value: RETYPED }, { type: 'form.submit' }, { type: 'xstate.done.actor.saveDataSource', output: SAVED }], 'saved'],
+    ['saved anyway', [...failed, { type: 'form.submit' }, { type: 'save.anyway' }, { type: 'xstate.done.actor.saveDataSource', output: SAVED }], 'saved'],
+    ['tested again and passed: saved at once', [...failed, { type: 'test.start' }, { type: 'xstate.done.actor.testConnection', output: RESULT }, { type: 'form.submit' }], 'saving'],
+    ['never tested: saved at once', [...filled, { type: 'form.submit' }], 'saving'],
+  ];
+  it.each(journeys)('%s', async (_d, steps, end) => {
+    const fromState = createActor(connectionFormMachine, { input: { mode: 'create' } }).getSnapshot();
+    const [path] = saveModel.getPathsFromEvents(steps, { fromState });
+    expect(path!.steps.length).toBe(steps.length + 1);
+    expect(path!.state.matches(end)).toBe(true);
+    await runPath(path!, connectionFormMachine, view);
+  });
+});
+
 describe('the suite can fail', () => {
+  it('finds a machine that saves a failed test\'s settings without asking', async () => {
+    const asking = savePaths.filter((p) => cameThrough(p, 'confirmingSave')).slice(0, 3);
+    await expectBrokenGuardToFail(connectionFormMachine, 'lastTestFailed', { paths: asking, view, every: true });
+  });
+
   it('finds a machine that tests a form whatever its fields hold', async () => {
     // a validity guard that always holds sends an empty form to be tested
     const invalidTests = paths.filter((p) => p.steps.some((step, i) => (step.event as Event).type === 'test.start' && i > 0 && shownErrors(step.state.context).length > 0 && !p.steps[i - 1]!.state.context.submitted));

@@ -6,7 +6,7 @@
  */
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
-import { Alert, Badge, Button, Drawer, Group, Loader, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Drawer, Group, Loader, Modal, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconPlugConnected } from '@tabler/icons-react';
 import { connectorFor, SYSTEM_OPTIONS } from '../../domain/connectors/catalogue.ts';
 import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
@@ -39,7 +39,7 @@ export function ConnectionForm({ actor }: ConnectionFormProps) {
     <Drawer opened onClose={() => actor.send({ type: 'form.cancel' })} title={title} position="right" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
       {(state.matches('loading') || state.matches('starting')) && <Group><Loader size="sm" /><Text>Loading the data source…</Text></Group>}
       {state.matches('loadFailed') && <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />}>{c.saveError}</Alert>}
-      {(state.matches('editing') || saving) && (
+      {(state.matches('editing') || state.matches('confirmingSave') || saving) && (
         <form
           noValidate
           aria-label={title}
@@ -119,6 +119,15 @@ export function ConnectionForm({ actor }: ConnectionFormProps) {
           </Stack>
         </form>
       )}
+      <Modal opened={state.matches('confirmingSave')} onClose={() => actor.send({ type: 'save.keepEditing' })} title="Save anyway?" centered>
+        <Stack>
+          <Text>The connection test failed. Save anyway?</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => actor.send({ type: 'save.keepEditing' })}>Keep editing</Button>
+            <Button onClick={() => actor.send({ type: 'save.anyway' })}>Save anyway</Button>
+          </Group>
+        </Stack>
+      </Modal>
     </Drawer>
   );
 }
