@@ -4,16 +4,20 @@
  * left empty keeps its saved value. A system that signs in with OAuth offers Connect: the form is
  * saved, the server answers the vendor's consent page and the browser goes there; the vendor's
  * answer comes back to the Connections screen, which opens this form again with the outcome.
+ * Test connection tests the settings as they stand, after the same check as Save: a form Save
+ * would refuse is never sent to be tested. Saving settings whose last test failed asks first;
+ * settings changed since, or never tested, save at once.
  */
 import * as v from 'valibot';
-import { assign, fromPromise, setup } from 'xstate';
+import { and, assign, fromPromise, setup } from 'xstate';
 import { connectorFor, isSavedMarker, type DataSourceView } from '../domain/connectors/catalogue.ts';
 import {
   defaultValues, displayNameSchema, fieldApplies, formFields, validateSettings, type FieldErrors,
 } from '../domain/connectors/fields.ts';
 import { usesOAuth } from '../domain/connectors/oauth.ts';
 import type { SystemId } from '../domain/connectors/types.ts';
-import { integrations } from '../services/integrations.ts';
+import { integrations, type TestResult } from '../services/integrations.ts';
+import { failureOf, testConnection, type ConnectionTestFailure, type TestTarget } from './connectionTest.ts';
 
 /** How a connection with the vendor ended, as the form shows it when it opens again. */
 export interface ConnectOutcome { connected: boolean; message: string }
@@ -44,6 +48,11 @@ export interface ConnectionFormContext {
   outcome: ConnectOutcome | null;
   /** the vendor's consent page, once the server has answered it */
   authorizeUrl: string | null;
+  /** the last connection test of these settings: what it found, or why it failed */
+  testResult: TestResult | null;
+  testFailure: ConnectionTestFailure | null;
+  /** the last test of the settings as they stand failed (dismissing the failure does not change that) */
+  lastTestFailed: boolean;
 }
 
 export type ConnectionFormEvent =
@@ -53,6 +62,10 @@ export type ConnectionFormEvent =
   | { type: 'field.blur'; key: string }
   | { type: 'form.submit' }
   | { type: 'oauth.connect' }
+  | { type: 'test.start' }
+  | { type: 'test.reset' }
+  | { type: 'save.anyway' }
+  | { type: 'save.keepEditing' }
   | { type: 'form.cancel' };
 
 /** The name and settings as the catalogue schema sees them. */
@@ -87,6 +100,11 @@ function refusal(error: unknown, fallback: string): Pick<ConnectionFormContext, 
   };
 }
 
+/** What Test connection tests: the settings in the form, with the saved source's secrets for empty secret fields. */
+export function testTargetOf(c: Pick<ConnectionFormContext, 'system' | 'values' | 'dataSourceId'>): TestTarget {
+  return { kind: 'settings', system: c.system!, settings: settingsToSend(c.system!, c.values), ...(c.dataSourceId ? { dataSourceId: c.dataSourceId } : {}) };
+}
+
 function fromView(view: DataSourceView): LoadedDataSource {
   const values: Record<string, string> = {};
   const savedSecrets: string[] = [];
@@ -112,6 +130,7 @@ export const connectionFormMachine = setup({
         ? integrations.create({ system: input.system!, displayName: input.displayName.trim(), settings: Object.fromEntries(Object.entries(settings).filter(([, x]) => x !== '')) }, { silent: true })
         : integrations.update(input.dataSourceId!, { displayName: input.displayName.trim(), settings }, { silent: true });
     }),
+    testConnection,
     startOAuth: fromPromise<string, { dataSourceId: string }>(({ input }) => integrations.startOAuth(input.dataSourceId, { silent: true })),
     /** leaves the page for the vendor's consent page; the answer comes back to the Connections screen */
     goToVendor: fromPromise<void, { url: string }>(({ input }) => {
@@ -123,10 +142,14 @@ export const connectionFormMachine = setup({
     isCreating: ({ context }) => context.mode === 'create',
     isEditing: ({ context }) => context.mode === 'edit',
     isValid: ({ context }) => Object.keys(formErrors(context)).length === 0,
+    lastTestFailed: ({ context }) => context.lastTestFailed,
     mayConnect: ({ context }) => usesOAuth(context.system, context.values) && Object.keys(formErrors(context)).length === 0,
   },
   actions: {
     check: assign({ errors: ({ context }) => formErrors(context) }),
+    forgetTest: assign({ testResult: null, testFailure: null }),
+    /** the settings changed or are tested again: a failure of the earlier ones no longer holds them back */
+    settingsChanged: assign({ testResult: null, testFailure: null, lastTestFailed: false }),
   },
 }).createMachine({
   id: 'connectionForm',
@@ -138,6 +161,9 @@ export const connectionFormMachine = setup({
     needsReconnecting: null,
     outcome: input.mode === 'edit' ? input.outcome ?? null : null,
     authorizeUrl: null,
+    testResult: null,
+    testFailure: null,
+    lastTestFailed: false,
   }),
   initial: 'starting',
   output: ({ context }) => ({ saved: context.saved }),
@@ -160,10 +186,33 @@ export const connectionFormMachine = setup({
     },
     loadFailed: {},
     editing: {
+      // the test's outcome stays in the context: it shows beside the form until the settings change
+      initial: 'idle',
+      states: {
+        idle: { on: { 'test.reset': { actions: 'forgetTest' } } },
+        testing: {
+          invoke: {
+            id: 'testConnection',
+            src: 'testConnection',
+            input: ({ context }) => testTargetOf(context),
+            onDone: { target: 'idle', actions: assign({ testResult: ({ event }) => event.output }) },
+            onError: { target: 'idle', actions: assign({ testFailure: ({ event }) => failureOf(event.error), lastTestFailed: true }) },
+          },
+          // a second click while testing changes nothing
+          on: { 'test.start': {} },
+        },
+      },
       on: {
+        // the same check as Save: the fields' errors show inline and nothing is sent while any remains
+        'test.start': [
+          { guard: 'isValid', target: '.testing', actions: 'settingsChanged' },
+          { actions: [assign({ submitted: true }), 'check'] },
+        ],
+        // an outcome is of the settings it tested: editing them leaves it behind
         'system.select': {
           guard: 'isCreating',
-          actions: [assign(({ event }) => ({
+          target: '.idle',
+          actions: ['settingsChanged', assign(({ event }) => ({
             system: event.system,
             values: defaultValues(connectorFor(event.system).settings),
             touched: [],
@@ -172,9 +221,10 @@ export const connectionFormMachine = setup({
           })), 'check'],
         },
         'name.change': { actions: [assign({ displayName: ({ event }) => event.value, saveError: null }), 'check'] },
-        'field.change': { actions: [assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
+        'field.change': { target: '.idle', actions: ['settingsChanged', assign({ values: ({ context, event }) => ({ ...context.values, [event.key]: event.value }), saveError: null }), 'check'] },
         'field.blur': { actions: assign({ touched: ({ context, event }) => (context.touched.includes(event.key) ? context.touched : [...context.touched, event.key]) }) },
         'form.submit': [
+          { guard: and(['isValid', 'lastTestFailed']), target: 'confirmingSave' },
           { guard: 'isValid', target: 'saving' },
           { actions: [assign({ submitted: true }), 'check'] },
         ],
@@ -215,6 +265,13 @@ export const connectionFormMachine = setup({
     redirecting: {
       invoke: { id: 'goToVendor', src: 'goToVendor', input: ({ context }) => ({ url: context.authorizeUrl! }) },
       on: { 'form.cancel': {} },
+    },
+    // the settings as they stand failed their last test: save them anyway, or go back to them
+    confirmingSave: {
+      on: {
+        'save.anyway': 'saving',
+        'save.keepEditing': 'editing',
+      },
     },
     saving: {
       invoke: {

@@ -39,16 +39,17 @@ export function failureOf(error: unknown): ConnectionTestFailure {
   return { code, title: connectionErrorTitle(code), detail };
 }
 
+/** The test call itself, shared with the data source form, which tests the settings it holds. */
+export const testConnection = fromPromise<TestResult, TestTarget>(async ({ input }) => (input.kind === 'saved'
+  ? integrations.testSaved(input.dataSourceId, { silent: true, ...(input.formulaId ? { formulaId: input.formulaId } : {}) })
+  : integrations.testSettings({ system: input.system, settings: input.settings, ...(input.dataSourceId ? { dataSourceId: input.dataSourceId } : {}) }, { silent: true })));
+
 export const connectionTestMachine = setup({
   types: {
     context: {} as ConnectionTestContext,
     events: {} as ConnectionTestEvent,
   },
-  actors: {
-    testConnection: fromPromise<TestResult, TestTarget>(async ({ input }) => (input.kind === 'saved'
-      ? integrations.testSaved(input.dataSourceId, { silent: true, ...(input.formulaId ? { formulaId: input.formulaId } : {}) })
-      : integrations.testSettings({ system: input.system, settings: input.settings, ...(input.dataSourceId ? { dataSourceId: input.dataSourceId } : {}) }, { silent: true }))),
-  },
+  actors: { testConnection },
   guards: {
     hasTarget: ({ event }) => event.type === 'test.start' && !!event.target && (event.target.kind === 'saved' ? !!event.target.dataSourceId : !!event.target.system),
   },

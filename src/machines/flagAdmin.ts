@@ -1,13 +1,19 @@
 /**
  * The Feature Flags screen's workflow (Administrators, the `flags` policy): list the tenant's
- * flags, switch one's `enabled` (for a boolean flag its default value), and change the formula
- * ids of a flag's formula-id rule (custom-routing's "on for chosen formulas"). After a change the
- * browser's flag client refreshes at once, so the screen and the wizard see it.
+ * flags, switch one's `enabled` (for a boolean flag its default value), and change the formulas
+ * of a flag's formula-id rule (custom-routing's "on for chosen formulas"), picked by name from the
+ * tenant's formulas and saved as ids. After a change the browser's flag client refreshes at once,
+ * so the screen and the wizard see it.
  */
 import { assign, enqueueActions, fromPromise, setup, type AnyActorRef } from 'xstate';
 import { withFormulaRuleIds } from '../domain/flags/customRouting.ts';
 import { type StoredFlag } from '../domain/flags/definitions.ts';
+import { formulaDisplayName } from '../domain/formula/formula.ts';
 import { flagAdmin } from '../services/flags.ts';
+import { formulas } from '../services/formulas.ts';
+
+/** A formula of the tenant, as a rule's choice: its id (what the rule stores) and its name. */
+export interface FormulaChoice { id: string; name: string }
 
 export interface FlagAdminInput {
   /** the browser's flag client (flagsMachine), told to refresh after a change */
@@ -22,6 +28,10 @@ export interface FlagAdminContext {
   error: string | null;
   /** what the last successful change was, for the screen to confirm */
   notice: string | null;
+  /** the tenant's formulas to choose from by name; null until they are loaded */
+  formulas: FormulaChoice[] | null;
+  /** why they could not be loaded (the rule's ids are then typed) */
+  formulasError: string | null;
 }
 
 export type FlagAdminEvent =
@@ -46,6 +56,9 @@ export const flagAdminMachine = setup({
   },
   actors: {
     loadFlags: fromPromise<StoredFlag[]>(() => flagAdmin.list({ silent: true })),
+    loadFormulas: fromPromise<FormulaChoice[]>(async () => (await formulas.list({ silent: true }))
+      .map((f) => ({ id: f.id, name: formulaDisplayName(f) }))
+      .sort((a, b) => a.name.localeCompare(b.name))),
     switchFlag: fromPromise<StoredFlag, { key: string; enabled: boolean }>(({ input }) => flagAdmin.setEnabled(input.key, input.enabled, { silent: true })),
     saveFlag: fromPromise<StoredFlag, { flag: StoredFlag; formulaIds: string[] }>(({ input }) => {
       const { key, namespace: _n, createdOn: _c, updatedOn: _u, ...definition } = input.flag;
@@ -65,7 +78,14 @@ export const flagAdminMachine = setup({
 }).createMachine({
   id: 'flagAdmin',
   initial: 'loading',
-  context: ({ input }) => ({ flagClient: input?.flagClient ?? null, flags: [], busyKey: null, error: null, notice: null }),
+  context: ({ input }) => ({ flagClient: input?.flagClient ?? null, flags: [], busyKey: null, error: null, notice: null, formulas: null, formulasError: null }),
+  // the formulas load once, beside the flags, whatever the list does meanwhile
+  invoke: {
+    id: 'loadFormulas',
+    src: 'loadFormulas',
+    onDone: { actions: assign({ formulas: ({ event }) => event.output }) },
+    onError: { actions: assign({ formulasError: ({ event }) => (event.error as { problem?: { detail?: string } })?.problem?.detail ?? 'The formulas could not be loaded.' }) },
+  },
   states: {
     loading: {
       invoke: {

@@ -75,6 +75,12 @@ describe('Connections in Chromium', () => {
     // ---- add: the system's own fields, checked word for word
     await page.getByRole('button', { name: 'Add data source', exact: true }).click();
     await choose(page, 'System', 'HTTP (JSON API)');
+    // Test connection checks the form as Save does: the same messages inline, nothing sent
+    const testRequests: string[] = [];
+    page.on('request', (r) => { if (r.url().endsWith('/data-sources/test')) testRequests.push(r.url()); });
+    await drawer(page).getByRole('button', { name: 'Test connection', exact: true }).click();
+    await expect.poll(() => drawer(page).getByText(CONNECTION_FIELD_MESSAGE).first().isVisible()).toBe(true);
+    expect(testRequests).toEqual([]);
     await drawer(page).getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => drawer(page).getByText(CONNECTION_FIELD_MESSAGE).first().isVisible()).toBe(true);
     await field(page, 'Display name').fill('Donations API');
@@ -89,6 +95,7 @@ describe('Connections in Chromium', () => {
     await drawer(page).getByRole('button', { name: 'Test connection', exact: true }).click();
     await expect.poll(() => drawer(page).getByRole('status').textContent(), { timeout: 15_000 }).toContain('Connection succeeded');
     expect(await drawer(page).getByRole('status').textContent()).toContain('2 records on the first page');
+    expect(testRequests.length).toBe(1);
 
     await drawer(page).getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.getByText('"Donations API" has been saved').isVisible()).toBe(true);
@@ -122,6 +129,13 @@ describe('Connections in Chromium', () => {
     const failure = drawer(page).getByRole('alert');
     await expect.poll(() => failure.textContent(), { timeout: 15_000 }).toContain('Connection Failed');
     expect(await failure.textContent()).toContain('Code: clientdatasource-connection-failed');
+    // saving what just failed its test asks first; keeping on editing saves nothing
+    await drawer(page).getByRole('button', { name: 'Save', exact: true }).click();
+    const question = page.getByRole('dialog', { name: 'Save anyway?' });
+    await expect.poll(() => question.isVisible()).toBe(true);
+    expect(await question.textContent()).toContain('The connection test failed. Save anyway?');
+    await question.getByRole('button', { name: 'Keep editing', exact: true }).click();
+    await expect.poll(() => question.isVisible()).toBe(false);
     await drawer(page).getByRole('button', { name: 'Cancel', exact: true }).click();
     await details.getByRole('button', { name: 'Test connection', exact: true }).click();
     await expect.poll(() => details.getByRole('status').textContent(), { timeout: 15_000 }).toContain('Connection succeeded');

@@ -178,11 +178,11 @@ const nameOf = (p: ModelPath<Snapshot>) => p.steps.slice(1).map(({ event }) => {
 
 describe("connection form machine: Connect to Raiser's Edge NXT (shortest paths on the Connections screen)", () => {
   it('reaches saving to connect, authorizing, redirecting, each refusal back in editing, and cancelled', () => {
-    expect([...reachedStates(paths, valueOf)].sort()).toEqual(['"authorizing"', '"cancelled"', '"editing"', '"redirecting"', '"savingToConnect"']);
+    expect([...reachedStates(paths, valueOf)].sort()).toEqual(['"authorizing"', '"cancelled"', '"redirecting"', '"savingToConnect"', '{"editing":"idle"}']);
     const reached = [...reachedStates(paths, (s) => JSON.stringify([s.value, s.context.mode, s.context.saveError]))];
-    expect(reached).toContain(JSON.stringify(['editing', 'create', NAME_TAKEN.problem.detail]));
+    expect(reached).toContain(JSON.stringify([{ editing: 'idle' }, 'create', NAME_TAKEN.problem.detail]));
     // refused after the save: the form now edits the saved source, so trying again adds no second one
-    expect(reached).toContain(JSON.stringify(['editing', 'edit', NO_APPLICATION.problem.detail]));
+    expect(reached).toContain(JSON.stringify([{ editing: 'idle' }, 'edit', NO_APPLICATION.problem.detail]));
   });
   it.each(named(paths, nameOf))('%s', async (_d, path) => runPath(path, connectionFormMachine, view));
 });

@@ -1,7 +1,8 @@
 /**
  * Model-based tests of the Feature Flags screen's machine (flagAdminMachine) on the real page:
- * loading the tenant's flags, switching custom-routing's default value, saving the formula ids of
- * its rule, and the failures of each. Events are user actions (user-event) or the answers of
+ * loading the tenant's flags and formulas, switching custom-routing's default value, choosing the
+ * formulas of its rule by name (saved as their ids; typed as ids when the formulas cannot be
+ * loaded), and the failures of each. Events are user actions (user-event) or the answers of
  * fake administration calls; each state is what the page shows. After a change the browser's
  * flag client is told to refresh.
  */
@@ -30,6 +31,10 @@ const ROUTING: StoredFlag = {
   key: CUSTOM_ROUTING_FLAG, namespace: 'default', createdOn: '2026-11-22T09:00:00.000Z', updatedOn: '2026-11-22T09:00:00.000Z',
   ...formulaRuleFlag('Custom routing', 'Shows the Custom Routing Rules step.', []),
 };
+/** the tenant's formulas, as the formulas service lists them (names, not ids, are what the user picks) */
+const FORMULAS = [{ id: A, name: 'Weekly gifts' }, { id: B, name: 'Monthly members' }];
+const NAME_OF: Record<string, string> = Object.fromEntries(FORMULAS.map((f) => [f.id, f.name]));
+const FORMULAS_FORBIDDEN = new ApiError(403, { title: 'forbidden', detail: 'You need formula view permission.' }, { silent: true });
 const FORBIDDEN = new ApiError(403, { title: 'forbidden', detail: 'You need flags view permission.' }, { silent: true });
 const BROKEN = new ApiError(500, { title: 'server-error', detail: 'A server error occured. Please try again later.' }, { silent: true });
 
@@ -37,8 +42,8 @@ type Event =
   | { type: 'flags.reload' } | { type: 'notice.dismiss' }
   | { type: 'flag.switch'; key: string; enabled: boolean }
   | { type: 'flag.formulas.save'; key: string; formulaIds: string[] }
-  | { type: `xstate.done.actor.${'loadFlags' | 'switchFlag' | 'saveFlag'}`; output: unknown }
-  | { type: `xstate.error.actor.${'loadFlags' | 'switchFlag' | 'saveFlag'}`; error: unknown };
+  | { type: `xstate.done.actor.${'loadFlags' | 'switchFlag' | 'saveFlag' | 'loadFormulas'}`; output: unknown }
+  | { type: `xstate.error.actor.${'loadFlags' | 'switchFlag' | 'saveFlag' | 'loadFormulas'}`; error: unknown };
 
 type Snapshot = SnapshotFrom<typeof flagAdminMachine>;
 const routingIn = (s: Snapshot) => s.context.flags.find((f) => f.key === CUSTOM_ROUTING_FLAG);
@@ -58,10 +63,13 @@ function eventsFor(s: Snapshot): Event[] {
     { type: 'xstate.error.actor.switchFlag', error: BROKEN },
     { type: 'xstate.error.actor.saveFlag', error: BROKEN },
   ];
+  // the formulas load once, beside the list; they are chosen from once they have loaded (or typed once they could not be)
+  const formulasSettled = s.context.formulas !== null || s.context.formulasError !== null;
+  if (!formulasSettled) events.push({ type: 'xstate.done.actor.loadFormulas', output: FORMULAS }, { type: 'xstate.error.actor.loadFormulas', error: FORMULAS_FORBIDDEN });
   if (current) {
     events.push({ type: 'flag.switch', key: current.key, enabled: !current.enabled });
     events.push({ type: 'xstate.done.actor.switchFlag', output: { ...current, enabled: !current.enabled, updatedOn: `switched-${!current.enabled}` } });
-    if (JSON.stringify(formulaRuleIds(current)) !== JSON.stringify([A, B])) events.push({ type: 'flag.formulas.save', key: current.key, formulaIds: [A, B] });
+    if (formulasSettled && JSON.stringify(formulaRuleIds(current)) !== JSON.stringify([A, B])) events.push({ type: 'flag.formulas.save', key: current.key, formulaIds: [A, B] });
     events.push({ type: 'xstate.done.actor.saveFlag', output: { ...withFormulaRuleIds(current, [A, B]), updatedOn: `saved-${current.enabled}` } });
   }
   return events;
@@ -69,7 +77,8 @@ function eventsFor(s: Snapshot): Event[] {
 
 const serializeState = (s: Snapshot) => JSON.stringify([s.value, s.context.error, s.context.notice]);
 /** the flags as the page shows them count too (a reload brings back the stored ones) */
-const serializeWithFlags = (s: Snapshot) => JSON.stringify([serializeState(s), s.context.flags.map((f) => [f.enabled, formulaRuleIds(f)])]);
+const formulasOf = (s: Snapshot) => (s.context.formulas ? 'listed' : s.context.formulasError ? 'failed' : 'loading');
+const serializeWithFlags = (s: Snapshot) => JSON.stringify([serializeState(s), s.context.flags.map((f) => [f.enabled, formulaRuleIds(f)]), formulasOf(s)]);
 
 const model = testModel<typeof flagAdminMachine, Event>(flagAdminMachine, {
   events: eventsFor,
@@ -81,6 +90,7 @@ async function start(machine: typeof flagAdminMachine) {
   const load = fakeCall<unknown, StoredFlag[]>('loadFlags');
   const switchCall = fakeCall<{ key: string; enabled: boolean }, StoredFlag>('switchFlag');
   const save = fakeCall<{ flag: StoredFlag; formulaIds: string[] }, StoredFlag>('saveFlag');
+  const loadFormulas = fakeCall<unknown, typeof FORMULAS>('loadFormulas');
   const snapshot = answeredCall<SnapshotRequest, SnapshotResult>(() => (
     { status: 'fetched', snapshot: { namespace: { key: 'default' }, flags: [toSnapshotFlag(ROUTING.key, ROUTING)] }, etag: '"1"' }
   ));
@@ -88,15 +98,15 @@ async function start(machine: typeof flagAdminMachine) {
   const user = userEvent.setup({ delay: null });
   render(createElement(MantineProvider, null, createElement(FeatureFlagsPage, {
     flags,
-    machine: machine.provide({ actors: { loadFlags: load.logic, switchFlag: switchCall.logic, saveFlag: save.logic } }),
+    machine: machine.provide({ actors: { loadFlags: load.logic, switchFlag: switchCall.logic, saveFlag: save.logic, loadFormulas: loadFormulas.logic } }),
   })));
-  return { load, switchCall, save, flags, user, fetches: () => snapshot.calls.length };
+  return { load, switchCall, save, loadFormulas, flags, user, fetches: () => snapshot.calls.length };
 }
 
 const row = () => within(screen.getByTestId(`flag-${CUSTOM_ROUTING_FLAG}`));
 
 function pathParams(t: Awaited<ReturnType<typeof start>>) {
-  const answer = (which: 'load' | 'switchCall' | 'save') => async ({ event }: { event: { type: string } }) => t[which].answer(event);
+  const answer = (which: 'load' | 'switchCall' | 'save' | 'loadFormulas') => async ({ event }: { event: { type: string } }) => t[which].answer(event);
   return {
     states: {
       loading: () => { expect(screen.getByText('Loading the flags…')).toBeTruthy(); },
@@ -111,6 +121,7 @@ function pathParams(t: Awaited<ReturnType<typeof start>>) {
         const current = s.context.flags.find((f) => f.key === CUSTOM_ROUTING_FLAG)!;
         expect((row().getByRole('switch', { name: `${CUSTOM_ROUTING_FLAG} enabled` }) as HTMLInputElement).checked).toBe(current.enabled);
         expect(row().getByText(`${formulaRuleIds(current)!.length} formula${formulaRuleIds(current)!.length === 1 ? '' : 's'} chosen`)).toBeTruthy();
+        expectFormulaChoice(s, formulaRuleIds(current)!);
         if (s.context.error) expect(screen.getByText('The flags could not be changed')).toBeTruthy();
         else expect(screen.queryByText('The flags could not be changed')).toBeNull();
         if (s.context.notice) {
@@ -135,17 +146,40 @@ function pathParams(t: Awaited<ReturnType<typeof start>>) {
       'xstate.done.actor.switchFlag': answer('switchCall'),
       'xstate.error.actor.switchFlag': answer('switchCall'),
       'xstate.done.actor.saveFlag': answer('save'),
+      'xstate.done.actor.loadFormulas': answer('loadFormulas'),
+      'xstate.error.actor.loadFormulas': answer('loadFormulas'),
       'xstate.error.actor.saveFlag': answer('save'),
       'flags.reload': async () => { await t.user.click(screen.getByRole('button', { name: 'Reload' })); },
       'notice.dismiss': async () => { await t.user.click(screen.getByRole('button', { name: 'Dismiss' })); },
       'flag.switch': async () => { await t.user.click(row().getByRole('switch', { name: `${CUSTOM_ROUTING_FLAG} enabled` })); },
-      'flag.formulas.save': async () => {
-        const input = row().getByLabelText('On for these formula ids');
-        await t.user.type(input, `${A}{Enter}${B}{Enter}`);
+      // by name from the tenant's formulas; typed as ids only when the formulas could not be loaded
+      'flag.formulas.save': async ({ state }: { state: Snapshot }) => {
+        if (state.context.formulas) {
+          await t.user.click(row().getByLabelText('On for these formulas'));
+          for (const id of [A, B]) await t.user.click(await screen.findByRole('option', { name: NAME_OF[id], hidden: true }));
+        } else {
+          await t.user.type(row().getByLabelText('On for these formula ids'), `${A}{Enter}${B}{Enter}`);
+        }
         await t.user.click(row().getByRole('button', { name: 'Save formulas' }));
       },
     },
   };
+}
+
+/** How the rule's formulas are chosen: by name once the tenant's formulas are loaded (the chosen ones shown by name), typed ids when they could not be. */
+function expectFormulaChoice(s: Snapshot, chosen: string[]) {
+  if (s.context.formulasError) {
+    expect(row().getByLabelText('On for these formula ids')).toBeTruthy();
+    expect(row().getByText(`${FORMULAS_FORBIDDEN.problem.detail} Enter formula ids instead.`)).toBeTruthy();
+    return;
+  }
+  const select = row().getByLabelText('On for these formulas') as HTMLInputElement;
+  expect(row().queryByLabelText('On for these formula ids')).toBeNull();
+  expect(select.disabled).toBe(!s.context.formulas || s.context.busyKey !== null);
+  if (!s.context.formulas) expect(select.getAttribute('placeholder') ?? '').toBe(chosen.length ? '' : 'Loading the formulas…');
+  // the chosen formulas show by name, never by id
+  for (const id of chosen) expect(row().getByText(s.context.formulas ? NAME_OF[id]! : id)).toBeTruthy();
+  if (s.context.formulas) for (const id of chosen) expect(row().queryByText(id)).toBeNull();
 }
 
 /** the Feature Flags page over fake administration calls, beside a running flag client */
@@ -165,6 +199,10 @@ describe('feature flags screen: shortest paths', () => {
     expect(reached.has(JSON.stringify(['listed', null, 'Custom routing is now enabled.']))).toBe(true);
     expect(reached.has(JSON.stringify(['listed', null, 'The formulas of Custom routing were saved.']))).toBe(true);
     expect(reached.has(JSON.stringify(['listed', BROKEN.problem.detail, null]))).toBe(true);
+    // the rule's formulas are saved both ways: picked by name, and typed when the formulas could not be loaded
+    const saving = reachedStates(shortest, (s) => JSON.stringify([s.value, formulasOf(s)]));
+    expect(saving.has(JSON.stringify(['saving', 'listed']))).toBe(true);
+    expect(saving.has(JSON.stringify(['saving', 'failed']))).toBe(true);
   });
   it.each(named(shortest, nameOf))('%s', async (_d, path) => runPath(path, flagAdminMachine, view));
 });

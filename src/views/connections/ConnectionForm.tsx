@@ -6,24 +6,21 @@
  */
 import { useSelector } from '@xstate/react';
 import type { ActorRefFrom } from 'xstate';
-import { Alert, Badge, Button, Drawer, Group, Loader, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Drawer, Group, Loader, Modal, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconPlugConnected } from '@tabler/icons-react';
 import { connectorFor, SYSTEM_OPTIONS } from '../../domain/connectors/catalogue.ts';
 import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
 import { oauthVendorFor, tokenFields, usesOAuth } from '../../domain/connectors/oauth.ts';
 import type { SystemId } from '../../domain/connectors/types.ts';
 import type { connectionFormMachine } from '../../machines/connectionForm.ts';
-import { settingsToSend } from '../../machines/connectionForm.ts';
-import type { connectionTestMachine } from '../../machines/connectionTest.ts';
 import { SettingsFields } from '../../ui/SettingsFields.tsx';
-import { ConnectionTestControl } from './ConnectionTestControl.tsx';
+import { ConnectionTestPanel } from './ConnectionTestControl.tsx';
 
 export interface ConnectionFormProps {
   actor: ActorRefFrom<typeof connectionFormMachine>;
-  testMachine?: typeof connectionTestMachine;
 }
 
-export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
+export function ConnectionForm({ actor }: ConnectionFormProps) {
   const state = useSelector(actor, (s) => s);
   const c = state.context;
   const def = c.system ? connectorFor(c.system) : null;
@@ -42,7 +39,7 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
     <Drawer opened onClose={() => actor.send({ type: 'form.cancel' })} title={title} position="right" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
       {(state.matches('loading') || state.matches('starting')) && <Group><Loader size="sm" /><Text>Loading the data source…</Text></Group>}
       {state.matches('loadFailed') && <Alert role="alert" color="red" icon={<IconAlertTriangle aria-hidden />}>{c.saveError}</Alert>}
-      {(state.matches('editing') || saving) && (
+      {(state.matches('editing') || state.matches('confirmingSave') || saving) && (
         <form
           noValidate
           aria-label={title}
@@ -105,11 +102,14 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
               </Paper>
             )}
             {def && (
-              <ConnectionTestControl
-                machine={testMachine}
+              <ConnectionTestPanel
+                state={state.matches({ editing: 'testing' }) ? 'testing' : c.testResult ? 'success' : c.testFailure ? 'failure' : 'idle'}
+                testing={state.matches({ editing: 'testing' })}
+                result={c.testResult}
+                failure={c.testFailure}
                 disabled={saving}
-                resetOn={JSON.stringify([c.system, c.values])}
-                target={() => ({ kind: 'settings', system: def.system, settings: settingsToSend(def.system, c.values), ...(c.dataSourceId ? { dataSourceId: c.dataSourceId } : {}) })}
+                onTest={() => actor.send({ type: 'test.start' })}
+                onDismiss={() => actor.send({ type: 'test.reset' })}
               />
             )}
             <Group justify="flex-end">
@@ -119,6 +119,15 @@ export function ConnectionForm({ actor, testMachine }: ConnectionFormProps) {
           </Stack>
         </form>
       )}
+      <Modal opened={state.matches('confirmingSave')} onClose={() => actor.send({ type: 'save.keepEditing' })} title="Save anyway?" centered>
+        <Stack>
+          <Text>The connection test failed. Save anyway?</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => actor.send({ type: 'save.keepEditing' })}>Keep editing</Button>
+            <Button onClick={() => actor.send({ type: 'save.anyway' })}>Save anyway</Button>
+          </Group>
+        </Stack>
+      </Modal>
     </Drawer>
   );
 }

@@ -257,7 +257,7 @@ function ConnectionsScreen({ policies: effective, machines = {}, connectReturn =
         </Grid>
       )}
 
-      {formActor && <ConnectionForm actor={formActor} testMachine={m.connectionTest} />}
+      {formActor && <ConnectionForm actor={formActor} />}
       <SandboxImportDialog actor={importActor} />
       <SandboxEmptyDialog actor={emptyActor} />
 

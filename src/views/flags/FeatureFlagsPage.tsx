@@ -1,16 +1,17 @@
 /**
  * Feature Flags (Administrators: the `flags` policy). Lists the tenant's flags with their state;
- * an Administrator switches `enabled` (a boolean flag's default value) and edits the formula ids
- * of a flag's formula-id rule, which is how custom-routing is turned on for chosen formulas.
+ * an Administrator switches `enabled` (a boolean flag's default value) and picks, by name, the
+ * formulas of a flag's formula-id rule (saved as their ids), which is how custom-routing is turned
+ * on for chosen formulas.
  * Above the list, this browser's flag client and a per-formula check.
  */
 import { useState } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Badge, Button, Code, Group, Stack, Switch, Table, TagsInput, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, MultiSelect, Stack, Switch, Table, TagsInput, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { formulaRuleIds } from '../../domain/flags/customRouting.ts';
 import { type StoredFlag } from '../../domain/flags/definitions.ts';
-import { flagAdminMachine } from '../../machines/flagAdmin.ts';
+import { flagAdminMachine, type FormulaChoice } from '../../machines/flagAdmin.ts';
 import type { FlagsActor } from '../../machines/flags.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
 import { FlagClientStatus } from './FlagClientStatus.tsx';
@@ -26,7 +27,7 @@ export interface FeatureFlagsPageProps {
 export function FeatureFlagsPage({ flags, machine = flagAdminMachine }: FeatureFlagsPageProps) {
   const admin = useActorRef(machine, { input: { flagClient: flags } });
   const state = useSelector(admin, (s) => s);
-  const { flags: list, busyKey, error, notice } = state.context;
+  const { flags: list, busyKey, error, notice, formulas, formulasError } = state.context;
 
   return (
     <Stack gap="lg" maw={1200}>
@@ -66,6 +67,7 @@ export function FeatureFlagsPage({ flags, machine = flagAdminMachine }: FeatureF
                   <FlagRow
                     // a saved change starts the row afresh, so its draft shows what was stored
                     key={`${flag.key}@${flag.updatedOn}`} flag={flag} busy={busyKey === flag.key} locked={busyKey !== null}
+                    formulas={formulas} formulasError={formulasError}
                     onSwitch={(enabled) => admin.send({ type: 'flag.switch', key: flag.key, enabled })}
                     onSaveFormulas={(formulaIds) => admin.send({ type: 'flag.formulas.save', key: flag.key, formulaIds })}
                   />
@@ -79,8 +81,20 @@ export function FeatureFlagsPage({ flags, machine = flagAdminMachine }: FeatureF
   );
 }
 
-function FlagRow({ flag, busy, locked, onSwitch, onSaveFormulas }: {
-  flag: StoredFlag; busy: boolean; locked: boolean; onSwitch(enabled: boolean): void; onSaveFormulas(ids: string[]): void;
+/** The choices by name: the tenant's formulas, and any chosen id no formula has any more (so it can be taken out). */
+function choicesOf(formulas: FormulaChoice[] | null, chosen: string[]) {
+  // while the formulas load, the chosen ones show by id
+  if (!formulas) return chosen.map((id) => ({ value: id, label: id }));
+  const known = new Set(formulas.map((f) => f.id));
+  return [
+    ...formulas.map((f) => ({ value: f.id, label: f.name })),
+    ...chosen.filter((id) => !known.has(id)).map((id) => ({ value: id, label: `Unknown formula (${id})` })),
+  ];
+}
+
+function FlagRow({ flag, busy, locked, formulas, formulasError, onSwitch, onSaveFormulas }: {
+  flag: StoredFlag; busy: boolean; locked: boolean; formulas: FormulaChoice[] | null; formulasError: string | null;
+  onSwitch(enabled: boolean): void; onSaveFormulas(ids: string[]): void;
 }) {
   const saved = formulaRuleIds(flag);
   const [draft, setDraft] = useState<string[]>(saved ?? []);
@@ -105,10 +119,19 @@ function FlagRow({ flag, busy, locked, onSwitch, onSaveFormulas }: {
       <Table.Td>
         {saved !== null ? (
           <Stack gap={4}>
-            <TagsInput
-              label="On for these formula ids" placeholder="Add a formula id and press Enter" value={draft} onChange={setDraft}
-              disabled={locked} clearable w={420}
-            />
+            {formulasError ? (
+              // without the list, the ids can still be typed
+              <TagsInput
+                label="On for these formula ids" placeholder="Add a formula id and press Enter" value={draft} onChange={setDraft}
+                disabled={locked} clearable w={420} description={`${formulasError} Enter formula ids instead.`}
+              />
+            ) : (
+              <MultiSelect
+                label="On for these formulas" placeholder={formulas ? 'Choose formulas' : 'Loading the formulas…'}
+                data={choicesOf(formulas, draft)} value={draft} onChange={setDraft}
+                disabled={locked || !formulas} searchable clearable w={420} nothingFoundMessage="No formula with this name"
+              />
+            )}
             <Group gap="xs">
               <Button size="xs" onClick={() => onSaveFormulas(draft)} disabled={!changed || locked} loading={busy}>Save formulas</Button>
               <Text size="xs" c="dimmed">{saved.length} formula{saved.length === 1 ? '' : 's'} chosen</Text>
