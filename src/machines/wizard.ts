@@ -7,7 +7,7 @@
  * (read only) says it is done itself. Leaving a step or the wizard with unsaved changes asks first.
  */
 import { and, assign, fromPromise, setup, stateIn } from 'xstate';
-import { editStep, isWizardStep, nextStep, WIZARD_STEPS, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
+import { isWizardStep, nextStep, WIZARD_STEPS, wizardSteps, type WizardConditions, type WizardStep } from '../domain/formula/wizard.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
 import { stepEditorMachine, stepEditorOver } from './stepEditor.ts';
 import type { StepCalls } from './wizardSteps.ts';
@@ -55,9 +55,6 @@ export function conditionsOf(formula: FormulaView | null, customRouting: boolean
     isDraft: formula?.isDraft ?? true,
   };
 }
-
-/** Where Edit opens the wizard on a formula: a draft at its first step not set up, else the review (custom routing aside: its step saves the same part). */
-export const editStepOf = (formula: FormulaView) => editStep(formula, conditionsOf(formula, false));
 
 export const stepsOf = (context: Pick<WizardContext, 'formula' | 'customRouting'>) => wizardSteps(conditionsOf(context.formula, context.customRouting));
 

@@ -91,3 +91,16 @@ export function editStep(f: FormulaSetUp, c: WizardConditions): WizardStep {
   return wizardSteps(c).find((s) => s !== 'review' && s !== 'processing' && !isStepSetUp(s, f)) ?? 'review';
 }
 
+type End = { object: string; hasAdditionalSettings: boolean } | null;
+
+/**
+ * Where Edit opens the wizard on a formula as the lists show it (custom routing aside: its step
+ * saves the same part as routing's). Here rather than beside the wizard machine, so a list's
+ * screen does not load the wizard to know it.
+ */
+export const editStepOf = (f: FormulaSetUp & { usesFileUpload: boolean; sourceDataSource: End; firstDestinationDataSource: End }) => editStep(f, {
+  sourceHasSettings: f.sourceDataSource?.hasAdditionalSettings ?? false,
+  destinationHasSettings: f.firstDestinationDataSource?.hasAdditionalSettings ?? false,
+  customRouting: false, usesFileUpload: f.usesFileUpload, isDraft: f.isDraft,
+});
+

@@ -21,7 +21,7 @@ import { ROUTES } from '../../domain/screens.ts';
 import { NoSourceNotice } from '../formulas/NoSourceNotice.tsx';
 import { ALL_FORMULAS, dataQueueTabsMachine, orderNotice, type DataQueueTabsEvent, type DataQueueTabsState } from '../../machines/dataQueueTabs.ts';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
-import { editStepOf } from '../../machines/wizard.ts';
+import { editStepOf } from '../../domain/formula/wizard.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
 import { CommandDialogs, ConnectionLine, type JobActor } from '../formulas/FormulaLive.tsx';

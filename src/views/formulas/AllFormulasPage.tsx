@@ -23,7 +23,7 @@ import { ROUTES } from '../../domain/screens.ts';
 import { NoSourceNotice } from './NoSourceNotice.tsx';
 import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
-import { editStepOf } from '../../machines/wizard.ts';
+import { editStepOf } from '../../domain/formula/wizard.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { useAppActors } from '../shell/actors.tsx';
