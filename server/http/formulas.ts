@@ -41,6 +41,7 @@ export function formulasRouter(services: { formulas: FormulasService; formulaRun
   on(api.run, async (c, { params, body }) => runs.run(c.var.tenant, runActor(c), idOf(params.id), body.runOnce));
   on(api.dryRun, async (c, { params, body }) => runs.dryRun(c.var.tenant, runActor(c), idOf(params.id), body.limit));
   on(api.reprocess, async (c, { params, query }) => runs.reprocess(c.var.tenant, runActor(c), idOf(params.id), { includeReviewed: query.includeReviewed === true }));
+  on(api.retryNow, async (c, { params }) => runs.retryNow(c.var.tenant, runActor(c), idOf(params.id)));
   on(api.dismissError, async (c, { params, body }) => runs.dismissError(c.var.tenant, runActor(c), idOf(params.id), body.retry));
   on(api.status, async (c, { params }) => runs.status(c.var.tenant, idOf(params.id)));
   on(api.runs, async (c, { params }) => ({ runs: await runs.runs(c.var.tenant, idOf(params.id)) }));

@@ -30,6 +30,8 @@ export interface Jobs {
   enqueue<S extends PayloadSchema>(definition: JobDefinition<S>, payload: v.InferInput<S>, options?: EnqueueOptions): Promise<string | null>;
   /** A job's status as SPEC.md names it; null when pg-boss no longer holds the job. */
   runStatus(definition: AnyJobDefinition, id: string, now?: Date): Promise<JobRunStatus | null>;
+  /** A job waiting out its retry delay starts at once; false when the job does not wait so (it runs, or ended). */
+  retryNow(definition: AnyJobDefinition, id: string): Promise<boolean>;
   /**
    * The jobs of a definition with this id, or whose payload holds these fields, newest first, with
    * their payloads and outputs: for work whose status is the job itself (an import's progress).
@@ -113,6 +115,12 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
     async runStatus(definition, id, now = new Date()) {
       const [job] = await boss.findJobs(definition.name, { id });
       return job ? jobRunStatus(job, now) : null;
+    },
+    async retryNow(definition, id) {
+      // the attempt count and the retry limit stay as they are: only the wait ends
+      const moved = await deps.db.execute<{ id: string }>(sql`
+        update ${sql.raw(SCHEMA)}.job set start_after = now() where name = ${definition.name} and id = ${id}::uuid and state = 'retry' returning id`);
+      return moved.rows.length > 0;
     },
     async find(definition, by, now = new Date()) {
       const found = await boss.findJobs(definition.name, 'id' in by ? { id: by.id } : { data: by.data });

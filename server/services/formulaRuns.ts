@@ -57,6 +57,8 @@ export interface RunQueue {
   queue(payload: RunJobPayload, startAfter?: Date): Promise<string | null>;
   /** the job's status as SPEC.md names it (attempt n of 10 while retrying); null when pg-boss no longer has it */
   status(jobId: string): Promise<JobRunStatus | null>;
+  /** a job waiting out its retry delay starts at once; false when it does not wait so */
+  retryNow(jobId: string): Promise<boolean>;
 }
 
 /** What a run's job knows about its own attempt. */
@@ -372,6 +374,20 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         return n;
       });
       who.log.info({ formulaId: id, removed }, 'formula data cleared');
+      return statusOf(tenant, await load(tenant, id));
+    },
+
+    /** A run waiting out its retry delay tries again at once; its count of attempts stays. */
+    async retryNow(tenant: TenantScope, who: RunActor, id: string): Promise<FormulaStatus> {
+      const row = await load(tenant, id);
+      const waiting = (await tenant.runs.open(id)).find((r) => r.status === 'retrying' && r.jobId);
+      if (!waiting || !(await deps.runs.retryNow(waiting.jobId!))) {
+        throw new DomainError('formula-busy', `The formula ${formulaDisplayName(row)} is not waiting to try again.`);
+      }
+      await recordEvent(tenant, {
+        actor: who.actor, type: 'run.retried-now', correlationId: who.correlationId, formulaId: id,
+        description: `Asked the ${RUN_LABEL[waiting.kind].toLowerCase()} of ${formulaDisplayName(row)} to try again now`, details: { runId: waiting.id },
+      });
       return statusOf(tenant, await load(tenant, id));
     },
 

@@ -27,6 +27,7 @@ export async function runFormulaCommand(name: FormulaCommandName, formulaId: str
   const params = { id: formulaId };
   switch (name) {
     case 'run': await client.call('run', { params, body: {} }, quiet); return null;
+    case 'retryNow': return client.call('retryNow', { params }, quiet);
     case 'reprocess': await client.call('reprocess', { params, ...(opts.includeReviewed ? { query: { includeReviewed: 'true' } } : {}) }, quiet); return null;
     case 'activate': await client.call('activate', { params }, quiet); return null;
     case 'pause': return client.call('pause', { params }, quiet);

@@ -14,6 +14,7 @@ import { refused, type Connector } from '../../server/connectors/connector.ts';
 import { dropFolderPath, flatFileConnector } from '../../server/connectors/fileSources/flatFile.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
+import { formulaRun } from '../../server/jobs/formulaRun.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -610,6 +611,29 @@ describe('controls', () => {
     expect(s.lastError).toMatch(/Mapping is no longer valid/);
     s = await json<FormulaStatus>(await send('admin', `${F}/${formula}/dismiss-error`, { method: 'POST', body: {} }));
     expect(s).toMatchObject({ status: 'active', lastError: null });
+  }, 90_000);
+
+  it('retry now: a run waiting out its retry delay runs at once; a formula not waiting is told so; roles that may not run cannot', async () => {
+    const formula = await liveFormula({}, 'soon-*.csv');
+    dropFile('soon-1.csv', [header, ['Retry', 'Now', 'retry.now@example.org']]);
+    const idle = await send('admin', `${F}/${formula}/retry-now`, { method: 'POST' });
+    expect(idle.status).toBe(409);
+    expect(await json<{ detail: string }>(idle)).toMatchObject({ title: 'formula-busy', detail: expect.stringContaining('is not waiting to try again') });
+    // a run whose first attempt failed, its next try an hour away (as after a vendor's outage)
+    const run = await tenant().runs.create({ formulaId: formula, kind: 'on-demand', status: 'retrying', params: {}, correlationId: 'retry-now-test', startedBy: null });
+    await tenant().formulas.setRunState(formula, { jobStatus: 'retrying', lastRunId: run.id });
+    const jobId = (await server.jobs.enqueue(formulaRun, { tenantId: tenant().tenantId, formulaId: formula, runId: run.id, correlationId: 'retry-now-test' },
+      { startAfter: new Date(Date.now() + 3_600_000) }))!;
+    await server.database.pool.query("update pgboss.job set state = 'retry', retry_count = 1 where id = $1", [jobId]);
+    await tenant().runs.update(run.id, { jobId });
+    for (const who of ['viewer', 'processor']) expect((await send(who, `${F}/${formula}/retry-now`, { method: 'POST' })).status).toBe(403);
+    const now = await send('admin', `${F}/${formula}/retry-now`, { method: 'POST' });
+    expect(now.status, await now.clone().text()).toBe(200);
+    const done = await waitForRun(formula, run.id);
+    expect(done).toMatchObject({ status: 'finished', counts: expect.objectContaining({ collected: 1 }) });
+    const { rows } = await server.database.pool.query<{ description: string }>(
+      "select description from activity_events where formula_id = $1 and type = 'run.retried-now'", [formula]);
+    expect(rows).toHaveLength(1);
   }, 90_000);
 
   it('refuses run once over more than 30 days, and runs from roles that may not run', async () => {

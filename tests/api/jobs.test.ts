@@ -97,12 +97,26 @@ const hopeless = defineJob({
   async handler() { throw new PermanentJobError('These credentials were saved with another secret key.'); },
 });
 
+const patientRuns: number[] = [];
+/** fails once, then waits ten minutes before its next try: long enough that only Retry now runs it in the test */
+const patient = defineJob({
+  name: 'test-patient',
+  payload: tenantPayload({}),
+  queue: { policy: 'standard' },
+  retry: { ...USER_RETRY, delaySeconds: 600, backoff: false },
+  worker: { pollingIntervalSeconds: 0.5 },
+  async handler(_payload, ctx) {
+    patientRuns.push(ctx.job.retry);
+    if (ctx.job.retry === 0) throw new Error('The vendor did not answer in time.');
+  },
+});
+
 /** defined, never registered */
 const stray = defineJob({
   name: 'test-stray', payload: tenantPayload({}), queue: { policy: 'standard' }, retry: USER_RETRY, handler: async () => {},
 });
 
-const TEST_JOBS = [flaky, perFormula, probe, hopeless];
+const TEST_JOBS = [flaky, perFormula, probe, hopeless, patient];
 
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
@@ -194,6 +208,21 @@ describe('the worker', () => {
     const [job] = await jobs.boss.findJobs(flaky.name, { id });
     expect(job).toMatchObject({ state: 'completed', retryCount: 2, output: { succeededOnRetry: 2 } });
     expect(logLines).toContainEqual(expect.objectContaining({ msg: 'job failed; it will be retried', correlationId: 'req-flaky', retry: 0 }));
+  });
+
+  it('retry now: a job waiting out its retry delay runs at once, keeping its count of attempts; one not waiting so is left as it is', async () => {
+    const id = (await jobs.enqueue(patient, { tenantId, correlationId: 'req-patient' }))!;
+    const waiting = await until('retrying, attempt 1', async () => {
+      const s = await jobs.runStatus(patient, id);
+      return s?.status === 'retrying' ? s : undefined;
+    });
+    expect(Date.parse(waiting.nextTryAt) - Date.now()).toBeGreaterThan(500_000);
+    expect(await jobs.retryNow(patient, id)).toBe(true);
+    await until('the patient job to finish', async () => (await jobs.runStatus(patient, id))?.status === 'finished');
+    expect(patientRuns).toEqual([0, 1]);
+    // finished: nothing to hurry, and nothing changes
+    expect(await jobs.retryNow(patient, id)).toBe(false);
+    expect(await jobs.retryNow(patient, crypto.randomUUID())).toBe(false);
   });
 
   it('fails a job at once, without its remaining retries, when retrying cannot help', async () => {

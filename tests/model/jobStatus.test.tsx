@@ -92,10 +92,12 @@ const TAKEN: Partial<Record<StatusName, FormulaCommandName[]>> = {
   inactive: ['activate'],
   errored: ['dismiss', 'retry'],
   'needs reprocess': ['reprocess'],
+  // the wait ends; the countdown shows until the status says the run started
+  retrying: ['retryNow'],
 };
 /** what the server answers each command with: the formula's status, or nothing (the stream tells) */
 const ANSWERS: Record<FormulaCommandName, StatusName | null> = {
-  run: null, pause: 'paused', resume: 'active', activate: null, deactivate: 'inactive', reprocess: null, clear: 'active', dismiss: 'active', retry: 'waiting',
+  run: null, retryNow: 'retrying', pause: 'paused', resume: 'active', activate: null, deactivate: 'inactive', reprocess: null, clear: 'active', dismiss: 'active', retry: 'waiting',
 };
 const BUSY = { status: 409, problem: { title: 'formula-busy', status: 409, detail: 'Scheduled run of this formula is running.' } };
 

@@ -181,6 +181,11 @@ export const formulasService = service({
       method: 'post', path: '/:id/dismiss-error', access: run, body: DismissErrorSchema, response: FormulaStatusSchema,
       summary: 'Dismisses the error of a formula whose run failed for good, and with retry starts a new run.',
     }),
+    retryNow: endpoint({
+      method: 'post', path: '/:id/retry-now', access: run, response: FormulaStatusSchema,
+      summary: 'A run waiting out its retry delay (retrying, attempt n of 10) tries again at once; its count of attempts stays. '
+        + 'A formula not waiting so answers formula-busy.', problems: ['formula-busy'],
+    }),
     status: endpoint({ method: 'get', path: '/:id/status', access: view, response: FormulaStatusSchema, summary: 'The formula\'s job status, its last run and its records per bucket.' }),
     runs: endpoint({ method: 'get', path: '/:id/runs', access: view, response: v.object({ runs: v.array(RunViewSchema) }), summary: 'The formula\'s latest runs, newest first.' }),
     statuses: endpoint({

@@ -8,17 +8,17 @@ import { formulasService } from '../api/formulas.ts';
 import { can, type Policies } from '../roles.ts';
 import type { FormulaListStatus } from './statuses.ts';
 
-export const FORMULA_COMMANDS = ['run', 'pause', 'resume', 'activate', 'deactivate', 'reprocess', 'clear', 'dismiss', 'retry'] as const;
+export const FORMULA_COMMANDS = ['run', 'retryNow', 'pause', 'resume', 'activate', 'deactivate', 'reprocess', 'clear', 'dismiss', 'retry'] as const;
 export type FormulaCommandName = (typeof FORMULA_COMMANDS)[number];
 
 /** the endpoint of src/domain/api/formulas.ts each command calls */
 export const COMMAND_ENDPOINTS = {
-  run: 'run', pause: 'pause', resume: 'resume', activate: 'activate', deactivate: 'deactivate',
+  run: 'run', retryNow: 'retryNow', pause: 'pause', resume: 'resume', activate: 'activate', deactivate: 'deactivate',
   reprocess: 'reprocess', clear: 'clear', dismiss: 'dismissError', retry: 'dismissError',
 } as const satisfies Record<FormulaCommandName, keyof typeof formulasService.endpoints>;
 
 export const COMMAND_LABELS: Record<FormulaCommandName, string> = {
-  run: 'Run now', pause: 'Pause', resume: 'Resume', activate: 'Activate', deactivate: 'Deactivate',
+  run: 'Run now', retryNow: 'Retry now', pause: 'Pause', resume: 'Resume', activate: 'Activate', deactivate: 'Deactivate',
   reprocess: 'Reprocess', clear: 'Clear data', dismiss: 'Dismiss', retry: 'Dismiss and retry',
 };
 
@@ -45,6 +45,8 @@ export interface CommandFacts {
   paused: boolean;
   needsReprocess: boolean;
   lastError: string | null;
+  /** the live job status: 'retrying' while a run waits out its retry delay (attempt n of 10) */
+  jobStatus?: string | null;
 }
 
 export interface OfferedCommand {
@@ -65,6 +67,8 @@ export function commandsFor(f: CommandFacts, policies: Policies): OfferedCommand
   const offered: [FormulaCommandName, boolean, boolean][] = [
     // [command, offered, usable now]
     ['run', !f.usesFileUpload, !busy && !errored],
+    // the countdown stays on the card: this only ends the wait
+    ['retryNow', f.jobStatus === 'retrying', true],
     ['pause', f.enabled && !f.paused, f.status !== 'clearing'],
     ['resume', f.paused, f.status !== 'clearing'],
     ['reprocess', f.needsReprocess, !busy],

@@ -64,7 +64,7 @@ export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: 
   // commands wait for the live status: the saved one may be out of date
   const offered: OfferedCommand[] = live ? commandsFor({
     isDraft: f.isDraft, usesFileUpload: f.usesFileUpload, status: live.status, enabled: live.enabled, paused: live.paused,
-    needsReprocess: live.needsReprocess, lastError: live.lastError,
+    needsReprocess: live.needsReprocess, lastError: live.lastError, jobStatus: live.jobStatus,
   }, policies) : [];
   return {
     name: formulaDisplayName(f),
