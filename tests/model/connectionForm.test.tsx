@@ -14,7 +14,7 @@ import {
   connectionFormMachine, type ConnectionFormContext, type ConnectionFormEvent, type ConnectionFormInput, type LoadedDataSource,
 } from '../../src/machines/connectionForm.ts';
 import { ApiError } from '../../src/services/gateway.ts';
-import { FAKE_SOURCES, renderConnections } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, formEditEvents, renderConnections } from '../support/connectionsScreen.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -169,22 +169,9 @@ const view: ModelView<typeof connectionFormMachine, Rendered> = {
       },
     },
     events: {
-      'system.select': async () => {
-        await user.click(within(drawer()).getByLabelText(/^System/));
-        await user.click(await screen.findByRole('option', { name: 'Secure FTP', hidden: true }));
-      },
-      // typed values are pasted: one change, as the machine's event is one
-      'name.change': async ({ event }: { event: { type: string } }) => {
-        await user.click(field('displayName'));
-        await user.paste((event as Extract<Event, { type: 'name.change' }>).value);
-      },
+      ...formEditEvents(user, drawer, field, 'Secure FTP'),
       // leaving the field, without moving into another one
       'field.blur': ({ event }: { event: { type: string } }) => { fireEvent.blur(field((event as Extract<Event, { type: 'field.blur' }>).key)); },
-      'field.change': async ({ event }: { event: { type: string } }) => {
-        const { key, value } = event as Extract<Event, { type: 'field.change' }>;
-        await user.clear(field(key));
-        await user.paste(value);
-      },
       'form.submit': async () => { await user.click(within(drawer()).getByRole('button', { name: 'Save' })); },
       // the form's Cancel, or the drawer's close button while there is no form
       'form.cancel': async () => {

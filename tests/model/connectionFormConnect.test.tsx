@@ -15,7 +15,7 @@ import { ROLE_POLICIES } from '../../src/domain/roles.ts';
 import { connectionFormMachine, type ConnectionFormContext, type ConnectionFormEvent, type LoadedDataSource } from '../../src/machines/connectionForm.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { DataSourceListItem } from '../../src/services/integrations.ts';
-import { FAKE_SOURCES, renderConnections } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, formEditEvents, renderConnections } from '../support/connectionsScreen.tsx';
 import { answeredCall, fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -140,19 +140,7 @@ const view: ModelView<typeof connectionFormMachine, Rendered> = {
       },
     },
     events: {
-      'system.select': async () => {
-        await user.click(within(drawer()).getByLabelText(/^System/));
-        await user.click(await screen.findByRole('option', { name: "Raiser's Edge NXT", hidden: true }));
-      },
-      'name.change': async ({ event }: { event: { type: string } }) => {
-        await user.click(field('displayName'));
-        await user.paste((event as Extract<Event, { type: 'name.change' }>).value);
-      },
-      'field.change': async ({ event }: { event: { type: string } }) => {
-        const { key, value } = event as Extract<Event, { type: 'field.change' }>;
-        await user.clear(field(key));
-        await user.paste(value);
-      },
+      ...formEditEvents(user, drawer, field, 'Raiser\'s Edge NXT'),
       'oauth.connect': async () => {
         // before a system is chosen there is no Connect: the user can only save, which is refused alike
         const button = within(drawer()).queryByRole('button', { name: "Connect to Raiser's Edge NXT" });

@@ -18,7 +18,7 @@ import type { DataSourceView } from '../../src/domain/connectors/catalogue.ts';
 import type { TestTarget } from '../../src/machines/connectionTest.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { TestResult } from '../../src/services/integrations.ts';
-import { FAKE_SOURCES, renderConnections } from '../support/connectionsScreen.tsx';
+import { FAKE_SOURCES, formEditEvents, renderConnections } from '../support/connectionsScreen.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
 import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
@@ -169,19 +169,7 @@ const view: ModelView<typeof connectionFormMachine, Rendered> = {
       },
     },
     events: {
-      'system.select': async () => {
-        await user.click(within(drawer()).getByLabelText(/^System/));
-        await user.click(await screen.findByRole('option', { name: 'Secure FTP', hidden: true }));
-      },
-      'name.change': async ({ event }: { event: { type: string } }) => {
-        await user.click(field('displayName'));
-        await user.paste((event as Extract<Event, { type: 'name.change' }>).value);
-      },
-      'field.change': async ({ event }: { event: { type: string } }) => {
-        const { key, value } = event as Extract<Event, { type: 'field.change' }>;
-        await user.clear(field(key));
-        await user.paste(value);
-      },
+      ...formEditEvents(user, drawer, field, 'Secure FTP'),
       // leaving the field, without moving into another one
       'field.blur': ({ event }: { event: { type: string } }) => { fireEvent.blur(field((event as Extract<Event, { type: 'field.blur' }>).key)); },
       'test.start': async () => { await user.click(testArea().getByRole('button', { name: 'Test connection' })); },

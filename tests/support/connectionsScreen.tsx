@@ -71,3 +71,30 @@ export const inDetails = (name: string) => within(detailsOf(name));
 export const testArea = (name: string) => within(within(detailsOf(name)).getByTestId('connection-test'));
 /** The object picker of the selected data source. */
 export const pickerArea = (name: string) => within(within(detailsOf(name)).getByTestId('object-picker'));
+
+/**
+ * How a person does the connection form's editing events on the screen, for the form's model
+ * tests: picks the system by its label, and types a name or a setting (pasted: one change, as
+ * the machine's event is one).
+ */
+export function formEditEvents(
+  user: ReturnType<typeof userEvent.setup>, drawer: () => HTMLElement, field: (key: string) => HTMLInputElement, systemLabel: string,
+) {
+  type Step = { event: { type: string } };
+  return {
+    'system.select': async () => {
+      await user.click(within(drawer()).getByLabelText(/^System/));
+      await user.click(await screen.findByRole('option', { name: systemLabel, hidden: true }));
+    },
+    'name.change': async ({ event }: Step) => {
+      await user.click(field('displayName'));
+      await user.paste((event as unknown as { value: string }).value);
+    },
+    'field.change': async ({ event }: Step) => {
+      const { key, value } = event as unknown as { key: string; value: string };
+      await user.clear(field(key));
+      await user.paste(value);
+    },
+  };
+}
+
