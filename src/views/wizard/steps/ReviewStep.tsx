@@ -10,7 +10,6 @@ import type { ReviewData } from '../../../machines/wizardSteps.ts';
 import { FormulaSummary, type SummaryParts } from '../FormulaSummary.tsx';
 import { StepActions, type StepProps } from '../step.tsx';
 import { DryRunPanel } from './review/DryRunPanel.tsx';
-import { useReportDirty } from './shared.tsx';
 
 export const printPath = (formulaId: string) => `/${encodeURIComponent(formulaId)}/print-formula-review`;
 
@@ -22,7 +21,7 @@ export function ReviewStep(props: StepProps) {
 const NO_LABELS: Record<string, string> = {};
 
 function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) {
-  const { formula, customRouting, onGoTo, onBack, onDirtyChange } = props;
+  const { formula, customRouting, onGoTo, onBack } = props;
   const data = useSelector(editor, (s) => s.context.data as ReviewData | undefined);
   const error = useSelector(editor, (s) => (s.matches('failed') && s.context.data === undefined ? s.context.error : null));
   const parts = (data?.parts ?? null) as SummaryParts | null;
@@ -30,8 +29,6 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
   const fieldLabels = data?.fieldLabels ?? NO_LABELS;
   const dryRun = useSelector(editor, (s) => (s.children as StepEditorChildren).dryRun);
   const reload = () => editor.send({ type: 'retry' });
-  // nothing is edited here
-  useReportDirty(false, onDirtyChange);
   // the samples show the fields the buckets show, else the mapped ones
   const preferredFields = parts?.['summary-fields']?.fields
     ?? parts?.mapping?.fields.filter((f) => f.kind !== 'ignored').map((f) => f.destination) ?? [];

@@ -3,7 +3,7 @@
  * needs (SPEC.md section 4), links into the app, the sample upload, and reporting unsaved changes
  * to the wizard.
  */
-import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useRef, useState, type ReactNode } from 'react';
 import { Link, useInRouterContext } from 'react-router';
 import { Anchor, Button, Group, List, Loader, Modal, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
@@ -50,19 +50,6 @@ export function problemOf(err: unknown): CallProblem {
 export const endOf = (formula: FormulaView, role: Role) => (role === 'source' ? formula.sourceDataSource : formula.firstDestinationDataSource);
 
 export const systemLabel = (system: SystemId) => connectorFor(system).name;
-
-/** Tells the wizard whether the step has unsaved changes, whenever that changes. */
-export function useReportDirty(dirty: boolean, onDirtyChange: (dirty: boolean) => void) {
-  const report = useRef(onDirtyChange);
-  report.current = onDirtyChange;
-  // a step opens clean: only a change is news to the wizard
-  const reported = useRef(false);
-  useEffect(() => {
-    if (reported.current === dirty) return;
-    reported.current = dirty;
-    report.current(dirty);
-  }, [dirty]);
-}
 
 /** Says the step saved (SPEC.md section 8's words) and moves the wizard on. */
 export function announceSaved(props: Pick<StepProps, 'step' | 'onSaved'>, formula?: FormulaView) {
