@@ -1,10 +1,11 @@
 /**
  * A destination's candidate index, held by the process that runs formulas (DESIGN.md section 4b):
- * its records' blocking keys (src/domain/formula/blockingKeys.ts) as postings in typed arrays, and
- * each record as a compact comparison record (its fields and match keys, UTF-8 in buffers outside
- * the V8 heap). Loaded once per destination and database, then kept current before each use from
- * what was written since (by any process: the connector follows modification time, and a count of
- * deletes says when to load everything again).
+ * its records' blocking keys (src/domain/formula/blockingKeys.ts) in a table of typed arrays, each
+ * record's match keys as hashes in a column per keyed field, and each record as a compact
+ * comparison record (its fields, UTF-8 in buffers outside the V8 heap). A million CRM constituents
+ * take about 350 MB (tests/bench/candidateIndex.ts prints it). Loaded once per destination and
+ * database, then kept current before each use from what was written since (by any process: the
+ * connector follows modification time, and a count of deletes says when to load everything again).
  *
  * An equals search by fields that imply a blocking key (e-mail; last name and postal code; first
  * and last name ...) reads that key's postings and compares the fields as the destination would:
@@ -24,8 +25,20 @@ const LOAD_PAGE = 20_000;
 const KEEP_LOADED = 3;
 const CHUNK_BYTES = 4 << 20;
 
-/** 53-bit string hash (cyrb53); never 0, which marks an empty table cell. */
+/** 32-bit string hash (FNV-1a, then murmur3's finaliser); never 0, which marks an empty cell. */
 function hash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0 || 1;
+}
+
+/**
+ * 53-bit string hash (cyrb53), for a record's match keys: two keys of one such hash are as unlikely
+ * as one in 10^16 comparisons, so an equal hash is taken for an equal key without reading the record.
+ */
+function hash53(s: string): number {
   let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
   for (let i = 0; i < s.length; i++) {
     const ch = s.charCodeAt(i);
@@ -37,82 +50,105 @@ function hash(s: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0) || 1;
 }
 
-const grow = <T extends Int32Array | Uint8Array | Float64Array | Uint32Array>(a: T, need: number): T => {
+type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
+/** Half again as large (or `need`): doubling left up to half of a large array unused. */
+const grow = <T extends Typed>(a: T, need: number): T => {
   if (need <= a.length) return a;
-  const next = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  const next = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
   next.set(a);
   return next;
 };
 
 /**
- * Keys to lists of slots: an open-addressing table of key hashes, each with the head of a linked
- * list of postings and their count. Two keys of one hash share a list (one in billions): the
- * comparison that follows reading a list drops what does not belong.
+ * Keys to the slots that have them: an open-addressing table of 32-bit key hashes. Most keys (an
+ * e-mail, a phone, an id) belong to one record, so a cell holds that slot itself; only a key shared
+ * by several records gets a list (newest first) with its count of live postings. Two keys of one
+ * hash share a cell (about one pair in a thousand at a million records): whoever reads a key's
+ * slots compares the records, which drops what does not belong.
  */
-class Postings {
+class KeyTable {
   private cap = 1 << 16;
-  private hashes = new Float64Array(this.cap);
-  private heads = new Int32Array(this.cap).fill(-1);
-  private counts = new Int32Array(this.cap);
+  private checks = new Uint32Array(this.cap);
+  /** 0: no live posting; n > 0: the one slot n - 1; n < 0: the list -n - 1 */
+  private heads = new Int32Array(this.cap);
   private used = 0;
-  private slots = new Int32Array(1 << 16);
-  private next = new Int32Array(1 << 16);
-  private n = 0;
+  private listFirst = new Int32Array(1 << 12);
+  private listCount = new Int32Array(1 << 12);
+  private lists = 0;
+  private nodeSlot = new Int32Array(1 << 14);
+  private nodeNext = new Int32Array(1 << 14);
+  private nodes = 0;
 
   private cell(h: number): number {
-    const mask = this.cap - 1;
-    let i = ((h % 4294967296) ^ Math.floor(h / 4294967296)) & mask;
-    while (this.hashes[i] !== 0 && this.hashes[i] !== h) i = (i + 1) & mask;
+    let i = (Math.imul(h, 0x9e3779b1) >>> 0) % this.cap;
+    while (this.checks[i] !== 0 && this.checks[i] !== h) i = i + 1 === this.cap ? 0 : i + 1;
     return i;
   }
 
+  /** Into a table sized for its keys; keys with no live posting left are dropped on the way. */
   private rehash(): void {
-    const [hashes, heads, counts] = [this.hashes, this.heads, this.counts];
-    this.cap *= 2;
-    this.hashes = new Float64Array(this.cap);
-    this.heads = new Int32Array(this.cap).fill(-1);
-    this.counts = new Int32Array(this.cap);
-    for (let i = 0; i < hashes.length; i++) {
-      if (hashes[i] === 0) continue;
-      const c = this.cell(hashes[i]!);
-      this.hashes[c] = hashes[i]!;
+    const [checks, heads] = [this.checks, this.heads];
+    let live = 0;
+    for (let i = 0; i < checks.length; i++) if (checks[i] !== 0 && heads[i] !== 0) live++;
+    this.cap = Math.max(1 << 16, Math.ceil(live * 2.2));
+    this.checks = new Uint32Array(this.cap);
+    this.heads = new Int32Array(this.cap);
+    this.used = live;
+    for (let i = 0; i < checks.length; i++) {
+      if (checks[i] === 0 || heads[i] === 0) continue;
+      const c = this.cell(checks[i]!);
+      this.checks[c] = checks[i]!;
       this.heads[c] = heads[i]!;
-      this.counts[c] = counts[i]!;
     }
   }
 
-  add(key: string, slot: number): void {
-    if ((this.used + 1) * 2 > this.cap) this.rehash();
-    const h = hash(key);
-    const c = this.cell(h);
-    if (this.hashes[c] === 0) { this.hashes[c] = h; this.used++; }
-    this.slots = grow(this.slots, this.n + 1);
-    this.next = grow(this.next, this.n + 1);
-    this.slots[this.n] = slot;
-    this.next[this.n] = this.heads[c]!;
-    this.heads[c] = this.n++;
-    this.counts[c]!++;
+  private push(list: number, slot: number): void {
+    this.nodeSlot = grow(this.nodeSlot, this.nodes + 1);
+    this.nodeNext = grow(this.nodeNext, this.nodes + 1);
+    this.nodeSlot[this.nodes] = slot;
+    this.nodeNext[this.nodes] = this.listFirst[list]!;
+    this.listFirst[list] = this.nodes++;
+    this.listCount[list]!++;
   }
 
-  /** a slot of the key left the index: its posting stays (skipped as dead), its count goes */
-  drop(key: string): void {
+  add(key: string, slot: number): void {
+    if ((this.used + 1) * 4 > this.cap * 3) this.rehash();
+    const h = hash(key);
+    const c = this.cell(h);
+    if (this.checks[c] === 0) { this.checks[c] = h; this.used++; }
+    const head = this.heads[c]!;
+    if (head === 0) { this.heads[c] = slot + 1; return; }
+    if (head < 0) { this.push(-head - 1, slot); return; }
+    const list = this.lists++;
+    this.listFirst = grow(this.listFirst, list + 1);
+    this.listCount = grow(this.listCount, list + 1);
+    this.listFirst[list] = -1;
+    this.push(list, head - 1);
+    this.push(list, slot);
+    this.heads[c] = -list - 1;
+  }
+
+  /** A slot of the key left the index: a lone one goes; in a list its posting stays (skipped as dead) and its count goes. */
+  drop(key: string, slot: number): void {
     const c = this.cell(hash(key));
-    if (this.hashes[c] !== 0 && this.counts[c]! > 0) this.counts[c]!--;
+    const head = this.heads[c]!;
+    if (head > 0 && head - 1 === slot) this.heads[c] = 0;
+    else if (head < 0 && this.listCount[-head - 1]! > 0) this.listCount[-head - 1]!--;
   }
 
   count(key: string): number {
-    const c = this.cell(hash(key));
-    return this.hashes[c] === 0 ? 0 : this.counts[c]!;
+    const head = this.heads[this.cell(hash(key))]!;
+    return head === 0 ? 0 : head > 0 ? 1 : this.listCount[-head - 1]!;
   }
 
   each(key: string, f: (slot: number) => void): void {
-    const c = this.cell(hash(key));
-    if (this.hashes[c] === 0) return;
-    for (let p = this.heads[c]!; p !== -1; p = this.next[p]!) f(this.slots[p]!);
+    const head = this.heads[this.cell(hash(key))]!;
+    if (head > 0) f(head - 1);
+    else if (head < 0) for (let p = this.listFirst[-head - 1]!; p !== -1; p = this.nodeNext[p]!) f(this.nodeSlot[p]!);
   }
 
   get bytes(): number {
-    return this.cap * 16 + this.slots.length * 8;
+    return this.cap * 8 + this.listFirst.length * 8 + this.nodeSlot.length * 8;
   }
 }
 
@@ -150,13 +186,49 @@ class PackedStrings {
   }
 }
 
-/** A slot's comparison record: [id, the fields' values in the index's order, the keyed fields' keys in theirs]. */
+// ------------------------------------------------------------------ comparison records
+
+/** A slot's comparison record: [id, the fields' values in the index's order]. */
 type Packed = [string, ...unknown[]];
 
+const SEP = '\u0000';
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * A value as one piece of a comparison record: a tag and its text. ISO times (a CRM's created and
+ * modified dates, a sixth of a record) are written in a third of the bytes; JSON for anything that
+ * is not a string, or holds the separator.
+ */
+function piece(v: unknown): string {
+  if (v === null || v === undefined) return 'n';
+  if (typeof v !== 'string') return `j${JSON.stringify(v)}`;
+  if (v.length === 24 && ISO_TIME.test(v)) {
+    const ms = Date.parse(v);
+    if (ms >= 0 && new Date(ms).toISOString() === v) return `t${ms.toString(36)}`;
+  }
+  return v.includes(SEP) ? `j${JSON.stringify(v)}` : `s${v}`;
+}
+
+function pieceValue(p: string): unknown {
+  switch (p[0]) {
+    case 'n': return null;
+    case 's': return p.slice(1);
+    case 't': return new Date(parseInt(p.slice(1), 36)).toISOString();
+    default: return JSON.parse(p.slice(1));
+  }
+}
+
+const encode = (values: readonly unknown[]): string => values.map(piece).join(SEP);
+/** A record's pieces, read one by one: a search compares a few fields of many records and answers few. */
+const pieces = (text: string): string[] => text.split(SEP);
+const decode = (text: string): Packed => pieces(text).map(pieceValue) as Packed;
+
 const lower = (v: unknown) => (v === null || v === undefined ? '' : String(v)).toLowerCase();
+/** what a field's hash column holds for a value: its lower case hashed, 0 for none */
+const foldedHash = (v: unknown) => (v === null || v === undefined ? 0 : hash(lower(v)));
 
 export class CandidateIndex {
-  private readonly postings = new Postings();
+  private readonly keys = new KeyTable();
   private readonly records = new PackedStrings();
   private alive = new Uint8Array(1 << 16);
   private slots = 0;
@@ -166,8 +238,10 @@ export class CandidateIndex {
   private fields: string[] | null = null;
   private fieldAt = new Map<string, number>();
   private readonly keyedFields: string[];
-  /** per keyed field, each slot's key hashed (0: none): a search compares them before it reads a record */
+  /** per keyed field, each slot's match key hashed (hash53; 0: none): a search compares them instead of the keys */
   private keyHashes: Float64Array[];
+  /** per field searched by its text, each slot's value in lower case hashed: made on the first such search */
+  private readonly textHashes = new Map<number, Uint32Array>();
 
   constructor(private readonly source: Pick<CandidateRecords, 'keyed' | 'lookupField' | 'order'>) {
     this.keyedFields = Object.keys(source.keyed);
@@ -177,37 +251,43 @@ export class CandidateIndex {
   get size(): number { return this.live; }
   get deadSlots(): number { return this.dead; }
   /** bytes held outside the V8 heap */
-  get bytes(): number { return this.postings.bytes + this.records.bytes + this.alive.length + this.keyHashes.reduce((sum, h) => sum + h.byteLength, 0); }
-
-  private keysOf(rec: IndexedRecord): (string | null)[] {
-    return this.keyedFields.map((field) => {
-      const kind = this.source.keyed[field]!;
-      return rec.keys ? rec.keys[kind] ?? null : matchKey(kind, rec.fields[field]);
-    });
+  get bytes(): number {
+    const columns = [...this.keyHashes, ...this.textHashes.values()].reduce((sum, h) => sum + h.byteLength, 0);
+    return this.keys.bytes + this.records.bytes + this.alive.length + columns;
   }
 
-  private blocking(packed: Packed): string[] {
-    const n = this.fields!.length;
+  private keyOf(field: string, value: unknown): string | null {
+    return matchKey(this.source.keyed[field]!, value);
+  }
+
+  /** The blocking keys of a record's match keys (in keyedFields' order) and lookup id, and its id's key. */
+  private blocking(id: string, keys: readonly (string | null)[], lookup: unknown): string[] {
     const kv: Record<string, string | null> = {};
-    this.keyedFields.forEach((field, i) => { kv[this.source.keyed[field]!] = packed[1 + n + i] as string | null; });
-    const lookup = this.source.lookupField ? packed[1 + this.fieldAt.get(this.source.lookupField)!] : null;
+    this.keyedFields.forEach((field, i) => { kv[this.source.keyed[field]!] = keys[i]!; });
     if (lookup !== null && lookup !== undefined && lookup !== '') kv.lookupId = lower(lookup);
-    return [...blockingKeys(kv as KeyedValues), `#${packed[0]}`];
+    return [...blockingKeys(kv as KeyedValues), `#${id}`];
+  }
+
+  private lookupOf(fields: (f: string) => unknown): unknown {
+    return this.source.lookupField ? fields(this.source.lookupField) : null;
   }
 
   private unpack(slot: number): Packed {
-    return JSON.parse(this.records.get(slot)) as Packed;
+    return decode(this.records.get(slot));
   }
 
   /** the slot holding a record now, or -1 */
   private slotOf(id: string): number {
     let found = -1;
-    this.postings.each(`#${id}`, (slot) => { if (found === -1 && this.alive[slot] && this.unpack(slot)[0] === id) found = slot; });
+    this.keys.each(`#${id}`, (slot) => { if (found === -1 && this.alive[slot] && this.unpack(slot)[0] === id) found = slot; });
     return found;
   }
 
   private kill(slot: number): void {
-    for (const key of this.blocking(this.unpack(slot))) this.postings.drop(key);
+    const p = this.unpack(slot);
+    const field = (f: string) => p[1 + this.fieldAt.get(f)!];
+    const keys = this.keyedFields.map((f) => this.keyOf(f, field(f)));
+    for (const key of this.blocking(p[0], keys, this.lookupOf(field))) this.keys.drop(key, slot);
     this.alive[slot] = 0;
     this.live--;
     this.dead++;
@@ -218,26 +298,45 @@ export class CandidateIndex {
     if (!this.fields) {
       this.fields = Object.keys(rec.fields);
       this.fields.forEach((f, i) => this.fieldAt.set(f, i));
-      if (this.source.lookupField && !this.fieldAt.has(this.source.lookupField)) throw new Error(`records lack their lookup field ${this.source.lookupField}`);
+      for (const f of [...this.keyedFields, ...(this.source.lookupField ? [this.source.lookupField] : [])]) {
+        if (!this.fieldAt.has(f)) throw new Error(`records lack their field ${f}`);
+      }
     }
-    const keys = this.keysOf(rec);
-    const packed: Packed = [rec.id, ...this.fields.map((f) => rec.fields[f] ?? null), ...keys];
-    const text = JSON.stringify(packed);
+    const values = this.fields.map((f) => rec.fields[f] ?? null);
+    const text = encode([rec.id, ...values]);
     const old = fresh ? -1 : this.slotOf(rec.id);
     if (old !== -1) {
       if (this.records.get(old) === text) return;
       this.kill(old);
     }
+    // the keys the system keeps are the ones matchKey gives its fields (a kill computes them again)
+    const keys = this.keyedFields.map((f) => (rec.keys ? rec.keys[this.source.keyed[f]!] ?? null : this.keyOf(f, rec.fields[f])));
     const slot = this.slots++;
     this.alive = grow(this.alive, slot + 1);
     keys.forEach((key, i) => {
       this.keyHashes[i] = grow(this.keyHashes[i]!, slot + 1);
-      this.keyHashes[i]![slot] = key === null ? 0 : hash(key);
+      this.keyHashes[i]![slot] = key === null ? 0 : hash53(key);
     });
+    for (const [at, hashes] of this.textHashes) {
+      const column = grow(hashes, slot + 1);
+      column[slot] = foldedHash(values[at]);
+      this.textHashes.set(at, column);
+    }
     this.records.set(slot, text);
     this.alive[slot] = 1;
     this.live++;
-    for (const key of this.blocking(packed)) this.postings.add(key, slot);
+    for (const key of this.blocking(rec.id, keys, this.lookupOf((f) => rec.fields[f]))) this.keys.add(key, slot);
+  }
+
+  /** A field's text hashes, made from every record the first time a search compares it. */
+  private textHashesOf(at: number): Uint32Array {
+    let column = this.textHashes.get(at);
+    if (!column) {
+      column = new Uint32Array(Math.max(this.slots, 1));
+      for (let slot = 0; slot < this.slots; slot++) if (this.alive[slot]) column[slot] = foldedHash(this.unpack(slot)[1 + at]);
+      this.textHashes.set(at, column);
+    }
+    return column;
   }
 
   /** A record's fields as the destination's search answers them. */
@@ -257,59 +356,71 @@ export class CandidateIndex {
 
   private search(query: SearchQuery): SourceRecord[] | null {
     if (!this.fields || !query.criteria.length) return null;
-    const n = this.fields.length;
     const kv: Record<string, string> = {};
-    const tests: ((p: Packed) => boolean)[] = [];
-    const hashed: [Float64Array, number][] = [];
+    // a record's pieces (pieces()) to whether it meets a criterion
+    const tests: ((p: string[]) => boolean)[] = [];
+    // each criterion's column and hash: most records leave at a comparison of two numbers, unread
+    const keyed: [Float64Array, number][] = [];
+    const hashed: [Uint32Array, number][] = [];
     for (const c of query.criteria) {
       if ((c.operator ?? 'equals') !== 'equals') return null;
       const value = c.value.trim();
       if (!value) return [];
+      const at = this.fieldAt.get(c.field);
       const keyedAt = this.keyedFields.indexOf(c.field);
       if (keyedAt !== -1) {
-        const kind = this.source.keyed[c.field]!;
-        const key = matchKey(kind, value);
+        const key = this.keyOf(c.field, value);
         if (key === null) return [];
-        kv[kind] = key;
-        hashed.push([this.keyHashes[keyedAt]!, hash(key)]);
-        tests.push((p) => p[1 + n + keyedAt] === key);
+        kv[this.source.keyed[c.field]!] = key;
+        keyed.push([this.keyHashes[keyedAt]!, hash53(key)]);
         continue;
       }
-      const at = this.fieldAt.get(c.field);
       if (at === undefined) return null;
       const wanted = value.toLowerCase();
       if (c.field === this.source.lookupField) kv.lookupId = wanted;
-      tests.push((p) => p[1 + at] !== null && lower(p[1 + at]) === wanted);
+      tests.push((p) => {
+        const v = pieceValue(p[1 + at]!);
+        return v !== null && lower(v) === wanted;
+      });
+      hashed.push([this.textHashesOf(at), hash(wanted)]);
     }
     let best: string | null = null;
     let fewest = Infinity;
     for (const key of blockingKeys(kv as KeyedValues)) {
-      const count = this.postings.count(key);
+      const count = this.keys.count(key);
       if (count < fewest) { fewest = count; best = key; }
     }
     if (best === null) return null;
-    const found: Packed[] = [];
-    const seen = new Set<number>();
-    this.postings.each(best, (slot) => {
-      if (!this.alive[slot] || seen.has(slot)) return;
-      seen.add(slot);
+    const found: string[][] = [];
+    let seen: Set<number> | null = null;
+    this.keys.each(best, (slot) => {
+      if (!this.alive[slot]) return;
+      for (const [hashes, h] of keyed) if (hashes[slot] !== h) return;
       for (const [hashes, h] of hashed) if (hashes[slot] !== h) return;
-      const p = this.unpack(slot);
+      // a slot is in a key's list once, unless two of its keys share a hash
+      if (seen?.has(slot)) return;
+      (seen ??= new Set()).add(slot);
+      const p = pieces(this.records.get(slot));
       if (tests.every((t) => t(p))) found.push(p);
     });
-    const at = this.source.order.map((f) => 1 + this.fieldAt.get(f)!);
-    // the destination's order: its order fields (nulls last), then id
-    found.sort((a, b) => {
-      for (const i of at) {
-        const [x, y] = [a[i] as string | null, b[i] as string | null];
-        if (x === y) continue;
-        if (x === null) return 1;
-        if (y === null) return -1;
-        return x < y ? -1 : 1;
-      }
-      return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-    });
-    return found.slice(0, Math.min(Math.max(query.limit ?? 25, 1), 100)).map((p) => this.answer(p));
+    const limit = Math.min(Math.max(query.limit ?? 25, 1), 100);
+    if (found.length > 1) {
+      // the destination's order: its order fields (nulls last), then id; only the records answered are read whole
+      const at = [...this.source.order.map((f) => 1 + this.fieldAt.get(f)!), 0];
+      const sortKeys = new Map(found.map((p) => [p, at.map((i) => pieceValue(p[i]!) as string | null)]));
+      found.sort((a, b) => {
+        const [ka, kb] = [sortKeys.get(a)!, sortKeys.get(b)!];
+        for (let i = 0; i < ka.length; i++) {
+          const [x, y] = [ka[i]!, kb[i]!];
+          if (x === y) continue;
+          if (x === null) return 1;
+          if (y === null) return -1;
+          return x < y ? -1 : 1;
+        }
+        return 0;
+      });
+    }
+    return found.slice(0, limit).map((p) => this.answer(p.map(pieceValue) as Packed));
   }
 
   /**
@@ -320,15 +431,20 @@ export class CandidateIndex {
   block(values: Record<string, unknown>, cap = BLOCK_CAP): SourceRecord[] {
     if (!this.fields) return [];
     const kv: Record<string, string | null> = {};
-    for (const field of this.keyedFields) kv[this.source.keyed[field]!] = matchKey(this.source.keyed[field]!, values[field]);
+    for (const field of this.keyedFields) kv[this.source.keyed[field]!] = this.keyOf(field, values[field]);
     const lookup = this.source.lookupField ? values[this.source.lookupField] : null;
     if (lookup !== null && lookup !== undefined && String(lookup).trim()) kv.lookupId = lower(String(lookup).trim());
-    const out = new Map<number, SourceRecord>();
+    const out = new Map<number, Packed>();
     for (const key of blockingKeys(kv as KeyedValues)) {
-      if (this.postings.count(key) > cap) continue;
-      this.postings.each(key, (slot) => { if (this.alive[slot] && !out.has(slot)) out.set(slot, this.answer(this.unpack(slot))); });
+      if (this.keys.count(key) > cap) continue;
+      this.keys.each(key, (slot) => { if (this.alive[slot] && !out.has(slot)) out.set(slot, this.unpack(slot)); });
     }
-    return [...out.values()];
+    // a key that shares its cell with another one brings that one's records too: only records that have one of the keys stay
+    const wanted = new Set(blockingKeys(kv as KeyedValues));
+    return [...out.values()].filter((p) => {
+      const field = (f: string) => p[1 + this.fieldAt.get(f)!];
+      return this.blocking(p[0], this.keyedFields.map((f) => this.keyOf(f, field(f))), this.lookupOf(field)).some((k) => wanted.has(k));
+    }).map((p) => this.answer(p));
   }
 }
 

@@ -6,6 +6,9 @@
  * - flag evaluation: custom-routing per formula, as the wizard asks it
  * - matching accuracy: precision and recall of confident matches on synthetic people, against
  *   their targets (tests/bench/matchAccuracy.ts, which also runs alone)
+ * - candidate index: a destination of 1,000,000 constituents loaded into the engine's index, its
+ *   memory, and its answers to the recommended scenarios' searches per second, without PostgreSQL
+ *   (tests/bench/candidateIndex.ts, which also runs alone)
  * - engine throughput: records per second through the whole pipeline, 100,000 incoming records
  *   against a Sandbox CRM of 1,000,000 constituents, with one and with two worker processes and
  *   each one's peak memory, against their targets (tests/bench/engineThroughput.ts, which also runs alone)
@@ -41,6 +44,7 @@ import {
 } from '../support/bundleSize.ts';
 import { bestOf, formatVitals, landingVitals, PROFILE, signedInVitals, type Measured } from '../support/webVitals.ts';
 import { bucketScreensBench } from './bucketScreens.ts';
+import { candidateIndexBench } from './candidateIndex.ts';
 import { engineThroughputBench } from './engineThroughput.ts';
 import { exportRecordsBench } from './exportRecords.ts';
 import { matchAccuracyBench } from './matchAccuracy.ts';
@@ -200,6 +204,7 @@ await benchCsv();
 await benchWorkbooks();
 benchFlags();
 await matchAccuracyBench();
+await candidateIndexBench();
 await engineThroughputBench();
 await exportRecordsBench();
 await bucketScreensBench();
