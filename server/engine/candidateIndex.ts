@@ -13,7 +13,7 @@
  * no key serves goes to the connector, as before.
  */
 import { blockingKeys, type KeyedValues } from '../../src/domain/formula/blockingKeys.ts';
-import { matchKey, type KeyKind } from '../../src/domain/formula/matchKeys.ts';
+import { matchKey } from '../../src/domain/formula/matchKeys.ts';
 import type { CandidateRecords, IndexedRecord, SearchQuery, SourceRecord } from '../connectors/connector.ts';
 import type { FormulaEnd } from './plan.ts';
 
