@@ -132,10 +132,16 @@ async function missingParents(plan: FormulaPlan, find: Finder, values: Record<st
 
 interface Waiting { field: string; object: string; by: string; label: string; value: string }
 
-/** What a record keeps of its match decision for review (SPEC.md section 3: reasons and scores). */
+/**
+ * What a record keeps of its match decision for review (SPEC.md section 3: reasons and scores):
+ * each candidate's id, score, reasons and the values it holds. A field the candidate leaves empty
+ * is left out (the review and the send read a missing value as blank), and so is the per-field
+ * comparison behind the score, which nothing reads: half of what a record stored.
+ */
 function keptCandidates(decision: MatchDecision): unknown[] {
   return decision.candidates.slice(0, MAX_KEPT_CANDIDATES).map((c) => ({
-    id: c.id, score: c.score, reasons: c.reasons, scenario: c.scenario, fields: c.fields, compared: c.compared,
+    id: c.id, score: c.score, reasons: c.reasons, scenario: c.scenario,
+    fields: Object.fromEntries(Object.entries(c.fields).filter(([, v]) => v !== null && v !== undefined)),
   }));
 }
 
