@@ -3,7 +3,7 @@
  * its records' blocking keys (src/domain/formula/blockingKeys.ts) in a table of typed arrays, each
  * record's match keys as hashes in a column per keyed field, and each record as a compact
  * comparison record (its fields, UTF-8 in buffers outside the V8 heap). A million CRM constituents
- * take about 350 MB (tests/bench/candidateIndex.ts prints it). Loaded once per destination and
+ * take about 280 MB (tests/bench/candidateIndex.ts prints it). Loaded once per destination and
  * database, then kept current before each use from what was written since (by any process: the
  * connector follows modification time, and a count of deletes says when to load everything again).
  *
@@ -32,22 +32,6 @@ function hash(s: string): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0 || 1;
-}
-
-/**
- * 53-bit string hash (cyrb53), for a record's match keys: two keys of one such hash are as unlikely
- * as one in 10^16 comparisons, so an equal hash is taken for an equal key without reading the record.
- */
-function hash53(s: string): number {
-  let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0) || 1;
 }
 
 type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
@@ -218,10 +202,57 @@ function pieceValue(p: string): unknown {
   }
 }
 
-const encode = (values: readonly unknown[]): string => values.map(piece).join(SEP);
 /** A record's pieces, read one by one: a search compares a few fields of many records and answers few. */
 const pieces = (text: string): string[] => text.split(SEP);
-const decode = (text: string): Packed => pieces(text).map(pieceValue) as Packed;
+
+/** Records a field's values are counted over before it is decided whether the field repeats. */
+const DICTIONARY_SAMPLE = 10_000;
+/** At most this many distinct values among the sample: the field repeats (first and last names, towns, states, countries). */
+const DICTIONARY_DISTINCT = 2_000;
+const DICTIONARY_MAX = 1 << 16;
+
+/**
+ * The values of fields that repeat, each stored once: a record holds a number into its field's
+ * list (piece 'd'). Which fields repeat is decided from the first records; an e-mail or an id,
+ * different in every record, is never listed.
+ */
+class Dictionaries {
+  private sample: Set<string>[] | null;
+  private codes: (Map<string, number> | null)[];
+  private values: string[][];
+  private counted = 0;
+
+  constructor(fields: number, private readonly sampleSize: number) {
+    this.sample = Array.from({ length: fields }, () => new Set());
+    this.codes = Array.from({ length: fields }, () => null);
+    this.values = Array.from({ length: fields }, () => []);
+  }
+
+  /** counts a record's values towards the decision, until it is made */
+  observe(values: readonly unknown[]): void {
+    if (!this.sample) return;
+    values.forEach((v, i) => { if (typeof v === 'string' && this.sample![i]!.size <= DICTIONARY_DISTINCT) this.sample![i]!.add(v); });
+    if (++this.counted < this.sampleSize) return;
+    this.codes = this.sample.map((seen) => (seen.size <= DICTIONARY_DISTINCT ? new Map() : null));
+    this.sample = null;
+  }
+
+  piece(field: number, v: unknown): string {
+    const codes = this.codes[field];
+    if (!codes || typeof v !== 'string' || v.length < 3) return piece(v);
+    let code = codes.get(v);
+    if (code === undefined) {
+      if (codes.size >= DICTIONARY_MAX) return piece(v);
+      code = this.values[field]!.push(v) - 1;
+      codes.set(v, code);
+    }
+    return `d${code.toString(36)}`;
+  }
+
+  value(field: number, p: string): unknown {
+    return p[0] === 'd' ? this.values[field]![parseInt(p.slice(1), 36)] : pieceValue(p);
+  }
+}
 
 const lower = (v: unknown) => (v === null || v === undefined ? '' : String(v)).toLowerCase();
 /** what a field's hash column holds for a value: its lower case hashed, 0 for none */
@@ -238,14 +269,16 @@ export class CandidateIndex {
   private fields: string[] | null = null;
   private fieldAt = new Map<string, number>();
   private readonly keyedFields: string[];
-  /** per keyed field, each slot's match key hashed (hash53; 0: none): a search compares them instead of the keys */
-  private keyHashes: Float64Array[];
+  /** per keyed field, each slot's match key hashed (0: none): a search compares them before it reads a record */
+  private keyHashes: Uint32Array[];
   /** per field searched by its text, each slot's value in lower case hashed: made on the first such search */
   private readonly textHashes = new Map<number, Uint32Array>();
+  private dictionaries: Dictionaries | null = null;
 
-  constructor(private readonly source: Pick<CandidateRecords, 'keyed' | 'lookupField' | 'order'>) {
+  /** `dictionarySample`: records counted before deciding which fields repeat */
+  constructor(private readonly source: Pick<CandidateRecords, 'keyed' | 'lookupField' | 'order'>, private readonly opts: { dictionarySample?: number } = {}) {
     this.keyedFields = Object.keys(source.keyed);
-    this.keyHashes = this.keyedFields.map(() => new Float64Array(1 << 16));
+    this.keyHashes = this.keyedFields.map(() => new Uint32Array(1 << 16));
   }
 
   get size(): number { return this.live; }
@@ -272,8 +305,22 @@ export class CandidateIndex {
     return this.source.lookupField ? fields(this.source.lookupField) : null;
   }
 
+  /** a record as text: its id, then its fields' pieces */
+  private encode(id: string, values: readonly unknown[]): string {
+    return [piece(id), ...values.map((v, i) => this.dictionaries!.piece(i, v))].join(SEP);
+  }
+
+  /** the value of a record's piece `i` (0: its id, then its fields) */
+  private valueAt(p: readonly string[], i: number): unknown {
+    return i === 0 ? pieceValue(p[0]!) : this.dictionaries!.value(i - 1, p[i]!);
+  }
+
+  private decode(p: readonly string[]): Packed {
+    return p.map((_, i) => this.valueAt(p, i)) as Packed;
+  }
+
   private unpack(slot: number): Packed {
-    return decode(this.records.get(slot));
+    return this.decode(pieces(this.records.get(slot)));
   }
 
   /** the slot holding a record now, or -1 */
@@ -298,12 +345,14 @@ export class CandidateIndex {
     if (!this.fields) {
       this.fields = Object.keys(rec.fields);
       this.fields.forEach((f, i) => this.fieldAt.set(f, i));
+      this.dictionaries = new Dictionaries(this.fields.length, this.opts.dictionarySample ?? DICTIONARY_SAMPLE);
       for (const f of [...this.keyedFields, ...(this.source.lookupField ? [this.source.lookupField] : [])]) {
         if (!this.fieldAt.has(f)) throw new Error(`records lack their field ${f}`);
       }
     }
     const values = this.fields.map((f) => rec.fields[f] ?? null);
-    const text = encode([rec.id, ...values]);
+    this.dictionaries!.observe(values);
+    const text = this.encode(rec.id, values);
     const old = fresh ? -1 : this.slotOf(rec.id);
     if (old !== -1) {
       if (this.records.get(old) === text) return;
@@ -315,7 +364,7 @@ export class CandidateIndex {
     this.alive = grow(this.alive, slot + 1);
     keys.forEach((key, i) => {
       this.keyHashes[i] = grow(this.keyHashes[i]!, slot + 1);
-      this.keyHashes[i]![slot] = key === null ? 0 : hash53(key);
+      this.keyHashes[i]![slot] = key === null ? 0 : hash(key);
     });
     for (const [at, hashes] of this.textHashes) {
       const column = grow(hashes, slot + 1);
@@ -360,7 +409,6 @@ export class CandidateIndex {
     // a record's pieces (pieces()) to whether it meets a criterion
     const tests: ((p: string[]) => boolean)[] = [];
     // each criterion's column and hash: most records leave at a comparison of two numbers, unread
-    const keyed: [Float64Array, number][] = [];
     const hashed: [Uint32Array, number][] = [];
     for (const c of query.criteria) {
       if ((c.operator ?? 'equals') !== 'equals') return null;
@@ -372,14 +420,22 @@ export class CandidateIndex {
         const key = this.keyOf(c.field, value);
         if (key === null) return [];
         kv[this.source.keyed[c.field]!] = key;
-        keyed.push([this.keyHashes[keyedAt]!, hash53(key)]);
+        hashed.push([this.keyHashes[keyedAt]!, hash(key)]);
+        // the hash said yes: the key itself says whether it is so (records of one household or name share values: each computed once)
+        const keyOf = new Map<string, string | null>();
+        tests.push((p) => {
+          const was = p[1 + at!]!;
+          let k = keyOf.get(was);
+          if (k === undefined) keyOf.set(was, k = this.keyOf(c.field, this.valueAt(p, 1 + at!)));
+          return k === key;
+        });
         continue;
       }
       if (at === undefined) return null;
       const wanted = value.toLowerCase();
       if (c.field === this.source.lookupField) kv.lookupId = wanted;
       tests.push((p) => {
-        const v = pieceValue(p[1 + at]!);
+        const v = this.valueAt(p, 1 + at);
         return v !== null && lower(v) === wanted;
       });
       hashed.push([this.textHashesOf(at), hash(wanted)]);
@@ -395,7 +451,6 @@ export class CandidateIndex {
     let seen: Set<number> | null = null;
     this.keys.each(best, (slot) => {
       if (!this.alive[slot]) return;
-      for (const [hashes, h] of keyed) if (hashes[slot] !== h) return;
       for (const [hashes, h] of hashed) if (hashes[slot] !== h) return;
       // a slot is in a key's list once, unless two of its keys share a hash
       if (seen?.has(slot)) return;
@@ -407,7 +462,7 @@ export class CandidateIndex {
     if (found.length > 1) {
       // the destination's order: its order fields (nulls last), then id; only the records answered are read whole
       const at = [...this.source.order.map((f) => 1 + this.fieldAt.get(f)!), 0];
-      const sortKeys = new Map(found.map((p) => [p, at.map((i) => pieceValue(p[i]!) as string | null)]));
+      const sortKeys = new Map(found.map((p) => [p, at.map((i) => this.valueAt(p, i) as string | null)]));
       found.sort((a, b) => {
         const [ka, kb] = [sortKeys.get(a)!, sortKeys.get(b)!];
         for (let i = 0; i < ka.length; i++) {
@@ -420,7 +475,7 @@ export class CandidateIndex {
         return 0;
       });
     }
-    return found.slice(0, limit).map((p) => this.answer(p.map(pieceValue) as Packed));
+    return found.slice(0, limit).map((p) => this.answer(this.decode(p)));
   }
 
   /**

@@ -15,6 +15,8 @@ import { createRng, generateIncoming, generatePeople } from '../support/syntheti
 const KEYED: Record<string, KeyKind> = { email: 'email', phone: 'phone', firstName: 'firstName', lastName: 'lastName', postalCode: 'postalCode', addressLine1: 'addressLine1' };
 const ORDER = ['lastName', 'firstName'];
 const source = { keyed: KEYED, lookupField: 'lookupId', order: ORDER };
+/** which fields repeat is decided after this many records, well inside the 4,000 */
+const opts = { dictionarySample: 500 };
 
 const recordOf = (i: number, p: ReturnType<typeof generatePeople>[number], extra: Record<string, unknown> = {}): IndexedRecord => {
   const c = personAsConstituent(p);
@@ -73,7 +75,7 @@ describe('the candidate index', () => {
   const rows = generateIncoming(people, 400, 12).map((r) => r.values as Record<string, string>);
 
   it('answers every search as reading every record would, through changes, replacements and removals from keys', () => {
-    const index = new CandidateIndex(source);
+    const index = new CandidateIndex(source, opts);
     const records = new Map<string, IndexedRecord>();
     people.forEach((p, i) => { const r = recordOf(i, p); records.set(r.id, r); index.put(r, true); });
     const queries = queriesOf(rows);
@@ -110,7 +112,7 @@ describe('the candidate index', () => {
   });
 
   it('gives back every value as it was put: text with any character, numbers, flags, objects and times', () => {
-    const index = new CandidateIndex(source);
+    const index = new CandidateIndex(source, opts);
     const odd: Record<string, unknown>[] = [
       { note: 'a\u0000b', count: 3, flag: true, nested: { a: [1, 'x'] }, when: '2026-11-28T03:00:00.000Z' },
       { note: 'n', count: 0, flag: false, nested: null, when: '1969-12-31T23:59:59.000Z' },
@@ -123,7 +125,7 @@ describe('the candidate index', () => {
   });
 
   it('leaves a search no blocking key serves, or not by equals, to the destination', () => {
-    const index = new CandidateIndex(source);
+    const index = new CandidateIndex(source, opts);
     people.slice(0, 50).forEach((p, i) => index.put(recordOf(i, p), true));
     expect(index.searchMany([
       { criteria: [{ field: 'city', value: people[0]!.city }] },
