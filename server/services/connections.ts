@@ -286,7 +286,7 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
       const row = await load(tenant, id);
       if (row.system !== 'salesforce') throw new DomainError('bad-request', 'Reports belong to Salesforce data sources.');
       let check;
-      try { check = await checkSalesforceReport(connectionSettings(box, row), reportId); } catch (err) { throw connectorFailure(err, row.system, actor.log); }
+      try { check = await checkSalesforceReport(contextFor(tenant, connectionSettings(box, row), row.id), reportId); } catch (err) { throw connectorFailure(err, row.system, actor.log); }
       if (!check.ok) throw new DomainError(check.problem, check.detail);
       return { reportId, name: check.name, dateFilterColumn: check.dateFilterColumn };
     },

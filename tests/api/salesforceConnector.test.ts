@@ -11,7 +11,7 @@ import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/conne
 import { connectionSettings, sealColumns } from '../../server/connectors/dataSources.ts';
 import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
-import { salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
+import { checkSalesforceReport, salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
 import { limitInfo, salesforceApi, SALESFORCE_API_VERSION, salesforceTokenUrl } from '../../server/connectors/salesforce/client.ts';
 import { soqlString } from '../../server/connectors/salesforce/soql.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
@@ -134,6 +134,20 @@ describe('the client', () => {
     expect(error).toBeInstanceOf(GrantRevoked);
     expect((error as Error).message).toBe("Salesforce no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
     expect((await tenant.dataSources.get(oauth))!.needsReconnecting).toMatch(/needs reconnecting/);
+  });
+
+  it('a refresh token Salesforce refuses while a report is checked or pulled: the data source needs reconnecting too', async () => {
+    const REPORT = '00O5g000004GiftAAA';
+    for (const meet of [
+      (ctx: ConnectorContext) => checkSalesforceReport(ctx, REPORT),
+      async (ctx: ConnectorContext) => { for await (const b of salesforceConnector.pull(ctx, 'Opportunity', null, { settings: { reportId: REPORT } })) void b; },
+    ]) {
+      const oauth = await dataSource({ environment: 'production', authenticationType: 'oauth', clientId: SF_APP.clientId }, { clientSecret: SF_APP.clientSecret, refreshToken: sf.grant() });
+      sf.revoke();
+      const error = await meet(await ctxFor(oauth)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GrantRevoked);
+      expect((await tenant.dataSources.get(oauth))!.needsReconnecting).toMatch(/needs reconnecting/);
+    }
   });
 });
 

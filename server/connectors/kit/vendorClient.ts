@@ -33,6 +33,8 @@ export interface VendorCall {
   json?: unknown;
   /** headers of this call only (Salesforce's Sforce-Query-Options) */
   headers?: Record<string, string>;
+  /** refusals the caller tells apart itself (a report the user may not read): thrown as a VendorRefusal with their status */
+  own?: number[];
 }
 
 export interface VendorClientOptions {
@@ -134,6 +136,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           if (attempt < MAX_ATTEMPTS) { stats.retries++; await sleep(BACKOFF_MS * 2 ** (attempt - 1)); continue; }
           throw transientProblem(processingError(`${o.name} answered with a server error (HTTP ${res.status}). Try again later.`));
         }
+        if (req.own?.includes(res.status)) throw new VendorRefusal(o.name, res.status, messageOf(body));
         if (res.status === 403) throw refused(`${o.name} refused access (HTTP 403)${messageOf(body) ? `: ${messageOf(body)}` : '.'}`);
         throw new VendorRefusal(o.name, res.status, messageOf(body));
       }

@@ -17,7 +17,7 @@
  */
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
 import { salesforceLoginHost } from '../../../src/domain/connectors/oauth.ts';
-import { processingError, refused, type ConnectorContext } from '../connector.ts';
+import { processingError, refused, transientProblem, type ConnectorContext } from '../connector.ts';
 import { oauthClient } from '../oauth/flow.ts';
 import { InvalidGrant, oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
 import { QuotaExhausted } from '../kit/problems.ts';
@@ -85,7 +85,8 @@ async function exchangeToken(system: SystemId, settings: Record<string, string>,
     if (type === 'oauth') throw new InvalidGrant();
     throw refused(`${NAME} refused the sign-in: ${answer.error_description ?? 'authentication failure'}.`);
   }
-  if (res.status >= 500) throw processingError(`${NAME} answered with a server error (HTTP ${res.status}). Try again later.`);
+  // an outage at the sign-in is worth retrying, as one at any other call is
+  if (res.status >= 500) throw transientProblem(processingError(`${NAME} answered with a server error (HTTP ${res.status}). Try again later.`));
   if (res.status !== 200) throw refused(`${NAME} did not accept the credentials (HTTP ${res.status}${answer.error ? `: ${answer.error}` : ''}).`);
   const accessToken = requireField(answer.access_token, NAME, 'an access token');
   const instanceUrl = requireField(answer.instance_url, NAME, 'an instance URL');

@@ -3,7 +3,8 @@
  * (records.ts), both on the connector kit's session and client (client.ts); the report checks of
  * SPEC.md sections 5 and 8 (a report id must name a report the user can read, and the report
  * needs a standard date filter), and pulling a report's rows when a formula names one (its source
- * setting reportId), which still sign in through oauth.ts.
+ * setting reportId), on the same session: a grant Salesforce revoked marks the data source as
+ * needing reconnecting whichever of them meets it.
  *
  * A report is run through the Analytics API with its standard date filter set to the watermark's
  * day up to today, or to a run-once window. A synchronous run answers at most 2,000 rows and says
@@ -12,10 +13,9 @@
 import { createHash } from 'node:crypto';
 import { isSalesforceReportId } from '../../../src/domain/connectionErrors.ts';
 import { salesforce } from '../../../src/domain/connectors/salesforce.ts';
-import { ConnectorInputError, processingError, refused, type Connector, type PullBatch, type SourceRecord, type Watermark } from '../connector.ts';
-import { expectJson, JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
-import { API_ROOT, salesforceApi, SALESFORCE_API_VERSION } from './client.ts';
-import { salesforceToken, type SalesforceToken } from './oauth.ts';
+import { ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type PullBatch, type SourceRecord, type Watermark } from '../connector.ts';
+import { VendorRefusal } from '../kit/vendorClient.ts';
+import { API_ROOT, salesforceApi, SALESFORCE_API_VERSION, type SalesforceApi } from './client.ts';
 import * as records from './records.ts';
 
 export { SALESFORCE_API_VERSION };
@@ -28,24 +28,34 @@ interface ReportDescribe {
   reportMetadata?: { name?: string; standardDateFilter?: { column?: string | null } | null };
 }
 
-async function describeReport(token: SalesforceToken, reportId: string): Promise<ReportCheck> {
-  const res = await vendorFetch('salesforce', 'Salesforce', `${token.instanceUrl}/services/data/${SALESFORCE_API_VERSION}/analytics/reports/${reportId}/describe`, {
-    headers: { authorization: `Bearer ${token.accessToken}` },
-    maxBytes: VENDOR_DATA_MAX_BYTES,
-  });
-  if (res.status === 404) return { ok: false, problem: 'invalid-report-id', detail: `Salesforce has no report ${reportId}.` };
-  if (res.status === 403) return { ok: false, problem: 'report-missing-access', detail: `The Salesforce user cannot read report ${reportId}. Share the report's folder with that user.` };
-  const body = await expectJson<ReportDescribe>('Salesforce', res, 'the report request');
+/** A report's 404 and 403 in words; any other refusal as the kit words it. */
+async function reportCall<T>(api: SalesforceApi, reportId: string, call: Omit<Parameters<SalesforceApi['call']>[0], 'own'>): Promise<T | { ok: false; problem: 'invalid-report-id' | 'report-missing-access'; detail: string }> {
+  try {
+    return await api.call<T>({ ...call, own: [403, 404] });
+  } catch (err) {
+    if (err instanceof VendorRefusal && err.status === 404) return { ok: false, problem: 'invalid-report-id', detail: `Salesforce has no report ${reportId}.` };
+    if (err instanceof VendorRefusal && err.status === 403) {
+      return { ok: false, problem: 'report-missing-access', detail: `The Salesforce user cannot read report ${reportId}. Share the report's folder with that user.` };
+    }
+    throw err;
+  }
+}
+
+const isProblem = (x: unknown): x is { ok: false; problem: Exclude<ReportCheck, { ok: true }>['problem']; detail: string } => !!x && typeof x === 'object' && (x as { ok?: unknown }).ok === false;
+
+async function describeReport(api: SalesforceApi, reportId: string): Promise<ReportCheck> {
+  const body = await reportCall<ReportDescribe>(api, reportId, { path: `${API_ROOT}/analytics/reports/${reportId}/describe` });
+  if (isProblem(body)) return body;
   const column = body.reportMetadata?.standardDateFilter?.column;
   if (!column) return { ok: false, problem: 'report-date-filter', detail: 'Add a standard date filter to the report in Salesforce, then check it again.' };
   return { ok: true, name: body.reportMetadata?.name ?? reportId, dateFilterColumn: column };
 }
 
-export async function checkSalesforceReport(settings: Record<string, string>, reportId: string): Promise<ReportCheck> {
+export async function checkSalesforceReport(ctx: ConnectorContext, reportId: string): Promise<ReportCheck> {
   if (!isSalesforceReportId(reportId)) {
     return { ok: false, problem: 'invalid-report-id', detail: 'A report ID starts with 00O and has 15 or 18 letters and digits.' };
   }
-  return describeReport(await salesforceToken('salesforce', 'Salesforce', settings), reportId);
+  return describeReport(salesforceApi(ctx), reportId);
 }
 
 // ---------------------------------------------------------------- report rows
@@ -94,28 +104,25 @@ function rowsOf(reportId: string, run: ReportRun): SourceRecord[] {
   return out;
 }
 
-async function runReport(token: SalesforceToken, reportId: string, column: string, from: string, to: string): Promise<ReportRun> {
-  const res = await vendorFetch('salesforce', 'Salesforce', `${token.instanceUrl}/services/data/${SALESFORCE_API_VERSION}/analytics/reports/${reportId}?includeDetails=true`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token.accessToken}`, ...JSON_BODY },
-    body: JSON.stringify({ reportMetadata: { standardDateFilter: { column, durationValue: 'CUSTOM', startDate: from, endDate: to } } }),
-    maxBytes: VENDOR_DATA_MAX_BYTES,
+async function runReport(api: SalesforceApi, reportId: string, column: string, from: string, to: string): Promise<ReportRun> {
+  const run = await reportCall<ReportRun>(api, reportId, {
+    method: 'POST', path: `${API_ROOT}/analytics/reports/${reportId}`, query: { includeDetails: 'true' },
+    json: { reportMetadata: { standardDateFilter: { column, durationValue: 'CUSTOM', startDate: from, endDate: to } } },
   });
-  if (res.status === 404) throw refused(`Salesforce has no report ${reportId}.`);
-  if (res.status === 403) throw refused(`The Salesforce user cannot read report ${reportId}. Share the report's folder with that user.`);
-  return expectJson<ReportRun>('Salesforce', res, 'the report request');
+  if (isProblem(run)) throw refused(run.detail);
+  return run;
 }
 
 /** The rows of [from, to] (whole days), oldest period first, each period small enough to come whole. */
-async function* reportRows(token: SalesforceToken, reportId: string, column: string, from: string, to: string): AsyncIterable<SourceRecord[]> {
-  const run = await runReport(token, reportId, column, from, to);
+async function* reportRows(api: SalesforceApi, reportId: string, column: string, from: string, to: string): AsyncIterable<SourceRecord[]> {
+  const run = await runReport(api, reportId, column, from, to);
   if (run.allData !== false) { yield rowsOf(reportId, run); return; }
   if (from === to) {
     throw processingError(`Report ${reportId} has more than 2,000 rows dated ${from}, more than Salesforce answers in one run; narrow the report's filters.`);
   }
   const mid = isoDay(dayMs(from) + Math.floor((dayMs(to) - dayMs(from)) / DAY_MS / 2) * DAY_MS);
-  yield* reportRows(token, reportId, column, from, mid);
-  yield* reportRows(token, reportId, column, isoDay(dayMs(mid) + DAY_MS), to);
+  yield* reportRows(api, reportId, column, from, mid);
+  yield* reportRows(api, reportId, column, isoDay(dayMs(mid) + DAY_MS), to);
 }
 
 export const salesforceConnector: Connector = {
@@ -146,8 +153,8 @@ async function* reportPull(ctx: Parameters<Connector['pull']>[0], since: Waterma
   const reportId = options.settings!.reportId!;
   if (!isSalesforceReportId(reportId)) throw refused('A report ID starts with 00O and has 15 or 18 letters and digits.');
   if (since !== null && !/^\d{4}-\d{2}-\d{2}$/.test(since)) throw new ConnectorInputError('The watermark is not one this connector wrote.');
-  const token = await salesforceToken('salesforce', 'Salesforce', ctx.settings);
-  const check = await describeReport(token, reportId);
+  const api = salesforceApi(ctx);
+  const check = await describeReport(api, reportId);
   if (!check.ok) throw refused(check.detail);
 
   const now = Date.now();
@@ -156,7 +163,7 @@ async function* reportPull(ctx: Parameters<Connector['pull']>[0], since: Waterma
   const from = window ? isoDay(window.from.getTime()) : since ?? REPORT_FIRST_DAY;
   const to = window ? isoDay(window.to.getTime()) : isoDay(now + DAY_MS);
   const batchSize = options?.batchSize ?? 500;
-  for await (const rows of reportRows(token, reportId, check.dateFilterColumn, from, to)) {
+  for await (const rows of reportRows(api, reportId, check.dateFilterColumn, from, to)) {
     for (let i = 0; i < rows.length; i += batchSize) yield { records: rows.slice(i, i + batchSize), watermark: since };
   }
   // the next pull starts a day back: rows dated today may still come, and reading a row twice is harmless
