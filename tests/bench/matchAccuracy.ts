@@ -16,8 +16,9 @@ export const RECALL_TARGET = 0.95;
 /** the most of the CRM's people that may be routed to new */
 export const NEW_SHARE_TARGET = 0.01;
 
-const CRM_SIZE = 100_000;
-const INCOMING_SIZE = 20_000;
+/** BENCH_ACCURACY_CRM and BENCH_ACCURACY_INCOMING size it (the issue's scale: 1,000,000 and 100,000) */
+const CRM_SIZE = Number(process.env.BENCH_ACCURACY_CRM ?? 100_000);
+const INCOMING_SIZE = Number(process.env.BENCH_ACCURACY_INCOMING ?? 20_000);
 
 const n = (x: number) => x.toLocaleString('en');
 const against = (value: number, target: number) => `${value.toFixed(4)} ${value >= target ? 'PASS' : 'MISS'} (>= ${target})`;

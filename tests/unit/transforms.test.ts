@@ -12,6 +12,7 @@ import {
   adjustDate, applyTransform, changeCase, plainNumber, round, toFieldValue, TRANSFORM_MESSAGES, transformRecord, type FieldValue,
 } from '../../src/domain/formula/transforms.ts';
 import { RULE_MESSAGES, validateRecord, validateValue } from '../../src/domain/formula/validationRules.ts';
+import { newStep } from '../../src/domain/formula/mappingForm.ts';
 
 const apply = (step: TransformStep, value: FieldValue, row: Record<string, unknown> = {}) => applyTransform(step, value, row);
 const ok = (value: FieldValue) => ({ ok: true, value });
@@ -275,6 +276,13 @@ describe('round', () => {
 });
 
 describe('case', () => {
+  it('starts in lower case for an e-mail field, by its type or its name, and in title case for any other', () => {
+    expect(newStep('case', 'Email', { name: 'email', type: 'email' })).toMatchObject({ kind: 'case', to: 'lower' });
+    expect(newStep('case', 'Email', { name: 'Email_Address__c', type: 'string' })).toMatchObject({ to: 'lower' });
+    expect(newStep('case', 'First', { name: 'firstName', type: 'string' })).toMatchObject({ to: 'title' });
+    expect(newStep('case', 'First')).toMatchObject({ to: 'title' });
+  });
+
   const c = (value: FieldValue, to: 'upper' | 'lower' | 'title' | 'sentence') => apply({ kind: 'case', to }, value);
 
   it('upper and lower case any script', () => {

@@ -13,6 +13,7 @@ import {
   type FieldMapping, type Mapping, type SummaryFields, type Transform, type TransformStep, type Validation, type ValidationRule,
 } from './parts.ts';
 import { CUSTOM_BUCKET_PATTERN } from './statuses.ts';
+import { keyKindOfField } from './matchKeys.ts';
 
 export type MappingKind = FieldMapping['kind'];
 export type RuleName = ValidationRule['rule'];
@@ -80,8 +81,12 @@ export const STEP_LABELS: Record<StepKind, string> = {
   case: 'Change case',
 };
 
-/** A new step with settings that work at once (concatenate starts with the field's source). */
-export function newStep(kind: StepKind, source: string): StepDraft {
+/**
+ * A new step with settings that work at once: a concatenation starts with the field's source; a
+ * change of case writes an e-mail field in lower case (addresses are compared so), any other in
+ * title case.
+ */
+export function newStep(kind: StepKind, source: string, destination?: { name: string; type?: string }): StepDraft {
   const id = newId();
   switch (kind) {
     case 'concatenate': return { id, kind, fields: [source, ''], separator: 'space' };
@@ -89,7 +94,7 @@ export function newStep(kind: StepKind, source: string): StepDraft {
     case 'split': return { id, kind, splitter: ' ', position: 1 };
     case 'adjust-date': return { id, kind, amount: 1, unit: 'day', direction: 'add' };
     case 'round': return { id, kind, mode: 'half-up', place: 'hundredths' };
-    case 'case': return { id, kind, to: 'title' };
+    case 'case': return { id, kind, to: destination && (destination.type === 'email' || keyKindOfField(destination.name) === 'email') ? 'lower' : 'title' };
   }
 }
 

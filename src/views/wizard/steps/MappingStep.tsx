@@ -249,6 +249,7 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
           opened
           onClose={() => setEditing(null)}
           label={editingField.label}
+          destination={editingField}
           steps={form.steps[editingField.name] ?? []}
           onChange={(steps) => setSteps(editingField.name, steps)}
           sourceFields={data.source}

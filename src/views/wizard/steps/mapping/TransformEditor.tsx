@@ -30,10 +30,12 @@ const options = <K extends string>(keys: readonly K[], labels: Record<K, string>
 const typed = (x: number | string): number | '' => (typeof x === 'number' && Number.isFinite(x) ? x : '');
 const shown = (value: FieldValue) => (value === null || value === '' ? '(empty)' : `“${valueText(value)}”`);
 
-export function TransformEditor({ opened, onClose, label, steps, onChange, sourceFields, source, sampleRow, startValue, disabled }: {
+export function TransformEditor({ opened, onClose, label, destination, steps, onChange, sourceFields, source, sampleRow, startValue, disabled }: {
   opened: boolean;
   onClose(): void;
   label: string;
+  /** the destination field the steps write: a new change of case suits it */
+  destination: { name: string; type?: string };
   steps: StepDraft[];
   onChange(steps: StepDraft[]): void;
   sourceFields: SourceField[];
@@ -174,7 +176,7 @@ export function TransformEditor({ opened, onClose, label, steps, onChange, sourc
             <Text size="sm" fw={500} mb={4}>Add a transform</Text>
             <Group gap="xs">
               {STEP_KINDS.map((kind) => (
-                <Button key={kind} size="xs" variant="light" leftSection={<IconPlus size={14} aria-hidden />} onClick={() => onChange([...steps, newStep(kind, source)])}>
+                <Button key={kind} size="xs" variant="light" leftSection={<IconPlus size={14} aria-hidden />} onClick={() => onChange([...steps, newStep(kind, source, destination)])}>
                   {STEP_LABELS[kind]}
                 </Button>
               ))}
