@@ -31,9 +31,9 @@ const FORMULA: FormulaView = {
   sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: ['schedule', 'matching'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 const REVIEW: ReviewData = {
-  parts: { schedule: VALID_PARTS.schedule, matching: VALID_PARTS.matching },
+  parts: { schedule: VALID_PARTS.schedule, matching: { ...VALID_PARTS.matching, autoPick: [{ fields: ['email'], exact: true, minScore: 90 }] } },
   objectLabels: { [`${CRM_ID}/supporters`]: 'Supporters (kept list)' },
-  fieldLabels: {},
+  fieldLabels: { email: 'E-mail address' },
 };
 const MISSING = new ApiError(404, { status: 404, title: 'not-found' }, { silent: true });
 const DOWN = new ApiError(502, { status: 502, title: 'connection-error' }, { silent: true });
@@ -104,6 +104,10 @@ const view: ModelView<typeof printReviewMachine, Rendered> = {
         // the objects' labels the review read, and its parts
         expect(screen.getByRole('region', { name: 'Source' }).textContent).toContain('Object: Supporters (kept list)');
         expect(screen.getByRole('region', { name: 'Scheduling' }).textContent).toContain('Weekly on Monday at 06:30 (Europe/London)');
+        // destination fields by their labels, and Auto Pick's minimum confidence
+        const matching = screen.getByRole('region', { name: 'Record Match Search' }).textContent;
+        expect(matching).toContain('Email matches E-mail address');
+        expect(matching).toContain('Auto Pick when these fields match exactly: E-mail address (confidence at least 90)');
         expect(loadingShown()).toBe(false);
         expect(screen.queryByRole('alert')).toBeNull();
         expect(printButton().hasAttribute('disabled')).toBe(false);

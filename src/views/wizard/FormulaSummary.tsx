@@ -135,6 +135,8 @@ export interface FormulaSummaryProps {
 }
 
 export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels = {}, customRouting, onGoTo }: FormulaSummaryProps) {
+  // a destination field by its label wherever the summary names one
+  const named = (field: string) => fieldLabels[field] ?? field;
   const part = <P extends FormulaPartName>(p: P) => parts[p] ?? null;
   const goTo = onGoTo;
   const stepOf = (p: FormulaPartName) => stepOfPart(p, customRouting);
@@ -184,7 +186,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
                 <Table.Tbody>
                   {mapped.map((f) => (
                     <Table.Tr key={f.destination}>
-                      <Table.Td>{fieldLabels[f.destination] ?? f.destination}</Table.Td>
+                      <Table.Td>{named(f.destination)}</Table.Td>
                       <Table.Td>{f.kind === 'source' ? f.source : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
                     </Table.Tr>
                   ))}
@@ -201,7 +203,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
             <Line>{plural(transform.fields.filter((f) => f.steps.length).length, 'field')} transformed</Line>
             <List size="sm">
               {transform.fields.filter((f) => f.steps.length).map((f) => (
-                <List.Item key={f.destination}>{f.destination}: {f.steps.map(describeTransformStep).join(', then ')}</List.Item>
+                <List.Item key={f.destination}>{named(f.destination)}: {f.steps.map(describeTransformStep).join(', then ')}</List.Item>
               ))}
             </List>
           </>
@@ -218,7 +220,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
       </Section>
 
       <Section title={FORMULA_PARTS['summary-fields'].label} step={stepOf('summary-fields')} onGoTo={goTo} testId="summary-fields">
-        {!summaryFields || !summaryFields.fields.length ? <Line>None</Line> : <Line>{summaryFields.fields.join(', ')}</Line>}
+        {!summaryFields || !summaryFields.fields.length ? <Line>None</Line> : <Line>{summaryFields.fields.map(named).join(', ')}</Line>}
       </Section>
 
       <Section title={FORMULA_PARTS.matching.label} step={stepOf('matching')} onGoTo={goTo} testId="matching">
@@ -228,12 +230,12 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
             <List size="sm">
               {matching.scenarios.map((s, i) => (
                 <List.Item key={i}>
-                  {s.name} ({s.isPrimary ? 'primary' : 'secondary'}): {s.criteria.map((c) => `${c.source} matches ${c.destination}`).join(' and ')}; reason: {s.matchReason}
+                  {s.name} ({s.isPrimary ? 'primary' : 'secondary'}): {s.criteria.map((c) => `${c.source} matches ${named(c.destination)}`).join(' and ')}; reason: {s.matchReason}
                 </List.Item>
               ))}
             </List>
             {matching.autoPick.length > 0 && (
-              <Line>Auto Pick when these fields match exactly: {matching.autoPick.map((a) => a.fields.join(' + ')).join('; ')}</Line>
+              <Line>Auto Pick when these fields match exactly: {matching.autoPick.map((a) => `${a.fields.map(named).join(' + ')}${a.minScore !== undefined ? ` (confidence at least ${a.minScore})` : ''}`).join('; ')}</Line>
             )}
           </>
         )}
@@ -245,7 +247,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
             <Line>Unmatched records: {routing.unmatched === 'ready' ? 'add to Ready' : 'review in Needs Attention'}</Line>
             <Line>
               A single match: {SINGLE_MATCH_ROUTES[routing.singleMatch]}
-              {routing.singleMatch === 'ready-if-exact' && routing.exactFields.length ? ` (${routing.exactFields.join(', ')})` : ''}
+              {routing.singleMatch === 'ready-if-exact' && routing.exactFields.length ? ` (${routing.exactFields.map(named).join(', ')})` : ''}
             </Line>
             {routing.discardBelow !== null && <Line>Several matches: candidates scoring below {routing.discardBelow} are discarded</Line>}
             <Line>A difference in capitalisation {routing.capitalizationIsDifference ? 'counts' : 'does not count'} as a difference</Line>
