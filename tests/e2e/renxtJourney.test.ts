@@ -337,6 +337,25 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
     await openBucketWith('ready-records', 'Gracie');
+    // its review beside the constituent it matched; at a phone's width every destination value is in sight, not scrolled off to the side
+    await rowWith('Gracie').getByRole('button', { name: /^Review record/ }).click();
+    const review = page.getByRole('dialog', { name: 'Record review' });
+    await review.locator('[data-destination-value]').filter({ hasText: /^Grace$/ }).waitFor();
+    await shots('7-record-review-match');
+    await page.setViewportSize(PHONE);
+    try {
+      const values = review.locator('[data-destination-value]');
+      await values.filter({ hasText: /^Grace$/ }).waitFor();
+      expect(await values.count()).toBeGreaterThan(2);
+      for (const box of await values.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as DOMRect))) {
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      }
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+    await page.keyboard.press('Escape');
+    await review.waitFor({ state: 'hidden' });
     await rowWith('Gracie').getByRole('checkbox').check();
     await toolbar().getByRole('button', { name: 'Send now' }).click();
     await page.getByText('1 record queued for sending.').waitFor();

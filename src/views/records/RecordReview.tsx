@@ -5,10 +5,11 @@
  * destination's; Match Search to find a destination record by hand. The record-review machine
  * (src/machines/recordReview.ts) holds the workflow.
  */
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
+import { useMediaQuery } from '@mantine/hooks';
 import {
-  Alert, Badge, Button, Card, Checkbox, Group, Skeleton, Stack, Table, Text, TextInput, Title, VisuallyHidden,
+  Alert, Badge, Button, Card, Checkbox, Group, Paper, Skeleton, Stack, Table, Text, TextInput, Title, VisuallyHidden,
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
@@ -169,6 +170,49 @@ function Comparison({ detail: d, compared, context: c, busy, onChange, onCancel 
   // context only: the formula leaves them as they are, so they never differ
   const fields = Object.keys(incoming);
   const others = Object.keys(compared?.fields ?? {}).filter((f) => !Object.hasOwn(incoming, f));
+  // at a phone's width each field is a block (its name, then both values one above the other), so
+  // the destination's value is in sight without scrolling the table sideways
+  const narrow = useMediaQuery('(max-width: 36em)');
+  if (narrow) {
+    const valueRow = (label: string, value: ReactNode) => (
+      <div><Text size="xs" c="dimmed">{label}</Text>{value}</div>
+    );
+    return (
+      <Stack gap="xs" role="list" aria-label="Incoming and destination values">
+        {fields.map((field) => {
+          const differs = !!compared && !sameFieldValue(field, incoming[field], compared.fields[field]);
+          return (
+            <Paper key={field} role="listitem" withBorder p="xs" bg={differs ? 'yellow.0' : undefined} data-differs={differs || undefined} aria-label={fieldHeading(field)}>
+              <Text size="sm" fw={600}>
+                {fieldHeading(field)}
+                {differs && <Badge ml={6} size="xs" color="dark" variant="outline">differs</Badge>}
+              </Text>
+              {valueRow('Incoming', (
+                <InlineValue
+                  field={field} value={incoming[field]} kept={Object.hasOwn(c.drafts, field) ? c.drafts[field]! : undefined}
+                  error={c.fieldErrors[field] || null} disabled={busy}
+                  onSave={(value) => onChange({ field, value })} onCancel={() => onCancel(field)}
+                />
+              ))}
+              {valueRow(compared ? `Destination ${compared.name}` : 'Destination', <Text size="sm" data-destination-value>{text(compared?.fields[field])}</Text>)}
+              {compared && (
+                <Checkbox
+                  mt={4} size="xs" label="Overwrite in the destination" aria-label={`Overwrite ${fieldHeading(field)} in the destination`}
+                  checked={d.overwrite[field] !== false} disabled={busy} onChange={(e) => onChange({ field, overwrite: e.currentTarget.checked })}
+                />
+              )}
+            </Paper>
+          );
+        })}
+        {others.map((field) => (
+          <Paper key={field} role="listitem" withBorder p="xs" data-unmapped aria-label={fieldHeading(field)}>
+            <Text size="sm" c="dimmed">{fieldHeading(field)} (not mapped)</Text>
+            {valueRow('Destination', <Text size="sm" c="dimmed">{text(compared?.fields[field])}</Text>)}
+          </Paper>
+        ))}
+      </Stack>
+    );
+  }
   return (
     <Table.ScrollContainer minWidth={560}>
       <Table aria-label="Incoming and destination values" withTableBorder>
@@ -196,7 +240,7 @@ function Comparison({ detail: d, compared, context: c, busy, onChange, onCancel 
                     onSave={(value) => onChange({ field, value })} onCancel={() => onCancel(field)}
                   />
                 </Table.Td>
-                <Table.Td><Text size="sm">{text(compared?.fields[field])}</Text></Table.Td>
+                <Table.Td><Text size="sm" data-destination-value>{text(compared?.fields[field])}</Text></Table.Td>
                 {compared && (
                   <Table.Td>
                     <Checkbox
