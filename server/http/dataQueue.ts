@@ -16,6 +16,7 @@ export function dataQueueRouter(auth: Auth) {
   const tab = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such tab.'));
   const formula = (id: string) => (isUuid(id) ? id : fail('not-found', 'No such formula.'));
 
+  on(api.onboarding, async (c) => c.var.tenant.dataQueue.onboarding());
   on(api.list, async (c) => dataQueueOf(c.var.tenant, c.var.caller.userId));
   on(api.createTab, async (c, { body }) => createTab(c.var.tenant, c.var.caller.userId, body.name));
   on(api.renameTab, async (c, { params, body }) => renameTab(c.var.tenant, c.var.caller.userId, tab(params.tabId), body.name));

@@ -46,6 +46,10 @@ export interface OnboardingTask {
   resource: Resource;
   /** the task's place in the list: connect, build, review, invite */
   step: number;
+  /** what the tenant has that marks the task done (src/domain/api/dataQueue.ts OnboardingSchema) */
+  done: 'dataSource' | 'formula' | 'reviewedRecord' | 'teammate';
+  /** where the task's link leads, when not to its screen: somewhere it can be done on the first day */
+  to?: string;
 }
 
 export interface ScreenDef {
@@ -94,19 +98,23 @@ export const SCREENS = {
     path: P.dataQueue, title: 'Data Queue', layout: 'shell',
     access: { needs: view('formula', P.integrationsFormulas), then: (s) => (s.loginCount < WELCOME_LOGIN_COUNT ? P.welcome : null) },
     nav: { label: 'Data Queue', icon: 'inbox', group: 'daily' },
-    onboarding: { label: 'Review records in the Data Queue', detail: 'Check new records and matches before they are sent.', resource: 'records', step: 3 },
+    // the Data Queue opens from the second sign-in (its access above): on day one a formula's records are reached from Formulas
+    onboarding: {
+      label: 'Review and send records', detail: 'Open a formula from Formulas to check its new records and matches before they are sent.',
+      resource: 'records', step: 3, done: 'reviewedRecord', to: P.integrationsFormulas,
+    },
   },
   integrationsFormulas: {
     path: P.integrationsFormulas, title: 'All Formulas', layout: 'shell',
     access: { needs: view('formula', P.connections) },
     nav: { label: 'Formulas', icon: 'formula', group: 'daily' },
-    onboarding: { label: 'Create your first formula', detail: 'Pull, map, match and route records between two systems.', resource: 'formula', step: 2 },
+    onboarding: { label: 'Create your first formula', detail: 'Pull, map, match and route records between two systems.', resource: 'formula', step: 2, done: 'formula' },
   },
   connections: {
     path: P.connections, title: 'Connections', layout: 'shell',
     access: { needs: view('datasource', P.activityHistory) },
     nav: { label: 'Connections', icon: 'plug', group: 'daily' },
-    onboarding: { label: 'Connect a data source', detail: 'Add the systems your records come from and go to.', resource: 'datasource', step: 1 },
+    onboarding: { label: 'Connect a data source', detail: 'Add the systems your records come from and go to.', resource: 'datasource', step: 1, done: 'dataSource' },
   },
   activityHistory: {
     path: P.activityHistory, title: 'Activity History', layout: 'shell',
@@ -121,7 +129,7 @@ export const SCREENS = {
     path: P.userManagement, title: 'User Management', layout: 'shell',
     access: { needs: view('usermanagement', P.authErrorRole) },
     nav: { label: 'User Management', icon: 'users', group: 'admin' },
-    onboarding: { label: 'Invite your team', detail: 'Add users and give them roles.', resource: 'usermanagement', step: 4 },
+    onboarding: { label: 'Invite your team', detail: 'Add users and give them roles.', resource: 'usermanagement', step: 4, done: 'teammate' },
   },
   featureFlags: {
     path: '/feature-flags', title: 'Feature Flags', layout: 'shell',
@@ -217,7 +225,7 @@ export function navigation(): { id: ScreenId; path: string; entry: NavEntry; res
 export function onboardingTasks(): (OnboardingTask & { path: string })[] {
   return SCREEN_IDS.flatMap((id) => {
     const screen: ScreenDef = SCREENS[id];
-    return screen.onboarding ? [{ ...screen.onboarding, path: screen.path }] : [];
+    return screen.onboarding ? [{ ...screen.onboarding, path: screen.onboarding.to ?? screen.path }] : [];
   }).sort((a, b) => a.step - b.step);
 }
 

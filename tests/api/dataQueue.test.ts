@@ -200,3 +200,31 @@ describe('cards', () => {
     expect((await send('admin', `${Q}/tabs`, { tenantId: otherTenant }).then(json<Queue>)).counts[f]).toBeUndefined();
   });
 });
+
+describe('the welcome page\'s first steps', () => {
+  const onboarding = async (who: string, tenantId?: string) => {
+    const res = await send(who, `${Q}/onboarding`, { tenantId });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return json<{ dataSource: boolean; formula: boolean; reviewedRecord: boolean; teammate: boolean }>(res);
+  };
+
+  it('say what the tenant has done: a data source, a formula, a record sent, a second member', async () => {
+    const demo = await onboarding('admin');
+    // the demo tenant has its data sources, its demo formula and several members
+    expect(demo).toMatchObject({ dataSource: true, formula: true, teammate: true });
+
+    const db = server.database.db;
+    await db.execute(sql`delete from record_tallies where tenant_id = ${otherTenant} and state = 'sent'`);
+    expect((await onboarding('admin', otherTenant)).reviewedRecord).toBe(false);
+    // a record sent, as the kept tallies count it (never a scan of the records)
+    await db.execute(sql`insert into record_tallies (tenant_id, formula_id, bucket, custom_bucket, state, n) values (${otherTenant}, ${randomUUID()}, 'new', null, 'sent', 1)`);
+    expect((await onboarding('admin', otherTenant)).reviewedRecord).toBe(true);
+    await newFormula('admin', 'First steps', otherTenant);
+    expect((await onboarding('admin', otherTenant)).formula).toBe(true);
+  });
+
+  it('need formula view, and are the caller\'s tenant\'s only', async () => {
+    expect((await send('connections', `${Q}/onboarding`)).status).toBe(403);
+    expect((await send('viewer', `${Q}/onboarding`, { tenantId: otherTenant })).status).toBeGreaterThanOrEqual(403);
+  });
+});

@@ -138,8 +138,13 @@ describe('journeys', () => {
     let { context, page } = await signedIn(email);
     await page.waitForURL(`${server.url}/welcome`);
     await page.getByRole('heading', { name: /Welcome to Tributary/ }).waitFor();
-    const tasks = await page.getByRole('list', { name: 'Onboarding tasks' }).getByRole('link').allTextContents();
-    expect(tasks).toEqual(['Connect a data source', 'Create your first formula', 'Review records in the Data Queue']);
+    const list = page.getByRole('list', { name: 'Onboarding tasks' });
+    const tasks = await list.getByRole('link').allTextContents();
+    expect(tasks).toEqual(['Connect a data source', 'Create your first formula', 'Review and send records']);
+    // what the demo tenant has done is ticked: its data sources and its demo formula
+    await expect.poll(() => list.locator('[data-done]').getByRole('link').allTextContents()).toEqual(['Connect a data source', 'Create your first formula']);
+    // reviewing records is reached from Formulas on the first day: the Data Queue opens from the second sign-in
+    expect(await list.getByRole('link', { name: 'Review and send records' }).getAttribute('href')).toBe('/integrations-formulas');
     await page.getByRole('button', { name: 'User menu' }).click();
     await page.getByRole('menuitem', { name: 'Log out' }).click();
     await page.waitForURL(`${server.url}/landing`);

@@ -29,12 +29,24 @@ export const CardOrderSchema = v.object({
   formulaIds: v.pipe(v.array(v.pipe(v.string(), v.uuid())), v.maxLength(10_000)),
 });
 
+/** What the tenant has done of the welcome page's first steps (src/domain/screens.ts onboarding). */
+export const OnboardingSchema = v.object({
+  dataSource: v.boolean(),
+  formula: v.boolean(),
+  /** a record reviewed and sent to its destination */
+  reviewedRecord: v.boolean(),
+  /** someone besides the first user is a member */
+  teammate: v.boolean(),
+});
+export type Onboarding = v.InferOutput<typeof OnboardingSchema>;
+
 const view = { resource: 'formula', action: 'view' } as const;
 
 export const dataQueueService = service({
   name: 'web API: data queue',
   basePath: '/web-api/v1/data-queue',
   endpoints: {
+    onboarding: endpoint({ method: 'get', path: '/onboarding', access: view, response: OnboardingSchema, summary: 'Which of the welcome page\'s first steps the tenant has done: a data source, a formula, a record sent, a second member.' }),
     list: endpoint({ method: 'get', path: '/tabs', access: view, response: DataQueueSchema, summary: 'The caller\'s tabs with their cards in order, and the record counts of every formula\'s card.' }),
     createTab: endpoint({
       method: 'post', path: '/tabs', access: view, body: TabNameBodySchema, response: TabSchema, status: 201,
