@@ -66,13 +66,8 @@ export const runHistoryMachine = setup({
       },
     },
     /** the formula has not run yet */
-    empty: { on: { 'list.reload': 'loading' } },
-    showing: {
-      on: {
-        'page.more': { guard: 'hasMorePages', target: 'loadingMore' },
-        'list.reload': 'loading',
-      },
-    },
+    empty: {},
+    showing: { on: { 'page.more': { guard: 'hasMorePages', target: 'loadingMore' } } },
     loadingMore: {
       entry: assign({ moreError: null }),
       invoke: {
