@@ -17,6 +17,7 @@ import { runHistoryMachine } from '../../machines/runHistory.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
 import { NotFoundHere } from '../errors/NotFoundPage.tsx';
 
+// dot badges: the colour is the dot's, the words keep the text colour (a coloured label on its tint falls short of 4.5:1)
 const STATUS_COLOR: Partial<Record<JobStatus, string>> = { finished: 'green', errored: 'red', retrying: 'orange', paused: 'yellow' };
 const statusWord = (s: JobStatus) => s.charAt(0).toUpperCase() + s.slice(1).replaceAll('-', ' ');
 const pathOf = (route: string, formulaId: string) => route.replace(':formulaId', encodeURIComponent(formulaId));
@@ -97,7 +98,7 @@ export function RunCard({ run }: { run: RunView }) {
         <Group justify="space-between" wrap="wrap" gap="xs">
           <Group gap="xs">
             <Badge variant="light" tt="none">{trigger}</Badge>
-            <Badge color={STATUS_COLOR[run.status] ?? 'blue'} tt="none">{statusWord(run.status)}</Badge>
+            <Badge variant="dot" color={STATUS_COLOR[run.status] ?? 'blue'} tt="none">{statusWord(run.status)}</Badge>
           </Group>
           <Text size="xs" c="dimmed">Asked for {new Date(run.createdOn).toLocaleString()}</Text>
         </Group>
@@ -112,10 +113,10 @@ export function RunCard({ run }: { run: RunView }) {
           {counts.buckets.map((b) => <Badge role="listitem" key={`${b.bucket}/${b.customBucket ?? ''}`} variant="light" color="gray" tt="none">{b.label}: {b.count}</Badge>)}
           {counts.omitted > 0 && <Badge role="listitem" variant="light" color="gray" tt="none">Omitted: {counts.omitted}</Badge>}
           {counts.reprocessed > 0 && <Badge role="listitem" variant="light" color="gray" tt="none">{counts.reprocessed} reprocessed</Badge>}
-          <Badge role="listitem" variant="light" color="teal" tt="none">
+          <Badge role="listitem" variant="dot" color="green" tt="none">
             {counts.sent} sent{counts.sentByHand ? ` (${counts.sentByHand} by hand)` : ''}
           </Badge>
-          {counts.refused > 0 && <Badge role="listitem" variant="light" color="red" tt="none">{counts.refused} refused</Badge>}
+          {counts.refused > 0 && <Badge role="listitem" variant="dot" color="red" tt="none">{counts.refused} refused</Badge>}
         </Group>
         {(failed || retrying) && run.error && (
           <Alert color={failed ? 'red' : 'orange'} title={failed ? 'Failed' : 'Retrying'} role={failed ? 'alert' : 'status'}>

@@ -315,12 +315,13 @@ function RecordsTable({ context: c, onOpen, onSort, onToggle, onTogglePage, onSe
                 />
               </Table.Th>
               <Table.Th>Record</Table.Th>
+              {/* how the record left comes first, in sight without scrolling the table */}
+              {c.view === 'sent' && <><Table.Th>Sent as</Table.Th><Table.Th>Sent by</Table.Th></>}
+              {c.view === 'omitted' && <Table.Th>Omitted by</Table.Th>}
               {c.summaryFields.map((f) => <Table.Th key={f}>{fieldHeading(f)}</Table.Th>)}
               <Table.Th>Record id</Table.Th>
               {sort('dateAdded')}
               {sort('dateProcessed')}
-              {c.view === 'sent' && <><Table.Th>Sent as</Table.Th><Table.Th>Sent by</Table.Th></>}
-              {c.view === 'omitted' && <Table.Th>Omitted by</Table.Th>}
               {!outcome && sort('score')}
               {!outcome && <Table.Th>Match reasons</Table.Th>}
               {c.view === 'related-records' && <Table.Th>Waits for</Table.Th>}
@@ -387,18 +388,18 @@ function Row({ record: r, fields, view, formulaId, selected, onOpen, onToggle }:
           <Badge size="xs" variant="light" tt="none">{RECORD_STATE_LABELS[r.state]}</Badge>
         </Stack>
       </Table.Td>
+      {view === 'sent' && (
+        <>
+          <Table.Td>{r.outcome ? <Badge variant="dot" color={r.outcome === 'created' ? 'green' : 'blue'} tt="none">{r.outcome === 'created' ? 'Created' : 'Updated'}</Badge> : null}</Table.Td>
+          <Table.Td><SentBy record={r} formulaId={formulaId} /></Table.Td>
+        </>
+      )}
+      {view === 'omitted' && <Table.Td><Text size="sm">{r.omittedBy?.reason ?? ''}</Text></Table.Td>}
       {fields.map((f) => <Table.Td key={f}><Text size="sm">{valueText(r.summary[f])}</Text></Table.Td>)}
       {/* one line however long the destination's id: the whole id stays in the cell (copied, read aloud) and shows on hover */}
       <Table.Td>{r.recordId ? <Text size="sm" truncate="end" maw={120} title={r.recordId}>{r.recordId}</Text> : <Text span c="dimmed" size="sm">None yet</Text>}</Table.Td>
       <Table.Td>{when(r.dateAdded)}</Table.Td>
       <Table.Td>{when(r.dateProcessed)}</Table.Td>
-      {view === 'sent' && (
-        <>
-          <Table.Td>{r.outcome ? <Badge variant="light" color={r.outcome === 'created' ? 'teal' : 'blue'} tt="none">{r.outcome === 'created' ? 'Created' : 'Updated'}</Badge> : null}</Table.Td>
-          <Table.Td><SentBy record={r} formulaId={formulaId} /></Table.Td>
-        </>
-      )}
-      {view === 'omitted' && <Table.Td><Text size="sm">{r.omittedBy?.reason ?? ''}</Text></Table.Td>}
       {!outcome && <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>}
       {!outcome && <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>}
       {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
