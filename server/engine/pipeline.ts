@@ -78,7 +78,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
         const { transformed, candidates, matching } = bySource.get(c.sourceKey)!;
         return { ...c, transformed, candidates, matching };
       });
-      await sendRecords(plan, sendable, run.id);
+      await sendRecords(plan, sendable, { runId: run.id });
     }
     if (batch.watermark !== null && plan.source.connector.acknowledge) {
       await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });
@@ -113,7 +113,7 @@ export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow
   };
 
   // records claimed for sending that no send finished (a killed or failed run) go first, with their own keys
-  await sendReady(plan, { claimedOnly: true, runId: run.id });
+  await sendReady(plan, { claimedOnly: true, by: { runId: run.id } });
 
   if (run.kind === 'reprocess') throw new Error('reprocessing is worked by reprocess.ts');
   const { finished } = await collectAndStore(plan, run, control, outOfTime);
@@ -126,7 +126,7 @@ export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow
     let stopped = false;
     await sendReady(plan, {
       stop: async () => (stopped = await outOfTime()),
-      runId: run.id,
+      by: { runId: run.id },
       onBatch: async (o) => { sent += o.created + o.updated + o.refused; await control.progress?.(sent, `Sent ${sent} records`); },
     });
     if (stopped && (await tenant.records.countByState(formula.id)).ready) return { done: false, counts: {} };

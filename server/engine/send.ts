@@ -17,8 +17,31 @@ export const SEND_BATCH = 500;
 
 export interface SendOutcome { created: number; updated: number; refused: number }
 
-/** What sending a record reads of it. */
-export type Sendable = Pick<RecordRow, 'id' | 'sourceKey' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite' | 'matching'>;
+/**
+ * Who sends: a run (whose counts take each batch's outcome), or a person's Send now. A person's
+ * sends count in the runs that collected the records, so a run's "sent" says what became of what
+ * it collected, whoever sent it.
+ */
+export type Sender = { runId: string } | { userId: string | null };
+
+/** What sending a record reads of it (the run that collected it, where known, for a person's send). */
+export type Sendable = Pick<RecordRow, 'id' | 'sourceKey' | 'idempotencyKey' | 'destinationRecordId' | 'transformed' | 'candidates' | 'overwrite' | 'matching'>
+  & Partial<Pick<RecordRow, 'runId'>>;
+
+/** The run counts a batch's outcome adds to: the sending run's, or per collecting run for a person's send. */
+function countsBySender(by: Sender, rows: readonly Sendable[], sent: ReadonlySet<string>, outcomes: ReadonlyMap<string, 'created' | 'updated' | 'refused'>): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const r of rows) {
+    const run = 'runId' in by ? by.runId : r.runId;
+    const outcome = outcomes.get(r.id);
+    if (!run || !outcome) continue;
+    const counts = out.get(run) ?? {};
+    counts[outcome] = (counts[outcome] ?? 0) + 1;
+    if (!('runId' in by) && sent.has(r.id)) counts.sentByHand = (counts.sentByHand ?? 0) + 1;
+    out.set(run, counts);
+  }
+  return out;
+}
 
 const addOutcome = (total: SendOutcome, o: SendOutcome) => { total.created += o.created; total.updated += o.updated; total.refused += o.refused; };
 
@@ -60,10 +83,10 @@ export async function sendReady(plan: FormulaPlan, opts: {
   batchSize?: number;
   /** asked after each batch: at least one batch goes, however short the time */
   stop?: () => boolean | Promise<boolean>;
-  /** the run whose counts take each batch's outcome, in the batch's own transaction */
-  runId?: string;
+  /** who sends: the run whose counts take each batch's outcome (in the batch's own transaction), or a person */
+  by: Sender;
   onBatch?: (o: SendOutcome) => Promise<void>;
-} = {}): Promise<SendOutcome> {
+}): Promise<SendOutcome> {
   const { tenant, formula } = plan;
   const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
   if (opts.ids && !opts.ids.length) return total;
@@ -80,7 +103,7 @@ export async function sendReady(plan: FormulaPlan, opts: {
     }
     if (!rows.length) break;
     after = rows.at(-1)!.id;
-    const outcome = await sendRecords(plan, rows, opts.runId);
+    const outcome = await sendRecords(plan, rows, opts.by);
     addOutcome(total, outcome);
     await opts.onBatch?.(outcome);
   }
@@ -91,15 +114,15 @@ export async function sendReady(plan: FormulaPlan, opts: {
  * Records marked 'sending' to the destination, SEND_BATCH at a time, and what it did with each
  * marked on them (with the run's counts, in one transaction per batch).
  */
-export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome> {
+export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], by: Sender): Promise<SendOutcome> {
   const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
   for (let i = 0; i < rows.length; i += SEND_BATCH) {
-    addOutcome(total, await sendBatch(plan, rows.slice(i, i + SEND_BATCH), runId));
+    addOutcome(total, await sendBatch(plan, rows.slice(i, i + SEND_BATCH), by));
   }
   return total;
 }
 
-async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], runId?: string): Promise<SendOutcome> {
+async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], by: Sender): Promise<SendOutcome> {
   const { tenant } = plan;
   // a copy of a new person (process.ts holdCopies) is never sent as it stands: sent with or after
   // its first, it would be created twice. It goes back to Needs Attention and is matched again
@@ -109,14 +132,14 @@ async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], runId?: 
   if (copies.length) await tenant.records.holdBack(copies.map((r) => r.id));
   const held = new Set(copies);
   const rows = batch.filter((r) => !held.has(r));
-  const outcome = rows.length ? await write(plan, rows, runId) : { created: 0, updated: 0, refused: 0, settled: [] };
+  const outcome = rows.length ? await write(plan, rows, by) : { created: 0, updated: 0, refused: 0, settled: [] };
   const firsts = [...new Set([...outcome.settled, ...copies.map((r) => copyOf(r.matching)!)])];
-  if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, runId));
+  if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, by));
   return { created: outcome.created, updated: outcome.updated, refused: outcome.refused };
 }
 
 /** Writes the rows to the destination and marks what it did with each; answers the source keys of those that were to be created and are settled (created or refused). */
-async function write(plan: FormulaPlan, rows: readonly Sendable[], runId?: string): Promise<SendOutcome & { settled: string[] }> {
+async function write(plan: FormulaPlan, rows: readonly Sendable[], by: Sender): Promise<SendOutcome & { settled: string[] }> {
   const { tenant, destination } = plan;
   const items: UpsertItem[] = rows.map((r) => ({
     idempotencyKey: r.idempotencyKey,
@@ -138,10 +161,12 @@ async function write(plan: FormulaPlan, rows: readonly Sendable[], runId?: strin
     updated: sent.filter((s) => s.outcome === 'updated').length,
     refused: refused.length,
   };
+  const outcomes = new Map<string, 'created' | 'updated' | 'refused'>([...sent.map((s) => [s.id, s.outcome] as const), ...refused.map((r) => [r.id, 'refused'] as const)]);
+  const runCounts = countsBySender(by, rows, new Set(sent.map((s) => s.id)), outcomes);
   await tenant.transaction(async (tx) => {
-    await tx.records.markSent(sent);
+    await tx.records.markSent(sent, 'runId' in by ? { runId: by.runId } : { userId: by.userId });
     await tx.records.markRefused(refused);
-    if (runId) await tx.runs.addCounts(runId, { ...outcome });
+    for (const [run, counts] of runCounts) await tx.runs.addCounts(run, counts);
   });
   // the records that were to be created and are settled (created, or refused): their copies are matched again
   const settled = new Set([...sent.filter((s) => s.outcome === 'created').map((s) => s.id), ...refused.map((r) => r.id)]);
@@ -155,10 +180,10 @@ async function write(plan: FormulaPlan, rows: readonly Sendable[], runId?: strin
  * automatically sends those that become Ready (a person's send takes them in its own loop);
  * otherwise they wait for review in their bucket.
  */
-async function matchCopiesAgain(plan: FormulaPlan, firsts: string[], runId?: string): Promise<SendOutcome> {
+async function matchCopiesAgain(plan: FormulaPlan, firsts: string[], by: Sender): Promise<SendOutcome> {
   const { tenant, formula } = plan;
   const held = await tenant.records.heldCopies(formula.id, firsts);
   if (!held.length) return { created: 0, updated: 0, refused: 0 };
   await tenant.records.replaceProcessed(await processAgain(plan, held, { keepCopies: true }));
-  return plan.autosend ? sendReady(plan, { ids: held.map((r) => r.id), runId }) : { created: 0, updated: 0, refused: 0 };
+  return plan.autosend ? sendReady(plan, { ids: held.map((r) => r.id), by }) : { created: 0, updated: 0, refused: 0 };
 }

@@ -44,7 +44,7 @@ export function formulasRouter(services: { formulas: FormulasService; formulaRun
   on(api.retryNow, async (c, { params }) => runs.retryNow(c.var.tenant, runActor(c), idOf(params.id)));
   on(api.dismissError, async (c, { params, body }) => runs.dismissError(c.var.tenant, runActor(c), idOf(params.id), body.retry));
   on(api.status, async (c, { params }) => runs.status(c.var.tenant, idOf(params.id)));
-  on(api.runs, async (c, { params }) => ({ runs: await runs.runs(c.var.tenant, idOf(params.id)) }));
+  on(api.runs, async (c, { params, query }) => runs.runs(c.var.tenant, idOf(params.id), { cursor: query.cursor, limit: query.limit }));
 
   for (const part of FORMULA_PART_NAMES) {
     on(api[`get:${part}`], async (c, { params }) => formulas.getPart(c.var.tenant, idOf(params.id), part));

@@ -14,7 +14,7 @@ const uuid = v.pipe(v.string(), v.uuid());
 
 export const recordsSend = defineJob({
   name: 'records-send',
-  payload: tenantPayload({ formulaId: uuid, ids: v.pipe(v.array(uuid), v.minLength(1), v.maxLength(1000)) }),
+  payload: tenantPayload({ formulaId: uuid, ids: v.pipe(v.array(uuid), v.minLength(1), v.maxLength(1000)), userId: v.optional(uuid) }),
   queue: { policy: 'standard', expireInSeconds: 30 * 60, heartbeatSeconds: 20 },
   retry: USER_RETRY,
   worker: { concurrency: 2, pollingIntervalSeconds: 1 },

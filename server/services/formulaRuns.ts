@@ -8,7 +8,8 @@
  * announces it to the status stream; every start, end and failure is an activity event.
  */
 import type { Logger } from 'pino';
-import type { DryRunResult, FormulaStatus, RunView } from '../../src/domain/api/formulas.ts';
+import { RUN_PAGE_SIZE, type DryRunResult, type FormulaStatus, type RunHistory, type RunView } from '../../src/domain/api/formulas.ts';
+import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from '../../src/domain/cursor.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { cardCounts } from '../../src/domain/dataQueue.ts';
 import { formulaDisplayName } from '../../src/domain/formula/formula.ts';
@@ -116,7 +117,8 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
     return {
       id: run.id, kind: run.kind, status: run.status, counts: run.counts,
       params: { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(uploadId ? { uploadId } : {}) },
-      error: run.error, retry, progress, createdOn: run.createdOn.toISOString(), finishedOn: run.finishedOn?.toISOString() ?? null,
+      error: run.error, retry, progress, createdOn: run.createdOn.toISOString(), startedOn: run.startedOn?.toISOString() ?? null,
+      finishedOn: run.finishedOn?.toISOString() ?? null, attempts: run.attempt,
     };
   }
 
@@ -219,9 +221,16 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
       return Promise.all((await tenant.formulas.list()).map((row) => statusOf(tenant, row)));
     },
 
-    async runs(tenant: TenantScope, id: string): Promise<RunView[]> {
+    /** The run history: a page of the formula's runs, newest first. */
+    async runs(tenant: TenantScope, id: string, page: { cursor?: string | undefined; limit?: number | undefined } = {}): Promise<RunHistory> {
       await load(tenant, id);
-      return Promise.all((await tenant.runs.latest(id, 20)).map(runView));
+      const limit = page.limit ?? RUN_PAGE_SIZE;
+      const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, 'date-time');
+      if (after === null) throw new DomainError('bad-request', CURSOR_MESSAGE);
+      const rows = await tenant.runs.page(id, limit + 1, after);
+      const shown = rows.slice(0, limit);
+      const last = shown.at(-1);
+      return { runs: await Promise.all(shown.map(runView)), nextCursor: rows.length > limit && last ? encodeCursor(last.position, last.id) : null };
     },
 
     /** Run now, or once over a date range. */
@@ -258,7 +267,7 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         return { continued: false };
       }
       const working: JobStatus = run.kind === 'reprocess' ? 'applying-edits' : 'running';
-      await tenant.runs.update(run.id, { status: working, attempt: attempt.retry + 1, jobId: attempt.jobId });
+      await tenant.runs.update(run.id, { status: working, attempt: attempt.retry + 1, jobId: attempt.jobId, ...(run.startedOn ? {} : { startedOn: new Date() }) });
       await tenant.formulas.setRunState(row.id, { jobStatus: working, lastRunId: run.id });
       if (run.status === 'waiting' || run.status === 'on-demand' || (run.kind === 'reprocess' && attempt.retry === 0 && !run.params.cursor)) {
         await recordEvent(tenant, {
@@ -296,6 +305,13 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         }
         await tenant.runs.update(run.id, { status: 'retrying', error: message });
         await tenant.formulas.setRunState(row.id, { jobStatus: 'retrying' });
+        // each failed attempt is in the activity history, with the reason in words
+        await recordEvent(tenant, {
+          actor: 'system', type: 'run.attempt-failed', correlationId: run.correlationId, formulaId: row.id,
+          description: `${RUN_LABEL[run.kind]} of ${formulaDisplayName(row)} failed on attempt ${attempt.retry + 1}: ${message}. `
+            + `It tries again (retry ${attempt.retry + 1} of ${attempt.retryLimit}).`,
+          details: { runId: run.id, kind: run.kind, attempt: attempt.retry + 1, retry: attempt.retry + 1, of: attempt.retryLimit, error: message },
+        });
         throw err;
       }
       if (!result.done) {

@@ -28,6 +28,7 @@ import {
 import { can, type Policies } from '../../src/domain/roles.ts';
 import type { SourceRecord } from '../connectors/connector.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
+import type { RecordSender } from '../db/repositories/bucketRecords.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import { loadPlan, FormulaProblem, type EngineDeps, type FormulaPlan } from '../engine/plan.ts';
@@ -44,7 +45,8 @@ export interface RecordActor {
   log: Logger;
 }
 
-export interface SendJobPayload { tenantId: string; formulaId: string; ids: string[]; correlationId: string }
+/** `userId`: the person whose Send now it is (absent in jobs queued before it was carried) */
+export interface SendJobPayload { tenantId: string; formulaId: string; ids: string[]; correlationId: string; userId?: string | undefined }
 
 /** How send now reaches the job queue (server/jobs/recordsSend.ts). */
 export interface SendQueue {
@@ -117,6 +119,22 @@ export interface RowContext {
   summaryFields: readonly string[];
   /** what is known of a source key's source beyond the key (an upload's file name, the source system) */
   facts(sourceKey: string): SourceFacts;
+  /** who sent the sent records among the rows */
+  senders?: ReadonlyMap<string, RecordSender>;
+}
+
+function sentByOf(row: RecordRow, ctx: RowContext): RecordRowView['sentBy'] {
+  const s = row.state === 'sent' ? ctx.senders?.get(row.id) : undefined;
+  if (!s) return null;
+  return s.kind === 'person' ? s : { kind: 'run', runId: s.runId, trigger: s.trigger, startedOn: s.startedOn.toISOString() };
+}
+
+/** The routing rule that left an omitted record out, as routing noted it (src/domain/formula/route.ts). */
+function omittedByOf(row: RecordRow): RecordRowView['omittedBy'] {
+  if (row.state !== 'omitted') return null;
+  const rule = row.matching?.rule;
+  const reason = row.matching?.routeReason;
+  return { rule: typeof rule === 'number' ? rule : null, reason: typeof reason === 'string' ? reason : 'Omitted by routing' };
 }
 
 function rowView(row: RecordRow, ctx: RowContext): RecordRowView {
@@ -133,6 +151,9 @@ function rowView(row: RecordRow, ctx: RowContext): RecordRowView {
     bucket: row.bucket, customBucket: row.customBucket, state: row.state, score: row.score, candidateCount: candidates.length,
     waitingFor: row.bucket === 'relationship-match' ? waitingForOf(row.matching) : null,
     summary: Object.fromEntries(summaryFields.map((f) => [f, values[f] ?? null])),
+    outcome: row.state === 'sent' ? row.outcome : null,
+    sentBy: sentByOf(row, ctx),
+    omittedBy: omittedByOf(row),
   };
 }
 
@@ -240,11 +261,12 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
   }
 
   async function detail(tenant: TenantScope, formula: FormulaRow, row: RecordRow, log: Logger): Promise<RecordDetail> {
-    const [ctx, destinationSystem, matching] = await Promise.all([
+    const [ctx, destinationSystem, matching, senders] = await Promise.all([
       rowContext(tenant, formula, [row.sourceKey]), systemOf(tenant, formula.destinationDataSourceId), matchingOf(tenant, formula, row),
+      tenant.records.senders(row.state === 'sent' ? [row.id] : []),
     ]);
     return {
-      ...rowView(row, ctx),
+      ...rowView(row, { ...ctx, senders }),
       raw: row.raw, transformed: row.transformed, matching,
       candidates: candidatesOf(row).map((c): CandidateView => ({
         id: c.id, title: recordTitle(ctx.summaryFields, c.fields), ownId: destinationOwnId(destinationSystem, c.id, c.fields),
@@ -252,7 +274,6 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
       })),
       destination: await destinationOf(tenant, formula, row, log),
       overwrite: row.overwrite ?? {},
-      outcome: row.outcome,
     };
   }
 
@@ -299,10 +320,13 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
       const after = req.cursor ? positionOf(req.cursor, req.sort) : null;
       const rows = await tenant.records.page(formulaId, { scope: req.scope, sort: req.sort, direction: req.direction, after, limit: req.limit + 1 });
       const page = rows.slice(0, req.limit);
-      const ctx = await rowContext(tenant, formula, page.map((r) => r.sourceKey));
+      const [ctx, senders] = await Promise.all([
+        rowContext(tenant, formula, page.map((r) => r.sourceKey)),
+        tenant.records.senders(page.filter((r) => r.state === 'sent').map((r) => r.id)),
+      ]);
       const last = page.at(-1);
       return {
-        records: page.map((r) => rowView(r, ctx)),
+        records: page.map((r) => rowView(r, { ...ctx, senders })),
         summaryFields: [...ctx.summaryFields],
         nextCursor: rows.length > req.limit && last ? encodeCursor(last.sortKey, last.id) : null,
       };
@@ -355,7 +379,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
       });
       let jobId: string | null = null;
       for (let i = 0; i < ids.length; i += SEND_JOB_IDS) {
-        const queued = await deps.sends.queue({ tenantId: tenant.tenantId, formulaId, ids: ids.slice(i, i + SEND_JOB_IDS), correlationId: who.correlationId });
+        const queued = await deps.sends.queue({ tenantId: tenant.tenantId, formulaId, ids: ids.slice(i, i + SEND_JOB_IDS), correlationId: who.correlationId, userId: who.actor.userId });
         jobId ??= queued;
       }
       return { ...result, jobId };
@@ -450,7 +474,7 @@ export async function sendChosen(tenant: TenantScope, deps: EngineDeps, payload:
   const formula = await tenant.formulas.get(payload.formulaId);
   if (!formula) return { created: 0, updated: 0, refused: 0 };
   const p = await loadPlan(tenant, deps, formula, signal);
-  const outcome = await sendReady(p, { ids: payload.ids });
+  const outcome = await sendReady(p, { ids: payload.ids, by: { userId: payload.userId ?? null } });
   log.info({ formulaId: formula.id, ...outcome }, 'records sent');
   return outcome;
 }

@@ -11,7 +11,7 @@ import { and, assign, fromPromise, not, setup } from 'xstate';
 import type { SortDirection } from '../domain/api/records.ts';
 import { formulaDisplayName } from '../domain/formula/formula.ts';
 import { MESSAGES, messageForProblem, type Problem } from '../domain/errors.ts';
-import { RecordFilterSchema, type RecordFilter, type RecordScope, type RecordSelection, type RecordSort, type RecordView } from '../domain/records/query.ts';
+import { defaultSort, RecordFilterSchema, type RecordFilter, type RecordScope, type RecordSelection, type RecordSort, type RecordView } from '../domain/records/query.ts';
 import { formulas } from '../services/formulas.ts';
 import { records, type RecordAction, type RecordCounts, type RecordPage } from '../services/records.ts';
 
@@ -165,7 +165,7 @@ export const bucketRecordsMachine = setup({
   id: 'bucketRecords',
   initial: 'loading',
   context: ({ input }) => ({
-    ...input, formulaName: null, counts: null, sort: 'dateAdded', direction: 'desc', filter: {}, problems: {}, records: [], summaryFields: [],
+    ...input, formulaName: null, counts: null, sort: defaultSort(input.view), direction: 'desc', filter: {}, problems: {}, records: [], summaryFields: [],
     cursors: [null], nextCursor: null, selection: { kind: 'none' }, pending: null, notice: null, actionError: null, focused: 0,
   }),
   invoke: {

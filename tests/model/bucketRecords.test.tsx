@@ -33,12 +33,12 @@ const UPLOAD = '45349fc5-4d2a-4354-a1f2-25b85b4130b1';
 const row = (n: number, extra: Partial<RecordPage['records'][number]> = {}): RecordPage['records'][number] => ({
   id: id(n), sourceKey: `${UPLOAD}#${n + 1}`, title: `Ada ${n} · ada${n}@example.org`, sourcePosition: `supporters-spring-2026.csv, line ${n + 1}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
   errorReason: null, errorDate: null, bucket: 'one-to-one-match', customBucket: null, state: 'needs-attention', score: 80 + n, candidateCount: 1, waitingFor: null,
-  summary: { firstName: `Ada ${n}`, email: `ada${n}@example.org` }, ...extra,
+  summary: { firstName: `Ada ${n}`, email: `ada${n}@example.org` }, outcome: null, sentBy: null, omittedBy: null, ...extra,
 });
 const COUNTS: RecordCounts = {
   views: {
     'ready-records': 4, 'needs-attention': 3, 'needs-attention-one-to-one': 2, 'one-to-many': 1, 'new-records': 0, exception: 0,
-    'formula-exceptions': 0, 'validation-exceptions': 0, 'related-records': 0,
+    'formula-exceptions': 0, 'validation-exceptions': 0, 'related-records': 0, sent: 0, omitted: 0,
   },
   customBuckets: [{ name: 'Bad postcodes', count: 2 }],
   total: 7,

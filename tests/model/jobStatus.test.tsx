@@ -51,7 +51,7 @@ const FORMULA: FormulaView = {
 
 const run = (status: RunView['status'], counts: Record<string, number>, extra: Partial<RunView> = {}): RunView => ({
   id: 'r1', kind: 'scheduled', status, counts, params: {}, error: null, retry: null, progress: null,
-  createdOn: '2026-11-20T09:00:00.000Z', finishedOn: null, ...extra,
+  createdOn: '2026-11-20T09:00:00.000Z', startedOn: '2026-11-20T09:00:01.000Z', finishedOn: null, attempts: 1, ...extra,
 });
 /** the next try of the retrying run: 2 minutes 30 seconds after the clock starts */
 const NEXT_TRY_AT = new Date(T0 + 150_000).toISOString();

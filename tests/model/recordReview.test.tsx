@@ -34,12 +34,12 @@ const POSITION = 'supporters-spring-2026.csv, line 2';
 const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
   id: RECORD, sourceKey: `${UPLOAD}#2`, title: TITLE, sourcePosition: POSITION, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null, matchReasons: ['Email matches'],
   errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
-  summary: {}, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: { routeReason: 'Match not certain: review' },
+  summary: {}, outcome: null, sentBy: null, omittedBy: null, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: { routeReason: 'Match not certain: review' },
   candidates: [
     { id: 'crm-7', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000619' }, score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
     { id: 'crm-8', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000620' }, score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
   ],
-  destination: null, overwrite: {}, outcome: null, ...extra,
+  destination: null, overwrite: {}, ...extra,
 });
 const DETAIL = detail();
 const PICKED = detail({ destination: { id: 'crm-8', fields: DETAIL.candidates[1]!.fields }, recordId: 'crm-8' });
@@ -319,7 +319,7 @@ describe('the suite can fail', () => {
 const row = (n: number): RecordPage['records'][number] => ({
   id: `00000000-0000-4000-8000-00000000000${n}`, sourceKey: `gift-${n}`, title: `Supporter ${n}`, sourcePosition: `gifts.csv, line ${n + 1}`, recordId: null, dateAdded: '2026-11-19T08:15:00.000Z', dateProcessed: null,
   matchReasons: [], errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92,
-  candidateCount: 2, waitingFor: null, summary: {},
+  candidateCount: 2, waitingFor: null, summary: {}, outcome: null, sentBy: null, omittedBy: null,
 });
 
 function renderOneAtATime(policies: Policies = ROLE_POLICIES['Data Processor']) {

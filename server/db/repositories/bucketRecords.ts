@@ -10,9 +10,10 @@
  * Which records a view, filter or selection means is recordScope.ts's, shared with the exports.
  */
 import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import type { RecordState } from '../../../src/domain/formula/statuses.ts';
+import type { RecordState, RunKind } from '../../../src/domain/formula/statuses.ts';
 import type { RecordGroup, RecordScope, RecordSelection, RecordSort } from '../../../src/domain/records/query.ts';
-import { records, RECORD_SORT_SQL } from '../schema/formulas.ts';
+import { users } from '../schema/accounts.ts';
+import { formulaRuns, records, RECORD_SORT_SQL } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
 import { scopeCondition, selectionCondition } from './recordScope.ts';
 import { recordGroups } from './recordTallies.ts';
@@ -35,6 +36,11 @@ export interface PageQuery {
   limit: number;
 }
 
+/** Who sent a record: the person (their name; null once they are gone), or the run (its trigger and start). */
+export type RecordSender =
+  | { kind: 'person'; name: string | null }
+  | { kind: 'run'; runId: string; trigger: RunKind; startedOn: Date };
+
 /** States whose records a person may still act on: not being sent, not sent. */
 export const ACTIONABLE_STATES: RecordState[] = ['needs-attention', 'ready', 'omitted', 'failed'];
 
@@ -56,6 +62,26 @@ export function bucketRecordsRepository(db: Executor, tenantId: string) {
         .where(and(mine, eq(records.formulaId, formulaId), scopeCondition(q.scope), after))
         .orderBy(order(key), order(records.id))
         .limit(q.limit);
+    },
+
+    /**
+     * Who sent each of these records that was sent: the run (sent_run_id) or the person (sent_by).
+     * A sent record without either was sent before they were kept, or by someone since removed.
+     */
+    async senders(ids: readonly string[]): Promise<Map<string, RecordSender>> {
+      const out = new Map<string, RecordSender>();
+      if (!ids.length) return out;
+      const rows = await db.select({
+        id: records.id, sentBy: records.sentBy, name: users.fullName, runId: formulaRuns.id, kind: formulaRuns.kind, startedOn: formulaRuns.createdOn,
+      }).from(records)
+        .leftJoin(formulaRuns, and(eq(formulaRuns.id, records.sentRunId), eq(formulaRuns.tenantId, tenantId)))
+        .leftJoin(users, eq(users.id, records.sentBy))
+        .where(and(mine, eq(records.state, 'sent'), inArray(records.id, [...ids])));
+      for (const r of rows) {
+        if (r.runId && r.kind && r.startedOn) out.set(r.id, { kind: 'run', runId: r.runId, trigger: r.kind, startedOn: r.startedOn });
+        else if (r.sentBy || r.name) out.set(r.id, { kind: 'person', name: r.name });
+      }
+      return out;
     },
 
     /** Records per bucket, custom bucket and state: what the view counts are summed from (the kept tallies). */

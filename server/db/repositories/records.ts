@@ -131,7 +131,7 @@ export function recordsRepository(db: Executor, tenantId: string) {
           run_id = excluded.run_id, raw = excluded.raw, transformed = excluded.transformed, matching = excluded.matching,
           candidates = excluded.candidates, score = excluded.score, bucket = excluded.bucket, custom_bucket = excluded.custom_bucket,
           state = excluded.state, destination_record_id = excluded.destination_record_id, error_reason = excluded.error_reason,
-          error_date = excluded.error_date, outcome = null, date_processed = null, copy_keys = excluded.copy_keys,
+          error_date = excluded.error_date, outcome = null, date_processed = null, copy_keys = excluded.copy_keys, sent_run_id = null, sent_by = null,
           decided = null, corrections = '{}'::jsonb,
           version = case when r.state = 'sent' then r.version + 1 else r.version end,
           idempotency_key = case when r.state = 'sent' then ${KEY_SQL(sql`(r.version + 1)`)} else r.idempotency_key end
@@ -172,11 +172,14 @@ export function recordsRepository(db: Executor, tenantId: string) {
     },
 
     /** what the destination did with each record sent */
-    async markSent(sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[]): Promise<void> {
+    async markSent(sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[], by: { runId: string } | { userId: string | null }): Promise<void> {
       if (!sent.length) return;
+      const runId = 'runId' in by ? by.runId : null;
+      const userId = 'userId' in by ? by.userId : null;
       await db.execute(sql`
         update records r set state = 'sent', destination_record_id = x.destination_record_id, outcome = x.outcome,
-          date_processed = now(), error_reason = null, error_date = null, copy_keys = null
+          date_processed = now(), error_reason = null, error_date = null, copy_keys = null,
+          sent_run_id = ${runId}::uuid, sent_by = ${userId}::uuid
         from jsonb_to_recordset(${JSON.stringify(sent.map((s) => ({ id: s.id, destination_record_id: s.destinationRecordId, outcome: s.outcome })))}::jsonb)
           as x(id uuid, destination_record_id text, outcome text)
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);

@@ -1,5 +1,5 @@
 /** A tenant's formula runs (reached through forTenant): what the engine did, run by run. */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { JobStatus } from '../../../src/domain/formula/statuses.ts';
 import { formulaRuns } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
@@ -36,6 +36,17 @@ export function runsRepository(db: Executor, tenantId: string) {
         counts: sql`(select coalesce(jsonb_object_agg(k, coalesce((${formulaRuns.counts}->>k)::int, 0) + coalesce((${JSON.stringify(counts)}::jsonb->>k)::int, 0)), '{}'::jsonb)
           from (select jsonb_object_keys(${formulaRuns.counts}) as k union select jsonb_object_keys(${JSON.stringify(counts)}::jsonb)) keys)`,
       }).where(and(mine, eq(formulaRuns.id, id)));
+    },
+
+    /**
+     * A page of the formula's runs, newest first, by keyset on (created_on, id): `after` is the
+     * last row's created_on as PostgreSQL writes it (microseconds kept) and its id.
+     */
+    async page(formulaId: string, limit: number, after?: { key: string; id: string }): Promise<(RunRow & { position: string })[]> {
+      const before = after ? sql`(${formulaRuns.createdOn}, ${formulaRuns.id}) < (${after.key}::timestamptz, ${after.id}::uuid)` : undefined;
+      return db.select({ ...getTableColumns(formulaRuns), position: sql<string>`(${formulaRuns.createdOn})::text` }).from(formulaRuns)
+        .where(and(mine, eq(formulaRuns.formulaId, formulaId), before))
+        .orderBy(desc(formulaRuns.createdOn), desc(formulaRuns.id)).limit(limit);
     },
 
     /** newest first */

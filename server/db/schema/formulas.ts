@@ -6,7 +6,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { type AnyPgColumn, bigint, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
 import type { Bucket, JobStatus, RecordDecision, RecordState, RunKind, RunParams } from '../../../src/domain/formula/statuses.ts';
-import { RECORD_VIEWS, type RecordSort, type RecordViewDef } from '../../../src/domain/records/query.ts';
+import { isOutcomeView, OUTCOME_VIEWS, RECORD_VIEWS, RECORD_VIEW_IDS, type RecordSort, type RecordViewDef } from '../../../src/domain/records/query.ts';
 import { tenants, users } from './accounts.ts';
 import { dataSources } from './connections.ts';
 import { uploads } from './uploads.ts';
@@ -92,6 +92,8 @@ export const formulaRuns = pgTable('formula_runs', {
   correlationId: text('correlation_id').notNull(),
   startedBy: uuid('started_by').references(() => users.id, { onDelete: 'set null' }),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
+  /** when its job first began working it (created_on is when it was asked for) */
+  startedOn: timestamp('started_on', { withTimezone: true }),
   finishedOn: timestamp('finished_on', { withTimezone: true }),
 }, (t) => [
   foreignKey({ name: 'formula_runs_formula_fk', columns: [t.formulaId, t.tenantId], foreignColumns: [formulas.id, formulas.tenantId] }).onDelete('cascade'),
@@ -119,7 +121,7 @@ export const COPY_OF_SQL = sql.raw(`("matching" #>> '{copyOf,sourceKey}')`);
  * records on their way out (sending, then sent: two more row versions each) never write their
  * entries, and a screen's query, whose view implies this condition, still uses them.
  */
-const viewDefs: readonly RecordViewDef[] = Object.values(RECORD_VIEWS);
+const viewDefs: readonly RecordViewDef[] = RECORD_VIEW_IDS.filter((id) => !isOutcomeView(id)).map((id) => RECORD_VIEWS[id]);
 const LISTED_STATES = [...new Set(viewDefs.flatMap((d) => (d.buckets ? [] : d.states ?? [])))];
 const LISTED_BUCKETS = [...new Set(viewDefs.flatMap((d) => (d.states ? [] : d.buckets ?? [])))];
 for (const d of viewDefs) {
@@ -130,6 +132,17 @@ for (const d of viewDefs) {
 }
 const literals = (values: readonly string[]) => values.map((x) => `'${x}'`).join(', ');
 const LISTED_SQL = sql.raw(`"state" in (${literals(LISTED_STATES)}) or "bucket" in (${literals(LISTED_BUCKETS)})`);
+/**
+ * The records of the outcome views (sent, omitted: views by state alone). A sent record writes one
+ * entry per index here, sorted by when it was added or processed, the sorts those views offer first.
+ */
+const OUTCOME_STATES = [...new Set(OUTCOME_VIEWS.flatMap((id) => {
+  const d: RecordViewDef = RECORD_VIEWS[id];
+  if (d.buckets || !d.states) throw new Error('an outcome view is a view by state alone');
+  return d.states;
+}))];
+const OUTCOME_SQL = sql.raw(`"state" in (${literals(OUTCOME_STATES)})`);
+const OUTCOME_SORTS = ['dateAdded', 'dateProcessed'] as const satisfies readonly RecordSort[];
 
 /** A record on its way from source to destination, with everything SPEC.md section 3 says it keeps. */
 export const records = pgTable('records', {
@@ -161,6 +174,10 @@ export const records = pgTable('records', {
   errorDate: timestamp('error_date', { withTimezone: true }),
   /** what the destination did with it: created or updated */
   outcome: text('outcome').$type<'created' | 'updated'>(),
+  /** the run whose send wrote it to the destination; null when a person sent it (sentBy) */
+  sentRunId: uuid('sent_run_id').references(() => formulaRuns.id, { onDelete: 'set null' }),
+  /** the person whose Send now wrote it to the destination; null when a run sent it */
+  sentBy: uuid('sent_by').references(() => users.id, { onDelete: 'set null' }),
   dateAdded: timestamp('date_added', { withTimezone: true }).notNull().defaultNow(),
   dateProcessed: timestamp('date_processed', { withTimezone: true }),
   /** per destination field, false where a person chose that the incoming value must not overwrite the destination's */
@@ -191,6 +208,8 @@ export const records = pgTable('records', {
   // Only records a screen lists (LISTED_SQL).
   ...RECORD_SORT_KEYS.map((sort) => index(`records_state_${sort}_idx`).on(t.formulaId, t.state, RECORD_SORT_SQL[sort](t), t.id).where(LISTED_SQL)),
   ...RECORD_SORT_KEYS.map((sort) => index(`records_bucket_${sort}_idx`).on(t.formulaId, t.bucket, sql`coalesce(${t.customBucket}, '')`, RECORD_SORT_SQL[sort](t), t.id).where(LISTED_SQL)),
+  // the outcome views (sent, omitted) page by their own two sorts
+  ...OUTCOME_SORTS.map((sort) => index(`records_outcome_${sort}_idx`).on(t.formulaId, t.state, RECORD_SORT_SQL[sort](t), t.id).where(OUTCOME_SQL)),
   // the text filter: a trigram index over the record's raw and transformed values (pg_trgm, which
   // the embedded PostgreSQL and any plain server ship), so "contains, any case" stays an index search
   index('records_search_trgm_idx').using('gin', sql`${RECORD_SEARCH_TEXT_SQL} gin_trgm_ops`).where(LISTED_SQL),

@@ -9,6 +9,7 @@ import { CreateFormulaSchema, UpdateFormulaSchema } from '../formula/formula.ts'
 import { FORMULA_PART_NAMES, FORMULA_PARTS, partProblemTitle, type FormulaPartName } from '../formula/parts.ts';
 import { RunOnceSchema } from '../formula/parts.ts';
 import { BUCKETS, FORMULA_LIST_STATUSES, JOB_STATUSES, RECORD_STATES, RUN_KINDS } from '../formula/statuses.ts';
+import { CURSOR_MESSAGE } from '../cursor.ts';
 import { endpoint, service, type Endpoint } from './contract.ts';
 
 const FormulaEndViewSchema = v.object({
@@ -48,7 +49,11 @@ export const RunViewSchema = v.object({
   id: v.string(),
   kind: v.picklist(RUN_KINDS),
   status: v.picklist(JOB_STATUSES),
-  /** records per bucket and per outcome: collected, bucket:<name>, state:<state>, created, updated, refused, reprocessed */
+  /**
+   * records per bucket and per outcome: collected, bucket:<name>, state:<state>, created, updated,
+   * refused, reprocessed; created, updated and refused include what people sent by hand of the
+   * records this run collected (sentByHand of them were sent so)
+   */
   counts: v.record(v.string(), v.number()),
   params: v.object({ from: v.optional(v.string()), to: v.optional(v.string()), uploadId: v.optional(v.string()) }),
   error: v.nullable(v.string()),
@@ -56,8 +61,13 @@ export const RunViewSchema = v.object({
   retry: v.nullable(v.object({ attempt: v.number(), of: v.number(), nextTryAt: v.string() })),
   /** while running: what it has done so far */
   progress: v.nullable(v.object({ done: v.number(), message: v.optional(v.string()) })),
+  /** when it was asked for (by its trigger) */
   createdOn: v.string(),
+  /** when its job first began working it; null while it waits */
+  startedOn: v.nullable(v.string()),
   finishedOn: v.nullable(v.string()),
+  /** attempts made so far: 1, or n when it was retried after failures (each failure is in the activity history) */
+  attempts: v.number(),
 });
 export type RunView = v.InferOutput<typeof RunViewSchema>;
 
@@ -102,6 +112,19 @@ export const DryRunResultSchema = v.object({
   samples: v.array(DryRunSampleSchema),
 });
 export type DryRunResult = v.InferOutput<typeof DryRunResultSchema>;
+
+export const RUN_PAGE_SIZE = 20;
+/** A page of the run history: newest first, by keyset cursor. */
+export const RunHistoryQuerySchema = v.object({
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^[\w-]{1,400}$/, CURSOR_MESSAGE))),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'limit is a number from 1 to 100.'), v.transform(Number), v.minValue(1, 'limit is a number from 1 to 100.'), v.maxValue(100, 'limit is a number from 1 to 100.'))),
+});
+export const RunHistorySchema = v.object({
+  runs: v.array(RunViewSchema),
+  /** pass as `cursor` for the next (older) page; null on the last */
+  nextCursor: v.nullable(v.string()),
+});
+export type RunHistory = v.InferOutput<typeof RunHistorySchema>;
 
 /** Run now, or run once over a date range of at most 30 days. */
 export const RunRequestSchema = v.object({ runOnce: v.optional(RunOnceSchema) });
@@ -187,7 +210,10 @@ export const formulasService = service({
         + 'A formula not waiting so answers formula-busy.', problems: ['formula-busy'],
     }),
     status: endpoint({ method: 'get', path: '/:id/status', access: view, response: FormulaStatusSchema, summary: 'The formula\'s job status, its last run and its records per bucket.' }),
-    runs: endpoint({ method: 'get', path: '/:id/runs', access: view, response: v.object({ runs: v.array(RunViewSchema) }), summary: 'The formula\'s latest runs, newest first.' }),
+    runs: endpoint({
+      method: 'get', path: '/:id/runs', access: view, query: RunHistoryQuerySchema, response: RunHistorySchema,
+      summary: 'The formula\'s run history, newest first, a page at a time: each run\'s trigger, start, end, counts per stage, status, and for a failed or retrying run the reason and attempts.',
+    }),
     statuses: endpoint({
       method: 'get', path: '/statuses', access: view, response: v.object({ statuses: v.array(FormulaStatusSchema) }),
       summary: 'Every formula\'s status: what the status stream pushes, for browsers that cannot hold one open.',

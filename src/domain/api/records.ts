@@ -11,7 +11,7 @@
 import * as v from 'valibot';
 import { CURSOR_MESSAGE } from '../cursor.ts';
 import { QUERY_SEARCH_MIN_LENGTH } from '../formula/constants.ts';
-import { BUCKETS, RECORD_STATES } from '../formula/statuses.ts';
+import { BUCKETS, RECORD_STATES, RUN_KINDS } from '../formula/statuses.ts';
 import {
   RECORD_MAX_PAGE_SIZE, RECORD_PAGE_SIZE, RECORD_SORTS, RECORD_VIEW_IDS, RecordScopeSchema, RecordSelectionSchema,
 } from '../records/query.ts';
@@ -75,6 +75,15 @@ export const RecordRowSchema = v.object({
   waitingFor: v.nullable(v.object({ object: v.string(), field: v.string(), value: v.string() })),
   /** the formula's summary fields (destination fields) with the record's incoming values */
   summary: v.record(v.string(), v.unknown()),
+  /** what the destination did with it once sent */
+  outcome: v.nullable(v.picklist(['created', 'updated'])),
+  /** a sent record: the person whose Send now wrote it (their name, null once removed), or the run that did (its trigger and start); null otherwise or when not known */
+  sentBy: v.nullable(v.variant('kind', [
+    v.object({ kind: v.literal('person'), name: v.nullable(v.string()) }),
+    v.object({ kind: v.literal('run'), runId: v.string(), trigger: v.picklist(RUN_KINDS), startedOn: v.string() }),
+  ])),
+  /** an omitted record: the routing rule that left it out (its 1-based number) and the reason in words; null otherwise */
+  omittedBy: v.nullable(v.object({ rule: v.nullable(v.number()), reason: v.string() })),
 });
 export type RecordRowView = v.InferOutput<typeof RecordRowSchema>;
 
@@ -124,8 +133,6 @@ export const RecordDetailSchema = v.object({
   destination: v.nullable(v.object({ id: v.string(), fields: v.record(v.string(), v.unknown()) })),
   /** per field: false where the incoming value must not overwrite the destination's */
   overwrite: v.record(v.string(), v.boolean()),
-  /** what the destination did with it once sent */
-  outcome: v.nullable(v.picklist(['created', 'updated'])),
 });
 export type RecordDetail = v.InferOutput<typeof RecordDetailSchema>;
 

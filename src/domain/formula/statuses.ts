@@ -83,6 +83,11 @@ export const CUSTOM_BUCKET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;
 export const RUN_KINDS = ['scheduled', 'on-demand', 'run-once', 'file', 'reprocess'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
+/** What started a run, as the run history and the Sent records say it. */
+export const RUN_TRIGGER_LABELS: Record<RunKind, string> = {
+  scheduled: 'Schedule', 'on-demand': 'Run now', 'run-once': 'Run once', file: 'Upload', reprocess: 'Reprocess',
+};
+
 /** What a run reads beyond the formula: run once's dates (YYYY-MM-DD), a file upload's upload. */
 export interface RunParams {
   from?: string;

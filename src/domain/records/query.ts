@@ -29,13 +29,29 @@ export const RECORD_VIEWS = {
   'formula-exceptions': { buckets: ['formula-exception'] },
   'validation-exceptions': { buckets: ['validation-exception'] },
   'related-records': { buckets: ['relationship-match'] },
+  /** records written to the destination: created or updated, when, and by whom or by which run */
+  sent: { states: ['sent'] },
+  /** records a routing rule left out, with the rule that did */
+  omitted: { states: ['omitted'] },
 } as const satisfies Record<string, RecordViewDef>;
 export type RecordView = keyof typeof RECORD_VIEWS;
 export const RECORD_VIEW_IDS = Object.keys(RECORD_VIEWS) as RecordView[];
 
+/**
+ * The views of records no one reviews any more (sent, or left out by a rule): they are not in the
+ * review buckets' indexes (server/db/schema/formulas.ts) but in narrower ones of their own.
+ */
+export const OUTCOME_VIEWS = ['sent', 'omitted'] as const satisfies readonly RecordView[];
+export const isOutcomeView = (view: RecordView): boolean => (OUTCOME_VIEWS as readonly RecordView[]).includes(view);
+
 /** Columns a bucket screen sorts by. */
 export const RECORD_SORTS = ['dateAdded', 'dateProcessed', 'score', 'errorDate'] as const;
 export type RecordSort = (typeof RECORD_SORTS)[number];
+
+/** The sort a view opens with: sent records by when they were sent, the others by when they were added. */
+export function defaultSort(view: RecordView): RecordSort {
+  return view === 'sent' ? 'dateProcessed' : 'dateAdded';
+}
 
 export const RECORD_PAGE_SIZE = 50;
 export const RECORD_MAX_PAGE_SIZE = 200;

@@ -15,7 +15,7 @@ import type { Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import type { JobStatusState } from '../../machines/jobStatus.ts';
 import type { FormulaView } from '../../domain/api/formulas.ts';
-import { CommandButton, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from '../formulas/FormulaLive.tsx';
+import { CommandButton, endOf, formulaLive, JobLines, LastRun, StatusBadges, UploadFileAction, type JobActor } from '../formulas/FormulaLive.tsx';
 import { MenuButton, MenuItem } from '../../ui/MenuButton.tsx';
 import classes from './DataQueue.module.css';
 
@@ -118,6 +118,7 @@ export function FormulaCard({ formula: f, counts, jobState, job, policies, editT
         <Text size="sm" c="dimmed">{endOf(f.sourceDataSource)} → {endOf(f.firstDestinationDataSource)}</Text>
         <Counts formula={f} counts={counts} name={name} />
         <JobLines formula={f} view={view} jobState={jobState} job={job} />
+        {!f.isDraft && <LastRun formula={f} view={view} />}
         <Group gap={4} wrap="wrap" role="group" aria-label={`Actions for ${name}`}>
           <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs" size="sm">{mayEdit ? 'Edit' : 'Open'}</Anchor>
           {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}

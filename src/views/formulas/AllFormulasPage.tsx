@@ -28,7 +28,7 @@ import type { FormulaView } from '../../domain/api/formulas.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';
-import { CommandButton, CommandDialogs, ConnectionLine, endOf, formulaLive, JobLines, StatusBadges, UploadFileAction, type JobActor } from './FormulaLive.tsx';
+import { CommandButton, CommandDialogs, ConnectionLine, endOf, formulaLive, JobLines, LastRun, StatusBadges, UploadFileAction, type JobActor } from './FormulaLive.tsx';
 
 const NO_POLICIES: Policies = {};
 
@@ -143,7 +143,7 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDe
   onDelete?: (() => void) | undefined;
 }) {
   const view = formulaLive(f, jobState, policies);
-  const { name, counts } = view;
+  const { name } = view;
   return (
     <Table.Tr>
       <Table.Td>{name}</Table.Td>
@@ -151,7 +151,7 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDe
       <Table.Td>{endOf(f.firstDestinationDataSource)}</Table.Td>
       <Table.Td><StatusBadges formula={f} view={view} /></Table.Td>
       <Table.Td><JobLines formula={f} view={view} jobState={jobState} job={job} /></Table.Td>
-      <Table.Td>{counts ? `${counts.collected} collected, ${counts.sent} sent` : <Text span size="sm" c="dimmed">No run yet</Text>}</Table.Td>
+      <Table.Td><LastRun formula={f} view={view} label={false} /></Table.Td>
       <Table.Td>{new Date(f.modifiedOn).toLocaleString()}</Table.Td>
       <Table.Td>
         <Group gap={4} wrap="wrap" role="group" aria-label={`Actions for ${name}`}>

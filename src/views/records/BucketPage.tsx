@@ -15,10 +15,10 @@ import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react'
 import type { SortDirection } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
 import { recordLabel } from '../../domain/formula/recordLabel.ts';
-import { RECORD_STATE_LABELS } from '../../domain/formula/statuses.ts';
-import type { RecordFilter, RecordSort, RecordView } from '../../domain/records/query.ts';
+import { RECORD_STATE_LABELS, RUN_TRIGGER_LABELS } from '../../domain/formula/statuses.ts';
+import { isOutcomeView, type RecordFilter, type RecordSort, type RecordView } from '../../domain/records/query.ts';
 import { can, type Policies } from '../../domain/roles.ts';
-import { SCREENS } from '../../domain/screens.ts';
+import { ROUTES, SCREENS } from '../../domain/screens.ts';
 import {
   ACTION_LABELS, bucketRecordsMachine, isFiltered, RECORD_ACTIONS, scopeOf, selectionOf, type BucketRecordsContext, type RecordAction, type RecordRow,
 } from '../../machines/bucketRecords.ts';
@@ -38,7 +38,15 @@ export const RECORD_QUERY_PARAM = 'record';
 const SORT_LABELS: Record<RecordSort, string> = { dateAdded: 'Date added', dateProcessed: 'Date processed', score: 'Score', errorDate: 'Error date' };
 const VIEW_DESCRIPTIONS: Partial<Record<RecordView, string>> = {
   'related-records': 'Records that wait for another record (a gift for its constituent) before they can be sent.',
+  sent: 'Records written to the destination: created or updated, when, and by whom or by which run.',
+  omitted: 'Records a routing rule left out, with the rule that did. Add one to Ready to send it after all.',
 };
+const EMPTY_TEXT: Partial<Record<RecordView, string>> = {
+  sent: 'No records sent yet.',
+  omitted: 'No records omitted.',
+};
+/** Sent records are done with: nothing more to do with them here but read and export them. */
+const actionsOf = (view: RecordView): readonly RecordAction[] => (view === 'sent' ? [] : RECORD_ACTIONS);
 
 /** The policies of the signed-in user in the active tenant. */
 export function usePolicies(): Policies {
@@ -107,7 +115,7 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
       )}
       {shown && c.records.length === 0 && (
         <Card withBorder>
-          <Text c="dimmed">{filtered ? 'No records match this filter.' : 'No records in this bucket.'}</Text>
+          <Text c="dimmed">{filtered ? 'No records match this filter.' : EMPTY_TEXT[c.view] ?? 'No records in this bucket.'}</Text>
         </Card>
       )}
       {shown && c.records.length > 0 && (
@@ -245,7 +253,7 @@ function Toolbar({ context: c, acting, formulaId, onAction }: { context: BucketR
   return (
     <Group gap="xs" wrap="wrap" align="flex-start" role="toolbar" aria-label="Record actions">
       <Text size="sm" role="status" aria-live="polite">{none ? 'No records selected' : `${selectionText(c)} selected`}</Text>
-      {RECORD_ACTIONS.map((action) => (
+      {actionsOf(c.view).map((action) => (
         <Button
           key={action} size="xs" variant={action === 'remove' ? 'light' : 'filled'} color={action === 'remove' ? 'red' : undefined}
           disabled={none || acting} loading={acting && c.pending === action} onClick={() => onAction(action)}
@@ -289,6 +297,8 @@ function RecordsTable({ context: c, onOpen, onSort, onToggle, onTogglePage, onSe
   const ids = c.selection.kind === 'ids' ? c.selection.ids : [];
   const onPage = c.records.filter((r) => matching || ids.includes(r.id)).length;
   const sort = (column: RecordSort) => <SortHeader column={column} context={c} onSort={onSort} />;
+  // sent and omitted records: how they left, in place of how they were matched
+  const outcome = isOutcomeView(c.view);
   return (
     <Stack gap="xs">
       {(onPage === c.records.length || matching) && (c.nextCursor !== null || c.cursors.length > 1 || matching) && (
@@ -305,20 +315,25 @@ function RecordsTable({ context: c, onOpen, onSort, onToggle, onTogglePage, onSe
                 />
               </Table.Th>
               <Table.Th>Record</Table.Th>
+              {/* how the record left comes first, in sight without scrolling the table */}
+              {c.view === 'sent' && <><Table.Th>Sent as</Table.Th><Table.Th>Sent by</Table.Th></>}
+              {c.view === 'omitted' && <Table.Th>Omitted by</Table.Th>}
               {c.summaryFields.map((f) => <Table.Th key={f}>{fieldHeading(f)}</Table.Th>)}
               <Table.Th>Record id</Table.Th>
               {sort('dateAdded')}
               {sort('dateProcessed')}
-              {sort('score')}
-              <Table.Th>Match reasons</Table.Th>
+              {!outcome && sort('score')}
+              {!outcome && <Table.Th>Match reasons</Table.Th>}
               {c.view === 'related-records' && <Table.Th>Waits for</Table.Th>}
-              <Table.Th>Error reason</Table.Th>
-              {sort('errorDate')}
+              {!outcome && <Table.Th>Error reason</Table.Th>}
+              {!outcome && sort('errorDate')}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {c.records.map((r) => (
-              <Row key={r.id} record={r} fields={c.summaryFields} waits={c.view === 'related-records'} selected={matching || ids.includes(r.id)} onOpen={onOpen} onToggle={onToggle} />
+              <Row
+                key={r.id} record={r} fields={c.summaryFields} view={c.view} formulaId={c.formulaId} selected={matching || ids.includes(r.id)} onOpen={onOpen} onToggle={onToggle}
+              />
             ))}
           </Table.Tbody>
         </Table>
@@ -339,9 +354,23 @@ function SelectMatching({ matching, filtered, onSelect }: { matching: boolean; f
   );
 }
 
-function Row({ record: r, fields, waits, selected, onOpen, onToggle }: {
-  record: RecordRow; fields: string[]; waits: boolean; selected: boolean; onOpen(id: string): void; onToggle(id: string): void;
+/** Who sent a record, in words: the person, or the run (its trigger and start) with a link to the run history. */
+function SentBy({ record: r, formulaId }: { record: RecordRow; formulaId: string }) {
+  const by = r.sentBy;
+  if (!by) return <Text span size="sm" c="dimmed">Not known</Text>;
+  if (by.kind === 'person') return <Text size="sm">{by.name ?? 'A user since removed'}</Text>;
+  return (
+    <Anchor component={Link} to={ROUTES.runHistory.replace(':formulaId', encodeURIComponent(formulaId))} size="sm">
+      {RUN_TRIGGER_LABELS[by.trigger]} run of {new Date(by.startedOn).toLocaleString()}
+    </Anchor>
+  );
+}
+
+function Row({ record: r, fields, view, formulaId, selected, onOpen, onToggle }: {
+  record: RecordRow; fields: string[]; view: RecordView; formulaId: string; selected: boolean; onOpen(id: string): void; onToggle(id: string): void;
 }) {
+  const waits = view === 'related-records';
+  const outcome = isOutcomeView(view);
   // the record's name first, where it came from under it; the source key stays on hover (and in the review)
   const label = recordLabel(r.title, r.sourcePosition);
   return (
@@ -359,16 +388,23 @@ function Row({ record: r, fields, waits, selected, onOpen, onToggle }: {
           <Badge size="xs" variant="light" tt="none">{RECORD_STATE_LABELS[r.state]}</Badge>
         </Stack>
       </Table.Td>
+      {view === 'sent' && (
+        <>
+          <Table.Td>{r.outcome ? <Badge variant="dot" color={r.outcome === 'created' ? 'green' : 'blue'} tt="none">{r.outcome === 'created' ? 'Created' : 'Updated'}</Badge> : null}</Table.Td>
+          <Table.Td><SentBy record={r} formulaId={formulaId} /></Table.Td>
+        </>
+      )}
+      {view === 'omitted' && <Table.Td><Text size="sm">{r.omittedBy?.reason ?? ''}</Text></Table.Td>}
       {fields.map((f) => <Table.Td key={f}><Text size="sm">{valueText(r.summary[f])}</Text></Table.Td>)}
       {/* one line however long the destination's id: the whole id stays in the cell (copied, read aloud) and shows on hover */}
       <Table.Td>{r.recordId ? <Text size="sm" truncate="end" maw={120} title={r.recordId}>{r.recordId}</Text> : <Text span c="dimmed" size="sm">None yet</Text>}</Table.Td>
       <Table.Td>{when(r.dateAdded)}</Table.Td>
       <Table.Td>{when(r.dateProcessed)}</Table.Td>
-      <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>
-      <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>
+      {!outcome && <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>}
+      {!outcome && <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>}
       {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
-      <Table.Td><Text size="sm">{r.errorReason ?? ''}</Text></Table.Td>
-      <Table.Td>{r.errorDate ? when(r.errorDate) : null}</Table.Td>
+      {!outcome && <Table.Td><Text size="sm">{r.errorReason ?? ''}</Text></Table.Td>}
+      {!outcome && <Table.Td>{r.errorDate ? when(r.errorDate) : null}</Table.Td>}
     </Table.Tr>
   );
 }

@@ -13,6 +13,8 @@ export const BUCKET_SCREENS = {
   newRecords: 'new-records',
   validationExceptions: 'validation-exceptions',
   relatedRecords: 'related-records',
+  sentRecords: 'sent',
+  omittedRecords: 'omitted',
 } as const satisfies Partial<Record<ScreenId, RecordView>>;
 export type BucketScreen = keyof typeof BUCKET_SCREENS;
 

@@ -29,6 +29,7 @@ const NotFoundPage = lazyScreen(() => import('../errors/NotFoundPage.tsx').then(
 const AuthErrorPage = lazyScreen(() => import('../errors/AuthErrorPage.tsx').then((m) => m.AuthErrorPage));
 const ScreenPlaceholder = lazyScreen(() => import('../../ui/ScreenPlaceholder.tsx').then((m) => m.ScreenPlaceholder));
 const BucketRoute = lazyScreen(() => import('../records/BucketPage.tsx').then((m) => m.BucketRoute));
+const RunHistoryRoute = lazyScreen(() => import('../formulas/RunHistoryPage.tsx').then((m) => m.RunHistoryRoute));
 const FormulaList = lazyScreen(() => import('../formulas/AllFormulasPage.tsx').then((m) => m.FormulaList));
 const DataQueuePage = lazyScreen(() => import('../dataQueue/DataQueuePage.tsx').then((m) => m.DataQueuePage));
 const PrintFormulaReviewPage = lazyScreen(() => import('../wizard/PrintFormulaReview.tsx').then((m) => m.PrintFormulaReviewPage));
@@ -68,6 +69,9 @@ export function screenElements(provided: ProvidedScreens = {}): Record<ScreenId,
     newRecords: <BucketRoute screen="newRecords" />,
     validationExceptions: <BucketRoute screen="validationExceptions" />,
     relatedRecords: <BucketRoute screen="relatedRecords" />,
+    sentRecords: <BucketRoute screen="sentRecords" />,
+    omittedRecords: <BucketRoute screen="omittedRecords" />,
+    runHistory: <RunHistoryRoute />,
     printFormulaReview: <PrintFormulaReviewPage />,
     notFound: <NotFoundPage />,
     authErrorSubdomain: <AuthErrorPage kind="subdomain" />,
