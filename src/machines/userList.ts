@@ -13,8 +13,8 @@ import { usersService, type UsersPage, type UsersService } from '../services/use
 import { userFormMachine, type TenantChoice, type UserFormInput } from './userForm.ts';
 
 export type UserAction = 'deactivate' | 'reactivate' | 'resetPassword' | 'removeHere' | 'removeAll' | 'delete';
-/** actions that change the account for good: the page asks before these */
-export const CONFIRMED_ACTIONS: readonly UserAction[] = ['removeHere', 'removeAll', 'delete'];
+/** actions that end the user's sessions or change the account for good: the page asks before these */
+export const CONFIRMED_ACTIONS: readonly UserAction[] = ['deactivate', 'resetPassword', 'removeHere', 'removeAll', 'delete'];
 
 export interface Notice { tone: 'done' | 'failed' | 'refused'; title: string; text: string | null }
 
@@ -74,6 +74,31 @@ export function actionMessages(action: UserAction, user: UserListItem, tenantNam
     case 'removeHere': return { done: `${user.fullName} has been removed from ${tenantName}`, failed: MESSAGES.userNotUpdated };
     case 'removeAll': return { done: `${user.fullName} has been removed from all your tenants`, failed: MESSAGES.userNotUpdated };
     case 'delete': return { done: `${user.fullName} has been deleted`, failed: MESSAGES.userNotDeleted };
+  }
+}
+
+/** What the confirmation of an action says will happen, to whom, and the button that does it. */
+export function confirmationOf(action: UserAction, user: UserListItem, tenantName: string): { title: string; text: string; button: string } {
+  const name = user.fullName;
+  switch (action) {
+    case 'deactivate': return {
+      title: `Deactivate ${name}?`,
+      text: `${name} is signed out at once and can no longer sign in, in any tenant. Their roles, formulas and history stay; you can reactivate them later.`,
+      button: 'Deactivate',
+    };
+    case 'resetPassword': return {
+      title: `Reset the password of ${name}?`,
+      text: `${name} is signed out at once. A link to choose a new password is e-mailed to ${user.email}, or written to the server log when no mail server is configured; it works once, for a day.`,
+      button: 'Reset password',
+    };
+    case 'removeHere': return { title: `Remove ${name} from ${tenantName}?`, text: `${name} loses their roles in ${tenantName}. Their other tenants stay.`, button: 'Remove' };
+    case 'removeAll': return { title: `Remove ${name} from all tenants?`, text: `${name} loses their roles in every tenant you manage.`, button: 'Remove' };
+    case 'delete': return {
+      title: `Delete ${name}?`,
+      text: `${name} will no longer be able to sign in, and their account is deleted. A user who uploaded files cannot be deleted: deactivate them instead.`,
+      button: 'Delete user',
+    };
+    case 'reactivate': return { title: `Reactivate ${name}?`, text: `${name} can sign in again.`, button: 'Reactivate' };
   }
 }
 

@@ -177,6 +177,7 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     const before = (await sandboxCrmStore(repo).counts()).constituents;
     await page.getByRole('checkbox', { name: 'Select every record on this page' }).check();
     await toolbar().getByRole('button', { name: 'Send now' }).click();
+    await page.getByRole('dialog', { name: 'Send records now?' }).getByRole('button', { name: 'Send now' }).click();
     await page.getByText('2 records queued for sending.').waitFor();
 
     await expect.poll(async () => (await repo.records.countByState(formula)).sent ?? 0, { timeout: 30_000, interval: 250 }).toBe(2);

@@ -109,6 +109,7 @@ describe('an administrator gives a Data Processor temporary access, which ends',
   it('resets the new user\'s password: the link is in the server log', async () => {
     await admin.getByRole('button', { name: `Actions for ${NAME}` }).click();
     await admin.getByRole('menuitem', { name: 'Reset password' }).click();
+    await admin.getByRole('dialog', { name: `Reset the password of ${NAME}?` }).getByRole('button', { name: 'Reset password' }).click();
     await admin.getByText(`A password reset link for ${NAME} has been sent to the server log`, { exact: false }).waitFor();
     const line = logLines.find((l) => l.msg === 'password reset link' && l.email === EMAIL);
     expect(line, 'the reset link in the server log').toBeTruthy();
