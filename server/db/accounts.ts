@@ -6,7 +6,8 @@ import type { Executor } from './tenancy.ts';
 import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 
 /** Why a sign-in or a request is refused: the same words at the sign-in page and from the API. */
-export const ACCOUNT_DEACTIVATED = 'Your account has been deactivated. Please contact your administrator.';
+// the browser says it too, when a session a deactivated user still holds is refused
+export { ACCOUNT_DEACTIVATED } from '../../src/domain/identity.ts';
 export const accessEnded = (expiredOn: Date, where: 'this tenant' | 'Tributary') =>
   `Your temporary access to ${where} ended on ${expiredOn.toISOString().slice(0, 10)}. Please contact your administrator.`;
 
