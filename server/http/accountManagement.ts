@@ -31,7 +31,7 @@ export function accountManagementRouter(services: { accounts: AccountsService; u
   /** User management: the users of the caller's tenant (server/services/users.ts holds the rules). */
   on(api.users, async (c, { params, query }) => users.list(manager(c, params.orgId), query));
   on(api.user, async (c, { params }) => users.get(manager(c, params.orgId), params.userId));
-  on(api.createUser, async (c, { params, body }) => users.create(manager(c, params.orgId), body));
+  on(api.createUser, async (c, { params, body }) => users.create(manager(c, params.orgId), body, c.var.log));
   on(api.updateUser, async (c, { params, body }) => users.update(manager(c, params.orgId), params.userId, body, c.var.log));
   on(api.deactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, false));
   on(api.reactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, true));

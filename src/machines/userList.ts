@@ -5,11 +5,11 @@
  * that may see users but not change them is told so (SPEC.md section 6) instead of acting.
  */
 import { assign, fromPromise, setup } from 'xstate';
-import type { PasswordResetDelivery, UserListItem } from '../domain/api/accountManagement.ts';
+import type { PasswordResetDelivery, UserInvitation, UserListItem } from '../domain/api/accountManagement.ts';
 import { MESSAGES } from '../domain/errors.ts';
 import { can, type Action, type Policies } from '../domain/roles.ts';
 import { USERS_PAGE_SIZE } from '../domain/users.ts';
-import { usersService, type UsersPage, type UsersService } from '../services/users.ts';
+import { usersService, type AddedUser, type UsersPage, type UsersService } from '../services/users.ts';
 import { userFormMachine, type TenantChoice, type UserFormInput } from './userForm.ts';
 
 export type UserAction = 'deactivate' | 'reactivate' | 'resetPassword' | 'removeHere' | 'removeAll' | 'delete';
@@ -99,6 +99,17 @@ export function confirmationOf(action: UserAction, user: UserListItem, tenantNam
       button: 'Delete user',
     };
     case 'reactivate': return { title: `Reactivate ${name}?`, text: `${name} can sign in again.`, button: 'Reactivate' };
+  }
+}
+
+/** Where a new user's invitation (a link to choose a password) went, in words. */
+export function invitationText(invitation: UserInvitation | undefined, user: UserListItem): string | null {
+  switch (invitation) {
+    case 'email': return `An invitation with a link to set a password was e-mailed to ${user.email}.`;
+    case 'server-log': return `No mail server is configured: the invitation link for ${user.fullName} to set a password is in the server log, for whoever runs Tributary to pass on. It works once, for a day.`;
+    case 'not-sent': return `The invitation e-mail could not be sent. Use Reset password to send ${user.fullName} a link to set a password.`;
+    case 'identity-provider': return `Passwords are kept by the identity provider: ${user.fullName} sets one there.`;
+    default: return null;
   }
 }
 
@@ -225,7 +236,10 @@ export const userListMachine = setup({
           {
             guard: { type: 'wasSaved', params: ({ event }) => event.output }, target: 'loading',
             actions: assign({
-              notice: ({ context, event }) => ({ tone: 'done', title: `${event.output.saved!.fullName} has been ${context.form?.mode === 'create' ? 'added' : 'updated'}`, text: null }),
+              notice: ({ context, event }) => ({
+                tone: 'done', title: `${event.output.saved!.fullName} has been ${context.form?.mode === 'create' ? 'added' : 'updated'}`,
+                text: context.form?.mode === 'create' ? invitationText((event.output.saved as AddedUser).invitation, event.output.saved!) : null,
+              }),
               form: null,
             }),
           },

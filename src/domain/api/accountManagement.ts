@@ -70,7 +70,16 @@ export type UsersQuery = v.InferOutput<typeof UsersQuerySchema>;
 export const PASSWORD_RESET_DELIVERIES = ['email', 'server-log', 'auth0'] as const;
 export type PasswordResetDelivery = typeof PASSWORD_RESET_DELIVERIES[number];
 
+/**
+ * How a new user's invitation (a link to choose a first password) went: e-mailed, into the server
+ * log (no mail server configured), not sent (the mail server failed; a password reset sends
+ * another), or left to an external identity provider, which keeps the passwords.
+ */
+export const USER_INVITATIONS = ['email', 'server-log', 'not-sent', 'identity-provider'] as const;
+export type UserInvitation = typeof USER_INVITATIONS[number];
+
 const UserOut = v.object({ user: UserListItemSchema });
+const AddedUserOut = v.object({ user: UserListItemSchema, invitation: v.picklist(USER_INVITATIONS) });
 const manage = (action: 'view' | 'create' | 'edit' | 'delete') => ({ resource: 'usermanagement', action }) as const;
 
 export const accountManagementService = service({
@@ -112,8 +121,8 @@ export const accountManagementService = service({
       summary: 'One user of the caller\'s tenant, with the memberships of the tenants the caller manages.',
     }),
     createUser: endpoint({
-      method: 'post', path: '/user/organization/:orgId/users', access: manage('create'), body: UserInputSchema, response: UserOut, status: 201,
-      summary: 'Adds a user to tenants the caller manages, with roles and optional temporary access per tenant.',
+      method: 'post', path: '/user/organization/:orgId/users', access: manage('create'), body: UserInputSchema, response: AddedUserOut, status: 201,
+      summary: 'Adds a user to tenants the caller manages, with roles and optional temporary access per tenant, and invites them: a link to choose a password, e-mailed through SMTP_URL, or printed in the server log when no mail is configured.',
       problems: ['user-not-created', 'no-tenant-access'],
     }),
     updateUser: endpoint({
