@@ -144,6 +144,16 @@ export async function insertUser(db: Executor, u: { organizationId: string; auth
   return row!;
 }
 
+/** Whether the user is e-mailed about the formulas and data sources they made. */
+export async function ownerNoticesOf(db: Executor, userId: string): Promise<boolean> {
+  const [row] = await db.select({ on: users.ownerNotices }).from(users).where(eq(users.id, userId)).limit(1);
+  return row?.on ?? false;
+}
+
+export async function setOwnerNotices(db: Executor, userId: string, on: boolean): Promise<void> {
+  await db.update(users).set({ ownerNotices: on }).where(eq(users.id, userId));
+}
+
 export async function updateUserRow(db: Executor, userId: string, set: Partial<Pick<UserRow, 'email' | 'pendingEmail' | 'fullName' | 'deactivatedOn'>>): Promise<void> {
   await db.update(users).set(set).where(eq(users.id, userId));
 }

@@ -25,6 +25,8 @@ export function accountManagementRouter(services: { accounts: AccountsService; u
   on(api.tenantData, async (c, { params }) => accounts.tenantData(own(c.var.caller, params.orgId), params.userId));
   on(api.activeTenant, async (c, { params }) => accounts.activeTenant(own(c.var.caller, params.orgId)));
   on(api.userActiveTenant, async (c, { params }) => accounts.userActiveTenant(own(c.var.caller, params.orgId), params.userId));
+  on(api.ownerNotices, async (c, { params }) => accounts.ownerNotices(own(c.var.caller, params.orgId)));
+  on(api.setOwnerNotices, async (c, { params, body }) => accounts.setOwnerNotices(own(c.var.caller, params.orgId), body.ownerNotices));
   on(api.setActiveTenant, async (c, { body }) => accounts.setActiveTenant(c.var.caller, body.tenantId));
   on(api.deleteUserCache, async (c, { params }) => { await accounts.deleteUserCache(c.var.caller, params.userId); });
 

@@ -78,6 +78,10 @@ export type PasswordResetDelivery = typeof PASSWORD_RESET_DELIVERIES[number];
 export const USER_INVITATIONS = ['email', 'server-log', 'not-sent', 'identity-provider'] as const;
 export type UserInvitation = typeof USER_INVITATIONS[number];
 
+/** the caller's choice of e-mails about what they own (server/services/ownerNotices.ts) */
+export const OwnerNoticesSchema = v.strictObject({ ownerNotices: v.boolean() });
+export type OwnerNoticesChoice = v.InferOutput<typeof OwnerNoticesSchema>;
+
 const UserOut = v.object({ user: UserListItemSchema });
 const AddedUserOut = v.object({ user: UserListItemSchema, invitation: v.picklist(USER_INVITATIONS) });
 const manage = (action: 'view' | 'create' | 'edit' | 'delete') => ({ resource: 'usermanagement', action }) as const;
@@ -104,6 +108,14 @@ export const accountManagementService = service({
     userActiveTenant: endpoint({
       method: 'get', path: '/user/organization/:orgId/users/:userId/active-tenant', access: 'signed-in', response: ActiveTenant,
       summary: 'A user\'s active tenant (own, or with usermanagement view; named only when shared).',
+    }),
+    ownerNotices: endpoint({
+      method: 'get', path: '/user/organization/:orgId/user/owner-notices', access: 'signed-in', response: OwnerNoticesSchema,
+      summary: 'Whether the caller is e-mailed when a formula they made errors after its retries, or a data source of theirs or of their formulas needs reconnecting.',
+    }),
+    setOwnerNotices: endpoint({
+      method: 'put', path: '/user/organization/:orgId/user/owner-notices', access: 'signed-in', body: OwnerNoticesSchema, response: OwnerNoticesSchema,
+      summary: 'Turns those e-mails on or off for the caller.',
     }),
     setActiveTenant: endpoint({
       method: 'patch', path: '/user/active-tenant', access: 'signed-in', body: ActiveTenantBody,
