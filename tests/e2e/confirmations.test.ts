@@ -46,6 +46,26 @@ async function shoot(page: Page, name: string) {
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
+describe('the e-mails about what one owns', () => {
+  it('are a choice in the user menu, on at first, saved at once and kept', async () => {
+    const { page } = await signedIn('formula.producer@demo.tributary.test', { viewport: { width: 1440, height: 900 } });
+    await page.getByRole('heading', { level: 1, name: 'Data Queue' }).waitFor();
+    const choice = page.getByRole('menuitemcheckbox', { name: 'E-mail me when my formulas or data sources need attention' });
+    await page.getByRole('button', { name: /User menu/ }).click();
+    await expect.poll(() => choice.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => choice.isDisabled()).toBe(false);
+    await shoot(page, 'menu');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await choice.click();
+    await page.getByRole('button', { name: /User menu/ }).click();
+    await expect.poll(() => choice.getAttribute('aria-checked')).toBe('false');
+    // read again from the server after a reload
+    await page.reload();
+    await page.getByRole('button', { name: /User menu/ }).click();
+    await expect.poll(() => choice.getAttribute('aria-checked')).toBe('false');
+  }, 60_000);
+});
+
 describe('deactivating a user who is signed in', () => {
   it('asks first, naming the user and what happens; the keyboard cancels and confirms; the user is signed out and told', async () => {
     const { page: dana } = await signedIn(PROCESSOR.email, { viewport: { width: 1440, height: 900 } });
