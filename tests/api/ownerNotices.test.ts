@@ -1,7 +1,8 @@
 /**
  * A formula's owner (the user who made it) is e-mailed through SMTP_URL (a fake SMTP server here)
  * when it errors after its retries (issue 28): once, when its run gives up, not on the attempts
- * before; and not at all once they have turned these e-mails off (PUT .../user/owner-notices).
+ * before; and not at all once they have turned these e-mails off (PUT .../user/owner-notices). A
+ * data source that needs reconnecting is told to its maker and to the makers of its formulas.
  *
  * The run's job is worked here by calling the formula-run service as its job would, attempt by
  * attempt: the retries' waits (a minute and more) are pg-boss's, tested in tests/api/jobs.test.ts.
@@ -124,6 +125,30 @@ describe('a formula that errors after its retries', () => {
     expect(erroredMails('Autumn gifts')).toHaveLength(1);
   });
 
+});
+
+describe('a data source that needs reconnecting', () => {
+  it('is told to its maker and to the makers of the formulas that use it, once each, leaving out who turned it off', async () => {
+    const FRAN = 'formula.producer@demo.tributary.test';
+    // a formula of Fran's reads the drop folder Ada made; two of Ada's read it too
+    const hers = await liveFormula('Fran\'s gifts');
+    await server.database.pool.query('update formulas set created_by = (select id from users where email = $1) where id = $2', [FRAN, hers]);
+    const tell = () => server.services.notices.needsReconnecting(tenant(), { id: flat, displayName: 'Gifts drop', system: 'flat-file' }, 'The folder was moved.');
+    const reconnectMails = () => smtp.messages.filter((m) => readableBody(m.data).includes('Subject: Gifts drop needs reconnecting'));
+
+    await tell();
+    expect(reconnectMails().map((m) => m.to[0]).sort()).toEqual([ADMIN, FRAN]);
+    expect(readableBody(reconnectMails()[0]!.data)).toContain('The data source Gifts drop (Flat file) needs reconnecting: The folder was moved.');
+
+    const fran = await sessionFor(server.url, FRAN);
+    const off = await call(server.url, `/account-management/v1/user/organization/${fran.orgId}/user/owner-notices`, { method: 'PUT', headers: fran.headers, body: { ownerNotices: false } });
+    expect(off.status, await off.clone().text()).toBe(200);
+    await tell();
+    expect(reconnectMails().map((m) => m.to[0]).sort()).toEqual([ADMIN, ADMIN, FRAN]);
+  });
+});
+
+describe('the e-mail choice', () => {
   it('refuses a choice that is not on or off', async () => {
     expect((await send(noticesPath(), { method: 'PUT', body: { ownerNotices: 'sometimes' } })).status).toBe(400);
   });
