@@ -1,7 +1,7 @@
 /** A tenant's data sources (reached through forTenant); sealing and opening secrets is server/connectors/dataSources.ts. */
 import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { users } from '../schema/accounts.ts';
+import { memberships, users } from '../schema/accounts.ts';
 import { dataSources } from '../schema/connections.ts';
 import { formulas } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
@@ -32,7 +32,7 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
     /**
      * Who is told by e-mail that the data source needs reconnecting: its maker, and the makers of
      * the formulas that use it; each once, and only while they can be reached (not deactivated, a
-     * sign-in e-mail) and have not turned these notices off.
+     * sign-in e-mail, still a member of the tenant) and have not turned these notices off.
      */
     async peopleToTell(id: string): Promise<{ email: string; fullName: string }[]> {
       const users_ = alias(users, 'told');
@@ -43,6 +43,8 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
         .where(and(
           or(inArray(users_.id, maker), inArray(users_.id, formulaMakers)),
           isNull(users_.deactivatedOn), isNotNull(users_.email), eq(users_.ownerNotices, true),
+          // still one of the tenant's people
+          inArray(users_.id, db.select({ userId: memberships.userId }).from(memberships).where(eq(memberships.tenantId, tenantId))),
         ))
         .orderBy(asc(users_.email));
       return rows.map((r) => ({ email: r.email!, fullName: r.fullName }));
