@@ -9,6 +9,7 @@
  * that cannot be sent is logged.
  */
 import type { Logger } from 'pino';
+import { OWNER_NOTICES_LABEL } from '../../src/domain/api/accountManagement.ts';
 import { ROUTES } from '../../src/domain/screens.ts';
 import type { Config } from '../config.ts';
 import { DomainError } from '../../src/domain/errors.ts';
@@ -32,16 +33,18 @@ export function formulaErroredMail(formula: { name: string }, reason: string): M
     subject: `${formula.name} has errored`,
     text: (name, link) => `Hello ${name},\n\nThe formula ${formula.name} stopped with an error after its retries: ${reason}\n\n`
       + `It collects nothing more until the error is dismissed. Open it in the Data Queue (${link}) to read the error, dismiss it and retry.\n\n`
-      + `${WHY}\n`,
+      + `${WHY_FORMULA}\n`,
     html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>The formula <strong>${escapeHtml(formula.name)}</strong> stopped with an error after its retries: `
       + `${escapeHtml(reason)}</p><p>It collects nothing more until the error is dismissed. <a href="${escapeHtml(link)}">Open it in the Data Queue</a> `
-      + `to read the error, dismiss it and retry.</p><p>${escapeHtml(WHY)}</p>`,
+      + `to read the error, dismiss it and retry.</p><p>${escapeHtml(WHY_FORMULA)}</p>`,
     failure: (detail) => new DomainError('server-error', detail),
   };
 }
 
 /** why the mail came, and how to stop such mails */
-const WHY = 'You receive this because you made it. To stop these e-mails, untick "E-mail me when my formulas or data sources need attention" in the user menu.';
+const why = (made: string) => `You receive this because you made ${made}. To stop these e-mails, untick "${OWNER_NOTICES_LABEL}" in the user menu.`;
+const WHY_FORMULA = why('this formula');
+const WHY_DATA_SOURCE = why('this data source or a formula that uses it');
 
 /** The mail: what happened, why, and where to connect again. */
 export function reconnectMail(dataSource: { displayName: string; system: string }, reason: string): MailMessage {
@@ -50,10 +53,10 @@ export function reconnectMail(dataSource: { displayName: string; system: string 
     what: 'notice',
     subject: `${dataSource.displayName} needs reconnecting`,
     text: (name, link) => `Hello ${name},\n\nThe data source ${dataSource.displayName} (${system}) needs reconnecting: ${reason}\n\n`
-      + `Until it is connected again, the formulas that use it wait. Open it in Connections (${link}) and connect again.\n\n${WHY}\n`,
+      + `Until it is connected again, the formulas that use it wait. Open it in Connections (${link}) and connect again.\n\n${WHY_DATA_SOURCE}\n`,
     html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>The data source <strong>${escapeHtml(dataSource.displayName)}</strong> (${escapeHtml(system)}) `
       + `needs reconnecting: ${escapeHtml(reason)}</p><p>Until it is connected again, the formulas that use it wait. `
-      + `<a href="${escapeHtml(link)}">Open it in Connections</a> and connect again.</p><p>${escapeHtml(WHY)}</p>`,
+      + `<a href="${escapeHtml(link)}">Open it in Connections</a> and connect again.</p><p>${escapeHtml(WHY_DATA_SOURCE)}</p>`,
     failure: (detail) => new DomainError('server-error', detail),
   };
 }

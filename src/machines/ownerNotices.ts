@@ -19,8 +19,7 @@ export interface OwnerNoticesContext extends OwnerNoticesInput {
 
 export type OwnerNoticesEvent = { type: 'notices.toggle' } | { type: 'notices.reload' };
 
-/** the words of the choice, in the user menu and in the e-mails that say how to stop them */
-export const OWNER_NOTICES_LABEL = 'E-mail me when my formulas or data sources need attention';
+export { OWNER_NOTICES_LABEL } from '../domain/api/accountManagement.ts';
 export const OWNER_NOTICES_FAILED = 'Your e-mail choice could not be saved.';
 
 export const ownerNoticesMachine = setup({

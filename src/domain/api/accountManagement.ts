@@ -78,6 +78,9 @@ export type PasswordResetDelivery = typeof PASSWORD_RESET_DELIVERIES[number];
 export const USER_INVITATIONS = ['email', 'server-log', 'not-sent', 'identity-provider'] as const;
 export type UserInvitation = typeof USER_INVITATIONS[number];
 
+/** the choice's words: the user menu shows them, and the e-mails say where to turn them off */
+export const OWNER_NOTICES_LABEL = 'E-mail me when my formulas or data sources need attention';
+
 /** the caller's choice of e-mails about what they own (server/services/ownerNotices.ts) */
 export const OwnerNoticesSchema = v.strictObject({ ownerNotices: v.boolean() });
 export type OwnerNoticesChoice = v.InferOutput<typeof OwnerNoticesSchema>;
