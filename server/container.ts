@@ -61,10 +61,10 @@ export function createServices(deps: ServiceDeps) {
   const files = deps.files ?? dataFileStore(config.dataDir);
   const scanner = deps.scanner !== undefined ? deps.scanner : configuredScanner(config, log);
 
-  // a data source's owner hears when it needs reconnecting, whichever work found it
+  // a data source's and its formulas' owners hear when it needs reconnecting, whichever work found it; a formula's owner when it errors
   const notices = ownerNotices({ config, log });
   const formulaRuns = formulaRunsService({
-    secrets, config, notices,
+    secrets, config, notices, formulaNotices: notices,
     runs: {
       queue: (p, startAfter) => jobs.enqueue(formulaRun, p, startAfter ? { startAfter } : {}),
       status: (id) => jobs.runStatus(formulaRun, id),

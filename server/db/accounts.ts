@@ -6,7 +6,8 @@ import type { Executor } from './tenancy.ts';
 import { memberships, organizations, tenants, users } from './schema/accounts.ts';
 
 /** Why a sign-in or a request is refused: the same words at the sign-in page and from the API. */
-export const ACCOUNT_DEACTIVATED = 'Your account has been deactivated. Please contact your administrator.';
+// the browser says it too, when a session a deactivated user still holds is refused
+export { ACCOUNT_DEACTIVATED } from '../../src/domain/identity.ts';
 export const accessEnded = (expiredOn: Date, where: 'this tenant' | 'Tributary') =>
   `Your temporary access to ${where} ended on ${expiredOn.toISOString().slice(0, 10)}. Please contact your administrator.`;
 
@@ -141,6 +142,16 @@ export async function emailTaken(db: Executor, email: string, exceptUserId?: str
 export async function insertUser(db: Executor, u: { organizationId: string; auth0Id: string; email: string | null; pendingEmail?: string; fullName: string }): Promise<UserRow> {
   const [row] = await db.insert(users).values(u).returning();
   return row!;
+}
+
+/** Whether the user is e-mailed about the formulas and data sources they made. */
+export async function ownerNoticesOf(db: Executor, userId: string): Promise<boolean> {
+  const [row] = await db.select({ on: users.ownerNotices }).from(users).where(eq(users.id, userId)).limit(1);
+  return row?.on ?? false;
+}
+
+export async function setOwnerNotices(db: Executor, userId: string, on: boolean): Promise<void> {
+  await db.update(users).set({ ownerNotices: on }).where(eq(users.id, userId));
 }
 
 export async function updateUserRow(db: Executor, userId: string, set: Partial<Pick<UserRow, 'email' | 'pendingEmail' | 'fullName' | 'deactivatedOn'>>): Promise<void> {

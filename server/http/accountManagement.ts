@@ -25,13 +25,15 @@ export function accountManagementRouter(services: { accounts: AccountsService; u
   on(api.tenantData, async (c, { params }) => accounts.tenantData(own(c.var.caller, params.orgId), params.userId));
   on(api.activeTenant, async (c, { params }) => accounts.activeTenant(own(c.var.caller, params.orgId)));
   on(api.userActiveTenant, async (c, { params }) => accounts.userActiveTenant(own(c.var.caller, params.orgId), params.userId));
+  on(api.ownerNotices, async (c, { params }) => accounts.ownerNotices(own(c.var.caller, params.orgId)));
+  on(api.setOwnerNotices, async (c, { params, body }) => accounts.setOwnerNotices(own(c.var.caller, params.orgId), body.ownerNotices));
   on(api.setActiveTenant, async (c, { body }) => accounts.setActiveTenant(c.var.caller, body.tenantId));
   on(api.deleteUserCache, async (c, { params }) => { await accounts.deleteUserCache(c.var.caller, params.userId); });
 
   /** User management: the users of the caller's tenant (server/services/users.ts holds the rules). */
   on(api.users, async (c, { params, query }) => users.list(manager(c, params.orgId), query));
   on(api.user, async (c, { params }) => users.get(manager(c, params.orgId), params.userId));
-  on(api.createUser, async (c, { params, body }) => users.create(manager(c, params.orgId), body));
+  on(api.createUser, async (c, { params, body }) => users.create(manager(c, params.orgId), body, c.var.log));
   on(api.updateUser, async (c, { params, body }) => users.update(manager(c, params.orgId), params.userId, body, c.var.log));
   on(api.deactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, false));
   on(api.reactivateUser, async (c, { params }) => users.setActive(manager(c, params.orgId), params.userId, true));

@@ -9,6 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { can, effectiveRoles, isAccessExpired, policiesFor, type Action, type Resource } from '../../src/domain/roles.ts';
 import { ACCOUNT_DEACTIVATED, accessEnded } from '../db/accounts.ts';
+import { ACCOUNT_DEACTIVATED_CODE } from '../../src/domain/identity.ts';
 import type { Db } from '../db/database.ts';
 import { memberships, users } from '../db/schema/accounts.ts';
 import { forTenant } from '../db/tenancy.ts';
@@ -108,7 +109,7 @@ const signedInAt = (payload: JWTPayload) => (typeof payload.auth_time === 'numbe
 export async function currentAccess(db: Db, who: AccessQuery) {
   const [user] = await db.select().from(users).where(eq(users.auth0Id, who.sub)).limit(1);
   if (!user) return fail('forbidden', 'This sign-in has no Tributary account.');
-  if (user.deactivatedOn) return fail('forbidden', ACCOUNT_DEACTIVATED, {}, 'account-deactivated');
+  if (user.deactivatedOn) return fail('forbidden', ACCOUNT_DEACTIVATED, {}, ACCOUNT_DEACTIVATED_CODE);
   if (sessionEnded(user.sessionsValidAfter, who.signedInAt)) {
     return fail('unauthenticated', 'This sign-in has ended. Please sign in again.', {}, 'session-ended');
   }

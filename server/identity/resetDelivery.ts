@@ -6,7 +6,7 @@
  * that says what went wrong, never a 500.
  */
 import nodemailer from 'nodemailer';
-import type { PasswordResetDelivery as Delivery } from '../../src/domain/api/accountManagement.ts';
+import type { PasswordResetDelivery as Delivery, UserInvitation } from '../../src/domain/api/accountManagement.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import type { Config, SmtpSettings } from '../config.ts';
 
@@ -37,8 +37,15 @@ export interface EmailConfirmationRequest {
   log: ResetLog;
 }
 
+export interface InvitationRequest extends ResetRequest {
+  /** the name of whoever added the user */
+  invitedBy: string;
+}
+
 export interface PasswordResetDeliverer {
   deliverPasswordReset(request: ResetRequest): Promise<Delivery>;
+  /** A new user's invitation: a link to choose their first password, sent the way reset links go. */
+  deliverInvitation(request: InvitationRequest): Promise<Extract<UserInvitation, 'email' | 'server-log'>>;
   /** A link that confirms a new sign-in e-mail, sent the way reset links go. */
   deliverEmailConfirmation(request: EmailConfirmationRequest): Promise<Exclude<Delivery, 'auth0'>>;
 }
@@ -80,6 +87,20 @@ export const EMAIL_CONFIRMATION_MAIL: MailMessage = {
   failure: notUpdated,
 };
 
+/** The invitation of a new user: who added them, and the link that sets their first password. */
+export function invitationMail(invitedBy: string): MailMessage {
+  return {
+    what: 'invitation',
+    subject: 'You have been added to Tributary',
+    text: (name, link) => `Hello ${name},\n\n${invitedBy} added you to Tributary. Open this link to choose your password; then sign in with this e-mail address:\n\n${link}\n\n`
+      + 'The link works once, for a day. If it has expired, ask whoever added you to reset your password.\n',
+    html: (name, link) => `<p>Hello ${escapeHtml(name)},</p><p>${escapeHtml(invitedBy)} added you to Tributary. `
+      + `<a href="${escapeHtml(link)}">Choose your password</a>; then sign in with this e-mail address.</p>`
+      + '<p>The link works once, for a day. If it has expired, ask whoever added you to reset your password.</p>',
+    failure: (detail) => new DomainError('user-not-created', detail),
+  };
+}
+
 /** Chosen from the configuration: Auth0 tickets with a real tenant, else the embedded links; sent by SMTP when configured, else logged. */
 export function passwordResetDelivery(config: Pick<Config, 'auth' | 'smtp' | 'auth0Management'>): PasswordResetDeliverer {
   const mailer = config.smtp ? smtpSender(config.smtp) : null;
@@ -103,6 +124,10 @@ export function embeddedToLog(): PasswordResetDeliverer {
       log.info({ user: to.auth0Id, email: to.email, emailConfirmationLink: await embeddedLink() }, 'e-mail confirmation link');
       return 'server-log';
     },
+    async deliverInvitation({ to, embeddedLink, log }) {
+      log.info({ user: to.auth0Id, email: to.email, invitationLink: await embeddedLink() }, 'invitation link');
+      return 'server-log';
+    },
   };
 }
 
@@ -115,6 +140,10 @@ export function embeddedByEmail(mailer: ResetMailer): PasswordResetDeliverer {
     },
     async deliverEmailConfirmation({ to, embeddedLink }) {
       await mailer.send(to, await embeddedLink(), EMAIL_CONFIRMATION_MAIL);
+      return 'email';
+    },
+    async deliverInvitation({ to, embeddedLink, invitedBy }) {
+      await mailer.send(to, await embeddedLink(), invitationMail(invitedBy));
       return 'email';
     },
   };
@@ -175,6 +204,10 @@ export function auth0Tickets(
     },
     async deliverEmailConfirmation() {
       throw notUpdated('Sign-in e-mails are kept by Auth0: change the address there.');
+    },
+    async deliverInvitation() {
+      // user management invites only users of the embedded provider (server/services/users.ts)
+      throw new DomainError('user-not-created', 'Users of Auth0 are invited by Auth0.');
     },
   };
 }

@@ -9,7 +9,7 @@
 import { DomainError, type ProblemTitle } from '../../src/domain/errors.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
 import {
-  loginDetails, organizationBySubdomain, resolveActiveTenant, setActiveTenant, tenantAccess, userByAuth0Id,
+  loginDetails, organizationBySubdomain, ownerNoticesOf, resolveActiveTenant, setActiveTenant, setOwnerNotices, tenantAccess, userByAuth0Id,
 } from '../db/accounts.ts';
 import type { Db } from '../db/database.ts';
 
@@ -109,6 +109,16 @@ export function accountsService(deps: { db: Db }) {
       if (!chosen) return fail('no-tenant-access');
       await setActiveTenant(db, caller.userId, tenantId);
       return { activeTenantId: tenantId, tenant: { id: tenantId, name: chosen.name }, roles: chosen.roles, policies: chosen.policies };
+    },
+
+    /** Whether the caller is e-mailed about what they own (server/services/ownerNotices.ts). */
+    async ownerNotices(caller: Pick<AccountCaller, 'userId'>) {
+      return { ownerNotices: await ownerNoticesOf(db, caller.userId) };
+    },
+
+    async setOwnerNotices(caller: Pick<AccountCaller, 'userId'>, ownerNotices: boolean) {
+      await setOwnerNotices(db, caller.userId, ownerNotices);
+      return { ownerNotices };
     },
 
     /** SPEC.md section 7 calls it on logout; nothing is cached per process, so it only checks the caller may name that user. */

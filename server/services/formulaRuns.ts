@@ -31,6 +31,7 @@ import { reprocessHeld } from '../engine/reprocess.ts';
 import type { JobRunStatus } from '../../src/domain/formula/jobRunStatus.ts';
 import { connectorFailure } from './connections.ts';
 import { recordEvent, type EventActor } from './events.ts';
+import type { FormulaNotices } from './ownerNotices.ts';
 
 /** Who asked: a user (with the request's log), or the system (the scheduler, a continuation). */
 export interface RunActor {
@@ -96,7 +97,7 @@ const RUN_LABEL: Record<RunKind, string> = {
   scheduled: 'Scheduled run', 'on-demand': 'Run on demand', 'run-once': 'Run once', file: 'File run', reprocess: 'Reprocessing',
 };
 
-export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
+export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaNotices?: FormulaNotices }) {
   const notFound = () => new DomainError('not-found', 'No such formula.');
 
   async function load(tenant: TenantScope, id: string): Promise<FormulaRow> {
@@ -207,6 +208,19 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
     who.log.info({ runId: run.id, formulaId: row.id, failure }, failure ? 'run failed' : 'run finished');
   }
 
+  /**
+   * The formula's owner hears that it errored, once, when its run gives up. Not when a data source
+   * of it needs reconnecting: the owners of the data source and of its formulas were told that when
+   * it happened, and each run until it is reconnected would tell them again.
+   */
+  async function tellOwner(tenant: TenantScope, row: FormulaRow, failure: string): Promise<void> {
+    if (!deps.formulaNotices) return;
+    for (const id of [row.sourceDataSourceId, row.destinationDataSourceId]) {
+      if (id && (await tenant.dataSources.get(id))?.needsReconnecting) return;
+    }
+    await deps.formulaNotices.formulaErrored(tenant, { id: row.id, name: formulaDisplayName(row) }, failure);
+  }
+
   return {
     statusOf,
     runView,
@@ -301,6 +315,7 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
         if (!isTransient(err) || attempt.lastTry) {
           const final = attempt.lastTry && isTransient(err) ? `${message} (gave up after ${attempt.retry + 1} attempts)` : message;
           await finish(tenant, run, row, who, final);
+          await tellOwner(tenant, row, final);
           throw new FinalRunFailure(final, err);
         }
         await tenant.runs.update(run.id, { status: 'retrying', error: message });

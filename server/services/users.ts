@@ -8,7 +8,7 @@
  * activity event in each tenant it touches.
  */
 import { randomUUID } from 'node:crypto';
-import type { UserListItem, UsersQuery } from '../../src/domain/api/accountManagement.ts';
+import type { UserInvitation, UserListItem, UsersQuery } from '../../src/domain/api/accountManagement.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { can, effectiveRoles, grantableRoles, type Action, type Role } from '../../src/domain/roles.ts';
 import { GRANT_MESSAGES, isInternalEmail, membershipChangeRefusal, type MembershipInput, type MembershipState } from '../../src/domain/users.ts';
@@ -120,6 +120,24 @@ export function usersService(deps: UsersDeps) {
   }));
   const summary = (ms: MembershipInput[]) => ms.map((m) => ({ tenantId: m.tenantId, roles: m.roles, accessExpiresOn: m.accessExpiresOn ?? null }));
 
+  /**
+   * A new user's link to choose a first password, sent the way reset links go. The user exists
+   * whatever happens to the mail: a failure is said, and a password reset sends another link.
+   */
+  async function invite(me: UserManager, user: UserRow, email: string, log: ResetLog): Promise<UserInvitation> {
+    if (!deps.embeddedIssuer) return 'identity-provider';
+    try {
+      return await (deps.resetDelivery ?? embeddedToLog()).deliverInvitation({
+        to: { auth0Id: user.auth0Id, email, fullName: user.fullName }, invitedBy: me.name,
+        embeddedLink: () => createResetLink(db, user.id, deps.embeddedIssuer!),
+        log,
+      });
+    } catch (err) {
+      log.info({ user: user.auth0Id, email, reason: (err as Error).message }, 'the invitation could not be sent');
+      return 'not-sent';
+    }
+  }
+
   return {
     async list(me: UserManager, query: UsersQuery) {
       const { total, rows } = await usersOfTenant(db, me.tenantId, { q: query.q, offset: (query.page - 1) * query.pageSize, limit: query.pageSize });
@@ -130,7 +148,7 @@ export function usersService(deps: UsersDeps) {
 
     get: present,
 
-    async create(me: UserManager, input: { fullName: string; email: string; memberships: MembershipInput[] }) {
+    async create(me: UserManager, input: { fullName: string; email: string; memberships: MembershipInput[] }, log: ResetLog) {
       const mine = await managed(me, 'create');
       requireManaged(input.memberships, mine);
       requireGrants(mine, false, input.memberships.map((m) => ({ tenantId: m.tenantId, before: null, after: stateOfInput(m) })));
@@ -148,8 +166,9 @@ export function usersService(deps: UsersDeps) {
           { user: row.auth0Id, email: input.email, memberships: summary(input.memberships) });
         return row;
       });
+      const invitation = await invite(me, user, input.email, log);
       const all = await membershipsOf(db, [user.id]);
-      return { user: view(user, all, me.tenantId, await managed(me, 'view')) };
+      return { user: view(user, all, me.tenantId, await managed(me, 'view')), invitation };
     },
 
     async update(me: UserManager, auth0Id: string, input: { fullName: string; email: string; memberships: MembershipInput[] }, log: ResetLog) {

@@ -4,6 +4,7 @@
  */
 import { DATA_QUEUE_MESSAGES } from './dataQueue.ts';
 import { PART_PROBLEM_MESSAGES } from './formula/partLabels.ts';
+import { ACCOUNT_DEACTIVATED_CODE } from './identity.ts';
 
 export const MESSAGES = {
   generic: 'An error occurred.',
@@ -156,6 +157,8 @@ export function globalErrorMessage(e: {
   formula?: { id: string; name?: string | null };
 }): string | null {
   if (e.silent) return null;
+  // a deactivated account's session ends, and the sign-in page says why (src/machines/auth.ts)
+  if (e.problem.code === ACCOUNT_DEACTIVATED_CODE) return null;
   // 400s belong to the form that sent them
   if (e.status === 400) return null;
   // a refusal says so, even from a formula's request: it is never 'an error related to' it

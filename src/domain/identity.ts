@@ -15,8 +15,18 @@ export interface AppConfig {
   production: boolean;
 }
 
+/** What a deactivated user is told: at sign-in, and by the app when a session they still hold is refused. */
+export const ACCOUNT_DEACTIVATED = 'Your account has been deactivated. Please contact your administrator.';
+/** the problem code of a request refused because the account was deactivated (server/http/auth.ts) */
+export const ACCOUNT_DEACTIVATED_CODE = 'account-deactivated';
+
+/** Whether an error is the refusal of a deactivated account: its problem+json carries that code. */
+export const isAccountDeactivated = (err: unknown): boolean =>
+  (err as { problem?: { code?: unknown } } | null)?.problem?.code === ACCOUNT_DEACTIVATED_CODE;
+
 /** The identity errors of SPEC.md section 8, each with what the user is told. */
 export const IDENTITY_ERRORS = {
+  'account-deactivated': ACCOUNT_DEACTIVATED,
   'invalid-state': 'Invalid state: the sign-in could not be completed. Please sign in again.',
   timeout: 'The sign-in service did not answer in time. Please try again.',
   'popup-closed': 'The sign-in window was closed before signing in finished.',
@@ -33,6 +43,7 @@ export function identityErrorKind(err: unknown): IdentityErrorKind {
   const code = e.error ?? '';
   const name = e.name ?? '';
   const message = e.message ?? String(err);
+  if (isAccountDeactivated(err)) return 'account-deactivated';
   if (code === 'login_required' || code === 'consent_required' || code === 'interaction_required') return 'login-required';
   if (code === 'missing_refresh_token' || name === 'MissingRefreshTokenError') return 'missing-refresh-token';
   if (code === 'mfa_required' || name === 'MfaRequiredError') return 'mfa-required';
@@ -42,8 +53,8 @@ export function identityErrorKind(err: unknown): IdentityErrorKind {
   return 'unknown';
 }
 
-/** Identity errors that end the local session: the user signs in again. */
-export const ENDS_LOCAL_SESSION: readonly IdentityErrorKind[] = ['login-required', 'missing-refresh-token'];
+/** Identity errors that end the local session: the user signs in again (a deactivated one is refused there). */
+export const ENDS_LOCAL_SESSION: readonly IdentityErrorKind[] = ['login-required', 'missing-refresh-token', 'account-deactivated'];
 
 /** The organisation's subdomain from the host name (demo.example.org -> demo); a host without one uses the default. */
 export function subdomainFromHost(hostname: string, fallback: string): string {

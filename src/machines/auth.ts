@@ -2,13 +2,14 @@
  * Authentication (SPEC.md sections 2, 4 and 8): loading until the SDK has handled the sign-in
  * redirect; then the login-details flow (subdomain -> organisation id -> current user); signed in,
  * signed out, an identity error with its message, or a permission error page. Logout clears the
- * user, the server's user cache and the provider's session.
+ * user, the server's user cache and the provider's session. A request refused because the account
+ * was deactivated (the shell passes it on as `identity.error`) ends the session here and says so.
  */
-import { assign, fromPromise, setup } from 'xstate';
-import { ENDS_LOCAL_SESSION, IDENTITY_ERRORS, identityErrorKind, type IdentityErrorKind } from '../domain/identity.ts';
+import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { ENDS_LOCAL_SESSION, IDENTITY_ERRORS, identityErrorKind, isAccountDeactivated, type IdentityErrorKind } from '../domain/identity.ts';
 import type { AccountManagement, CurrentUser } from '../services/accountManagement.ts';
 import type { AuthService } from '../services/auth.ts';
-import { ApiError, setIdentitySource } from '../services/gateway.ts';
+import { ApiError, onApiError, setIdentitySource } from '../services/gateway.ts';
 
 export type AuthErrorPage = 'subdomain' | 'tenant' | 'role';
 
@@ -66,6 +67,10 @@ export const authMachine = setup({
       setIdentitySource(null);
       await input.auth.logout();
     }),
+    /** any request of the session refused because the account was deactivated */
+    watchDeactivation: fromCallback<AuthEvent>(({ sendBack }) => onApiError((error) => {
+      if (isAccountDeactivated(error)) sendBack({ type: 'identity.error', error });
+    })),
     forgetLocalSession: fromPromise(async ({ input }: { input: AuthContext }) => {
       setIdentitySource(null);
       await input.auth.logoutLocally();
@@ -78,6 +83,7 @@ export const authMachine = setup({
     hasNoTenant: ({ event }) => statusOf((event as { error?: unknown }).error) === 404,
     hasNoRole: ({ event }) => statusOf((event as { error?: unknown }).error) === 403,
     isUnanswered: ({ event }) => isUnanswered((event as { error?: unknown }).error),
+    isDeactivated: ({ event }) => isAccountDeactivated((event as { error?: unknown }).error),
     endsLocalSession: ({ event }) => event.type === 'identity.error' && ENDS_LOCAL_SESSION.includes(identityErrorKind(event.error)),
   },
   actions: {
@@ -139,6 +145,7 @@ export const authMachine = setup({
     authenticated: {
       initial: 'findingOrganization',
       entry: 'provideIdentity',
+      invoke: { id: 'watchDeactivation', src: 'watchDeactivation' },
       on: {
         logout: '#auth.loggingOut',
         'identity.error': [
@@ -167,6 +174,8 @@ export const authMachine = setup({
             input: ({ context }) => context,
             onDone: { target: 'ready', actions: assign({ user: ({ event }) => event.output }) },
             onError: [
+              // deactivated while still signed in: the session ends here, and the sign-in page says why
+              { guard: 'isDeactivated', target: '#auth.endingSession', actions: 'recordIdentityError' },
               { guard: 'hasNoTenant', target: '#auth.denied.tenant' },
               { guard: 'hasNoRole', target: '#auth.denied.role' },
               { guard: 'isUnanswered', target: 'unreachable' },

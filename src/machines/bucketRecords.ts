@@ -79,6 +79,31 @@ export const ACTION_LABELS: Record<RecordAction, string> = { ready: 'Add to Read
 const DONE: Record<RecordAction, string> = { ready: 'added to Ready', send: 'queued for sending', createNew: 'set to create new records', remove: 'deleted' };
 export const NO_EDIT_PERMISSION = MESSAGES.noEditPermission;
 
+/** How many records the selection holds, in words: the bucket's count when everything unfiltered is chosen. */
+export function selectionWords(c: Pick<BucketRecordsContext, 'selection' | 'filter' | 'counts' | 'view' | 'customBucket'>): string {
+  const records = (n: number) => (n === 1 ? '1 record' : `${n} records`);
+  if (c.selection.kind === 'matching') {
+    if (isFiltered(c.filter)) return 'Every record matching the filter';
+    const n = c.customBucket ? c.counts?.customBuckets.find((b) => b.name === c.customBucket)?.count : c.counts?.views[c.view];
+    return n === undefined ? 'Every record in this bucket' : `Every record in this bucket (${records(n)})`;
+  }
+  return records(c.selection.kind === 'ids' ? c.selection.ids.length : 0);
+}
+
+/** actions the screen asks about first, and what their confirmation says will happen */
+export const CONFIRMED_RECORD_ACTIONS: readonly RecordAction[] = ['send', 'remove'];
+export function actionConfirmation(c: BucketRecordsContext, action: RecordAction): { title: string; text: string; button: string } {
+  const which = selectionWords(c);
+  const of = c.formulaName ? ` of ${c.formulaName}` : '';
+  if (action === 'send') {
+    return {
+      title: 'Send records now?', button: ACTION_LABELS.send,
+      text: `${which}${of} will be queued for sending to the destination now, without waiting for the schedule or a review. Records that cannot be sent stay where they are.`,
+    };
+  }
+  return { title: 'Delete records?', button: ACTION_LABELS.remove, text: `${which}${of} will be deleted. This cannot be undone.` };
+}
+
 /** What is wrong with a filter, by field, in the shared schema's words. */
 export function filterProblems(filter: RecordFilter): Partial<Record<FilterField, string>> {
   const result = v.safeParse(RecordFilterSchema, filter);
@@ -154,7 +179,7 @@ export const bucketRecordsMachine = setup({
     hasNextPage: ({ context }) => context.nextCursor !== null,
     hasPreviousPage: ({ context }) => context.cursors.length > 1,
     mayAct: ({ context, event }) => event.type === 'action.request' && mayDo(context, event.action),
-    needsConfirmation: ({ event }) => event.type === 'action.request' && event.action === 'remove',
+    needsConfirmation: ({ event }) => event.type === 'action.request' && CONFIRMED_RECORD_ACTIONS.includes(event.action),
     hasSelection: ({ context }) => selectionOf(context) !== null,
     hasNextRecord: ({ context }) => context.focused < context.records.length - 1,
     hasPreviousRecord: ({ context }) => context.focused > 0,

@@ -5,16 +5,16 @@
  * that may see users but not change them is told so (SPEC.md section 6) instead of acting.
  */
 import { assign, fromPromise, setup } from 'xstate';
-import type { PasswordResetDelivery, UserListItem } from '../domain/api/accountManagement.ts';
+import type { PasswordResetDelivery, UserInvitation, UserListItem } from '../domain/api/accountManagement.ts';
 import { MESSAGES } from '../domain/errors.ts';
 import { can, type Action, type Policies } from '../domain/roles.ts';
 import { USERS_PAGE_SIZE } from '../domain/users.ts';
-import { usersService, type UsersPage, type UsersService } from '../services/users.ts';
+import { usersService, type AddedUser, type UsersPage, type UsersService } from '../services/users.ts';
 import { userFormMachine, type TenantChoice, type UserFormInput } from './userForm.ts';
 
 export type UserAction = 'deactivate' | 'reactivate' | 'resetPassword' | 'removeHere' | 'removeAll' | 'delete';
-/** actions that change the account for good: the page asks before these */
-export const CONFIRMED_ACTIONS: readonly UserAction[] = ['removeHere', 'removeAll', 'delete'];
+/** actions that end the user's sessions or change the account for good: the page asks before these */
+export const CONFIRMED_ACTIONS: readonly UserAction[] = ['deactivate', 'resetPassword', 'removeHere', 'removeAll', 'delete'];
 
 export interface Notice { tone: 'done' | 'failed' | 'refused'; title: string; text: string | null }
 
@@ -74,6 +74,42 @@ export function actionMessages(action: UserAction, user: UserListItem, tenantNam
     case 'removeHere': return { done: `${user.fullName} has been removed from ${tenantName}`, failed: MESSAGES.userNotUpdated };
     case 'removeAll': return { done: `${user.fullName} has been removed from all your tenants`, failed: MESSAGES.userNotUpdated };
     case 'delete': return { done: `${user.fullName} has been deleted`, failed: MESSAGES.userNotDeleted };
+  }
+}
+
+/** What the confirmation of an action says will happen, to whom, and the button that does it. */
+export function confirmationOf(action: UserAction, user: UserListItem, tenantName: string): { title: string; text: string; button: string } {
+  const name = user.fullName;
+  switch (action) {
+    case 'deactivate': return {
+      title: `Deactivate ${name}?`,
+      text: `${name} is signed out at once and can no longer sign in, in any tenant. Their roles, formulas and history stay; you can reactivate them later.`,
+      button: 'Deactivate',
+    };
+    case 'resetPassword': return {
+      title: `Reset the password of ${name}?`,
+      text: `${name} is signed out at once. A link to choose a new password is e-mailed to ${user.email}, or written to the server log when no mail server is configured; it works once, for a day.`,
+      button: 'Reset password',
+    };
+    case 'removeHere': return { title: `Remove ${name} from ${tenantName}?`, text: `${name} loses their roles in ${tenantName}. Their other tenants stay.`, button: 'Remove' };
+    case 'removeAll': return { title: `Remove ${name} from all tenants?`, text: `${name} loses their roles in every tenant you manage.`, button: 'Remove' };
+    case 'delete': return {
+      title: `Delete ${name}?`,
+      text: `${name} will no longer be able to sign in, and their account is deleted. A user who uploaded files cannot be deleted: deactivate them instead.`,
+      button: 'Delete user',
+    };
+    case 'reactivate': return { title: `Reactivate ${name}?`, text: `${name} can sign in again.`, button: 'Reactivate' };
+  }
+}
+
+/** Where a new user's invitation (a link to choose a password) went, in words. */
+export function invitationText(invitation: UserInvitation | undefined, user: UserListItem): string | null {
+  switch (invitation) {
+    case 'email': return `An invitation with a link to set a password was e-mailed to ${user.email}.`;
+    case 'server-log': return `No mail server is configured: the invitation link for ${user.fullName} to set a password is in the server log, for whoever runs Tributary to pass on. It works once, for a day.`;
+    case 'not-sent': return `The invitation e-mail could not be sent. Use Reset password to send ${user.fullName} a link to set a password.`;
+    case 'identity-provider': return `Passwords are kept by the identity provider: ${user.fullName} sets one there.`;
+    default: return null;
   }
 }
 
@@ -200,7 +236,10 @@ export const userListMachine = setup({
           {
             guard: { type: 'wasSaved', params: ({ event }) => event.output }, target: 'loading',
             actions: assign({
-              notice: ({ context, event }) => ({ tone: 'done', title: `${event.output.saved!.fullName} has been ${context.form?.mode === 'create' ? 'added' : 'updated'}`, text: null }),
+              notice: ({ context, event }) => ({
+                tone: 'done', title: `${event.output.saved!.fullName} has been ${context.form?.mode === 'create' ? 'added' : 'updated'}`,
+                text: context.form?.mode === 'create' ? invitationText((event.output.saved as AddedUser).invitation, event.output.saved!) : null,
+              }),
               form: null,
             }),
           },

@@ -13,5 +13,7 @@ export const accountManagement = {
   currentUser: (orgId: string, o?: RequestOptions) => client.call('currentUser', { params: { orgId } }, o),
   setActiveTenant: (tenantId: string, o?: RequestOptions) => client.call('setActiveTenant', { body: { tenantId } }, o),
   deleteUserCache: (userId: string, o?: RequestOptions) => client.call('deleteUserCache', { params: { userId } }, o),
+  ownerNotices: (orgId: string, o?: RequestOptions) => client.call('ownerNotices', { params: { orgId } }, o),
+  setOwnerNotices: (orgId: string, ownerNotices: boolean, o?: RequestOptions) => client.call('setOwnerNotices', { params: { orgId }, body: { ownerNotices } }, o),
 };
 export type AccountManagement = typeof accountManagement;

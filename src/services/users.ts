@@ -1,9 +1,11 @@
 /** User management of the account-management service (/account-management/v1), typed by its contract (src/domain/api/accountManagement.ts). */
-import { accountManagementService, type PasswordResetDelivery, type UserListItem } from '../domain/api/accountManagement.ts';
+import { accountManagementService, type PasswordResetDelivery, type UserInvitation, type UserListItem } from '../domain/api/accountManagement.ts';
 import { USERS_PAGE_SIZE, type UserInput } from '../domain/users.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 
 export type { UserInput, UserListItem };
+/** a user just added, with how their invitation went */
+export type AddedUser = UserListItem & { invitation?: UserInvitation };
 
 export interface UsersPageQuery { q?: string; page?: number; pageSize?: number }
 export interface UsersPage { users: UserListItem[]; total: number; page: number; pageSize: number }
@@ -19,7 +21,10 @@ export function usersService(orgId: string) {
       query: { q: query.q?.trim() || undefined, page: String(query.page ?? 1), pageSize: String(query.pageSize ?? USERS_PAGE_SIZE) },
     }, o),
     get: async (userId: string, o?: RequestOptions): Promise<UserListItem> => (await client.call('user', { params: user(userId) }, o)).user,
-    create: async (body: UserInput, o?: RequestOptions): Promise<UserListItem> => (await client.call('createUser', { params: { orgId }, body }, o)).user,
+    create: async (body: UserInput, o?: RequestOptions): Promise<AddedUser> => {
+      const { user: added, invitation } = await client.call('createUser', { params: { orgId }, body }, o);
+      return { ...added, invitation };
+    },
     update: async (userId: string, body: UserInput, o?: RequestOptions): Promise<UserListItem> =>
       (await client.call('updateUser', { params: user(userId), body }, o)).user,
     deactivate: async (userId: string, o?: RequestOptions): Promise<UserListItem> => (await client.call('deactivateUser', { params: user(userId) }, o)).user,

@@ -25,7 +25,7 @@ export function MenuButton({ label, target, children, align = 'end', disabled = 
     setOpened(false);
     if (refocus) button.current?.focus();
   }, []);
-  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled)') ?? [])];
+  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not(:disabled), [role="menuitemcheckbox"]:not(:disabled)') ?? [])];
 
   useEffect(() => {
     if (!opened) return;
@@ -75,11 +75,12 @@ export function MenuButton({ label, target, children, align = 'end', disabled = 
 }
 
 /** An item of the menu; choosing it closes the menu. */
-export function MenuItem({ leftSection, onClick, children, ...rest }: Omit<ComponentPropsWithoutRef<'button'>, 'type' | 'role'> & { leftSection?: ReactNode }) {
+/** An item; with `checked`, an item that is on or off (a menuitemcheckbox). */
+export function MenuItem({ leftSection, onClick, children, checked, ...rest }: Omit<ComponentPropsWithoutRef<'button'>, 'type' | 'role'> & { leftSection?: ReactNode; checked?: boolean }) {
   const close = useContext(CloseMenu);
   return (
     <button
-      {...rest} type="button" role="menuitem" tabIndex={-1} className={classes.item}
+      {...rest} type="button" role={checked === undefined ? 'menuitem' : 'menuitemcheckbox'} aria-checked={checked} tabIndex={-1} className={classes.item}
       onClick={(e) => { close(); onClick?.(e); }}
     >
       {leftSection && <span className={classes.itemSection}>{leftSection}</span>}

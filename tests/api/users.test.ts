@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { MESSAGES } from '../../src/domain/errors.ts';
+import { ACCOUNT_DEACTIVATED_CODE, IDENTITY_ERRORS } from '../../src/domain/identity.ts';
 import { ROLES } from '../../src/domain/roles.ts';
 import { GRANT_MESSAGES, USER_MESSAGES } from '../../src/domain/users.ts';
 import { DEMO_USERS } from '../../server/db/seed.ts';
@@ -207,7 +208,9 @@ describe('changes', () => {
     expect(((await off.json()) as { user: UserOut }).user.active).toBe(false);
     const refused = await send(processor, me);
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ code: 'account-deactivated', detail: expect.stringContaining('deactivated') });
+    // the problem the app recognises by its code, and whose words it shows as it signs the user out
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(await refused.json()).toMatchObject({ code: ACCOUNT_DEACTIVATED_CODE, detail: IDENTITY_ERRORS['account-deactivated'] });
     const reset = await send(manager, one(manager, processor.auth0Id, '/password-reset'), 'POST');
     expect(reset.status).toBe(409);
     expect(await reset.json()).toMatchObject({ title: 'password-not-reset' });

@@ -324,6 +324,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await openBucketWith('ready-records', NEW_EMAIL);
     await rowWith(NEW_EMAIL).getByRole('checkbox').check();
     await toolbar().getByRole('button', { name: 'Send now' }).click();
+    await page.getByRole('dialog', { name: 'Send records now?' }).getByRole('button', { name: 'Send now' }).click();
     await page.getByText('1 record queued for sending.').waitFor();
 
     await expect.poll(() => hoppers().length, { timeout: 20_000, interval: 250 }).toBe(1);
@@ -358,6 +359,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await review.waitFor({ state: 'hidden' });
     await rowWith('Gracie').getByRole('checkbox').check();
     await toolbar().getByRole('button', { name: 'Send now' }).click();
+    await page.getByRole('dialog', { name: 'Send records now?' }).getByRole('button', { name: 'Send now' }).click();
     await page.getByText('1 record queued for sending.').waitFor();
 
     await expect.poll(() => sky.constituents.get(grace.id)?.first, { timeout: 20_000, interval: 250 }).toBe('Gracie');

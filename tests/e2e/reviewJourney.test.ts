@@ -181,6 +181,17 @@ describe('a Data Processor resolves Needs Attention, sends and exports', () => {
     const before = (await sandboxCrmStore(repo).counts()).constituents;
     await page.getByRole('checkbox', { name: 'Select every record on this page' }).check();
     await toolbar().getByRole('button', { name: 'Send now' }).click();
+    // asked first: how many records, of which formula, and what happens to them
+    const asking = page.getByRole('dialog', { name: 'Send records now?' });
+    await asking.getByText(/^2 records of .+ will be queued for sending to the destination now/).waitFor();
+    const size = page.viewportSize()!;
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(600);
+      await page.screenshot({ path: `/tmp/confirm-send-${width}.png` });
+    }
+    await page.setViewportSize(size);
+    await asking.getByRole('button', { name: 'Send now' }).click();
     await page.getByText('2 records queued for sending.').waitFor();
 
     await expect.poll(async () => (await repo.records.countByState(formula)).sent ?? 0, { timeout: 30_000, interval: 250 }).toBe(2);

@@ -1,6 +1,7 @@
 /**
  * The user-management journey in Chromium through the real server: the administrator adds a Data
- * Processor with temporary access on /user-management and resets their password; the reset link,
+ * Processor with temporary access on /user-management (the invitation's link goes to the server log:
+ * no mail is configured) and resets their password; the reset link,
  * which the server writes to its log, is opened and a password chosen; the new user signs in and
  * opens the Data Queue; once the access has ended they are refused at sign-in with the date it
  * ended; and the administrator finds the user's creation and the sign-ins in /activity-history.
@@ -92,6 +93,9 @@ describe('an administrator gives a Data Processor temporary access, which ends',
     await dialog.getByRole('button', { name: 'Save' }).click();
     await admin.getByText(`${NAME} has been added`).waitFor();
     await dialog.waitFor({ state: 'detached' });
+    // no mail server here: the invitation's link is in the server log, and the screen says so
+    await admin.getByText(`No mail server is configured: the invitation link for ${NAME} to set a password is in the server log`, { exact: false }).waitFor();
+    expect(String(logLines.find((l) => l.msg === 'invitation link' && l.email === EMAIL)?.invitationLink)).toMatch(/\/reset-password\?token=/);
 
     await admin.getByRole('textbox', { name: 'Search by name or e-mail' }).fill('dana.temporary');
     await admin.getByRole('button', { name: 'Search', exact: true }).click();
@@ -109,6 +113,7 @@ describe('an administrator gives a Data Processor temporary access, which ends',
   it('resets the new user\'s password: the link is in the server log', async () => {
     await admin.getByRole('button', { name: `Actions for ${NAME}` }).click();
     await admin.getByRole('menuitem', { name: 'Reset password' }).click();
+    await admin.getByRole('dialog', { name: `Reset the password of ${NAME}?` }).getByRole('button', { name: 'Reset password' }).click();
     await admin.getByText(`A password reset link for ${NAME} has been sent to the server log`, { exact: false }).waitFor();
     const line = logLines.find((l) => l.msg === 'password reset link' && l.email === EMAIL);
     expect(line, 'the reset link in the server log').toBeTruthy();

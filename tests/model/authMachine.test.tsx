@@ -13,18 +13,18 @@ import { MantineProvider } from '@mantine/core';
 import { initialContext, type Auth0ContextInterface } from '@auth0/auth0-react';
 import { createMemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SnapshotFrom } from 'xstate';
-import { IDENTITY_ERRORS } from '../../src/domain/identity.ts';
+import { fromCallback, type SnapshotFrom } from 'xstate';
+import { ACCOUNT_DEACTIVATED, ACCOUNT_DEACTIVATED_CODE, IDENTITY_ERRORS, isAccountDeactivated } from '../../src/domain/identity.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { authMachine, type AuthEvent } from '../../src/machines/auth.ts';
 import type { AccountManagement, CurrentUser } from '../../src/services/accountManagement.ts';
 import type { AuthService } from '../../src/services/auth.ts';
-import { ApiError, identityHeaders } from '../../src/services/gateway.ts';
+import { ApiError, identityHeaders, request } from '../../src/services/gateway.ts';
 import { App } from '../../src/views/shell/App.tsx';
 import { AuthSdkContext } from '../../src/views/shell/authSdk.tsx';
 import { aCurrentUser } from '../support/currentUser.ts';
 import { fakeCall } from '../support/fakeCalls.ts';
-import { expectBrokenGuardToFail, named, reachedStates, runPath, testModel, type ModelView } from '../support/modelPaths.ts';
+import { expectBrokenGuardToFail, expectingFailure, named, reachedStates, runPath, testModel, type ModelPath, type ModelView } from '../support/modelPaths.ts';
 
 afterEach(() => cleanup());
 
@@ -96,6 +96,8 @@ function renderApp(world: World, authLogic = authMachine) {
 // ------------------------------------------------------------------ the model's events
 
 const apiError = (status: number) => new ApiError(status, { status, title: status === 404 ? 'no-tenants' : status === 403 ? 'no-roles' : 'server-error' });
+/** what the server answers a request of a user deactivated while signed in (server/http/auth.ts) */
+const DEACTIVATED = new ApiError(403, { status: 403, title: 'forbidden', code: ACCOUNT_DEACTIVATED_CODE, detail: ACCOUNT_DEACTIVATED });
 const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AuthEvent;
 const error = (id: string, err: unknown) => ({ type: `xstate.error.actor.${id}`, error: err }) as unknown as AuthEvent;
 
@@ -113,6 +115,7 @@ const EVENTS: AuthEvent[] = [
   error('loadUser', apiError(404)),
   error('loadUser', apiError(403)),
   error('loadUser', apiError(500)),
+  error('loadUser', DEACTIVATED),
   { type: 'retry' },
   { type: 'tenant.switch', tenantId: 't2' },
   done('switchTenant'),
@@ -120,6 +123,8 @@ const EVENTS: AuthEvent[] = [
   done('logout'),
   { type: 'identity.error', error: Object.assign(new Error('Login required'), { error: 'login_required' }) },
   { type: 'identity.error', error: Object.assign(new Error('MFA required'), { error: 'mfa_required', name: 'MfaRequiredError' }) },
+  // any request of the signed-in app refused because the account was deactivated since
+  { type: 'identity.error', error: DEACTIVATED },
   done('forgetLocalSession'),
   { type: 'error.dismiss' },
 ];
@@ -207,7 +212,13 @@ function params(world: World, app: ReturnType<typeof renderApp>) {
       },
       'identity.error': async ({ event: e0 }: { event: { type: string } }) => {
         const event = e0 as unknown as AuthEvent;
-        world.failTokens((event as Extract<AuthEvent, { type: 'identity.error' }>).error);
+        const refusal = (event as Extract<AuthEvent, { type: 'identity.error' }>).error;
+        if (isAccountDeactivated(refusal)) {
+          // a screen's request, refused by the server: the machine hears of it from the gateway
+          await act(async () => { await request(() => Promise.reject(refusal), { silent: true }).catch(() => undefined); });
+          return;
+        }
+        world.failTokens(refusal);
         // any request of the app asks for a token
         await act(async () => { await identityHeaders().catch(() => undefined); });
       },
@@ -232,6 +243,11 @@ const view: ModelView<typeof authMachine, { world: World; app: ReturnType<typeof
 };
 
 const paths = model.getShortestPaths();
+// shortest paths reach the deactivated message once, refused at sign-in; this path is refused later, on a screen's request
+const laterRefusal = model.getPathsFromEvents([
+  { type: 'sdk.ready', isAuthenticated: true }, done('findOrganization', 'org-1'), done('loadUser', USER),
+  { type: 'identity.error', error: DEACTIVATED }, done('forgetLocalSession'),
+], {}) as unknown as ModelPath<Snap>[];
 
 describe('authentication machine: shortest paths on the rendered app', () => {
   it('reaches every state of the machine', () => {
@@ -249,6 +265,13 @@ describe('authentication machine: shortest paths on the rendered app', () => {
   });
 
   it.each(named(paths))('%s', async (_d, path) => runPath(path, authMachine, view));
+
+  it('ends the session of a user deactivated while signed in, and says the account is deactivated', async () => {
+    expect(laterRefusal).toHaveLength(1);
+    expect(laterRefusal[0]!.state.matches('failed') && laterRefusal[0]!.state.context.identityError?.kind).toBe('account-deactivated');
+    expect(IDENTITY_ERRORS['account-deactivated']).toBe('Your account has been deactivated. Please contact your administrator.');
+    await runPath(laterRefusal[0]!, authMachine, view);
+  });
 });
 
 describe('the suite can fail', () => {
@@ -256,5 +279,14 @@ describe('the suite can fail', () => {
     // the broken machine runs in the app; the correct machine's paths say what should show
     const rolePaths = paths.filter((p) => p.state.matches({ denied: 'role' }));
     await expectBrokenGuardToFail(authMachine, 'hasNoRole', { paths: rolePaths, view, every: true });
+  });
+  it('finds a machine that takes a deactivated account for a missing role', async () => {
+    const deactivated = paths.filter((p) => p.steps.some((st) => (st.event as { error?: unknown }).error === DEACTIVATED && st.event.type.startsWith('xstate.error.actor.loadUser')));
+    await expectBrokenGuardToFail(authMachine, 'isDeactivated', { paths: deactivated.slice(0, 2), view, every: true });
+  });
+  it('finds an app that does not hear a deactivated account\'s refusals', async () => {
+    const deaf = authMachine.provide({ actors: { watchDeactivation: fromCallback(() => undefined) } as never });
+    // the session stays signed in: the path's ending session and message never show
+    await expect(expectingFailure(() => runPath(laterRefusal[0]!, deaf, view))).rejects.toThrow(/Loading/);
   });
 });

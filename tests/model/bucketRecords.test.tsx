@@ -16,7 +16,7 @@ import type { RecordCounts, RecordPage } from '../../src/domain/api/records.ts';
 import { MESSAGES } from '../../src/domain/errors.ts';
 import { RECORD_QUERY_MESSAGES, type RecordFilter } from '../../src/domain/records/query.ts';
 import { ROLE_POLICIES, type Policies } from '../../src/domain/roles.ts';
-import { bucketRecordsMachine, NO_EDIT_PERMISSION, type ActionRequest, type PageAnswer, type PageRequest } from '../../src/machines/bucketRecords.ts';
+import { ACTION_LABELS, bucketRecordsMachine, NO_EDIT_PERMISSION, type ActionRequest, type RecordAction, type PageAnswer, type PageRequest } from '../../src/machines/bucketRecords.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import { BucketPage } from '../../src/views/records/BucketPage.tsx';
 import { NeedsAttentionReview } from '../../src/views/records/NeedsAttentionReview.tsx';
@@ -103,7 +103,7 @@ const model = testModel(bucketRecordsMachine, {
     } else {
       if (c.selection.kind === 'ids' && c.selection.ids.length === c.records.length) events.push({ type: 'select.matching' });
       if (c.selection.kind === 'matching') events.push({ type: 'select.none' });
-      events.push({ type: 'action.request', action: 'ready' }, { type: 'action.request', action: 'remove' });
+      events.push({ type: 'action.request', action: 'ready' }, { type: 'action.request', action: 'send' }, { type: 'action.request', action: 'remove' });
     }
     return events as never;
   },
@@ -139,9 +139,16 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
         expect(screen.getByText(`/${FORMULA}/needs-attention`, { selector: 'code' })).toBeTruthy();
         expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
       },
-      confirming: async () => {
-        const dialog = await screen.findByRole('dialog', { name: 'Delete records?' });
-        within(dialog).getByText(/will be deleted/);
+      confirming: async (s) => {
+        const c = (s as Snap).context;
+        const sending = c.pending === 'send';
+        const dialog = await screen.findByRole('dialog', { name: sending ? 'Send records now?' : 'Delete records?' });
+        // how many records, of which formula, and what will happen to them
+        const how = c.selection.kind === 'matching' ? 'Every record in this bucket (3 records)' : c.selection.kind === 'ids' && c.selection.ids.length === 1 ? '1 record' : '2 records';
+        const text = within(dialog).getByText(new RegExp(`^${how.replace(/[()]/g, '\\$&')} of Spring appeal will be`)).textContent!;
+        expect(text).toContain(sending ? 'queued for sending to the destination now' : 'deleted. This cannot be undone.');
+        expect(within(dialog).getByRole('button', { name: sending ? 'Send now' : 'Delete' })).toBeTruthy();
+        expect(r.action.calls).toEqual([]);
       },
       acting: async (s) => {
         const c = (s as Snap).context;
@@ -151,7 +158,7 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
         expect(asked.selection).toEqual(c.selection.kind === 'matching'
           ? { kind: 'scope', scope: { view: 'needs-attention', filter: {} } }
           : { kind: 'ids', ids: (c.selection as { ids: string[] }).ids });
-        const label = c.pending === 'remove' ? 'Delete' : 'Add to Ready';
+        const label = ACTION_LABELS[c.pending!];
         const toolbar = screen.getByRole('toolbar', { name: 'Record actions' });
         await waitFor(() => expect(within(toolbar).getByRole('button', { name: label }).getAttribute('data-loading')).toBe('true'));
       },
@@ -166,7 +173,7 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
         expect(within(nav).getByRole('link', { name: /^Ready records/ }).textContent).toBe('Ready records 4');
         expect(within(nav).getByRole('link', { name: /Bad postcodes/ }).getAttribute('href')).toBe(`/${FORMULA}/validation-exceptions/Bad%20postcodes`);
         for (const message of PROBLEM_TEXT) expect(!!screen.queryByText(message)).toBe(Object.values(c.problems).includes(message));
-        expect(!!screen.queryByText(/records? (added to Ready|deleted)\./)).toBe(c.notice !== null);
+        expect(!!screen.queryByText(/records? (added to Ready|queued for sending|deleted)\./)).toBe(c.notice !== null);
         expect(!!screen.queryByText('A run of this formula is under way. Try again when it has finished.')).toBe(c.actionError !== null);
         if (!c.records.length) {
           await screen.findByText(c.filter.text ? 'No records match this filter.' : 'No records in this bucket.');
@@ -214,11 +221,14 @@ const view: ModelView<typeof bucketRecordsMachine, ReturnType<typeof renderBucke
       'select.matching': async () => { fireEvent.click(screen.getByRole('button', { name: 'Select every record in this bucket' })); },
       'select.none': async () => { fireEvent.click(screen.getByRole('button', { name: 'Clear the selection' })); },
       'action.request': async (step) => {
-        const label = (step.event as { action?: string }).action === 'remove' ? 'Delete' : 'Add to Ready';
+        const label = ACTION_LABELS[(step.event as unknown as { action: RecordAction }).action];
         fireEvent.click(within(screen.getByRole('toolbar', { name: 'Record actions' })).getByRole('button', { name: label }));
       },
-      'action.confirm': async () => { fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete' })); },
-      'action.cancel': async () => { fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Cancel' })); },
+      'action.confirm': async () => {
+        fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: /^(Send now|Delete)$/ }));
+      },
+      // the keyboard's way out of a Mantine modal
+      'action.cancel': async () => { fireEvent.keyDown(screen.getByRole('dialog'), { key: 'Escape' }); },
       'filter.apply': async (step) => {
         const f = (step.event as unknown as { filter: RecordFilter }).filter;
         fireEvent.change(screen.getByLabelText(/^Search records/), { target: { value: f.text ?? '' } });
@@ -317,6 +327,11 @@ describe('the suite can fail', () => {
   it('notices a valid filter refused when the guard is broken', async () => {
     const filtering = paths.filter((p) => p.steps.some((st) => (st.event as { name?: string }).name === 'smith'));
     await expectBrokenGuardToFail(bucketRecordsMachine, 'isFilterValid', { paths: filtering.slice(0, 2), view, every: true });
+  }, 60_000);
+
+  it('notices Send now and Delete done without asking when the confirmation guard is broken', async () => {
+    const asked = ['send', 'remove'].map((action) => paths.find((p) => p.steps.some((st) => st.state.matches('confirming') && st.state.context.pending === action))!);
+    await expectBrokenGuardToFail(bucketRecordsMachine, 'needsConfirmation', { paths: asked, view, every: true });
   }, 60_000);
 
   it('notices the actions refused when the permission guard is broken', async () => {

@@ -312,6 +312,9 @@ function expectScreen(r: Rendered, snap: Snap) {
   if (pending && needsConfirmation(pending.name)) {
     const dialog = screen.getByRole('dialog', { name: { clear: 'Clear data', deactivate: 'Deactivate formula', reprocess: 'Reprocess formula' }[pending.name as string] });
     expect(dialog.textContent).toContain({ clear: `Clear the data of ${NAME}?`, deactivate: `Deactivate ${NAME}?`, reprocess: `Reprocess ${NAME}?` }[pending.name as string]);
+    // how many records it touches: the formula's buckets hold none here
+    if (pending.name === 'clear') expect(dialog.textContent).toContain('Its 0 records leave every bucket, and this cannot be undone.');
+    if (pending.name === 'deactivate') expect(dialog.textContent).toContain('Its schedule stops; the 0 records it has collected stay.');
     const sending = snap.matches({ command: 'sending' });
     const confirm = within(dialog).getByRole('button', { name: COMMAND_LABELS[pending.name] });
     expect(confirm.getAttribute('data-loading') === 'true').toBe(sending && !pending.includeReviewed);

@@ -15,7 +15,7 @@ import { MESSAGES } from '../../src/domain/errors.ts';
 import { policiesFor, type Role } from '../../src/domain/roles.ts';
 import { GRANT_MESSAGES, USER_MESSAGES, type UserInput } from '../../src/domain/users.ts';
 import { EXPIRY_NOT_FUTURE, userFormMachine, userInputOf, type UserFormEvent, type UserFormInput } from '../../src/machines/userForm.ts';
-import { actionMessages, REFUSED, userListMachine, type UserListInput } from '../../src/machines/userList.ts';
+import { actionMessages, confirmationOf, REFUSED, userListMachine, type UserListInput } from '../../src/machines/userList.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { UsersPage, UsersService } from '../../src/services/users.ts';
 import { ActorsContext } from '../../src/views/shell/actors.tsx';
@@ -279,7 +279,7 @@ function listEvents(s: ListSnap) {
   if (s.matches('confirming')) return [{ type: 'confirm' }, { type: 'confirm.cancel' }];
   if (s.matches('acting')) return [{ type: 'xstate.done.actor.runAction', output: undefined }, { type: 'xstate.error.actor.runAction', error: FAILED }];
   if (s.matches('loaded') && s.context.result?.users.length && !s.context.notice) {
-    return [{ type: 'user.act', action: 'delete', user: ADA }, { type: 'user.act', action: 'resetPassword', user: ADA }];
+    return [{ type: 'user.act', action: 'delete', user: ADA }, { type: 'user.act', action: 'resetPassword', user: ADA }, { type: 'user.act', action: 'deactivate', user: ADA }];
   }
   return [];
 }
@@ -319,9 +319,13 @@ const listView: ModelView<typeof userListMachine, ListRendered> = {
         if (c.notice?.text) expect(screen.getByText(c.notice.text)).toBeTruthy();
         if (!c.notice) expect(screen.queryByRole('alert')).toBeNull();
       },
-      confirming: async () => {
-        const modal = await screen.findByRole('dialog', { name: `Delete ${GOOD_NAME}?` });
-        expect(within(modal).getByRole('button', { name: 'Delete user' })).toBeTruthy();
+      confirming: async (s) => {
+        // what will happen, and to whom, before it does
+        const words = confirmationOf((s as ListSnap).context.pending!.action, ADA, FOOD_BANK.name);
+        const modal = await screen.findByRole('dialog', { name: words.title });
+        expect(within(modal).getByText(words.text)).toBeTruthy();
+        expect(within(modal).getByRole('button', { name: words.button })).toBeTruthy();
+        expect(action.calls).toHaveLength(0);
       },
       acting: async (s) => {
         expect((await action.called()).action).toBe((s as ListSnap).context.pending!.action);
@@ -335,11 +339,16 @@ const listView: ModelView<typeof userListMachine, ListRendered> = {
       'list.reload': () => { fireEvent.click(screen.getByRole('button', { name: 'Try again' })); },
       'user.act': async ({ event }) => {
         fireEvent.click(screen.getByRole('button', { name: `Actions for ${GOOD_NAME}` }));
-        const label = (event as unknown as { action: string }).action === 'delete' ? 'Delete' : 'Reset password';
+        const label = { delete: 'Delete', resetPassword: 'Reset password', deactivate: 'Deactivate' }[(event as unknown as { action: 'delete' | 'resetPassword' | 'deactivate' }).action];
         await act(async () => { fireEvent.click(await screen.findByRole('menuitem', { name: label })); });
       },
-      'confirm': () => { fireEvent.click(screen.getByRole('button', { name: 'Delete user' })); },
-      'confirm.cancel': () => { fireEvent.click(screen.getByRole('button', { name: 'Cancel' })); },
+      // the dialog's one button that is neither Cancel nor Close; cancelling is the Escape key
+      'confirm': () => {
+        const go = within(screen.getByRole('dialog')).getAllByRole('button').find((b) => !['Cancel', 'Close'].includes(b.getAttribute('aria-label') ?? b.textContent ?? ''))!;
+        go.focus();
+        fireEvent.click(go);
+      },
+      'confirm.cancel': () => { fireEvent.keyDown(screen.getByRole('dialog'), { key: 'Escape' }); },
     },
   }),
 };
@@ -355,7 +364,7 @@ describe('user list machine: an administrator (shortest paths on the User Manage
   it('reaches loading, loaded, failed, confirming and acting, with each outcome said', () => {
     expect([...reachedStates(adminPaths, (s) => JSON.stringify(s.value))].sort()).toEqual(['"acting"', '"confirming"', '"failed"', '"loaded"', '"loading"']);
     const notices = new Set(adminPaths.map((p) => p.state.context.notice?.title));
-    for (const m of [MESSAGES.userNotDeleted, MESSAGES.passwordNotReset, actionMessages('resetPassword', ADA, FOOD_BANK.name).done, actionMessages('delete', ADA, FOOD_BANK.name).done]) {
+    for (const m of [MESSAGES.userNotDeleted, MESSAGES.passwordNotReset, MESSAGES.userNotUpdated, actionMessages('resetPassword', ADA, FOOD_BANK.name).done, actionMessages('delete', ADA, FOOD_BANK.name).done, actionMessages('deactivate', ADA, FOOD_BANK.name).done]) {
       expect([...notices]).toContain(m);
     }
   });
@@ -384,6 +393,17 @@ describe('the suite can fail', () => {
   it('finds a list that lets a viewer act', async () => {
     const refusedPaths = viewerPaths.filter((p) => p.state.context.notice?.title === REFUSED.title);
     await expectBrokenGuardToFail(userListMachine, 'mayNotAct', { paths: refusedPaths, view: listView, every: true });
+  });
+  it('finds a list that deactivates, resets a password or deletes without asking first', async () => {
+    // one path through each confirmation
+    const byAction = new Map<string, ModelPath<ListSnap>>();
+    for (const p of adminPaths) {
+      const asking = p.steps.map((st) => st.state).find((st) => st.matches('confirming'));
+      if (asking && !byAction.has(asking.context.pending!.action)) byAction.set(asking.context.pending!.action, p);
+    }
+    expect([...byAction.keys()].sort()).toEqual(['deactivate', 'delete', 'resetPassword']);
+    const asked = [...byAction.values()];
+    await expectBrokenGuardToFail(userListMachine, 'asksFirst', { paths: asked, view: listView, every: true });
   });
 });
 

@@ -1,7 +1,7 @@
 /** A tenant's data sources (reached through forTenant); sealing and opening secrets is server/connectors/dataSources.ts. */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { users } from '../schema/accounts.ts';
+import { memberships, users } from '../schema/accounts.ts';
 import { dataSources } from '../schema/connections.ts';
 import { formulas } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
@@ -29,12 +29,25 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
       return names ?? { createdBy: null, modifiedBy: null };
     },
 
-    /** who the data source belongs to (its maker), to be told about it: null when gone, deactivated or without a sign-in e-mail */
-    async owner(id: string): Promise<{ email: string; fullName: string } | null> {
-      const [row] = await db.select({ email: creator.email, fullName: creator.fullName, deactivatedOn: creator.deactivatedOn }).from(dataSources)
-        .innerJoin(creator, eq(creator.id, dataSources.createdBy))
-        .where(and(mine, eq(dataSources.id, id))).limit(1);
-      return row?.email && !row.deactivatedOn ? { email: row.email, fullName: row.fullName } : null;
+    /**
+     * Who is told by e-mail that the data source needs reconnecting: its maker, and the makers of
+     * the formulas that use it; each once, and only while they can be reached (not deactivated, a
+     * sign-in e-mail, still a member of the tenant) and have not turned these notices off.
+     */
+    async peopleToTell(id: string): Promise<{ email: string; fullName: string }[]> {
+      const users_ = alias(users, 'told');
+      const formulaMakers = db.select({ userId: formulas.createdBy }).from(formulas)
+        .where(and(eq(formulas.tenantId, tenantId), or(eq(formulas.sourceDataSourceId, id), eq(formulas.destinationDataSourceId, id))));
+      const maker = db.select({ userId: dataSources.createdBy }).from(dataSources).where(and(mine, eq(dataSources.id, id)));
+      const rows = await db.selectDistinct({ email: users_.email, fullName: users_.fullName }).from(users_)
+        .where(and(
+          or(inArray(users_.id, maker), inArray(users_.id, formulaMakers)),
+          isNull(users_.deactivatedOn), isNotNull(users_.email), eq(users_.ownerNotices, true),
+          // still one of the tenant's people
+          inArray(users_.id, db.select({ userId: memberships.userId }).from(memberships).where(eq(memberships.tenantId, tenantId))),
+        ))
+        .orderBy(asc(users_.email));
+      return rows.map((r) => ({ email: r.email!, fullName: r.fullName }));
     },
 
     /** the list with who made and changed each, and how many formulas use it; by name */

@@ -1,5 +1,6 @@
 /** A tenant's formulas and their parts (reached through forTenant). */
-import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { memberships, users } from '../schema/accounts.ts';
 import type { FormulaPartName } from '../../../src/domain/formula/parts.ts';
 import { formulaParts, formulas } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
@@ -22,6 +23,20 @@ export function formulasRepository(db: Executor, tenantId: string) {
     async get(id: string): Promise<FormulaRow | undefined> {
       const [row] = await db.select().from(formulas).where(and(mine, eq(formulas.id, id))).limit(1);
       return row;
+    },
+
+    /**
+     * The formula's owner (the user who made it), to be told by e-mail about it: null when gone,
+     * deactivated, no longer a member of the tenant, without a sign-in e-mail, or when they have
+     * turned these notices off.
+     */
+    async ownerToTell(id: string): Promise<{ email: string; fullName: string } | null> {
+      const [row] = await db.select({ email: users.email, fullName: users.fullName }).from(formulas)
+        .innerJoin(users, eq(users.id, formulas.createdBy))
+        // still one of the tenant's people
+        .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, formulas.tenantId)))
+        .where(and(mine, eq(formulas.id, id), isNull(users.deactivatedOn), eq(users.ownerNotices, true))).limit(1);
+      return row?.email ? { email: row.email, fullName: row.fullName } : null;
     },
 
     /** the row locked until the transaction ends: concurrent edits of one formula queue up */

@@ -46,6 +46,11 @@ export const users = pgTable('users', {
   sessionsValidAfter: timestamp('sessions_valid_after', { withTimezone: true }),
   /** a new sign-in e-mail waiting for its owner to confirm it; the old one signs in until then */
   pendingEmail: text('pending_email'),
+  /**
+   * Whether the user is e-mailed about what they own (server/services/ownerNotices.ts): a formula
+   * that errored after its retries, a data source or a formula's connection that needs reconnecting.
+   */
+  ownerNotices: boolean('owner_notices').notNull().default(true),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [uniqueIndex('users_email_idx').on(sql`lower(${t.email})`)]);
 

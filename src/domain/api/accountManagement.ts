@@ -70,7 +70,23 @@ export type UsersQuery = v.InferOutput<typeof UsersQuerySchema>;
 export const PASSWORD_RESET_DELIVERIES = ['email', 'server-log', 'auth0'] as const;
 export type PasswordResetDelivery = typeof PASSWORD_RESET_DELIVERIES[number];
 
+/**
+ * How a new user's invitation (a link to choose a first password) went: e-mailed, into the server
+ * log (no mail server configured), not sent (the mail server failed; a password reset sends
+ * another), or left to an external identity provider, which keeps the passwords.
+ */
+export const USER_INVITATIONS = ['email', 'server-log', 'not-sent', 'identity-provider'] as const;
+export type UserInvitation = typeof USER_INVITATIONS[number];
+
+/** the choice's words: the user menu shows them, and the e-mails say where to turn them off */
+export const OWNER_NOTICES_LABEL = 'E-mail me when my formulas or data sources need attention';
+
+/** the caller's choice of e-mails about what they own (server/services/ownerNotices.ts) */
+export const OwnerNoticesSchema = v.strictObject({ ownerNotices: v.boolean() });
+export type OwnerNoticesChoice = v.InferOutput<typeof OwnerNoticesSchema>;
+
 const UserOut = v.object({ user: UserListItemSchema });
+const AddedUserOut = v.object({ user: UserListItemSchema, invitation: v.picklist(USER_INVITATIONS) });
 const manage = (action: 'view' | 'create' | 'edit' | 'delete') => ({ resource: 'usermanagement', action }) as const;
 
 export const accountManagementService = service({
@@ -96,6 +112,14 @@ export const accountManagementService = service({
       method: 'get', path: '/user/organization/:orgId/users/:userId/active-tenant', access: 'signed-in', response: ActiveTenant,
       summary: 'A user\'s active tenant (own, or with usermanagement view; named only when shared).',
     }),
+    ownerNotices: endpoint({
+      method: 'get', path: '/user/organization/:orgId/user/owner-notices', access: 'signed-in', response: OwnerNoticesSchema,
+      summary: 'Whether the caller is e-mailed when a formula they made errors after its retries, or a data source of theirs or of their formulas needs reconnecting.',
+    }),
+    setOwnerNotices: endpoint({
+      method: 'put', path: '/user/organization/:orgId/user/owner-notices', access: 'signed-in', body: OwnerNoticesSchema, response: OwnerNoticesSchema,
+      summary: 'Turns those e-mails on or off for the caller.',
+    }),
     setActiveTenant: endpoint({
       method: 'patch', path: '/user/active-tenant', access: 'signed-in', body: ActiveTenantBody,
       response: v.object({ activeTenantId: v.string(), tenant: v.object({ id: v.string(), name: v.string() }), roles: Roles, policies: Policies }),
@@ -112,8 +136,8 @@ export const accountManagementService = service({
       summary: 'One user of the caller\'s tenant, with the memberships of the tenants the caller manages.',
     }),
     createUser: endpoint({
-      method: 'post', path: '/user/organization/:orgId/users', access: manage('create'), body: UserInputSchema, response: UserOut, status: 201,
-      summary: 'Adds a user to tenants the caller manages, with roles and optional temporary access per tenant.',
+      method: 'post', path: '/user/organization/:orgId/users', access: manage('create'), body: UserInputSchema, response: AddedUserOut, status: 201,
+      summary: 'Adds a user to tenants the caller manages, with roles and optional temporary access per tenant, and invites them: a link to choose a password, e-mailed through SMTP_URL, or printed in the server log when no mail is configured.',
       problems: ['user-not-created', 'no-tenant-access'],
     }),
     updateUser: endpoint({

@@ -36,9 +36,17 @@ const CONNECTION_WORDS = {
   streaming: 'Statuses are live',
   polling: `Statuses refresh every ${STATUS_POLL_INTERVAL_MS / 1000} seconds`,
 } as const;
-export const CONFIRMATIONS: Partial<Record<FormulaCommandName, { title: string; text: (name: string) => string; keeps?: string }>> = {
-  clear: { title: 'Clear data', text: (name) => `Clear the data of ${name}? Its records leave every bucket, and this cannot be undone.` },
-  deactivate: { title: 'Deactivate formula', text: (name) => `Deactivate ${name}? Its schedule stops; the records it has collected stay.` },
+const recordsWord = (n: number) => (n === 1 ? '1 record' : `${n} records`);
+/** what each confirmation says will happen; `records`: how many the formula holds, when its status is known */
+export const CONFIRMATIONS: Partial<Record<FormulaCommandName, { title: string; text: (name: string, records: number | null) => string; keeps?: string }>> = {
+  clear: {
+    title: 'Clear data',
+    text: (name, n) => `Clear the data of ${name}? ${n === null ? 'Its records leave' : n === 1 ? 'Its 1 record leaves' : `Its ${n} records leave`} every bucket, and this cannot be undone.`,
+  },
+  deactivate: {
+    title: 'Deactivate formula',
+    text: (name, n) => `Deactivate ${name}? Its schedule stops; ${n === null ? 'the records' : `the ${recordsWord(n)}`} it has collected stay.`,
+  },
   reprocess: {
     title: 'Reprocess formula',
     text: (name) => `Reprocess ${name}? Incoming data pauses while the records not yet sent that no one has acted on are transformed, `
@@ -179,6 +187,10 @@ export function ConnectionLine({ jobState }: { jobState: JobStatusState }) {
   return <Text size="sm" c="dimmed" aria-live="polite">{CONNECTION_WORDS[connectionOf(jobState)]}</Text>;
 }
 
+/** How many records a formula holds across its buckets, when its status is known. */
+const recordsOf = (status: { buckets: Record<string, number> } | undefined) =>
+  (status ? Object.values(status.buckets).reduce((a, b) => a + b, 0) : null);
+
 /** A refused command, and the confirmation of clearing data, deactivating and reprocessing. */
 export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; job: JobActor }) {
   const pending = pendingCommand(jobState);
@@ -199,7 +211,7 @@ export function CommandDialogs({ jobState, job }: { jobState: JobStatusState; jo
       >
         {confirmation && (
           <Stack>
-            <Text>{CONFIRMATIONS[confirmation.command.name]?.text(confirmation.command.label)}</Text>
+            <Text>{CONFIRMATIONS[confirmation.command.name]?.text(confirmation.command.label, recordsOf(jobState.context.statuses[confirmation.command.formulaId]))}</Text>
             {CONFIRMATIONS[confirmation.command.name]?.keeps && <Text>{CONFIRMATIONS[confirmation.command.name]!.keeps}</Text>}
             {confirmation.command.name === 'reprocess' && (
               <Text size="sm" c="dimmed">

@@ -20,7 +20,8 @@ import { isOutcomeView, type RecordFilter, type RecordSort, type RecordView } fr
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES, SCREENS } from '../../domain/screens.ts';
 import {
-  ACTION_LABELS, bucketRecordsMachine, isFiltered, RECORD_ACTIONS, scopeOf, selectionOf, type BucketRecordsContext, type RecordAction, type RecordRow,
+  ACTION_LABELS, actionConfirmation, bucketRecordsMachine, isFiltered, RECORD_ACTIONS, scopeOf, selectionOf, selectionWords, type BucketRecordsContext,
+  type RecordAction, type RecordRow,
 } from '../../machines/bucketRecords.ts';
 import type { recordReviewMachine } from '../../machines/recordReview.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
@@ -83,6 +84,7 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
   });
   const state = useSelector(actor, (s) => s);
   const c = state.context;
+  const asking = state.matches('confirming') && c.pending ? actionConfirmation(c, c.pending) : null;
   const [params, setParams] = useSearchParams();
   const open = params.get(RECORD_QUERY_PARAM);
   const setOpen = (id: string | null) => setParams((p) => {
@@ -134,14 +136,19 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
           <Button variant="default" disabled={c.nextCursor === null} onClick={() => actor.send({ type: 'page.next' })}>Next page</Button>
         </Group>
       )}
-      <Modal opened={state.matches('confirming')} onClose={() => actor.send({ type: 'action.cancel' })} title="Delete records?">
-        <Stack>
-          <Text size="sm">{selectionText(c)} will be deleted. This cannot be undone.</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => actor.send({ type: 'action.cancel' })}>Cancel</Button>
-            <Button color="red" onClick={() => actor.send({ type: 'action.confirm' })}>Delete</Button>
-          </Group>
-        </Stack>
+      <Modal
+        opened={state.matches('confirming')} onClose={() => actor.send({ type: 'action.cancel' })} title={asking?.title ?? ''} centered
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        {asking && (
+          <Stack>
+            <Text size="sm">{asking.text}</Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => actor.send({ type: 'action.cancel' })}>Cancel</Button>
+              <Button color={c.pending === 'remove' ? 'red' : undefined} onClick={() => actor.send({ type: 'action.confirm' })}>{asking.button}</Button>
+            </Group>
+          </Stack>
+        )}
       </Modal>
       <Drawer
         opened={open !== null} onClose={() => setOpen(null)} position="right" size="xl" title="Record review"
@@ -158,12 +165,8 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
   );
 }
 
-/** How many records the selection holds, in words. */
-function selectionText(c: BucketRecordsContext): string {
-  if (c.selection.kind === 'matching') return isFiltered(c.filter) ? 'Every record matching the filter' : 'Every record in this bucket';
-  const n = c.selection.kind === 'ids' ? c.selection.ids.length : 0;
-  return n === 1 ? '1 record' : `${n} records`;
-}
+/** How many records the selection holds, in words; the toolbar leaves the bucket's count to its link. */
+const selectionText = (c: BucketRecordsContext) => selectionWords({ ...c, counts: null });
 
 function BucketLinks({ formulaId, current, customBucket, counts }: {
   formulaId: string; current: BucketScreen; customBucket: string | null; counts: BucketRecordsContext['counts'];

@@ -18,6 +18,7 @@ import { can } from '../../domain/roles.ts';
 import { navigation, type NavEntry, type NavIcon } from '../../domain/screens.ts';
 import { MenuButton, MenuDivider, MenuItem, MenuLabel } from '../../ui/MenuButton.tsx';
 import { useAppActors } from './actors.tsx';
+import { OwnerNoticesItem } from './OwnerNoticesItem.tsx';
 import classes from './AppLayout.module.css';
 
 const ICONS: Record<NavIcon, typeof IconInbox> = {
@@ -33,6 +34,7 @@ const WIDE = '(min-width: 48em)';
 export function AppLayout({ children }: { children: ReactNode }) {
   const { auth } = useAppActors();
   const user = useSelector(auth, (s) => s.context.user);
+  const orgId = useSelector(auth, (s) => s.context.orgId);
   const switching = useSelector(auth, (s) => s.matches({ authenticated: 'switchingTenant' }));
   const [opened, { toggle, close }] = useDisclosure();
   // read at once, so a wide screen never renders the narrow header first
@@ -123,6 +125,8 @@ export function AppLayout({ children }: { children: ReactNode }) {
                   <MenuDivider />
                 </>
               )}
+              {orgId && <OwnerNoticesItem orgId={orgId} />}
+              <MenuDivider />
               <MenuItem leftSection={<IconLogout size={16} aria-hidden />} onClick={() => auth.send({ type: 'logout' })}>Log out</MenuItem>
             </MenuButton>
           </Group>

@@ -13,7 +13,7 @@ import { IconDots, IconUserPlus } from '@tabler/icons-react';
 import type { CurrentUser, UserListItem } from '../../domain/api/accountManagement.ts';
 import { can, policiesFor } from '../../domain/roles.ts';
 import type { userFormMachine } from '../../machines/userForm.ts';
-import { CONFIRMED_ACTIONS, userListMachine, type UserAction, type UserListInput } from '../../machines/userList.ts';
+import { CONFIRMED_ACTIONS, confirmationOf, userListMachine, type UserAction, type UserListInput } from '../../machines/userList.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
 import { useAppActors } from '../shell/actors.tsx';
 import { UserForm } from './UserForm.tsx';
@@ -55,6 +55,7 @@ function UserList({ actor }: { actor: ActorRefFrom<typeof userListMachine> }) {
   const pages = page ? Math.max(1, Math.ceil(page.total / page.pageSize)) : 1;
   const busy = state.matches('acting');
   const pending = c.pending;
+  const asking = pending && CONFIRMED_ACTIONS.includes(pending.action) ? confirmationOf(pending.action, pending.user, c.tenantName) : null;
 
   const search = (e: FormEvent) => {
     e.preventDefault();
@@ -157,32 +158,19 @@ function UserList({ actor }: { actor: ActorRefFrom<typeof userListMachine> }) {
       {form && <UserForm actor={form} />}
 
       <Modal
-        opened={(state.matches('confirming') || busy) && pending !== null && CONFIRMED_ACTIONS.includes(pending.action)}
-        onClose={() => actor.send({ type: 'confirm.cancel' })} title={pending ? confirmTitle(pending, c.tenantName) : ''} centered closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={(state.matches('confirming') || busy) && asking !== null}
+        onClose={() => actor.send({ type: 'confirm.cancel' })} title={asking?.title ?? ''} centered closeButtonProps={{ 'aria-label': 'Close' }}
       >
-        {pending && (
+        {asking && (
           <Stack>
-            <Text size="sm">{confirmText(pending, c.tenantName)}</Text>
+            <Text size="sm">{asking.text}</Text>
             <Group justify="flex-end">
               <Button variant="default" onClick={() => actor.send({ type: 'confirm.cancel' })} disabled={busy}>Cancel</Button>
-              <Button color="red" loading={busy} onClick={() => actor.send({ type: 'confirm' })}>{pending.action === 'delete' ? 'Delete user' : 'Remove'}</Button>
+              <Button color="red" loading={busy} onClick={() => actor.send({ type: 'confirm' })}>{asking.button}</Button>
             </Group>
           </Stack>
         )}
       </Modal>
     </Stack>
   );
-}
-
-type Pending = { action: UserAction; user: UserListItem };
-
-function confirmTitle({ action: kind, user }: Pending, tenant: string): string {
-  if (kind === 'delete') return `Delete ${user.fullName}?`;
-  return kind === 'removeHere' ? `Remove ${user.fullName} from ${tenant}?` : `Remove ${user.fullName} from all tenants?`;
-}
-function confirmText({ action: kind, user }: Pending, tenant: string): string {
-  if (kind === 'delete') return `${user.fullName} will no longer be able to sign in, and their account is deleted. A user who uploaded files cannot be deleted: deactivate them instead.`;
-  return kind === 'removeHere'
-    ? `${user.fullName} loses their roles in ${tenant}. Their other tenants stay.`
-    : `${user.fullName} loses their roles in every tenant you manage.`;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "owner_notices" boolean DEFAULT true NOT NULL;
