@@ -29,7 +29,7 @@ const source = (system: DataSourceListItem['system']): DataSourceListItem => ({
 });
 const formula = (id: string, name: string | null, isDraft = true): FormulaView => ({
   id, name, isDraft, usesFileUpload: false, sourceDataSource: null, firstDestinationDataSource: null, sampleUploadId: null,
-  status: isDraft ? 'inactive' : 'active', jobStatus: null, needsReprocess: !isDraft, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
+  status: isDraft ? 'inactive' : 'active', jobStatus: null, needsReprocess: !isDraft, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
 });
 
 const LISTINGS: Record<string, Listing> = {

@@ -45,7 +45,7 @@ const end = (hasAdditionalSettings: boolean) => ({ dataSourceId: 'd1', object: '
 const formulaFor = (c: Combination): FormulaView => ({
   id: FORMULA_ID, name: 'Spring appeal', isDraft: c.isDraft, usesFileUpload: c.usesFileUpload,
   sourceDataSource: end(c.sourceHasSettings), firstDestinationDataSource: end(c.destinationHasSettings),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 });
 
 /** the flag snapshot: custom-routing on for the formula, or for nobody */
