@@ -63,7 +63,7 @@ export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: 
   const live: FormulaStatus | undefined = jobState.context.statuses[f.id];
   // commands wait for the live status: the saved one may be out of date
   const offered: OfferedCommand[] = live ? commandsFor({
-    isDraft: f.isDraft, usesFileUpload: f.usesFileUpload, status: live.status, enabled: live.enabled, paused: live.paused,
+    isDraft: f.isDraft, archived: f.archivedOn !== null, usesFileUpload: f.usesFileUpload, status: live.status, enabled: live.enabled, paused: live.paused,
     needsReprocess: live.needsReprocess, lastError: live.lastError, jobStatus: live.jobStatus,
   }, policies) : [];
   return {
@@ -74,7 +74,7 @@ export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: 
     needsReprocess: live?.needsReprocess ?? f.needsReprocess,
     retry: retryLine(live, jobState.context.now),
     // the server gives a time only to a live formula that will run by its schedule (not paused, errored or inactive)
-    nextRunAt: f.isDraft || f.usesFileUpload ? null : live?.nextRunAt ?? null,
+    nextRunAt: f.isDraft || f.usesFileUpload || f.archivedOn ? null : live?.nextRunAt ?? null,
     counts: lastRunCounts(live),
     onError: offered.filter((c) => c.name === 'dismiss' || c.name === 'retry'),
     actions: offered.filter((c) => c.name !== 'dismiss' && c.name !== 'retry'),
@@ -127,7 +127,9 @@ export function UploadFileAction({ formula, policies }: { formula: FormulaView; 
 export function StatusBadges({ formula: f, view }: { formula: FormulaView; view: FormulaLiveView }) {
   return (
     <Group gap={4} role="group" aria-label={`Status of ${view.name}`}>
-      <Badge variant="light" color={f.isDraft ? 'gray' : LIST_STATUS_COLOR[view.status]}>{f.isDraft ? 'Draft' : listStatusWord(view.status)}</Badge>
+      {f.archivedOn
+        ? <Badge variant="outline" color="dark">Archived</Badge>
+        : <Badge variant="light" color={f.isDraft ? 'gray' : LIST_STATUS_COLOR[view.status]}>{f.isDraft ? 'Draft' : listStatusWord(view.status)}</Badge>}
       {view.needsReprocess && <Badge variant="light" color="orange">Needs reprocess</Badge>}
     </Group>
   );
