@@ -103,10 +103,10 @@ export function CommandButton({ command: { name: command, enabled }, formula, jo
 
 /**
  * Whether a file can be uploaded to the formula: a file-upload formula that is live (the engine
- * runs no draft), for a role the upload endpoint lets upload (src/domain/api/flatFile.ts).
+ * runs no draft, nor an archived formula), for a role the upload endpoint lets upload (src/domain/api/flatFile.ts).
  */
-export const mayUploadTo = (f: Pick<FormulaView, 'isDraft' | 'usesFileUpload'>, policies: Policies): boolean =>
-  f.usesFileUpload && !f.isDraft && can(policies, 'formula', 'create');
+export const mayUploadTo = (f: Pick<FormulaView, 'isDraft' | 'usesFileUpload' | 'archivedOn'>, policies: Policies): boolean =>
+  f.usesFileUpload && !f.isDraft && !f.archivedOn && can(policies, 'formula', 'create');
 
 /** 'Upload a file' and its dialog, for a formula that may take one (mayUploadTo); nothing otherwise. */
 export function UploadFileAction({ formula, policies }: { formula: FormulaView; policies: Policies }) {
