@@ -193,7 +193,8 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue }) {
       const after = { ...fresh, ...restore };
       await tx.formulas.setRunState(row.id, {
         ...restore,
-        jobStatus: failure ? 'errored' : restingStatus(after) ?? 'finished',
+        // archived while its last batch was sent: it rests with no job status
+        jobStatus: fresh.archivedOn ? null : failure ? 'errored' : restingStatus(after) ?? 'finished',
         lastError: failure,
         nextRunAt: failure ? null : await nextScheduled(tx, after),
       });
