@@ -34,7 +34,7 @@ export interface ServiceDeps {
   config: Config;
   /** opens connector credentials (server/connectors/secrets.ts) */
   secrets: SecretBox;
-  jobs: Pick<Jobs, 'enqueue' | 'runStatus' | 'find' | 'retryNow'>;
+  jobs: Pick<Jobs, 'enqueue' | 'runStatus' | 'find' | 'retryNow' | 'cancel'>;
   log: Logger;
   /** uploaded, imported and exported files; default a folder under DATA_DIR */
   files?: FileStore;
@@ -69,6 +69,7 @@ export function createServices(deps: ServiceDeps) {
       queue: (p, startAfter) => jobs.enqueue(formulaRun, p, startAfter ? { startAfter } : {}),
       status: (id) => jobs.runStatus(formulaRun, id),
       retryNow: (id) => jobs.retryNow(formulaRun, id),
+      cancel: (id) => jobs.cancel(formulaRun, id),
     },
   });
   return {

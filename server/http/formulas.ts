@@ -32,6 +32,10 @@ export function formulasRouter(services: { formulas: FormulasService; formulaRun
   on(api.get, async (c, { params }) => formulas.get(c.var.tenant, idOf(params.id)));
   on(api.update, async (c, { params, body }) => formulas.update(c.var.tenant, actor(c), idOf(params.id), body));
   on(api.remove, async (c, { params }) => formulas.remove(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.deletion, async (c, { params }) => formulas.deletion(c.var.tenant, idOf(params.id)));
+  on(api.archive, async (c, { params }) => formulas.archive(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.unarchive, async (c, { params }) => formulas.unarchive(c.var.tenant, actor(c), idOf(params.id)));
+  on(api.copy, async (c, { params }) => formulas.copy(c.var.tenant, actor(c), idOf(params.id)));
   on(api.activate, async (c, { params }) => formulas.activate(c.var.tenant, actor(c), idOf(params.id)));
   on(api.sample, async (c, { params }) => formulas.sample(c.var.tenant, actor(c), idOf(params.id)));
   on(api.deactivate, async (c, { params }) => runs.deactivate(c.var.tenant, runActor(c), idOf(params.id)));

@@ -32,6 +32,8 @@ export interface Jobs {
   runStatus(definition: AnyJobDefinition, id: string, now?: Date): Promise<JobRunStatus | null>;
   /** A job waiting out its retry delay starts at once; false when the job does not wait so (it runs, or ended). */
   retryNow(definition: AnyJobDefinition, id: string): Promise<boolean>;
+  /** A job that has not ended will not start (again). */
+  cancel(definition: AnyJobDefinition, id: string): Promise<void>;
   /**
    * The jobs of a definition with this id, or whose payload holds these fields, newest first, with
    * their payloads and outputs: for work whose status is the job itself (an import's progress).
@@ -121,6 +123,9 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
       const moved = await deps.db.execute<{ id: string }>(sql`
         update ${sql.raw(SCHEMA)}.job set start_after = now() where name = ${definition.name} and id = ${id}::uuid and state = 'retry' returning id`);
       return moved.rows.length > 0;
+    },
+    async cancel(definition, id) {
+      await boss.cancel(definition.name, id);
     },
     async find(definition, by, now = new Date()) {
       const found = await boss.findJobs(definition.name, 'id' in by ? { id: by.id } : { data: by.data });

@@ -61,6 +61,8 @@ export interface RunQueue {
   status(jobId: string): Promise<JobRunStatus | null>;
   /** a job waiting out its retry delay starts at once; false when it does not wait so */
   retryNow(jobId: string): Promise<boolean>;
+  /** the job will not start (again): an archived formula's runs */
+  cancel(jobId: string): Promise<void>;
 }
 
 /** What a run's job knows about its own attempt. */
@@ -92,6 +94,9 @@ export function failureMessage(err: unknown): string {
 
 const OPEN_STATUSES: JobStatus[] = ['waiting', 'on-demand', 'running', 'retrying', 'applying-edits', 'clearing-data', 'finished-pulling', 'paused'];
 const isOpen = (run: RunRow) => OPEN_STATUSES.includes(run.status) && !run.finishedOn;
+
+/** why an archived formula's runs ended */
+const ARCHIVED_RUN = 'Cancelled: the formula was archived.';
 
 const RUN_LABEL: Record<RunKind, string> = {
   scheduled: 'Scheduled run', 'on-demand': 'Run on demand', 'run-once': 'Run once', file: 'File run', reprocess: 'Reprocessing',
@@ -138,9 +143,9 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
     };
   }
 
-  /** When a live formula next runs by its schedule; null for file-upload formulas, inactive or paused ones. */
-  async function nextScheduled(tenant: TenantScope, row: Pick<FormulaRow, 'id' | 'enabled' | 'paused' | 'usesFileUpload'>, after = new Date()): Promise<Date | null> {
-    if (!row.enabled || row.paused || row.usesFileUpload) return null;
+  /** When a live formula next runs by its schedule; null for file-upload formulas, inactive, paused or archived ones. */
+  async function nextScheduled(tenant: TenantScope, row: Pick<FormulaRow, 'id' | 'enabled' | 'paused' | 'usesFileUpload' | 'archivedOn'>, after = new Date()): Promise<Date | null> {
+    if (!row.enabled || row.paused || row.usesFileUpload || row.archivedOn) return null;
     const part = await tenant.parts.get(row.id, 'schedule');
     const schedule = part ? v.safeParse(ScheduleSchema, part.body) : null;
     return schedule?.success ? nextRunAt(schedule.output, after) : null;
@@ -155,6 +160,7 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
       const row = await tx.formulas.getForUpdate(formulaId);
       if (!row) throw notFound();
       if (row.isDraft) throw new DomainError('formula-incomplete', 'Activate the formula before running it.');
+      if (row.archivedOn) throw new DomainError('formula-archived', `The formula ${formulaDisplayName(row)} is archived: it does not run.`);
       const open = (await tx.runs.open(row.id)).filter(isOpen);
       // files queue behind each other (every file must be read); other runs do not pile up
       if (kind !== 'file' && open.length) throw new DomainError('formula-busy', `${RUN_LABEL[open[0]!.kind]} of this formula is ${open[0]!.status}.`);
@@ -190,7 +196,8 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
       const after = { ...fresh, ...restore };
       await tx.formulas.setRunState(row.id, {
         ...restore,
-        jobStatus: failure ? 'errored' : restingStatus(after) ?? 'finished',
+        // archived while its last batch was sent: it rests with no job status
+        jobStatus: fresh.archivedOn ? null : failure ? 'errored' : restingStatus(after) ?? 'finished',
         lastError: failure,
         nextRunAt: failure ? null : await nextScheduled(tx, after),
       });
@@ -273,7 +280,8 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
     async work(tenant: TenantScope, payload: RunJobPayload, attempt: RunAttempt, who: RunActor): Promise<{ continued: boolean }> {
       const run = await tenant.runs.get(payload.runId);
       const row = await tenant.formulas.get(payload.formulaId);
-      if (!run || !row || run.finishedOn) return { continued: false };
+      // an archived formula's run was ended when it was archived; its job, if it still started, does nothing
+      if (!run || !row || run.finishedOn || row.archivedOn) return { continued: false };
       if (row.paused && run.kind !== 'reprocess') {
         // paused: the run waits where it stopped; resume queues it again
         await tenant.runs.update(run.id, { status: 'paused', jobId: attempt.jobId });
@@ -344,6 +352,25 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
       return statusOf(tenant, updated);
     },
 
+    /**
+     * An archived formula stops: its schedule ends and every run without an end (waiting, retrying,
+     * paused, or under way, which stops after its batch) ends now as cancelled. Answers the runs'
+     * jobs, to cancel once the archiving is committed.
+     */
+    async stopForArchive(tx: TenantScope, id: string): Promise<string[]> {
+      const runs = await tx.runs.unfinished(id);
+      for (const run of runs) await tx.runs.update(run.id, { status: 'finished', error: ARCHIVED_RUN, finishedOn: new Date() });
+      await tx.formulas.setRunState(id, { enabled: false, paused: false, nextRunAt: null, jobStatus: null, lastError: null });
+      return runs.flatMap((r) => (r.jobId ? [r.jobId] : []));
+    },
+
+    /** The jobs of an archived formula's runs: none starts. A job already under way finds its run ended and stops. */
+    async cancelJobs(jobIds: string[], log: Logger): Promise<void> {
+      for (const jobId of jobIds) {
+        await deps.runs.cancel(jobId).catch((err: unknown) => log.warn({ err, jobId }, 'a run\'s job could not be cancelled; its run is ended and it will do nothing'));
+      }
+    },
+
     /** A formula goes live: its schedule starts. */
     async activateSchedule(tenant: TenantScope, id: string): Promise<void> {
       const row = await load(tenant, id);
@@ -354,14 +381,14 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
     /** A file uploaded to a file-upload formula: its run, now if the formula is live, else when it is activated. */
     async queueFile(tenant: TenantScope, who: RunActor, id: string, uploadId: string): Promise<RunRow | null> {
       const row = await load(tenant, id);
-      if (row.isDraft) return null;
+      if (row.isDraft || row.archivedOn) return null;
       return startRun(tenant, who, id, 'file', { uploadId });
     },
 
     /** Files uploaded to a file-upload formula while it could not run (a draft): their runs, once it is live. */
     async queueWaitingFiles(tenant: TenantScope, who: RunActor, id: string): Promise<number> {
       const row = await load(tenant, id);
-      if (!row.usesFileUpload || row.isDraft) return 0;
+      if (!row.usesFileUpload || row.isDraft || row.archivedOn) return 0;
       const queued = new Set((await tenant.runs.open(id)).map((r) => r.params.uploadId));
       const waiting = (await tenant.uploads.forFormula(id, { waiting: true })).filter((u) => !queued.has(u.id));
       for (const upload of waiting) await startRun(tenant, who, id, 'file', { uploadId: upload.id });

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type * as v from 'valibot';
-import type { FormulaViewOut } from '../../src/domain/api/formulas.ts';
+import type { Deletion, FormulaViewOut } from '../../src/domain/api/formulas.ts';
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, validateSettings } from '../../src/domain/connectors/fields.ts';
 import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
@@ -39,9 +39,11 @@ export const OBJECT_BOUND_PARTS: FormulaPartName[] = ['mapping', 'transform', 'v
 /** SAMPLE_ROWS of SPEC.md section 9: the preview shows as many rows as an upload keeps */
 const SAMPLE_SIZE = 20;
 
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
 const notFound = () => new DomainError('not-found', 'No such formula.');
 
-export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles' | 'nextScheduled'> }) {
+export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles' | 'nextScheduled' | 'stopForArchive' | 'cancelJobs'> }) {
   async function load(tenant: TenantScope, id: string, forUpdate = false): Promise<FormulaRow> {
     const row = forUpdate ? await tenant.formulas.getForUpdate(id) : await tenant.formulas.get(id);
     if (!row) throw notFound();
@@ -62,7 +64,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       sourceDataSource: await end(row.sourceDataSourceId, row.sourceObject, row.sourceSettings, 'source'),
       firstDestinationDataSource: await end(row.destinationDataSourceId, row.destinationObject, row.destinationSettings, 'destination'),
       sampleUploadId: row.sampleUploadId, status: formulaListStatus(row), jobStatus: row.jobStatus, needsReprocess: row.needsReprocess,
-      parts: parts.map((p) => p.part), createdOn: row.createdOn.toISOString(), modifiedOn: row.modifiedOn.toISOString(),
+      parts: parts.map((p) => p.part), archivedOn: row.archivedOn?.toISOString() ?? null, createdOn: row.createdOn.toISOString(), modifiedOn: row.modifiedOn.toISOString(),
     };
   }
 
@@ -199,11 +201,82 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       });
     },
 
+    /**
+     * A draft, or an archived formula, goes with its parts, runs and records in one transaction; the
+     * activity history keeps its events and says how many records went. A formula that may still
+     * run is archived first, so nothing is deleted from under a run.
+     */
     async remove(tenant: TenantScope, actor: FormulaActor, id: string): Promise<void> {
       await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        if (!row.isDraft && !row.archivedOn) throw new DomainError('formula-not-archived', `Archive the formula ${formulaDisplayName(row)} before deleting it.`);
+        const runs = await tx.runs.count(row.id);
+        const records = await tx.records.clear(row.id);
         await tx.formulas.remove(row.id);
-        await recordEvent(tx, { actor, type: 'formula.deleted', description: `Deleted the formula ${formulaDisplayName(row)}`, correlationId: actor.correlationId, formulaId: row.id });
+        await recordEvent(tx, {
+          actor, type: 'formula.deleted', correlationId: actor.correlationId, formulaId: row.id,
+          description: `Deleted the formula ${formulaDisplayName(row)}${row.isDraft ? '' : ` with ${plural(records, 'record')}`}`,
+          details: { records, runs, wasDraft: row.isDraft },
+        });
+      });
+    },
+
+    /** What deleting the formula would take with it, for the confirmation that says so. */
+    async deletion(tenant: TenantScope, id: string): Promise<Deletion> {
+      const row = await load(tenant, id);
+      const byState = await tenant.records.countByState(row.id);
+      return { records: Object.values(byState).reduce((a, n) => a + (n ?? 0), 0), runs: await tenant.runs.count(row.id) };
+    },
+
+    /** A live formula stops for good and keeps its records and history: no schedule, no runs, no uploads. */
+    async archive(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
+      const { view, jobIds } = await tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        if (row.isDraft) throw new DomainError('formula-draft-not-archived', `${formulaDisplayName(row)} is a draft: delete it instead.`);
+        if (row.archivedOn) throw new DomainError('formula-archived', `The formula ${formulaDisplayName(row)} is archived already.`);
+        const jobIds = await deps.runs.stopForArchive(tx, row.id);
+        const updated = (await tx.formulas.update(row.id, { archivedOn: new Date(), modifiedBy: actor.userId }))!;
+        await recordEvent(tx, {
+          actor, type: 'formula.archived', correlationId: actor.correlationId, formulaId: row.id,
+          description: `Archived the formula ${formulaDisplayName(row)}`, details: { cancelledRuns: jobIds.length },
+        });
+        return { view: await viewOf(tx, updated), jobIds };
+      });
+      // after the commit: a job that starts meanwhile finds its run ended
+      await deps.runs.cancelJobs(jobIds, actor.log);
+      return view;
+    },
+
+    /** An archived formula comes back inactive: it runs again once someone activates it. */
+    async unarchive(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
+      return tenant.transaction(async (tx) => {
+        const row = await load(tx, id, true);
+        if (!row.archivedOn) throw new DomainError('formula-not-archived', `The formula ${formulaDisplayName(row)} is not archived.`);
+        const updated = (await tx.formulas.update(row.id, { archivedOn: null, modifiedBy: actor.userId }))!;
+        await recordEvent(tx, { actor, type: 'formula.unarchived', correlationId: actor.correlationId, formulaId: row.id, description: `Unarchived the formula ${formulaDisplayName(row)}` });
+        return viewOf(tx, updated);
+      });
+    },
+
+    /**
+     * A new draft from a formula: the same data sources, objects, settings and every saved part,
+     * named "Copy of <name>"; none of its records, runs, watermark or running schedule.
+     */
+    async copy(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
+      return tenant.transaction(async (tx) => {
+        const row = await load(tx, id);
+        const copy = await tx.formulas.create({
+          name: `Copy of ${formulaDisplayName(row)}`, isDraft: true, usesFileUpload: row.usesFileUpload,
+          sourceDataSourceId: row.sourceDataSourceId, sourceObject: row.sourceObject, sourceSettings: row.sourceSettings,
+          destinationDataSourceId: row.destinationDataSourceId, destinationObject: row.destinationObject, destinationSettings: row.destinationSettings,
+          sampleUploadId: row.sampleUploadId, createdBy: actor.userId, modifiedBy: actor.userId,
+        });
+        for (const part of await tx.parts.list(row.id)) await tx.parts.upsert(copy.id, part.part, part.body, actor.userId);
+        await recordEvent(tx, {
+          actor, type: 'formula.created', correlationId: actor.correlationId, formulaId: copy.id,
+          description: `Copied the formula ${formulaDisplayName(row)} as ${formulaDisplayName(copy)}`, details: { copiedFrom: row.id },
+        });
+        return viewOf(tx, copy);
       });
     },
 
@@ -250,6 +323,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async activate(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
       const view = await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        if (row.archivedOn) throw new DomainError('formula-archived', `The formula ${formulaDisplayName(row)} is archived: unarchive it first.`);
         const parts = new Set((await tx.parts.list(row.id)).map((p) => p.part));
         const missing = [
           ...(row.name ? [] : ['name']),

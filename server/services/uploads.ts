@@ -44,6 +44,8 @@ async function checkFormula(tenant: TenantScope, formulaId: string): Promise<voi
   if (!formula) {
     throw new DomainError('bad-request', 'There is no such formula.', { errors: { formulaId: 'Choose one of your file-upload formulas' } }, 'validation-failed');
   }
+  // an archived formula never runs: a file for it would wait for ever
+  if (formula.archivedOn) throw new DomainError('formula-archived', 'This formula is archived: unarchive it to upload files to it.');
   if (!formula.usesFileUpload) {
     throw new DomainError('bad-request', 'This formula does not take its records from uploaded files.', { errors: { formulaId: 'Choose a file-upload formula' } }, 'validation-failed');
   }

@@ -107,6 +107,7 @@ const ACTIVITY_TYPE_LABELS: Record<string, string> = {
   'formula.part.saved': 'Formula step saved', 'formula.part.deleted': 'Formula step removed',
   'formula.activated': 'Formula activated', 'formula.deactivated': 'Formula deactivated', 'formula.paused': 'Formula paused', 'formula.resumed': 'Formula resumed',
   'formula.cleared': 'Formula data cleared', 'formula.error-dismissed': 'Formula error dismissed',
+  'formula.archived': 'Formula archived', 'formula.unarchived': 'Formula unarchived',
   'run.requested': 'Run requested', 'run.started': 'Run started', 'run.paused': 'Run paused', 'run.retried-now': 'Retried now', 'run.finished': 'Run finished', 'run.failed': 'Run failed',
   'record.edited': 'Record edited', 'record.matched': 'Record matched',
   'records.send-requested': 'Records sent', 'records.added-to-ready': 'Records added to Ready', 'records.treated-as-new': 'Records treated as new',

@@ -68,6 +68,9 @@ export const PROBLEM_TITLES = {
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',
   'formula-busy': 'A run of this formula is under way. Try again when it has finished.',
+  'formula-archived': 'This formula is archived. Unarchive it first.',
+  'formula-not-archived': 'Archive the formula before deleting it.',
+  'formula-draft-not-archived': 'A draft is deleted, not archived.',
   // the Data Queue's tabs
   'tab-limit': DATA_QUEUE_MESSAGES.tabLimit,
   'tab-order-stale': 'The cards of this tab changed meanwhile. Reload to see them.',

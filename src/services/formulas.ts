@@ -1,10 +1,10 @@
 /** The formulas of the web API (/web-api/v1/formulas), typed by their contracts (src/domain/api/formulas.ts). */
-import { formulasService, type DryRunResult, type FormulaSample, type FormulaView, type RunHistory } from '../domain/api/formulas.ts';
+import { formulasService, type Deletion, type DryRunResult, type FormulaSample, type FormulaView, type RunHistory } from '../domain/api/formulas.ts';
 import type { CreateFormula, UpdateFormula } from '../domain/formula/formula.ts';
 import type { FormulaPartBody, FormulaPartName } from '../domain/formula/parts.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 
-export type { FormulaSample, FormulaView };
+export type { Deletion, FormulaSample, FormulaView };
 
 const client = serviceClient(formulasService);
 
@@ -15,6 +15,12 @@ export const formulas = {
   update: (id: string, body: Partial<UpdateFormula>, o?: RequestOptions): Promise<FormulaView> => client.call('update', { params: { id }, body }, o),
   remove: (id: string, o?: RequestOptions) => client.call('remove', { params: { id } }, o),
   activate: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('activate', { params: { id } }, o),
+  /** what deleting it would take: its records and runs, for the confirmation */
+  deletion: (id: string, o?: RequestOptions): Promise<Deletion> => client.call('deletion', { params: { id } }, o),
+  archive: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('archive', { params: { id } }, o),
+  unarchive: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('unarchive', { params: { id } }, o),
+  /** a new draft "Copy of <name>" with the same sources and parts */
+  copy: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('copy', { params: { id } }, o),
   sample: (id: string, o?: RequestOptions): Promise<FormulaSample> => client.call('sample', { params: { id } }, o),
   /** the whole pipeline over the source's first `limit` records, sending and storing nothing */
   dryRun: (id: string, body: { limit?: number } = {}, o?: RequestOptions): Promise<DryRunResult> => client.call('dryRun', { params: { id }, body }, o),

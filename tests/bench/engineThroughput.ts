@@ -241,7 +241,7 @@ async function setUp(scratch: Setup['scratch'], crmSize: number, records: number
 
   const jobs = await startJobs({ databaseUrl: scratch.url, db: database.db, log, config, secrets, work: false });
   const runs = formulaRunsService({
-    secrets, config, runs: { queue: (p, startAfter) => jobs.enqueue(formulaRun, p, startAfter ? { startAfter } : {}), status: async () => null, retryNow: async () => false },
+    secrets, config, runs: { queue: (p, startAfter) => jobs.enqueue(formulaRun, p, startAfter ? { startAfter } : {}), status: async () => null, retryNow: async () => false, cancel: async () => {} },
   });
   const formulas = formulasService({ box: secrets, config, runs });
   const correlationId = `bench-engine-${Date.now()}`;

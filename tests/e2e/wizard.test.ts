@@ -3,7 +3,10 @@
  * /files/upload becomes the sample of a formula into the Sandbox CRM, built through every step
  * the formula has (data sources, formula type, destination settings, mapping with a transform,
  * matching, routing, review with its printout, processing), then listed as Active. On the way:
- * the browser's back button, a reload, and closing with unsaved changes.
+ * the browser's back button, a reload, and closing with unsaved changes. Then its lifecycle in All
+ * Formulas: copied as a draft that opens in the wizard, whose stepper marks only the steps set up;
+ * archived after a question (its waiting run cancelled), unarchived, archived again and deleted
+ * after a question that says how many records and runs go.
  *
  * Only the file-upload data source is made through the API (a Formula Producer may not add one);
  * everything else goes through the screens.
@@ -22,6 +25,7 @@ const NAME = 'Spring supporters';
 const FILE = 'spring-supporters.csv';
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
+const WIDE = { width: 1440, height: 900 };
 /** how long a change may take to show: a save, its notification, the next step's data */
 const SOON = { timeout: 15_000 };
 
@@ -75,7 +79,8 @@ afterAll(async () => {
 const wizard = () => page.getByRole('dialog', { name: /^Formula Wizard/ });
 const openStep = () => wizard().locator('[data-step]').getAttribute('data-step');
 const addressStep = () => new URL(page.url()).searchParams.get('wizardStep');
-const stepperLabels = () => wizard().locator('.mantine-Stepper-stepLabel').allTextContents();
+/** the steps' titles as shown (a step set up also says so to screen readers, after its title) */
+const stepperLabels = () => wizard().locator('.mantine-Stepper-stepLabel > span:first-child').allTextContents();
 const button = (name: string) => wizard().getByRole('button', { name, exact: true });
 
 async function shot(name: string) {
@@ -311,6 +316,126 @@ describe('the Formula Wizard in Chromium', () => {
     ]));
     expect(await page.getByText('Renamed, never saved').count()).toBe(0);
     await shot('10-all-formulas');
+
+    expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+  });
+
+  it('copies the formula as a draft, archives it, brings it back, and deletes it once archived', async () => {
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.setViewportSize(WIDE);
+    await page.goto(`${server.url}/integrations-formulas`);
+    const table = page.getByRole('table', { name: 'Formulas' });
+    const rowOf = (name: string) => table.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
+    /** a dialog done opening: its transition over */
+    const opened = async (dialog: ReturnType<typeof page.getByRole>) => {
+      await dialog.waitFor();
+      await expect.poll(() => dialog.evaluate((e) => getComputedStyle(e).opacity), SOON).toBe('1');
+    };
+    /** the list as a phone shows it, loaded at that size */
+    const onPhone = async (then: () => Promise<void>) => {
+      await page.setViewportSize(PHONE);
+      await page.reload();
+      await table.waitFor();
+      await then();
+      await page.setViewportSize(WIDE);
+      await page.reload();
+      await table.waitFor();
+    };
+    await rowOf(NAME).waitFor();
+    const originalId = ((await server.database.pool.query('select id from formulas where name = $1', [NAME])).rows[0] as { id: string }).id;
+
+    // ---- Copy: a draft with every part, opened in the wizard at its first step not set up
+    await page.getByRole('button', { name: `Copy ${NAME}`, exact: true }).click();
+    await wizard().waitFor();
+    await expect.poll(() => wizard().getByRole('heading', { name: `Formula Wizard: Copy of ${NAME}` }).isVisible(), SOON).toBe(true);
+    const copyId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
+    expect(copyId).not.toBe(originalId);
+    await expectAt('review');
+    const copied = (await server.database.pool.query('select part from formula_parts where formula_id = $1 order by part', [copyId])).rows.map((r) => r.part);
+    const original = (await server.database.pool.query('select part from formula_parts where formula_id = $1 order by part', [originalId])).rows.map((r) => r.part);
+    expect(copied).toEqual(original);
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    await page.waitForURL((u) => !u.searchParams.has('wizardFormulaId'));
+    const copyRow = rowOf(`Copy of ${NAME}`);
+    await expect.poll(() => copyRow.getByRole('cell').nth(3).textContent(), SOON).toBe('Draft');
+
+    // ---- the copy's routing removed: Edit opens at routing, and the stepper marks the steps set up on both sides of it, not routing
+    const producer = await sessionFor(server.url, PRODUCER);
+    const me = await (await call(server.url, `/account-management/v1/User/organization/${producer.orgId}/user`, { headers: producer.headers })).json() as { activeTenantId: string };
+    expect((await call(server.url, `/web-api/v1/formulas/${copyId}/parts/routing`, { method: 'DELETE', headers: { ...producer.headers, tenantId: me.activeTenantId } })).status).toBe(204);
+    await page.reload();
+    await copyRow.getByRole('link', { name: `Edit Copy of ${NAME}` }).click();
+    await wizard().waitFor();
+    await expectAt('routing');
+    const setUp = async () => Object.fromEntries(await wizard().locator('[aria-label="Wizard steps"] button').evaluateAll(
+      (steps) => steps.map((b) => [b.querySelector('.mantine-Stepper-stepLabel span')?.textContent ?? '', (b as HTMLElement).dataset.setUp === 'true']),
+    )) as Record<string, boolean>;
+    expect(await setUp()).toEqual({
+      'Data sources': true, 'Formula type': true, 'Destination settings': true, 'Mapping': true, 'Matching': true,
+      'Routing': false, 'Review': false, 'Processing': true,
+    });
+    await page.screenshot({ path: '/tmp/lifecycle-1-stepper.png' });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: '/tmp/lifecycle-1-stepper-phone.png' });
+    await page.setViewportSize(WIDE);
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    await page.waitForURL((u) => !u.searchParams.has('wizardFormulaId'));
+
+    // ---- a run waits for the live formula (an uploaded file); archiving asks, stops it and cancels that run
+    const form = new FormData();
+    form.append('file', new Blob([supportersCsv()], { type: 'text/csv' }), 'more-supporters.csv');
+    const upload = await fetch(`${server.url}/flat-file-service/v1/uploads?formulaId=${originalId}`, { method: 'POST', headers: { ...producer.headers, tenantId: me.activeTenantId }, body: form });
+    expect(upload.status, await upload.clone().text()).toBe(201);
+    await expect.poll(async () => (await server.database.pool.query('select count(*)::int as n from formula_runs where formula_id = $1 and finished_on is null', [originalId])).rows[0].n, SOON).toBe(1);
+    const row = rowOf(NAME);
+    await row.getByRole('button', { name: `Archive ${NAME}` }).click();
+    const archiveQuestion = page.getByRole('dialog', { name: 'Archive formula' });
+    await opened(archiveQuestion);
+    expect(await archiveQuestion.textContent()).toContain(`Archive ${NAME}? It stops`);
+    await page.screenshot({ path: '/tmp/lifecycle-2-archive-question.png' });
+    await archiveQuestion.getByRole('button', { name: 'Archive', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `The formula ${NAME} was archived.` }).waitFor();
+    await expect.poll(() => row.getByRole('group', { name: `Status of ${NAME}` }).textContent(), SOON).toBe('Archived');
+    expect(await row.getByRole('button', { name: new RegExp(`^(Run now|Pause|Deactivate|Clear data|Upload a file)`) }).count()).toBe(0);
+    expect((await server.database.pool.query('select count(*)::int as n from formula_runs where formula_id = $1 and finished_on is null', [originalId])).rows[0].n).toBe(0);
+    await page.screenshot({ path: '/tmp/lifecycle-3-archived.png' });
+    await onPhone(async () => {
+      await page.screenshot({ path: '/tmp/lifecycle-3-archived-phone.png' });
+      // the table scrolls sideways in its own box: its actions are at the end of each row
+      await table.getByRole('button', { name: `Unarchive ${NAME}` }).scrollIntoViewIfNeeded();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await page.screenshot({ path: '/tmp/lifecycle-3-archived-phone-actions.png' });
+    });
+
+    // ---- unarchived it comes back inactive; archived again, it can be deleted after a question that says what goes
+    await row.getByRole('button', { name: `Unarchive ${NAME}` }).click();
+    await page.getByRole('status').filter({ hasText: `The formula ${NAME} is back, inactive: activate it to run it again.` }).waitFor();
+    await expect.poll(() => row.getByRole('group', { name: `Status of ${NAME}` }).textContent(), SOON).toBe('Inactive');
+    await row.getByRole('button', { name: `Archive ${NAME}` }).click();
+    await archiveQuestion.getByRole('button', { name: 'Archive', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `The formula ${NAME} was archived.` }).waitFor();
+    await row.getByRole('button', { name: `Delete ${NAME}` }).click();
+    const deleteQuestion = page.getByRole('dialog', { name: 'Delete formula' });
+    await opened(deleteQuestion);
+    await expect.poll(() => deleteQuestion.textContent(), SOON).toContain(`Delete the formula ${NAME}? Its 0 records and 1 run go with it, and it cannot be undone.`);
+    await page.screenshot({ path: '/tmp/lifecycle-4-delete-question.png' });
+    await deleteQuestion.getByRole('button', { name: 'Keep it' }).click();
+    await onPhone(async () => {
+      await row.getByRole('button', { name: `Delete ${NAME}` }).click();
+      await opened(deleteQuestion);
+      await page.screenshot({ path: '/tmp/lifecycle-4-delete-question-phone.png' });
+      await deleteQuestion.getByRole('button', { name: 'Keep it' }).click();
+      await expect.poll(() => deleteQuestion.count(), SOON).toBe(0);
+    });
+    await row.getByRole('button', { name: `Delete ${NAME}` }).click();
+    await opened(deleteQuestion);
+    await deleteQuestion.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `The formula ${NAME} was deleted.` }).waitFor();
+    await expect.poll(() => rowOf(NAME).count(), SOON).toBe(0);
+    expect(await copyRow.count()).toBe(1);
+    expect((await server.database.pool.query('select count(*)::int as n from formulas where id = $1', [originalId])).rows[0].n).toBe(0);
+    await page.screenshot({ path: '/tmp/lifecycle-5-deleted.png' });
 
     expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
   });

@@ -41,7 +41,7 @@ afterEach(() => {
 
 const formula = (id: string, name: string): FormulaView => ({
   id, name, isDraft: false, usesFileUpload: false, sourceDataSource: null, firstDestinationDataSource: null, sampleUploadId: null,
-  status: 'active', jobStatus: 'scheduled', needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
+  status: 'active', jobStatus: 'scheduled', needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
 });
 const A = formula('aaaaaaaa-0000-4000-8000-000000000001', 'Spring appeal');
 const B = formula('bbbbbbbb-0000-4000-8000-000000000002', 'Gala tickets');

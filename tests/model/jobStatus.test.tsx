@@ -46,7 +46,7 @@ const SOURCE: DataSourceListItem = {
 };
 const FORMULA: FormulaView = {
   id: F, name: NAME, isDraft: false, usesFileUpload: false, sourceDataSource: null, firstDestinationDataSource: null, sampleUploadId: null,
-  status: 'active', jobStatus: 'scheduled', needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
+  status: 'active', jobStatus: 'scheduled', needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
 };
 
 const run = (status: RunView['status'], counts: Record<string, number>, extra: Partial<RunView> = {}): RunView => ({

@@ -28,7 +28,7 @@ const CRM_ID = '22222222-2222-4222-8222-222222222222';
 const crm = (object: string) => ({ dataSourceId: CRM_ID, object, settings: {}, system: 'sandbox-crm' as const, displayName: 'Partner CRM', hasAdditionalSettings: false });
 const FORMULA: FormulaView = {
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false, sourceDataSource: crm('supporters'), firstDestinationDataSource: crm('constituents'),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: ['schedule', 'matching'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: ['schedule', 'matching'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 const REVIEW: ReviewData = {
   parts: { schedule: VALID_PARTS.schedule, matching: { ...VALID_PARTS.matching, autoPick: [{ fields: ['email'], exact: true, minScore: 90 }] } },

@@ -26,7 +26,7 @@ const FORMULA: FormulaView = {
   id: '3f6c8a52-0c1e-4d1a-9a57-6c0f8e2b7d10', name: 'Spring appeal', isDraft: true, usesFileUpload: false,
   sourceDataSource: { dataSourceId: SALESFORCE_ID, object: 'Contact', settings: { object: 'Contact' }, system: 'salesforce', displayName: 'Org Salesforce', hasAdditionalSettings: true },
   firstDestinationDataSource: { dataSourceId: CRM_ID, object: 'constituents', settings: {}, system: 'sandbox-crm', displayName: 'Sandbox CRM', hasAdditionalSettings: false },
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 const REPORT_ID = '00O5g00000AbCdE';
 const FOUND: ReportFound = { name: 'Spring donors', dateFilterColumn: 'CreatedDate' };

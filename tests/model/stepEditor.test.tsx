@@ -37,7 +37,7 @@ const FORMULA_ID = '3f6c8a52-0c1e-4d1a-9a57-6c0f8e2b7d10';
 const end = { dataSourceId: 'd1', object: 'constituents', settings: {}, system: 'sandbox-crm' as const, displayName: 'Sandbox CRM', hasAdditionalSettings: false };
 const FORMULA: FormulaView = {
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false, sourceDataSource: end, firstDestinationDataSource: end,
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: ['schedule'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: ['schedule'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 
 const SAVED: Schedule = VALID_PARTS.schedule;

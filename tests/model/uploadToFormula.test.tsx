@@ -21,7 +21,7 @@ afterEach(() => cleanup());
 const formula = (over: Partial<FormulaView>): FormulaView => ({
   id: 'f0f0f0f0-0000-4000-8000-000000000001', name: 'Walk-in donations', isDraft: false, usesFileUpload: true,
   sourceDataSource: null, firstDestinationDataSource: null, sampleUploadId: null,
-  status: 'active', jobStatus: 'scheduled', needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
+  status: 'active', jobStatus: 'scheduled', needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-02T00:00:00Z',
   ...over,
 });
 

@@ -6,8 +6,9 @@
  * For every one of the 32 combinations of the five conditions (source and destination additional
  * settings, the custom-routing flag, file upload, draft), a path generated from the machine walks
  * the wizard from its first step to its last by saving each step: each state asserts the open
- * step's title, the stepper's steps (exactly SPEC's sequence for that combination) and the address
- * (wizardStep follows the step). For one combination the shortest paths over unsaved changes,
+ * step's title, the stepper's steps (exactly SPEC's sequence for that combination), which of them
+ * it marks done (those set up: the fake steps save no part, so the steps walked past stay unmarked)
+ * and the address (wizardStep follows the step). For one combination the shortest paths over unsaved changes,
  * going back, closing and the unsaved-changes question are run too. Each suite is proven able to
  * fail by breaking a guard.
  */
@@ -19,7 +20,7 @@ import { createActor, fromPromise, getInitialSnapshot, setup, waitFor as settled
 import { formulaRuleFlag } from '../../src/domain/flags/customRouting.ts';
 import { toSnapshotFlag } from '../../src/domain/flags/definitions.ts';
 import { CUSTOM_ROUTING_FLAG, type FlagSnapshot } from '../../src/domain/flags/snapshot.ts';
-import { WIZARD_STEP_TITLES, WIZARD_STEPS, type WizardStep } from '../../src/domain/formula/wizard.ts';
+import { isStepMarkedDone, WIZARD_STEP_TITLES, WIZARD_STEPS, type WizardStep } from '../../src/domain/formula/wizard.ts';
 import { policiesFor } from '../../src/domain/roles.ts';
 import { flagsMachine } from '../../src/machines/flags.ts';
 import { stepEditorMachine, type LoadInput, type SaveInput, type StepEditorRef } from '../../src/machines/stepEditor.ts';
@@ -45,7 +46,7 @@ const end = (hasAdditionalSettings: boolean) => ({ dataSourceId: 'd1', object: '
 const formulaFor = (c: Combination): FormulaView => ({
   id: FORMULA_ID, name: 'Spring appeal', isDraft: c.isDraft, usesFileUpload: c.usesFileUpload,
   sourceDataSource: end(c.sourceHasSettings), firstDestinationDataSource: end(c.destinationHasSettings),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 });
 
 /** the flag snapshot: custom-routing on for the formula, or for nobody */
@@ -99,6 +100,13 @@ function renderWizard(c: Combination, logic: typeof wizardMachine, screens = FAK
           const stepper = within(dialog).getByLabelText('Wizard steps');
           const labels = WIZARD_STEPS.filter((step) => within(stepper).queryByText(WIZARD_STEP_TITLES[step]) !== null);
           expect(labels).toEqual(stepsOf(s.context));
+          // marked done: the steps set up, not every step before the open one
+          const marked = labels.filter((step) => {
+            const button = within(stepper).getByText(WIZARD_STEP_TITLES[step]).closest('button')!;
+            expect(button.textContent?.endsWith(', set up'), step).toBe(button.dataset.setUp === 'true');
+            return button.dataset.setUp === 'true';
+          });
+          expect(marked).toEqual(labels.filter((step) => isStepMarkedDone(step, s.context.formula!)));
           await waitFor(() => expect(query().get('wizardStep')).toBe(s.context.step));
           expect(screen.queryByText(/has changes that are not saved/)).toBeNull();
         },

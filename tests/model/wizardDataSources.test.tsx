@@ -39,7 +39,7 @@ const SALESFORCE = ds('44444444-4444-4444-8444-444444444444', 'salesforce', 'Org
 const end = { dataSourceId: CRM.id, object: 'constituents', settings: {}, system: 'sandbox-crm' as const, displayName: 'Sandbox CRM', hasAdditionalSettings: false };
 const FORMULA: FormulaView = {
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false, sourceDataSource: end, firstDestinationDataSource: end,
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: ['mapping', 'matching', 'routing'],
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: ['mapping', 'matching', 'routing'],
   createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 

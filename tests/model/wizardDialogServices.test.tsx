@@ -35,7 +35,7 @@ const CRM: DataSourceListItem = {
 const end = { dataSourceId: CRM.id, object: 'constituents', settings: {}, system: 'sandbox-crm' as const, displayName: 'Partner CRM', hasAdditionalSettings: false };
 const FORMULA: FormulaView = {
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false, sourceDataSource: end, firstDestinationDataSource: end,
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: ['schedule'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: ['schedule'], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 
 /** a call these tests do not answer: it fails, as a real one would not be made */

@@ -34,7 +34,7 @@ const FORMULA: FormulaView = {
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false,
   sourceDataSource: end('partner-sftp', 'sftp', 'Partner SFTP', 'supporters.csv'),
   firstDestinationDataSource: end('sandbox', 'sandbox-crm', 'Sandbox CRM', 'constituents'),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 
 /** Twelve supporters: some new, some matched, one ambiguous, one omitted, one failing a validation rule. */

@@ -39,7 +39,7 @@ const end = (d: typeof CRM, object: string): End => ({ dataSourceId: d.id, objec
 const formulaOf = (over: Partial<FormulaView> = {}): FormulaView => ({
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false,
   sourceDataSource: end(SFTP, 'supporters.csv'), firstDestinationDataSource: end(CRM, 'constituents'),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [],
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [],
   createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z', ...over,
 });
 

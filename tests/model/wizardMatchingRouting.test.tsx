@@ -37,7 +37,7 @@ const FORMULA: FormulaView = {
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false,
   sourceDataSource: end({ dataSourceId: 'partner-sftp', object: 'supporters.csv', system: 'sftp', displayName: 'Partner SFTP' }),
   firstDestinationDataSource: end({ dataSourceId: 'sandbox', object: 'constituents', system: 'sandbox-crm', displayName: 'Sandbox CRM' }),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
 };
 
 const SOURCE_FIELDS: FieldInfo[] = ['First name', 'Last name', 'Email', 'Phone', 'Zip'].map((name) => ({ name, label: name, type: 'string' }));

@@ -180,7 +180,7 @@ describe('the formula type step\'s editor', () => {
     const formula: FormulaView = {
       id: '3f6c8a52-0c1e-4d1a-9a57-6c0f8e2b7d10', name: 'Spring appeal', isDraft: true, usesFileUpload: false,
       sourceDataSource: end(SOURCE, 'Contact'), firstDestinationDataSource: end(DESTINATION, 'constituents'),
-      sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
+      sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [], createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z',
     };
     const read: string[] = [];
     const calls = {

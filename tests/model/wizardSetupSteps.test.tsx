@@ -58,7 +58,7 @@ const end = (d: DataSourceListItem, object: string, settings: Record<string, str
 const formulaOf = (over: Partial<FormulaView> = {}): FormulaView => ({
   id: FORMULA_ID, name: 'Spring appeal', isDraft: true, usesFileUpload: false,
   sourceDataSource: end(CRM, 'constituents'), firstDestinationDataSource: end(CRM, 'constituents', {}, true),
-  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, parts: [],
+  sampleUploadId: null, status: 'inactive', jobStatus: null, needsReprocess: false, archivedOn: null, parts: [],
   createdOn: '2026-11-01T00:00:00Z', modifiedOn: '2026-11-01T00:00:00Z', ...over,
 });
 

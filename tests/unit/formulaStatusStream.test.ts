@@ -108,6 +108,8 @@ describe('commandsFor', () => {
     // a file-upload formula runs when a file comes, so it is neither run now nor retried
     expect(names({ usesFileUpload: true, status: 'error', lastError: 'gave up' })).toEqual(['pause', 'deactivate', 'clear', 'dismiss']);
     expect(names({ isDraft: true })).toEqual([]);
+    // an archived formula never runs: it is unarchived first
+    expect(names({ archived: true, status: 'inactive', enabled: false })).toEqual([]);
     // a run waiting out its retry delay: it can be told to try now; the countdown stays on the card
     expect(names({ status: 'processing', jobStatus: 'retrying' })).toEqual(['run (disabled)', 'retryNow', 'pause', 'deactivate', 'clear (disabled)']);
     expect(names({ status: 'processing', jobStatus: 'retrying' }, 'View Only')).toEqual([]);

@@ -1,6 +1,6 @@
 /** The wizard's step sequence (SPEC.md section 2) for every one of the 32 combinations of its five conditions. */
 import { describe, expect, it } from 'vitest';
-import { editStep, isStepSetUp, nextStep, wizardSteps, WIZARD_STEPS, type FormulaSetUp, type WizardConditions } from '../../src/domain/formula/wizard.ts';
+import { editStep, isStepMarkedDone, isStepSetUp, nextStep, wizardSteps, WIZARD_STEPS, type FormulaSetUp, type WizardConditions } from '../../src/domain/formula/wizard.ts';
 
 const KEYS = ['sourceHasSettings', 'destinationHasSettings', 'customRouting', 'usesFileUpload', 'isDraft'] as const;
 const combinations: WizardConditions[] = Array.from({ length: 32 }, (_, n) =>
@@ -67,6 +67,20 @@ describe('where editing a formula opens', () => {
 
   it('opens a live formula at its review', () => {
     expect(editStep({ ...draft({}), isDraft: false }, { ...c, isDraft: false })).toBe('review');
+  });
+
+  it('marks done in the stepper only the steps set up, wherever the open step is', () => {
+    const chosen = { sourceDataSource: end('supporters.csv'), firstDestinationDataSource: end('constituents') };
+    const marked = (f: FormulaSetUp) => WIZARD_STEPS.filter((s) => isStepMarkedDone(s, f));
+    expect(marked(draft({}))).toEqual([]);
+    // additional settings have defaults: done with the objects; matching saved before mapping is marked, mapping is not
+    expect(marked(draft({ ...chosen, parts: ['matching'] }))).toEqual(['data-sources', 'formula-types', 'additional-settings-source', 'additional-settings-destination', 'matching']);
+    expect(marked(draft({ ...chosen, parts: ['mapping', 'routing', 'schedule'] }))).toEqual([
+      'data-sources', 'formula-types', 'additional-settings-source', 'additional-settings-destination', 'mapping', 'routing', 'custom-routing', 'scheduling',
+    ]);
+    // the review saves nothing: done once the formula is live
+    expect(isStepMarkedDone('review', draft(chosen))).toBe(false);
+    expect(isStepMarkedDone('review', { ...draft(chosen), isDraft: false })).toBe(true);
   });
 
   it('reads custom routing and routing as the same part', () => {

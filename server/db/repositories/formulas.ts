@@ -76,9 +76,10 @@ export function formulasRepository(db: Executor, tenantId: string) {
       await this.setRunState(id, { jobStatus });
     },
 
+    /** paused, or archived (or gone): a run under way stops after its batch */
     async isPaused(id: string): Promise<boolean> {
-      const [row] = await db.select({ paused: formulas.paused }).from(formulas).where(and(mine, eq(formulas.id, id))).limit(1);
-      return row?.paused ?? true;
+      const [row] = await db.select({ paused: formulas.paused, archivedOn: formulas.archivedOn }).from(formulas).where(and(mine, eq(formulas.id, id))).limit(1);
+      return row ? row.paused || row.archivedOn !== null : true;
     },
 
     async remove(id: string): Promise<boolean> {

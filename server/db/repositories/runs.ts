@@ -1,5 +1,5 @@
 /** A tenant's formula runs (reached through forTenant): what the engine did, run by run. */
-import { and, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm';
 import type { JobStatus } from '../../../src/domain/formula/statuses.ts';
 import { formulaRuns } from '../schema/formulas.ts';
 import type { Executor } from '../tenancy.ts';
@@ -53,6 +53,16 @@ export function runsRepository(db: Executor, tenantId: string) {
     async latest(formulaId: string, limit = 10): Promise<RunRow[]> {
       return db.select().from(formulaRuns).where(and(mine, eq(formulaRuns.formulaId, formulaId)))
         .orderBy(desc(formulaRuns.createdOn), desc(formulaRuns.id)).limit(limit);
+    },
+
+    async count(formulaId: string): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(formulaRuns).where(and(mine, eq(formulaRuns.formulaId, formulaId)));
+      return row?.n ?? 0;
+    },
+
+    /** the formula's runs without an end, whatever they are doing (waiting, retrying, paused, running) */
+    async unfinished(formulaId: string): Promise<RunRow[]> {
+      return db.select().from(formulaRuns).where(and(mine, eq(formulaRuns.formulaId, formulaId), isNull(formulaRuns.finishedOn)));
     },
 
     /** the formula's runs that have not ended */

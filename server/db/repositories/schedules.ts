@@ -1,5 +1,5 @@
 /**
- * The scheduler's one query across tenants: live formulas whose next run is due. Claiming clears
+ * The scheduler's one query across tenants: live formulas whose next run is due (never an archived one). Claiming clears
  * their next run time in the same statement (skipping rows another worker holds), so two workers
  * never start the same scheduled run; the run sets the following time when it ends.
  */
@@ -11,7 +11,7 @@ export async function claimDueFormulas(db: Executor, now: Date, limit = 200): Pr
     update formulas set next_run_at = null
     where id in (
       select id from formulas
-      where next_run_at <= ${now.toISOString()}::timestamptz and enabled and not paused and not is_draft
+      where next_run_at <= ${now.toISOString()}::timestamptz and enabled and not paused and not is_draft and archived_on is null
       order by next_run_at limit ${limit} for update skip locked)
     returning id, tenant_id`);
   return result.rows.map((r) => ({ tenantId: r.tenant_id, formulaId: r.id }));

@@ -41,6 +41,8 @@ export const formulas = pgTable('formulas', {
   /** why the last run failed for good; the formula shows as errored until a user dismisses it */
   lastError: text('last_error'),
   lastRunId: uuid('last_run_id'),
+  /** archived: it never runs again (no schedule, no runs, no uploads) and keeps its records and history until deleted */
+  archivedOn: timestamp('archived_on', { withTimezone: true }),
   createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
   createdOn: timestamp('created_on', { withTimezone: true }).notNull().defaultNow(),
   modifiedBy: uuid('modified_by').references(() => users.id, { onDelete: 'set null' }),

@@ -29,6 +29,8 @@ export const FormulaViewSchema = v.object({
   jobStatus: v.nullable(v.picklist(JOB_STATUSES)),
   needsReprocess: v.boolean(),
   parts: v.array(v.picklist(FORMULA_PART_NAMES)),
+  /** when it was archived: it runs no more and keeps its records until deleted; null when it is not */
+  archivedOn: v.nullable(v.string()),
   createdOn: v.string(),
   modifiedOn: v.string(),
 });
@@ -43,6 +45,8 @@ export const SampleSchema = v.object({
 const view = { resource: 'formula', action: 'view' } as const;
 const edit = { resource: 'formula', action: 'edit' } as const;
 const run = { resource: 'formula', action: 'run' } as const;
+/** archiving and deleting: a formula's lifecycle is theirs who may delete formulas */
+const lifecycle = { resource: 'formula', action: 'delete' } as const;
 
 /** One run of a formula's pipeline, with SPEC's job status and, while retrying, attempt n of 10. */
 export const RunViewSchema = v.object({
@@ -125,6 +129,9 @@ export const RunHistorySchema = v.object({
   nextCursor: v.nullable(v.string()),
 });
 export type RunHistory = v.InferOutput<typeof RunHistorySchema>;
+/** What deleting a formula takes with it: the confirmation says how many records go. */
+export const DeletionSchema = v.object({ records: v.number(), runs: v.number() });
+export type Deletion = v.InferOutput<typeof DeletionSchema>;
 
 /** Run now, or run once over a date range of at most 30 days. */
 export const RunRequestSchema = v.object({ runOnce: v.optional(RunOnceSchema) });
@@ -173,10 +180,32 @@ export const formulasService = service({
       summary: 'Name, source and destination with their objects and additional settings. Changing a top-level object wipes mapping, matching and routing, and is refused without confirmWipe.',
       problems: ['formula-wipe-unconfirmed'],
     }),
-    remove: endpoint({ method: 'delete', path: '/:id', access: { resource: 'formula', action: 'delete' }, response: null, status: 204, summary: 'Deletes a formula with its parts and records.' }),
+    remove: endpoint({
+      method: 'delete', path: '/:id', access: lifecycle, response: null, status: 204,
+      summary: 'Deletes a draft, or an archived formula with its parts, runs and records, in one transaction. A formula that is neither is refused: archive it first.',
+      problems: ['formula-not-archived'],
+    }),
+    deletion: endpoint({
+      method: 'get', path: '/:id/deletion', access: lifecycle, response: DeletionSchema,
+      summary: 'What deleting the formula would take with it: its records and runs, for the confirmation.',
+    }),
+    archive: endpoint({
+      method: 'post', path: '/:id/archive', access: lifecycle, response: FormulaViewSchema,
+      summary: 'Archives a live formula: it stops (no schedule, its waiting runs cancelled, no uploads) and keeps its records and activity history.',
+      problems: ['formula-archived', 'formula-draft-not-archived'],
+    }),
+    unarchive: endpoint({
+      method: 'post', path: '/:id/unarchive', access: lifecycle, response: FormulaViewSchema,
+      summary: 'Brings an archived formula back, inactive: it runs again once activated.',
+      problems: ['formula-not-archived'],
+    }),
+    copy: endpoint({
+      method: 'post', path: '/:id/copy', access: { resource: 'formula', action: 'create' }, response: FormulaViewSchema, status: 201,
+      summary: 'A new draft named "Copy of <name>" with the same data sources, objects and saved parts; no records, runs, watermark or schedule running.',
+    }),
     activate: endpoint({
       method: 'post', path: '/:id/activate', access: edit, response: FormulaViewSchema,
-      summary: 'Activates a draft (the processing step): it stops being a draft.', problems: ['formula-incomplete'],
+      summary: 'Activates a draft (the processing step): it stops being a draft.', problems: ['formula-incomplete', 'formula-archived'],
     }),
     deactivate: endpoint({ method: 'post', path: '/:id/deactivate', access: run, response: FormulaStatusSchema, summary: 'Stops the formula\'s schedule; records already collected stay.' }),
     pause: endpoint({ method: 'post', path: '/:id/pause', access: run, response: FormulaStatusSchema, summary: 'Pauses incoming data: no collection until resumed (a running run stops after its batch).' }),
@@ -187,7 +216,7 @@ export const formulasService = service({
     }),
     run: endpoint({
       method: 'post', path: '/:id/run', access: run, body: RunRequestSchema, response: RunViewSchema, status: 202,
-      summary: 'Runs the formula now (on demand), or once over a date range of at most 30 days.', problems: ['formula-busy', 'formula-incomplete'],
+      summary: 'Runs the formula now (on demand), or once over a date range of at most 30 days. An archived formula never runs.', problems: ['formula-busy', 'formula-incomplete', 'formula-archived'],
     }),
     dryRun: endpoint({
       // it reads the source with the saved credentials: for those who may run the formula, not merely see it

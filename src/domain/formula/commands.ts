@@ -39,6 +39,8 @@ export function mayCommand(policies: Policies, name: FormulaCommandName): boolea
 /** What the commands depend on: the formula as saved, and its live status. */
 export interface CommandFacts {
   isDraft: boolean;
+  /** archived: it never runs */
+  archived?: boolean;
   usesFileUpload: boolean;
   status: FormulaListStatus;
   enabled: boolean;
@@ -57,11 +59,12 @@ export interface OfferedCommand {
 
 /**
  * The commands a formula offers these policies, in the order they show. A draft offers none (the
- * wizard activates it). While a run or a clearing is under way nothing that starts another can be
- * used; while the formula is errored, 'Dismiss and retry' replaces 'Run now'.
+ * wizard activates it), nor does an archived formula (it never runs: it is unarchived first). While
+ * a run or a clearing is under way nothing that starts another can be used; while the formula is
+ * errored, 'Dismiss and retry' replaces 'Run now'.
  */
 export function commandsFor(f: CommandFacts, policies: Policies): OfferedCommand[] {
-  if (f.isDraft) return [];
+  if (f.isDraft || f.archived) return [];
   const busy = f.status === 'processing' || f.status === 'clearing' || f.status === 'toggling';
   const errored = f.lastError !== null;
   const offered: [FormulaCommandName, boolean, boolean][] = [

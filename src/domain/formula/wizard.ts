@@ -85,6 +85,17 @@ export function isStepSetUp(step: WizardStep, f: FormulaSetUp): boolean {
   return part ? f.parts.includes(part) : true;
 }
 
+/**
+ * Whether the wizard's stepper marks a step done: its own part saved or its choice made, whatever
+ * step is open. Additional settings have defaults: done once the objects are chosen. The review
+ * saves nothing: done once the formula is live.
+ */
+export function isStepMarkedDone(step: WizardStep, f: FormulaSetUp): boolean {
+  if (step === 'review') return !f.isDraft;
+  if (step === 'additional-settings-source' || step === 'additional-settings-destination') return isStepSetUp('formula-types', f);
+  return isStepSetUp(step, f);
+}
+
 /** Where editing a formula opens: a draft at its first step not set up (else its review), a live formula at its review. */
 export function editStep(f: FormulaSetUp, c: WizardConditions): WizardStep {
   if (!f.isDraft) return 'review';

@@ -2,10 +2,12 @@
  * All Formulas (SPEC.md section 2): the tenant's formulas with their source, destination, status
  * and last edit; Edit opens the wizard at its review. 'Create a formula' makes a draft and opens
  * the wizard, for roles that may create formulas; 'Go to Connections' when the tenant has no data
- * source that can be a formula's source. A draft can be deleted, after a confirmation, by roles that
- * may delete formulas; a draft made for the wizard and closed with nothing saved goes by itself.
- * The list's loading, the draft's creation and deletion are the formula-list machine's
- * (src/machines/formulaList.ts).
+ * source that can be a formula's source. Roles that may delete formulas delete a draft, archive a
+ * live formula (it stops and keeps its records), unarchive an archived one or delete it, each
+ * change of state after a confirmation (deleting an archived formula says how many records go);
+ * roles that may create formulas copy one as a new draft, which opens in the wizard. A draft made
+ * for the wizard and closed with nothing saved goes by itself. The list's loading and these
+ * changes are the formula-list machine's (src/machines/formulaList.ts).
  *
  * Each live formula shows its status as it changes (SPEC.md section 4): list status and job
  * status, the last run's counts, 'Needs reprocess', the retry countdown, an error to dismiss (or
@@ -21,10 +23,10 @@ import { IconPlus } from '@tabler/icons-react';
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
 import { NoSourceNotice } from './NoSourceNotice.tsx';
-import { formulaListMachine, hasSourceFor } from '../../machines/formulaList.ts';
+import { formulaListMachine, hasSourceFor, isArchivable, isArchived, isDeletable } from '../../machines/formulaList.ts';
 import { jobStatusMachine, type JobStatusState } from '../../machines/jobStatus.ts';
 import { editStepOf } from '../../domain/formula/wizard.ts';
-import type { FormulaView } from '../../domain/api/formulas.ts';
+import type { Deletion, FormulaView } from '../../domain/api/formulas.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { useAppActors } from '../shell/actors.tsx';
 import { wizardSearch } from '../wizard/wizardSearch.ts';
@@ -49,13 +51,13 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
   const navigate = useNavigate();
   const location = useLocation();
   const wizardOpen = new URLSearchParams(location.search).has('wizardFormulaId');
-  const { formulas, sources, created, toDelete, notice } = state.context;
-  const ready = state.matches('ready') || state.matches('creating') || state.matches('confirmingDelete') || state.matches('deleting');
+  const { formulas, sources, created, toDelete, deletion, toArchive, acting, notice } = state.context;
+  const ready = (['ready', 'creating', 'countingDeletion', 'confirmingDelete', 'deleting', 'confirmingArchive', 'archiving', 'unarchiving', 'copying'] as const).some((s) => state.matches(s));
   const hasSource = ready && hasSourceFor(sources);
 
-  // a new draft opens the wizard at its first step
+  // a new draft opens the wizard at its first step, a copy at its first step not set up
   useEffect(() => {
-    if (created) navigate({ pathname: location.pathname, search: wizardSearch(location.search, created.id, 'data-sources') });
+    if (created) navigate({ pathname: location.pathname, search: wizardSearch(location.search, created.id, editStepOf(created)) });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [created]);
   // what the wizard changed shows once it closes
@@ -86,12 +88,33 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
       <Modal
         opened={state.matches('confirmingDelete') || state.matches('deleting')}
         onClose={() => list.send({ type: 'delete.cancel' })}
-        title="Delete draft formula"
+        title={toDelete && !toDelete.isDraft ? 'Delete formula' : 'Delete draft formula'}
       >
-        <Text>Delete the draft {toDelete ? formulaDisplayName(toDelete) : ''}? What was saved of it goes, and it cannot be undone.</Text>
+        {toDelete && !toDelete.isDraft ? (
+          <Text>
+            Delete the formula {formulaDisplayName(toDelete)}? {deletion ? deletionWords(deletion) : ''} go with it, and it cannot be undone.
+            Its activity history stays.
+          </Text>
+        ) : (
+          <Text>Delete the draft {toDelete ? formulaDisplayName(toDelete) : ''}? What was saved of it goes, and it cannot be undone.</Text>
+        )}
         <Group justify="flex-end" mt="md">
           <Button variant="default" onClick={() => list.send({ type: 'delete.cancel' })} disabled={state.matches('deleting')}>Keep it</Button>
           <Button color="red" loading={state.matches('deleting')} onClick={() => list.send({ type: 'delete.confirm' })}>Delete</Button>
+        </Group>
+      </Modal>
+      <Modal
+        opened={state.matches('confirmingArchive') || state.matches('archiving')}
+        onClose={() => list.send({ type: 'archive.cancel' })}
+        title="Archive formula"
+      >
+        <Text>
+          Archive {toArchive ? formulaDisplayName(toArchive) : ''}? It stops: no schedule, no runs and no uploads, and runs waiting to start are cancelled.
+          Its records and activity history stay; you can unarchive it, or delete it.
+        </Text>
+        <Group justify="flex-end" mt="md">
+          <Button variant="default" onClick={() => list.send({ type: 'archive.cancel' })} disabled={state.matches('archiving')}>Keep it running</Button>
+          <Button loading={state.matches('archiving')} onClick={() => list.send({ type: 'archive.confirm' })}>Archive</Button>
         </Group>
       </Modal>
       {ready && !hasSource && (
@@ -119,7 +142,11 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
                   <FormulaRow
                     key={f.id} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit}
                     editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, editStepOf(f)) }}
-                    onDelete={mayDelete && f.isDraft ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
+                    onDelete={mayDelete && isDeletable(f) ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
+                    onArchive={mayDelete && isArchivable(f) ? () => list.send({ type: 'formula.archive', id: f.id }) : undefined}
+                    onUnarchive={mayDelete && isArchived(f) ? () => list.send({ type: 'formula.unarchive', id: f.id }) : undefined}
+                    onCopy={mayCreate ? () => list.send({ type: 'formula.copy', id: f.id }) : undefined}
+                    busy={acting?.id === f.id ? (state.matches('copying') ? 'copy' : 'unarchive') : state.matches('countingDeletion') && toDelete?.id === f.id ? 'delete' : null}
                   />
                 ))}
               </Table.Tbody>
@@ -132,15 +159,22 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
 }
 
 /** One formula: what it is, its live status, and the commands it offers the user. */
-function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDelete }: {
+function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDelete, onArchive, onUnarchive, onCopy, busy }: {
   formula: FormulaView;
   jobState: JobStatusState;
   job: JobActor;
   policies: Policies;
   mayEdit: boolean;
   editTo: { pathname: string; search: string };
-  /** a draft, for a role that may delete it */
+  /** a draft or an archived formula, for a role that may delete it */
   onDelete?: (() => void) | undefined;
+  /** a live formula, for a role that may delete it */
+  onArchive?: (() => void) | undefined;
+  onUnarchive?: (() => void) | undefined;
+  /** for a role that may create formulas */
+  onCopy?: (() => void) | undefined;
+  /** the lifecycle command under way for this formula */
+  busy: 'copy' | 'unarchive' | 'delete' | null;
 }) {
   const view = formulaLive(f, jobState, policies);
   const { name } = view;
@@ -158,12 +192,19 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDe
           <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs">{mayEdit ? 'Edit' : 'Open'}</Anchor>
           {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
           <UploadFileAction formula={f} policies={policies} />
-          {onDelete && <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete} aria-label={`Delete ${name}`}>Delete</Button>}
+          {onCopy && <Button size="compact-sm" variant="subtle" loading={busy === 'copy'} onClick={onCopy} aria-label={`Copy ${name}`}>Copy</Button>}
+          {onArchive && <Button size="compact-sm" variant="subtle" color="gray" onClick={onArchive} aria-label={`Archive ${name}`}>Archive</Button>}
+          {onUnarchive && <Button size="compact-sm" variant="subtle" loading={busy === 'unarchive'} onClick={onUnarchive} aria-label={`Unarchive ${name}`}>Unarchive</Button>}
+          {onDelete && <Button size="compact-sm" variant="subtle" color="red" loading={busy === 'delete'} onClick={onDelete} aria-label={`Delete ${name}`}>Delete</Button>}
         </Group>
       </Table.Td>
     </Table.Tr>
   );
 }
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** 'Its 3 records and 1 run': what the confirmation says goes */
+export const deletionWords = (d: Deletion) => `Its ${plural(d.records, 'record')} and ${plural(d.runs, 'run')}`;
 
 export function AllFormulasPage() {
   return <FormulaList title="All Formulas" />;

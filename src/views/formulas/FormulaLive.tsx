@@ -73,7 +73,7 @@ export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: 
   const live: FormulaStatus | undefined = jobState.context.statuses[f.id];
   // commands wait for the live status: the saved one may be out of date
   const offered: OfferedCommand[] = live ? commandsFor({
-    isDraft: f.isDraft, usesFileUpload: f.usesFileUpload, status: live.status, enabled: live.enabled, paused: live.paused,
+    isDraft: f.isDraft, archived: f.archivedOn !== null, usesFileUpload: f.usesFileUpload, status: live.status, enabled: live.enabled, paused: live.paused,
     needsReprocess: live.needsReprocess, lastError: live.lastError, jobStatus: live.jobStatus,
   }, policies) : [];
   return {
@@ -84,7 +84,7 @@ export function formulaLive(f: FormulaView, jobState: JobStatusState, policies: 
     needsReprocess: live?.needsReprocess ?? f.needsReprocess,
     retry: retryLine(live, jobState.context.now),
     // the server gives a time only to a live formula that will run by its schedule (not paused, errored or inactive)
-    nextRunAt: f.isDraft || f.usesFileUpload ? null : live?.nextRunAt ?? null,
+    nextRunAt: f.isDraft || f.usesFileUpload || f.archivedOn ? null : live?.nextRunAt ?? null,
     counts: lastRunCounts(live),
     onError: offered.filter((c) => c.name === 'dismiss' || c.name === 'retry'),
     actions: offered.filter((c) => c.name !== 'dismiss' && c.name !== 'retry'),
@@ -113,10 +113,10 @@ export function CommandButton({ command: { name: command, enabled }, formula, jo
 
 /**
  * Whether a file can be uploaded to the formula: a file-upload formula that is live (the engine
- * runs no draft), for a role the upload endpoint lets upload (src/domain/api/flatFile.ts).
+ * runs no draft, nor an archived formula), for a role the upload endpoint lets upload (src/domain/api/flatFile.ts).
  */
-export const mayUploadTo = (f: Pick<FormulaView, 'isDraft' | 'usesFileUpload'>, policies: Policies): boolean =>
-  f.usesFileUpload && !f.isDraft && can(policies, 'formula', 'create');
+export const mayUploadTo = (f: Pick<FormulaView, 'isDraft' | 'usesFileUpload' | 'archivedOn'>, policies: Policies): boolean =>
+  f.usesFileUpload && !f.isDraft && !f.archivedOn && can(policies, 'formula', 'create');
 
 /** 'Upload a file' and its dialog, for a formula that may take one (mayUploadTo); nothing otherwise. */
 export function UploadFileAction({ formula, policies }: { formula: FormulaView; policies: Policies }) {
@@ -137,7 +137,9 @@ export function UploadFileAction({ formula, policies }: { formula: FormulaView; 
 export function StatusBadges({ formula: f, view }: { formula: FormulaView; view: FormulaLiveView }) {
   return (
     <Group gap={4} role="group" aria-label={`Status of ${view.name}`}>
-      <Badge variant="light" color={f.isDraft ? 'gray' : LIST_STATUS_COLOR[view.status]}>{f.isDraft ? 'Draft' : listStatusWord(view.status)}</Badge>
+      {f.archivedOn
+        ? <Badge variant="outline" color="dark">Archived</Badge>
+        : <Badge variant="light" color={f.isDraft ? 'gray' : LIST_STATUS_COLOR[view.status]}>{f.isDraft ? 'Draft' : listStatusWord(view.status)}</Badge>}
       {view.needsReprocess && <Badge variant="light" color="orange">Needs reprocess</Badge>}
     </Group>
   );

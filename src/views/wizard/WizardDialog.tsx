@@ -2,16 +2,18 @@
  * The Formula Wizard's dialog (SPEC.md section 2): open while the query holds wizardFormulaId and
  * wizardStep, over whatever screen is below (the shell stays mounted). The address follows the
  * step, so back, forward and reload resume at it; the wizard machine decides where a step may go
- * and asks before unsaved changes are left.
+ * and asks before unsaved changes are left. The stepper marks done the steps that are set up
+ * (isStepMarkedDone), before or after the open one.
  */
 import { useEffect, useMemo, useRef, type ComponentType } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Button, Group, Modal, Skeleton, Stack, Stepper, Text } from '@mantine/core';
+import { Alert, Button, Group, Modal, Skeleton, Stack, Stepper, Text, VisuallyHidden } from '@mantine/core';
+import { IconCheck } from '@tabler/icons-react';
 import { useMediaQuery } from '@mantine/hooks';
 import { findDialog } from '../../domain/screens.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
-import { WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
+import { isStepMarkedDone, WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import { can } from '../../domain/roles.ts';
 import { isCustomRoutingOn } from '../../machines/flags.ts';
 import type { StepEditorRef } from '../../machines/stepEditor.ts';
@@ -20,6 +22,11 @@ import { useAppActors, useFlagsActor } from '../shell/actors.tsx';
 import type { StepProps } from './step.tsx';
 import { wizardSearch } from './wizardSearch.ts';
 import { STEP_SCREENS } from './stepScreens.tsx';
+
+/** a step before the open one that is not set up looks as a step still to do */
+const NOT_SET_UP_ICON = { backgroundColor: 'var(--mantine-color-default)', borderColor: 'var(--mantine-color-default-border)', color: 'var(--mantine-color-dimmed)' };
+/** a step after the open one that is set up looks done */
+const SET_UP_ICON = { backgroundColor: 'var(--mantine-primary-color-filled)', borderColor: 'var(--mantine-primary-color-filled)', color: 'var(--mantine-color-white)' };
 
 export interface WizardHostProps {
   /** tests hand in their own step screens, and the wizard over their fakes (wizardOver) */
@@ -129,7 +136,23 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
                 separator: { flexShrink: 0, minWidth: 24 },
               } : undefined}
             >
-              {steps.map((s) => <Stepper.Step key={s} label={WIZARD_STEP_TITLES[s]} aria-current={s === step ? 'step' : undefined} />)}
+              {steps.map((s, i) => {
+                // the stepper checks a step by its place before the open one; only a step set up is marked done
+                const done = isStepMarkedDone(s, formula);
+                const before = i < steps.indexOf(step);
+                return (
+                  <Stepper.Step
+                    key={s}
+                    label={<><span>{WIZARD_STEP_TITLES[s]}</span>{done && <VisuallyHidden>, set up</VisuallyHidden>}</>}
+                    aria-current={s === step ? 'step' : undefined}
+                    data-set-up={done}
+                    completedIcon={done ? undefined : i + 1}
+                    icon={done ? <IconCheck size="60%" aria-hidden /> : undefined}
+                    styles={before && !done ? { stepIcon: NOT_SET_UP_ICON, stepCompletedIcon: { color: 'inherit' } }
+                      : !before && done && s !== step ? { stepIcon: SET_UP_ICON } : undefined}
+                  />
+                );
+              })}
             </Stepper>
             <Stack style={{ flex: 1, minWidth: 0 }} data-step={step}>
               {/* the phone's row of steps shows only a few of them */}

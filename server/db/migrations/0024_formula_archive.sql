@@ -1,0 +1,1 @@
+ALTER TABLE "formulas" ADD COLUMN "archived_on" timestamp with time zone;
