@@ -262,8 +262,9 @@ describe('the Formula Wizard in Chromium', () => {
     expect(await section('destination').textContent()).toContain('Constituents');
     expect(await section('destination-settings').textContent()).toContain('When a record matches: Fill blank fields only');
     expect(await section('mapping').textContent()).toContain('3 fields mapped');
-    expect(await section('transform').textContent()).toContain('lastName: change to title case');
-    expect(await section('matching').textContent()).toContain('E-mail (primary): Email matches email');
+    // destination fields by their labels
+    expect(await section('transform').textContent()).toContain('Last name: change to title case');
+    expect(await section('matching').textContent()).toContain('E-mail (primary): Email matches E-mail');
     expect(await section('routing').textContent()).toContain('Unmatched records: review in Needs Attention');
     expect(await section('autosend').textContent()).toContain('Ready records are held for review');
     expect(await section('schedule').textContent()).toContain('Runs each time a file is uploaded for it');

@@ -511,8 +511,9 @@ const EXPECTED: [string, RegExp, WizardStep][] = [
   ['Mapping', /3 fields mapped.*First nameFirst name.*lastNameLast name.*E-mail \(primary\)Email/, 'mapping'],
   ['Transformations', /lastName: change to title case/, 'mapping'],
   ['Validation rules', /email must be an e-mail address; otherwise the record goes to Bad e-mail/, 'mapping'],
-  ['Summary fields', /firstName, lastName, email/, 'mapping'],
-  ['Record Match Search', /E-mail \(primary\): Email matches email; reason: Same e-mail/, 'matching'],
+  // destination fields by their labels where the destination gives one
+  ['Summary fields', /First name, lastName, E-mail \(primary\)/, 'mapping'],
+  ['Record Match Search', /E-mail \(primary\): Email matches E-mail \(primary\); reason: Same e-mail/, 'matching'],
   ['Routing', /Unmatched records: add to Ready.*A single match: Review in Needs Attention/, 'routing'],
   ['Autosend', /Ready records are held for review/, 'routing'],
   ['Scheduling', /Weekly on Monday at 06:30 \(Europe\/London\)/, 'scheduling'],

@@ -131,7 +131,8 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
               miw={small ? undefined : 220}
               w={small ? '100%' : undefined}
               styles={small ? {
-                steps: { flexWrap: 'nowrap', overflowX: 'auto', paddingBottom: 'var(--mantine-spacing-xs)' },
+                // positioned, so a step's hidden ', set up' is placed and clipped within the row, never widening the page
+                steps: { flexWrap: 'nowrap', overflowX: 'auto', paddingBottom: 'var(--mantine-spacing-xs)', position: 'relative' },
                 step: { flexShrink: 0 },
                 separator: { flexShrink: 0, minWidth: 24 },
               } : undefined}
