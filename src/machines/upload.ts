@@ -131,6 +131,10 @@ export const uploadMachine = setup({
       file: ({ event }) => (event.type === 'file.select' ? event.file : null),
       progress: null, summary: null, detail: null, problem: null, earlier: null, again: false, created: null,
     }),
+    recordFormulaRefusal: assign({
+      detail: ({ event }) => (event.type === 'formula.failed' ? event.problem.detail ?? null : null),
+      problem: ({ event }) => (event.type === 'formula.failed' ? event.problem : null),
+    }),
     recordCreated: assign({ created: ({ event }) => (event.type === 'formula.created' ? event.formula : null), problem: null }),
     forgetProblem: assign({ problem: null }),
     recordEarlier: assign({ earlier: ({ event }) => (event.type === 'upload.failed' ? earlierUploadOf(event.problem) : null) }),
@@ -210,7 +214,7 @@ export const uploadMachine = setup({
       invoke: { src: 'createFormula', input: ({ context }) => ({ uploadId: context.summary!.id }) },
       on: {
         'formula.created': { target: 'formulaCreated', actions: 'recordCreated' },
-        'formula.failed': { target: 'formulaNotCreated', actions: 'recordRefusal' },
+        'formula.failed': { target: 'formulaNotCreated', actions: 'recordFormulaRefusal' },
       },
     },
     // the screen opens the wizard on it
