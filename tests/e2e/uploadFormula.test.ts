@@ -58,6 +58,8 @@ async function shots(name: string) {
   await page.setViewportSize(WIDE);
   await page.screenshot({ path: `/tmp/upload-formula-${name}-1440.png` });
   await page.setViewportSize(PHONE);
+  // the shell's navigation slides away as the width changes
+  await page.waitForTimeout(600);
   await page.screenshot({ path: `/tmp/upload-formula-${name}-390.png`, fullPage: true });
   await page.setViewportSize(WIDE);
 }

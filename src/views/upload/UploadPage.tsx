@@ -152,6 +152,18 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula, onFor
               </Text>
             )}
           </Alert>
+          {/* the next step for a sample, before its rows so it is seen without scrolling */}
+          {(state.can({ type: 'formula.create' }) || creating || state.matches('formulaCreated')) && (
+            <Button w="fit-content" leftSection={<IconPlus size={16} aria-hidden />} loading={creating || state.matches('formulaCreated')} onClick={() => actor.send({ type: 'formula.create' })}>
+              Create a formula from this file
+            </Button>
+          )}
+          {notCreated && (
+            <Alert role="alert" color="red" icon={<IconAlertTriangle />} title="The formula was not created" data-testid="formula-not-created">
+              <Text size="sm">{messageForProblem(problem ?? undefined)}</Text>
+              {detail && <Text size="sm">{detail}</Text>}
+            </Alert>
+          )}
           {summary.scanStatus === 'not-scanned' && (
             <Alert role="status" color="yellow" icon={<IconAlertTriangle />} data-testid="not-scanned">{NOT_SCANNED_MESSAGE}</Alert>
           )}
@@ -197,22 +209,10 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula, onFor
         </Alert>
       )}
 
-      {notCreated && (
-        <Alert role="alert" color="red" icon={<IconAlertTriangle />} title="The formula was not created" data-testid="formula-not-created">
-          <Text size="sm">{messageForProblem(problem ?? undefined)}</Text>
-          {detail && <Text size="sm">{detail}</Text>}
-        </Alert>
-      )}
-
       {(outcome || failed || uploaded) && (
         <Group>
           {(state.can({ type: 'upload.retry' })) && (
             <Button onClick={() => actor.send({ type: 'upload.retry' })}>Try again</Button>
-          )}
-          {(state.can({ type: 'formula.create' }) || creating || state.matches('formulaCreated')) && (
-            <Button leftSection={<IconPlus size={16} aria-hidden />} loading={creating || state.matches('formulaCreated')} onClick={() => actor.send({ type: 'formula.create' })}>
-              Create a formula from this file
-            </Button>
           )}
           <Button variant={uploaded ? 'default' : 'filled'} onClick={() => openRef.current?.()} disabled={creating}>
             {uploaded ? 'Upload another file' : 'Choose another file'}
