@@ -57,6 +57,7 @@ export async function seedDemo(db: Db, seedTenants: SeedTenants): Promise<boolea
       skuConnectorDetail: ['renxt', 'salesforce', 'mailchimp', 'stripe', 'hubspot', 'sftp', 'http', 'file-upload', 'flat-file'],
     }).onConflictDoNothing().returning();
     if (!org) return false; // another process seeded it first
+    // each tenant gets its built-in 'File upload' data source as it is made (the trigger of migration 0025)
     const ts = await tx.insert(tenants).values(DEMO_TENANTS.map((name) => ({ organizationId: org.id, name }))).returning();
     await seedTenants(tx, ts.map((t) => t.id));
     for (const u of DEMO_USERS) {

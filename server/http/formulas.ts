@@ -29,6 +29,7 @@ export function formulasRouter(services: { formulas: FormulasService; formulaRun
   // before /:id, which would take 'statuses' for an id
   on(api.statuses, async (c) => ({ statuses: await runs.statuses(c.var.tenant) }));
   on(api.create, async (c, { body }) => formulas.create(c.var.tenant, actor(c), body));
+  on(api.fromUpload, async (c, { body }) => formulas.fromUpload(c.var.tenant, actor(c), body.uploadId));
   on(api.get, async (c, { params }) => formulas.get(c.var.tenant, idOf(params.id)));
   on(api.update, async (c, { params, body }) => formulas.update(c.var.tenant, actor(c), idOf(params.id), body));
   on(api.remove, async (c, { params }) => formulas.remove(c.var.tenant, actor(c), idOf(params.id)));

@@ -38,6 +38,7 @@ export const PROBLEM_STATUS: Record<Exclude<ProblemTitle, PartProblemTitle>, num
   'connection-failed': 422,
   'connection-error': 502,
   'datasource-in-use': 409,
+  'datasource-built-in': 409,
   'datasource-name-taken': 409,
   'invalid-report-id': 422,
   'report-date-filter': 422,

@@ -201,6 +201,8 @@ export function connectionsService(deps: { box: SecretBox; config: Pick<Config, 
     /** Deleting a data source a formula uses is refused (SPEC.md section 5), naming the formulas. */
     async remove(tenant: TenantScope, actor: Actor, id: string): Promise<void> {
       const row = await load(tenant, id);
+      // the tenant's own file upload source: Formula Producers start file-upload formulas from it
+      if (row.builtIn) throw new DomainError('datasource-built-in', `"${row.displayName}" comes with the organisation and cannot be deleted.`);
       const refuse = (usedBy: { id: string; name: string }[]) => new DomainError('datasource-in-use',
         `"${row.displayName}" is used by ${usedBy.length === 1 ? 'the formula' : 'the formulas'} ${usedBy.map((f) => `"${f.name}"`).join(', ')}. Remove it from ${usedBy.length === 1 ? 'that formula' : 'those formulas'} first.`,
         { usedBy });

@@ -11,7 +11,7 @@ import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, validateSettings } from '../../src/domain/connectors/fields.ts';
 import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import { formulaDisplayName, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
+import { formulaDisplayName, formulaNameFromFile, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
 import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping } from '../../src/domain/formula/parts.ts';
 import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
 import type { Config } from '../config.ts';
@@ -152,6 +152,31 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
           name: body.name, usesFileUpload: body.usesFileUpload, isDraft: true, createdBy: actor.userId, modifiedBy: actor.userId,
         });
         await recordEvent(tx, { actor, type: 'formula.created', description: `Created the formula ${formulaDisplayName(row)}`, correlationId: actor.correlationId, formulaId: row.id });
+        return viewOf(tx, row);
+      });
+    },
+
+    /**
+     * A draft file-upload formula from an upload (the upload screen's 'Create a formula from this
+     * file'): its source is the tenant's built-in File upload data source, so no data source rights
+     * are needed; the upload is its sample and its source object, as the wizard would save them.
+     */
+    async fromUpload(tenant: TenantScope, actor: FormulaActor, uploadId: string): Promise<FormulaViewOut> {
+      return tenant.transaction(async (tx) => {
+        const upload = await tx.uploads.get(uploadId);
+        if (!upload) throw new DomainError('not-found', 'No such upload.');
+        const source = await tx.dataSources.builtInFileUpload();
+        // every tenant has one from migration 0025 on: its absence is a fault, not the caller's
+        if (!source) throw new Error(`tenant ${tenant.tenantId} has no built-in file upload data source`);
+        const row = await tx.formulas.create({
+          name: formulaNameFromFile(upload.fileName), isDraft: true, usesFileUpload: true,
+          sourceDataSourceId: source.id, sourceObject: upload.id, sourceSettings: {}, sampleUploadId: upload.id,
+          createdBy: actor.userId, modifiedBy: actor.userId,
+        });
+        await recordEvent(tx, {
+          actor, type: 'formula.created', correlationId: actor.correlationId, formulaId: row.id,
+          description: `Created the formula ${formulaDisplayName(row)} from the file ${upload.fileName}`, details: { uploadId: upload.id },
+        });
         return viewOf(tx, row);
       });
     },

@@ -56,6 +56,7 @@ export const PROBLEM_TITLES = {
   'connection-failed': 'Connection Failed',
   'connection-error': 'Connection Error',
   'datasource-in-use': 'This data source is used by a formula and cannot be deleted.',
+  'datasource-built-in': 'This data source comes with your organisation and cannot be deleted.',
   'datasource-name-taken': 'A data source with this name already exists.',
   'invalid-report-id': 'Invalid Report ID',
   'report-date-filter': 'Add Date Filter',

@@ -13,6 +13,7 @@ import {
 } from '../domain/upload.ts';
 import type { Problem } from '../domain/errors.ts';
 import { uploadFile, type UploadProgress } from '../services/flatFile.ts';
+import { formulas, type FormulaView } from '../services/formulas.ts';
 
 export type UploadMachineEvent =
   | { type: 'file.select'; file: File }
@@ -23,7 +24,11 @@ export type UploadMachineEvent =
   | { type: 'upload.decline' }
   | { type: 'upload.progress'; loaded: number; total: number }
   | { type: 'upload.succeeded'; summary: UploadSummary }
-  | { type: 'upload.failed'; status: number; problem: Partial<Problem> };
+  | { type: 'upload.failed'; status: number; problem: Partial<Problem> }
+  /** a draft file-upload formula from the uploaded file; the server's answer */
+  | { type: 'formula.create' }
+  | { type: 'formula.created'; formula: FormulaView }
+  | { type: 'formula.failed'; status: number; problem: Partial<Problem> };
 
 export interface UploadContext {
   file: File | null;
@@ -39,10 +44,15 @@ export interface UploadContext {
   earlier: EarlierUpload | null;
   /** the user said yes: the file goes to the formula again */
   again: boolean;
+  /** the upload screen itself, for a role that may create formulas: an uploaded file can start one */
+  mayCreateFormula: boolean;
+  /** the draft made from the uploaded file, for the wizard to open */
+  created: FormulaView | null;
 }
 
 export interface UploadInput {
   formulaId?: string | undefined;
+  mayCreateFormula?: boolean | undefined;
 }
 
 /**
@@ -69,6 +79,18 @@ export const createSendFile = (upload: typeof uploadFile) => fromCallback<AnyEve
 });
 const sendFile = createSendFile(uploadFile);
 
+/** Asks `fromUpload` (the formulas service by default) for a draft from the upload, and reports its answer as an event. */
+export const createFormulaFrom = (fromUpload: (uploadId: string) => Promise<FormulaView>) => fromCallback<AnyEventObject, { uploadId: string }>(({ input, sendBack }) => {
+  fromUpload(input.uploadId).then(
+    (formula) => sendBack({ type: 'formula.created', formula }),
+    (err: unknown) => {
+      const e = err as { status?: number; problem?: Partial<Problem> };
+      sendBack({ type: 'formula.failed', status: e.status ?? 0, problem: e.problem ?? {} });
+    },
+  );
+});
+const createFormula = createFormulaFrom((uploadId) => formulas.fromUpload(uploadId, { silent: true }));
+
 const checked = (file: File | null) => (file ? checkFileBeforeUpload(file) : null);
 
 /** The earlier upload a refusal names, when the formula has taken the same file before. */
@@ -87,7 +109,7 @@ export const uploadMachine = setup({
     events: {} as UploadMachineEvent,
     input: {} as UploadInput | undefined,
   },
-  actors: { sendFile },
+  actors: { sendFile, createFormula },
   guards: {
     isFileNameTooLong: ({ context }) => checked(context.file) === 'file-name-too-long',
     isTypeNotAccepted: ({ context }) => checked(context.file) === 'unsupported-type',
@@ -100,13 +122,21 @@ export const uploadMachine = setup({
     isEmptyForServer: failedAs('empty'),
     isWrongStructure: failedAs('wrong-structure'),
     isVirusFound: failedAs('virus-found'),
+    // a sample, not a file sent to a formula, on the upload screen of a role that may create formulas
+    mayCreateFormula: ({ context }) => context.mayCreateFormula && context.formulaId === null && context.summary !== null,
     isAlreadyUploaded: ({ context, event }) => context.formulaId !== null && event.type === 'upload.failed' && earlierUploadOf(event.problem) !== null,
   },
   actions: {
     chooseFile: assign({
       file: ({ event }) => (event.type === 'file.select' ? event.file : null),
-      progress: null, summary: null, detail: null, problem: null, earlier: null, again: false,
+      progress: null, summary: null, detail: null, problem: null, earlier: null, again: false, created: null,
     }),
+    recordFormulaRefusal: assign({
+      detail: ({ event }) => (event.type === 'formula.failed' ? event.problem.detail ?? null : null),
+      problem: ({ event }) => (event.type === 'formula.failed' ? event.problem : null),
+    }),
+    recordCreated: assign({ created: ({ event }) => (event.type === 'formula.created' ? event.formula : null), problem: null }),
+    forgetProblem: assign({ problem: null }),
     recordEarlier: assign({ earlier: ({ event }) => (event.type === 'upload.failed' ? earlierUploadOf(event.problem) : null) }),
     sendAgain: assign({ again: true, earlier: null }),
     forgetFile: assign({ file: null, earlier: null, again: false }),
@@ -123,7 +153,10 @@ export const uploadMachine = setup({
 }).createMachine({
   id: 'upload',
   initial: 'idle',
-  context: ({ input }) => ({ file: null, progress: null, summary: null, detail: null, problem: null, formulaId: input?.formulaId ?? null, earlier: null, again: false }),
+  context: ({ input }) => ({
+    file: null, progress: null, summary: null, detail: null, problem: null, formulaId: input?.formulaId ?? null, earlier: null, again: false,
+    mayCreateFormula: input?.mayCreateFormula ?? false, created: null,
+  }),
   states: {
     idle: {
       on: { 'file.select': { target: 'validating', actions: 'chooseFile' } },
@@ -167,7 +200,32 @@ export const uploadMachine = setup({
       },
     },
     // the eight outcomes of SPEC.md section 4; from each, another file can be chosen
-    'success': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
+    'success': {
+      tags: ['outcome', 'uploaded'],
+      on: {
+        'file.select': { target: 'validating', actions: 'chooseFile' },
+        'formula.create': { guard: 'mayCreateFormula', target: 'creatingFormula' },
+      },
+    },
+    // a draft file-upload formula from the uploaded file; the file's summary stays on the screen
+    creatingFormula: {
+      tags: ['uploaded'],
+      entry: 'forgetProblem',
+      invoke: { src: 'createFormula', input: ({ context }) => ({ uploadId: context.summary!.id }) },
+      on: {
+        'formula.created': { target: 'formulaCreated', actions: 'recordCreated' },
+        'formula.failed': { target: 'formulaNotCreated', actions: 'recordFormulaRefusal' },
+      },
+    },
+    // the screen opens the wizard on it
+    formulaCreated: { tags: ['uploaded'] },
+    formulaNotCreated: {
+      tags: ['uploaded'],
+      on: {
+        'file.select': { target: 'validating', actions: 'chooseFile' },
+        'formula.create': { target: 'creatingFormula' },
+      },
+    },
     'unsupported-type': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
     'size-too-big': { tags: ['outcome'], on: { 'file.select': { target: 'validating', actions: 'chooseFile' } } },
     // nothing reached the server (or it failed): the same file can be sent again

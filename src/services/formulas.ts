@@ -12,6 +12,8 @@ export const formulas = {
   list: async (o?: RequestOptions): Promise<FormulaView[]> => (await client.call('list', {}, o)).formulas,
   get: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('get', { params: { id } }, o),
   create: (body: Partial<CreateFormula>, o?: RequestOptions): Promise<FormulaView> => client.call('create', { body }, o),
+  /** a draft file-upload formula from one of the tenant's uploads (its built-in File upload source, that upload its sample) */
+  fromUpload: (uploadId: string, o?: RequestOptions): Promise<FormulaView> => client.call('fromUpload', { body: { uploadId } }, o),
   update: (id: string, body: Partial<UpdateFormula>, o?: RequestOptions): Promise<FormulaView> => client.call('update', { params: { id }, body }, o),
   remove: (id: string, o?: RequestOptions) => client.call('remove', { params: { id } }, o),
   activate: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('activate', { params: { id } }, o),

@@ -213,3 +213,17 @@ describe('the suite can fail', () => {
     await expectBrokenGuardToFail(connectionsMachine, 'isInUse', { paths: refused, view, every: true });
   });
 });
+
+describe("the tenant's built-in File upload data source", () => {
+  it('is listed with a "built in" badge and offers no Delete, where the others do', async () => {
+    const h = harness(connectionsMachine);
+    const builtIn: DataSourceListItem = { ...SFTP, id: 'b1b1b1b1-0000-4000-8000-000000000001', system: 'file-upload', displayName: 'File upload', usedByCount: 0, builtIn: true };
+    await waitFor(() => expect(h.list.waiting).toBe(true));
+    await h.list.answer({ type: 'xstate.done.actor.loadDataSources', output: [builtIn, SFTP] });
+    const row = await screen.findByTestId(`data-source-${builtIn.id}`);
+    expect(within(row).getByText('built in')).toBeTruthy();
+    expect(within(row).queryByRole('button', { name: 'Delete File upload' })).toBeNull();
+    expect(within(row).getByRole('button', { name: 'Edit File upload' })).toBeTruthy();
+    expect(within(screen.getByTestId(`data-source-${SFTP.id}`)).getByRole('button', { name: `Delete ${SFTP.displayName}` })).toBeTruthy();
+  });
+});

@@ -123,7 +123,7 @@ export function dataQueueRepository(db: Executor, tenantId: string) {
     /** What the tenant has done of the first steps the welcome page lists (src/domain/screens.ts onboarding): each an index lookup. */
     async onboarding(): Promise<{ dataSource: boolean; formula: boolean; reviewedRecord: boolean; teammate: boolean }> {
       const { rows: [row] } = await db.execute<{ data_source: boolean; formula: boolean; reviewed_record: boolean; teammate: boolean }>(sql`
-        select exists (select 1 from data_sources where tenant_id = ${tenantId}) as data_source,
+        select exists (select 1 from data_sources where tenant_id = ${tenantId} and not built_in) as data_source,
           exists (select 1 from formulas where tenant_id = ${tenantId}) as formula,
           -- from the kept tallies, never a scan of the records: a record reviewed and sent
           coalesce((select sum(n) from record_tallies where tenant_id = ${tenantId} and state = 'sent'), 0) > 0 as reviewed_record,

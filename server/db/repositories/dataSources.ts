@@ -20,6 +20,12 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
       return row;
     },
 
+    /** the tenant's built-in 'File upload' data source (made with the tenant, migration 0025) */
+    async builtInFileUpload(): Promise<DataSourceRow | undefined> {
+      const [row] = await db.select().from(dataSources).where(and(mine, eq(dataSources.builtIn, true))).limit(1);
+      return row;
+    },
+
     /** who made and last changed a data source, by name */
     async authors(row: DataSourceRow): Promise<{ createdBy: string | null; modifiedBy: string | null }> {
       const [names] = await db.select({ createdBy: creator.fullName, modifiedBy: modifier.fullName }).from(dataSources)
@@ -59,6 +65,7 @@ export function dataSourcesRepository(db: Executor, tenantId: string) {
         createdOn: dataSources.createdOn, modifiedOn: dataSources.modifiedOn,
         createdBy: creator.fullName, modifiedBy: modifier.fullName, usedByCount: used,
         needsReconnecting: dataSources.needsReconnecting, needsReconnectingOn: dataSources.needsReconnectingOn,
+        builtIn: dataSources.builtIn,
       }).from(dataSources)
         .leftJoin(creator, eq(creator.id, dataSources.createdBy))
         .leftJoin(modifier, eq(modifier.id, dataSources.modifiedBy))

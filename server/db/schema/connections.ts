@@ -4,7 +4,7 @@
  * the version of the key that sealed it.
  */
 import { sql } from 'drizzle-orm';
-import { customType, foreignKey, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, customType, foreignKey, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './accounts.ts';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
@@ -35,11 +35,18 @@ export const dataSources = pgTable('data_sources', {
    */
   needsReconnecting: text('needs_reconnecting'),
   needsReconnectingOn: timestamp('needs_reconnecting_on', { withTimezone: true }),
+  /**
+   * The tenant's own 'File upload' data source, made with the tenant (a trigger on tenants, in
+   * migration 0025): a Formula Producer starts a file-upload formula without a Connection Manager
+   * adding one. One per tenant; it cannot be deleted.
+   */
+  builtIn: boolean('built_in').notNull().default(false),
 }, (t) => [
   /** formulas name a data source and their tenant together (server/db/schema/formulas.ts) */
   unique('data_sources_id_tenant_key').on(t.id, t.tenantId),
   index('data_sources_tenant_idx').on(t.tenantId),
   uniqueIndex('data_sources_tenant_name_idx').on(t.tenantId, sql`lower(${t.displayName})`),
+  uniqueIndex('data_sources_tenant_built_in_idx').on(t.tenantId).where(sql`${t.builtIn}`),
 ]);
 
 /**

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { SYSTEM_IDS } from '../connectors/types.ts';
-import { CreateFormulaSchema, UpdateFormulaSchema } from '../formula/formula.ts';
+import { CreateFormulaSchema, FormulaFromUploadSchema, UpdateFormulaSchema } from '../formula/formula.ts';
 import { FORMULA_PART_NAMES, FORMULA_PARTS, partProblemTitle, type FormulaPartName } from '../formula/parts.ts';
 import { RunOnceSchema } from '../formula/parts.ts';
 import { BUCKETS, FORMULA_LIST_STATUSES, JOB_STATUSES, RECORD_STATES, RUN_KINDS } from '../formula/statuses.ts';
@@ -173,6 +173,10 @@ export const formulasService = service({
     create: endpoint({
       method: 'post', path: '/', access: { resource: 'formula', action: 'create' }, body: CreateFormulaSchema, response: FormulaViewSchema, status: 201,
       summary: 'Creates a draft formula.',
+    }),
+    fromUpload: endpoint({
+      method: 'post', path: '/from-upload', access: { resource: 'formula', action: 'create' }, body: FormulaFromUploadSchema, response: FormulaViewSchema, status: 201,
+      summary: 'Creates a draft file-upload formula from one of the tenant\'s uploads: its source is the tenant\'s built-in File upload data source, its sample that upload, its name the file\'s. No data source rights are needed.',
     }),
     get: endpoint({ method: 'get', path: '/:id', access: view, response: FormulaViewSchema, summary: 'One formula.' }),
     update: endpoint({

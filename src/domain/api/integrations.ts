@@ -37,6 +37,8 @@ export const DataSourceListItemSchema = v.object({
   id: v.string(), system: System, displayName: v.string(), createdOn: v.string(), createdBy: v.nullable(v.string()),
   modifiedOn: v.string(), modifiedBy: v.nullable(v.string()), usedByCount: v.number(),
   needsReconnecting: NeedsReconnectingSchema,
+  /** the tenant's own 'File upload' data source: always there, never deleted */
+  builtIn: v.optional(v.boolean()),
 });
 
 /** A data source as the browser may see it: plain settings, and `{ saved: true }` for each saved secret. */
@@ -130,7 +132,7 @@ export const integrationsService = service({
     }),
     remove: endpoint({
       method: 'delete', path: '/data-sources/:id', access: { resource: 'datasource', action: 'delete' }, response: null, status: 204,
-      summary: 'Deletes a data source no formula uses.', problems: ['datasource-in-use'],
+      summary: 'Deletes a data source no formula uses.', problems: ['datasource-in-use', 'datasource-built-in'],
     }),
     testSaved: endpoint({
       method: 'post', path: '/data-sources/:id/test', access: edit, response: TestResultSchema,

@@ -80,4 +80,6 @@ export interface DataSourceListItem {
   usedByCount: number;
   /** the vendor revoked the grant: someone who may edit it connects again */
   needsReconnecting?: { reason: string; since: string } | null;
+  /** the tenant's own 'File upload' data source: always there, never deleted */
+  builtIn?: boolean;
 }

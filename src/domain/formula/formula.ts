@@ -37,6 +37,18 @@ export const CreateFormulaSchema = v.object({
 });
 export type CreateFormula = v.InferOutput<typeof CreateFormulaSchema>;
 
+/** A draft file-upload formula from an upload: the tenant's built-in 'File upload' source, that upload its sample. */
+export const FormulaFromUploadSchema = v.object({
+  uploadId: v.pipe(v.string(), v.uuid('Upload a file first')),
+});
+export type FormulaFromUpload = v.InferOutput<typeof FormulaFromUploadSchema>;
+
+/** The name a formula made from a file starts with: the file's name without its extension, when it is a valid name. */
+export function formulaNameFromFile(fileName: string): string | null {
+  const result = v.safeParse(FormulaNameSchema, fileName.replace(/\.(csv|xlsx|xls)$/i, ''));
+  return result.success ? result.output : null;
+}
+
 /** The data-sources step: name, source and destination with their objects. */
 export const UpdateFormulaSchema = v.object({
   name: v.optional(v.nullable(FormulaNameSchema)),

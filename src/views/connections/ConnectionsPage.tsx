@@ -175,6 +175,7 @@ function ConnectionsScreen({ policies: effective, machines = {}, connectReturn =
                           </Anchor>
                           {d.usedByCount > 0 && <Badge ml="xs" size="sm" variant="light">in use</Badge>}
                           {d.needsReconnecting && <Badge ml="xs" size="sm" color="red" variant="light">Needs reconnecting</Badge>}
+                          {d.builtIn && <Badge ml="xs" size="sm" color="gray" variant="light">built in</Badge>}
                         </Table.Td>
                         <Table.Td>{systemName(d.system)}</Table.Td>
                         <Table.Td>
@@ -190,7 +191,8 @@ function ConnectionsScreen({ policies: effective, machines = {}, connectReturn =
                                 </ActionIcon>
                               </Tooltip>
                             )}
-                            {mayDelete && (
+                            {/* the organisation's own file upload source stays (the server refuses too) */}
+                            {mayDelete && !d.builtIn && (
                               <Tooltip label="Delete">
                                 <ActionIcon variant="subtle" color="red" aria-label={`Delete ${d.displayName}`} onClick={() => actor.send({ type: 'source.delete', id: d.id })} disabled={!state.matches('ready')}>
                                   <IconTrash size={18} aria-hidden />

@@ -34,7 +34,7 @@ const FormulaList = lazyScreen(() => import('../formulas/AllFormulasPage.tsx').t
 const DataQueuePage = lazyScreen(() => import('../dataQueue/DataQueuePage.tsx').then((m) => m.DataQueuePage));
 const PrintFormulaReviewPage = lazyScreen(() => import('../wizard/PrintFormulaReview.tsx').then((m) => m.PrintFormulaReviewPage));
 const FieldShowcasePage = lazyScreen(() => import('../showcase/FieldShowcasePage.tsx').then((m) => m.FieldShowcasePage));
-const UploadPage = lazyScreen(() => import('../upload/UploadPage.tsx').then((m) => m.UploadPage));
+const UploadScreen = lazyScreen(() => import('../upload/UploadPage.tsx').then((m) => m.UploadScreen));
 const ActivityHistoryRoute = lazyScreen(() => import('../activity/ActivityHistoryPage.tsx').then((m) => m.ActivityHistoryRoute));
 const UserManagementPage = lazyScreen(() => import('../users/UserManagementPage.tsx').then((m) => m.UserManagementPage));
 const FeatureFlagsRoute = lazyScreen(() => import('../flags/FeatureFlagsRoute.tsx').then((m) => m.FeatureFlagsRoute));
@@ -58,7 +58,7 @@ export function screenElements(provided: ProvidedScreens = {}): Record<ScreenId,
     featureFlags: <FeatureFlagsRoute />,
     workflows: <WorkflowsPage />,
     workflowsInspector: <InspectorPage />,
-    fileUpload: <UploadPage />,
+    fileUpload: <UploadScreen />,
     readyRecords: <BucketRoute screen="readyRecords" />,
     needsAttention: <BucketRoute screen="needsAttention" />,
     needsAttentionReview: <BucketRoute screen="needsAttentionReview" />,

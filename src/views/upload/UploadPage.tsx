@@ -2,20 +2,29 @@
  * The upload screen: a Mantine dropzone (click, drop, or Enter/Space on it; or the "Choose a
  * file" button), a progress bar while the file is sent, and each outcome's message in an alert.
  * A thin renderer of the upload machine. Given a file-upload formula (the upload dialog of its
- * card), each file is sent to that formula, which processes every row of it.
+ * card), each file is sent to that formula, which processes every row of it. On the upload
+ * screen itself, for a role that may create formulas, an uploaded file can start a file-upload
+ * formula ('Create a formula from this file'), which the screen then opens in the wizard.
  */
 import { useEffect, useRef } from 'react';
 import { useActorRef, useSelector } from '@xstate/react';
 import { Alert, Box, Button, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { Dropzone, type FileRejection, type FileWithPath } from '@mantine/dropzone';
 import '@mantine/dropzone/styles.css';
-import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconUpload, IconX } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCircleCheck, IconFileSpreadsheet, IconPlus, IconUpload, IconX } from '@tabler/icons-react';
+import { useNavigate } from 'react-router';
 import { messageForProblem } from '../../domain/errors.ts';
 import {
   ACCEPTED_EXTENSIONS, ACCEPTED_MIME_TYPES, MAX_UPLOAD_BYTES, NOT_SCANNED_MESSAGE, SAMPLE_ROWS, UPLOAD_MESSAGES,
   uploadAgainQuestion, type UploadSummary,
 } from '../../domain/upload.ts';
+import { editStepOf } from '../../domain/formula/wizard.ts';
+import { can } from '../../domain/roles.ts';
+import { ROUTES } from '../../domain/screens.ts';
 import { outcomeOf, uploadMachine } from '../../machines/upload.ts';
+import type { FormulaView } from '../../domain/api/formulas.ts';
+import { useAppActors } from '../shell/actors.tsx';
+import { wizardSearch } from '../wizard/wizardSearch.ts';
 import { TableSkeleton } from '../../ui/Skeletons.tsx';
 
 /** What the file picker offers (the machine still checks every file, whatever the picker let through). */
@@ -32,15 +41,37 @@ export interface UploadPageProps {
   onUploaded?(summary: UploadSummary): void;
   /** a live file-upload formula every file is sent to; its dialog titles the screen */
   formula?: { id: string; name: string };
+  /** given, an uploaded file can start a file-upload formula, which this is told of (the upload screen opens it in the wizard) */
+  onFormulaCreated?(formula: FormulaView): void;
+}
+
+/**
+ * The 'Upload a file' screen: for a role that may create formulas, 'Create a formula from this
+ * file' opens the new draft in the wizard, over All Formulas, at its first step not set up.
+ */
+export function UploadScreen() {
+  const { auth } = useAppActors();
+  const mayCreate = useSelector(auth, (s) => can(s.context.user?.policies ?? {}, 'formula', 'create'));
+  const navigate = useNavigate();
+  const open = (formula: FormulaView) => navigate({ pathname: ROUTES.integrationsFormulas, search: wizardSearch('', formula.id, editStepOf(formula)) });
+  return <UploadPage {...(mayCreate ? { onFormulaCreated: open } : {})} />;
 }
 
 const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-export function UploadPage({ machine = uploadMachine, onUploaded, formula }: UploadPageProps) {
-  const actor = useActorRef(machine, { input: { formulaId: formula?.id } });
+export function UploadPage({ machine = uploadMachine, onUploaded, formula, onFormulaCreated }: UploadPageProps) {
+  const actor = useActorRef(machine, { input: { formulaId: formula?.id, mayCreateFormula: !formula && !!onFormulaCreated } });
   const state = useSelector(actor, (s) => s);
   const openRef = useRef<() => void>(null);
-  const { file, progress, summary, detail, problem, earlier } = state.context;
+  const { file, progress, summary, detail, problem, earlier, created } = state.context;
+  // the file is uploaded: its summary stays while a formula is made from it
+  const uploaded = state.hasTag('uploaded');
+  const creating = state.matches('creatingFormula');
+  const notCreated = state.matches('formulaNotCreated');
+  useEffect(() => {
+    if (created) onFormulaCreated?.(created);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [created]);
   const askingAgain = state.matches('alreadyUploaded');
   const uploading = state.matches('uploading');
   const outcome = outcomeOf(state);
@@ -108,7 +139,7 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
       {/* every byte is sent: the server scans and reads the file before its summary arrives */}
       {uploading && percent >= 100 && <TableSkeleton columns={['Column 1', 'Column 2', 'Column 3']} caption="Checking and reading the file…" />}
 
-      {outcome === 'success' && summary && (
+      {uploaded && summary && (
         <>
           <Alert role="alert" color="green" icon={<IconCircleCheck />} title={UPLOAD_MESSAGES.success} data-outcome="success">
             {summary.fileName}: {counted(summary.headers.length, 'column')}
@@ -121,6 +152,18 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
               </Text>
             )}
           </Alert>
+          {/* the next step for a sample, before its rows so it is seen without scrolling */}
+          {(state.can({ type: 'formula.create' }) || creating || state.matches('formulaCreated')) && (
+            <Button w="fit-content" leftSection={<IconPlus size={16} aria-hidden />} loading={creating || state.matches('formulaCreated')} onClick={() => actor.send({ type: 'formula.create' })}>
+              Create a formula from this file
+            </Button>
+          )}
+          {notCreated && (
+            <Alert role="alert" color="red" icon={<IconAlertTriangle />} title="The formula was not created" data-testid="formula-not-created">
+              <Text size="sm">{messageForProblem(problem ?? undefined)}</Text>
+              {detail && <Text size="sm">{detail}</Text>}
+            </Alert>
+          )}
           {summary.scanStatus === 'not-scanned' && (
             <Alert role="status" color="yellow" icon={<IconAlertTriangle />} data-testid="not-scanned">{NOT_SCANNED_MESSAGE}</Alert>
           )}
@@ -166,13 +209,13 @@ export function UploadPage({ machine = uploadMachine, onUploaded, formula }: Upl
         </Alert>
       )}
 
-      {(outcome || failed) && (
+      {(outcome || failed || uploaded) && (
         <Group>
           {(state.can({ type: 'upload.retry' })) && (
             <Button onClick={() => actor.send({ type: 'upload.retry' })}>Try again</Button>
           )}
-          <Button variant={outcome === 'success' ? 'default' : 'filled'} onClick={() => openRef.current?.()}>
-            {outcome === 'success' ? 'Upload another file' : 'Choose another file'}
+          <Button variant={uploaded ? 'default' : 'filled'} onClick={() => openRef.current?.()} disabled={creating}>
+            {uploaded ? 'Upload another file' : 'Choose another file'}
           </Button>
         </Group>
       )}
