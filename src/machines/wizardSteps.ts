@@ -61,9 +61,11 @@ export const OBJECTS_UNREACHABLE_MESSAGE = 'The system could not be reached.';
  * The object picker of one end of the formula (the formula type step's): its data source's kept
  * list, or the connector's standard objects when no list can be read, with the wizard's messages.
  */
-export const objectPickerInputOf = (end: { dataSourceId: string; system: SystemId }) => ({
+export const objectPickerInputOf = (end: { dataSourceId: string; system: SystemId; objectsKept?: boolean }, mayReadObjects = true) => ({
   dataSourceId: end.dataSourceId, standard: connectorFor(end.system).objects,
   forbiddenMessage: OBJECTS_FORBIDDEN_MESSAGE, failedMessage: OBJECTS_UNREACHABLE_MESSAGE,
+  // no list kept, and the user may not read one from the system: the server would refuse (403)
+  refused: end.objectsKept === false && !mayReadObjects,
 });
 
 /** The browser's own zone, which a new schedule starts with. */
