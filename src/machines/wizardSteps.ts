@@ -219,7 +219,10 @@ export async function readReview(
   formula: FormulaView,
 ): Promise<ReviewData> {
   const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
-  const labels = Promise.all(ends.map((e) => objectLabelsOf(calls.integrations, e.dataSourceId)));
+  // a data source with no list kept would be read from the system, or refused (403): its connector's standard objects name them
+  const labels = Promise.all(ends.map((e) => (e.objectsKept === false
+    ? Object.fromEntries(connectorFor(e.system).objects.map((o) => [`${e.dataSourceId}/${o.name}`, o.label]))
+    : objectLabelsOf(calls.integrations, e.dataSourceId))));
   const fieldLabels = fieldLabelsOf(calls.integrations, formula.firstDestinationDataSource);
   let parts: ReviewData['parts'];
   try {

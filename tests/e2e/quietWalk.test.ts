@@ -2,7 +2,7 @@
  * A normal walk through the app in Chromium leaves the console and the network quiet: no response
  * of 400 or above and no console error. The walk: a Formula Producer uploads a file and builds a
  * new draft step by step (data sources, formula type, destination settings, mapping, matching,
- * routing), reloads the wizard and closes it, then moves between screens by the navigation while
+ * a reload, routing, review), closes the wizard, then moves between screens by the navigation while
  * the formula status stream is open; the View Only user, the Connection Manager and the Data
  * Processor open every screen their roles give them (each has some objects it may not read).
  *
@@ -121,7 +121,12 @@ describe('a normal walk is quiet in the console and the network', () => {
       // the saved steps read back after a reload, the unsaved one starts from its defaults
       await page.reload();
       await expect.poll(step, SOON).toBe('routing');
-      await wizard().getByRole('radiogroup', { name: 'Records with no match' }).waitFor();
+      const unmatched = wizard().getByRole('radiogroup', { name: 'Records with no match' });
+      await unmatched.getByRole('radio', { name: 'Review in Needs Attention' }).check();
+      await save('Routing', 'review');
+      await wizard().getByTestId('formula-summary').waitFor();
+      // the review's dry run
+      await page.waitForTimeout(1500);
       await page.getByRole('button', { name: 'Close the wizard' }).click();
       await page.waitForURL((u) => !u.searchParams.has('wizardFormulaId'));
 
