@@ -56,7 +56,8 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       const ds = await sourceRow(id);
       if (!ds || !object) return null;
       const system = ds.system as SystemId;
-      return { dataSourceId: ds.id, object, settings, system, displayName: ds.displayName, hasAdditionalSettings: hasAdditionalSettings(connectorFor(system), role, object) };
+      return { dataSourceId: ds.id, object, settings, system, displayName: ds.displayName, hasAdditionalSettings: hasAdditionalSettings(connectorFor(system), role, object),
+        objectsKept: system === 'file-upload' || ds.objectsRefreshedOn != null };
     };
     const parts = await tenant.parts.list(row.id);
     return {

@@ -19,9 +19,13 @@ export interface ObjectPickerInput {
   forbiddenMessage?: string;
   /** what a read that failed without a detail says */
   failedMessage?: string;
+  /** the list is known to be refused (none kept, and the user may not read one): not asked for */
+  refused?: boolean;
 }
 
 export interface ObjectPickerContext {
+  /** the list is not asked for: it would be refused */
+  refused: boolean;
   dataSourceId: string;
   objects: ObjectInfo[];
   /** objects added here (uploaded files), listed first */
@@ -71,6 +75,7 @@ export const objectPickerMachine = setup({
   guards: {
     isListedObject: ({ context, event }) => event.type === 'object.select' && listedObjects(context).some((o) => o.name === event.name),
     hasReadList: ({ context }) => context.hasRead,
+    isRefused: ({ context }) => context.refused,
   },
   actions: {
     keepError: assign({
@@ -83,8 +88,9 @@ export const objectPickerMachine = setup({
   },
 }).createMachine({
   id: 'objectPicker',
-  initial: 'refreshing',
+  initial: 'starting',
   context: ({ input }) => ({
+    refused: input.refused ?? false,
     dataSourceId: input.dataSourceId, objects: [], added: [], refreshedOn: null, selected: input.selected ?? null, fromSystem: false,
     hasRead: false, standard: input.standard ?? [], forbiddenMessage: input.forbiddenMessage ?? null,
     failedMessage: input.failedMessage ?? 'The objects could not be read.', error: null,
@@ -93,6 +99,13 @@ export const objectPickerMachine = setup({
     'objects.add': { actions: assign({ added: ({ context, event }) => [event.object, ...context.added.filter((o) => o.name !== event.object.name)] }) },
   },
   states: {
+    starting: {
+      always: [
+        // what a refusal would leave: the standard objects and the refusal's words
+        { guard: 'isRefused', target: 'failed', actions: assign({ objects: ({ context }) => context.standard, error: ({ context }) => context.forbiddenMessage ?? context.failedMessage }) },
+        { target: 'refreshing' },
+      ],
+    },
     refreshing: {
       invoke: {
         id: 'loadObjects',

@@ -31,12 +31,15 @@ export interface StepEditorInput {
   formula: FormulaView;
   /** the wizard, told of changes and saves; a step editor on its own tells no one */
   parent?: AnyActorRef;
+  /** the user may read objects from the systems (edit data sources); true when not said */
+  mayReadObjects?: boolean;
 }
 
 export interface StepEditorContext {
   step: WizardStep;
   formula: FormulaView;
   parent: AnyActorRef | null;
+  mayReadObjects: boolean;
   /** what the step's screen shows (for example the saved schedule); undefined until loaded */
   data: unknown;
   saved: unknown;
@@ -144,7 +147,7 @@ export const stepEditorMachine = setup({
   id: 'stepEditor',
   initial: 'loading',
   context: ({ input }) => ({
-    step: input.step, formula: input.formula, parent: input.parent ?? null, data: undefined, saved: undefined, draft: undefined, error: null,
+    step: input.step, formula: input.formula, parent: input.parent ?? null, mayReadObjects: input.mayReadObjects ?? true, data: undefined, saved: undefined, draft: undefined, error: null,
     fieldErrors: {}, wipes: [], confirmWipe: false, sampleLoading: false,
   }),
   // the workflows a step's screen runs beside its draft live as long as the step's editor
@@ -154,8 +157,8 @@ export const stepEditorMachine = setup({
     const source = context.formula.sourceDataSource;
     const destination = context.formula.firstDestinationDataSource;
     enqueue.spawnChild('reportCheck', { id: 'reportCheck', input: { dataSourceId: source?.dataSourceId ?? '', savedReportId: source?.settings.reportId ?? '' } });
-    if (source) enqueue.spawnChild('objectPicker', { id: 'sourceObjects', input: objectPickerInputOf(source) });
-    if (destination) enqueue.spawnChild('objectPicker', { id: 'destinationObjects', input: objectPickerInputOf(destination) });
+    if (source) enqueue.spawnChild('objectPicker', { id: 'sourceObjects', input: objectPickerInputOf(source, context.mayReadObjects) });
+    if (destination) enqueue.spawnChild('objectPicker', { id: 'destinationObjects', input: objectPickerInputOf(destination, context.mayReadObjects) });
   }),
   on: {
     'sample.reload': {

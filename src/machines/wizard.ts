@@ -18,6 +18,8 @@ export interface WizardInput {
   step: string | null;
   /** whether the custom-routing flag is on for this formula (SPEC.md section 1) */
   customRouting: boolean;
+  /** the user may read objects from the systems (edit data sources); true when not said */
+  mayReadObjects?: boolean;
 }
 
 export interface WizardContext {
@@ -25,6 +27,7 @@ export interface WizardContext {
   requestedStep: string | null;
   formula: FormulaView | null;
   customRouting: boolean;
+  mayReadObjects: boolean;
   step: WizardStep;
   /** the open step has changes that are not saved */
   dirty: boolean;
@@ -130,7 +133,7 @@ export const wizardMachine = setup({
   id: 'wizard',
   initial: 'loading',
   context: ({ input }) => ({
-    formulaId: input.formulaId, requestedStep: input.step, formula: null, customRouting: input.customRouting,
+    formulaId: input.formulaId, requestedStep: input.step, formula: null, customRouting: input.customRouting, mayReadObjects: input.mayReadObjects ?? true,
     step: 'data-sources', dirty: false, pending: null, error: null,
   }),
   on: {
@@ -165,7 +168,7 @@ export const wizardMachine = setup({
       invoke: {
         id: 'step',
         src: 'stepEditor',
-        input: ({ context, self }) => ({ step: context.step, formula: context.formula!, parent: self }),
+        input: ({ context, self }) => ({ step: context.step, formula: context.formula!, parent: self, mayReadObjects: context.mayReadObjects }),
       },
       initial: 'idle',
       on: {

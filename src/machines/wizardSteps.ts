@@ -12,7 +12,7 @@ import { REFUSED_MESSAGES, requestFailure } from '../domain/errors.ts';
 import { checkForm, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
 import { suggestedMapping } from '../domain/formula/suggestedMapping.ts';
 import { matchingBody, matchingForm } from '../domain/formula/matchingForm.ts';
-import { AutosendSchema, FORMULA_PART_NAMES, MatchingSchema, type FormulaPartName, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting, type DefaultRouting, type Matching } from '../domain/formula/parts.ts';
+import { AutosendSchema, FORMULA_PART_NAMES, MatchingSchema, type FormulaPartBody, type FormulaPartName, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting, type DefaultRouting, type Matching } from '../domain/formula/parts.ts';
 import { customRoutingBodies, customRoutingForm, DEFAULT_CUSTOM_ROUTING } from '../domain/formula/customRoutingForm.ts';
 import { DEFAULT_TRIAGE, triageBodies, triageForm } from '../domain/formula/triageForm.ts';
 import { recommendedMatching, type FieldRef } from '../domain/formula/recommendedScenarios.ts';
@@ -23,6 +23,7 @@ import { FormulaNameSchema, type UpdateFormula } from '../domain/formula/formula
 import type { WizardStep } from '../domain/formula/wizard.ts';
 import { ScheduleSchema, type Schedule } from '../domain/formula/parts.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
+import type { RequestOptions } from '../services/gateway.ts';
 import { integrations } from '../services/integrations.ts';
 
 /** what the screen shows, the draft as saved, and the draft the screen opens with */
@@ -60,9 +61,11 @@ export const OBJECTS_UNREACHABLE_MESSAGE = 'The system could not be reached.';
  * The object picker of one end of the formula (the formula type step's): its data source's kept
  * list, or the connector's standard objects when no list can be read, with the wizard's messages.
  */
-export const objectPickerInputOf = (end: { dataSourceId: string; system: SystemId }) => ({
+export const objectPickerInputOf = (end: { dataSourceId: string; system: SystemId; objectsKept?: boolean }, mayReadObjects = true) => ({
   dataSourceId: end.dataSourceId, standard: connectorFor(end.system).objects,
   forbiddenMessage: OBJECTS_FORBIDDEN_MESSAGE, failedMessage: OBJECTS_UNREACHABLE_MESSAGE,
+  // no list kept, and the user may not read one from the system: the server would refuse (403)
+  refused: end.objectsKept === false && !mayReadObjects,
 });
 
 /** The browser's own zone, which a new schedule starts with. */
@@ -216,7 +219,10 @@ export async function readReview(
   formula: FormulaView,
 ): Promise<ReviewData> {
   const ends = [formula.sourceDataSource, formula.firstDestinationDataSource].filter((e) => e !== null);
-  const labels = Promise.all(ends.map((e) => objectLabelsOf(calls.integrations, e.dataSourceId)));
+  // a data source with no list kept would be read from the system, or refused (403): its connector's standard objects name them
+  const labels = Promise.all(ends.map((e) => (e.objectsKept === false
+    ? Object.fromEntries(connectorFor(e.system).objects.map((o) => [`${e.dataSourceId}/${o.name}`, o.label]))
+    : objectLabelsOf(calls.integrations, e.dataSourceId))));
   const fieldLabels = fieldLabelsOf(calls.integrations, formula.firstDestinationDataSource);
   let parts: ReviewData['parts'];
   try {
@@ -331,6 +337,14 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
   const calls = { formulas: f, integrations: i };
 
   /**
+   * A part the formula lists as saved, read; one it does not list is none, and is not asked for
+   * (the server would answer 404, which the browser logs). A save that writes a part answers the
+   * formula read again, so the list is the server's.
+   */
+  const savedPart = <P extends FormulaPartName>(formula: FormulaView, part: P, o?: RequestOptions): Promise<FormulaPartBody[P] | null> =>
+    (formula.parts.includes(part) ? f.getPart(formula.id, part, o) : Promise.resolve(null));
+
+  /**
    * A routing step reads the routing and autosend parts and the fields; a routing part of the other
    * kind (saved while the custom-routing flag was otherwise) does not carry over. Its draft is the
    * two bodies, saved in order.
@@ -346,8 +360,8 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         const failed = PART_PROBLEM_MESSAGES['routing-get-failed'];
         try {
           const [routing, autosend, fields] = await Promise.all([
-            f.getPart(formula.id, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
-            f.getPart(formula.id, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
+            savedPart(formula, 'routing').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
+            savedPart(formula, 'autosend').catch((err: unknown) => { throw new StepLoadError(PART_PROBLEM_MESSAGES['autosend-get-failed'], err); }),
             loadFormulaFields(calls, formula, need),
           ]);
           const data: RoutingData<R> = { fields, routing: routing?.kind === kind ? routing as R : start, autosend: autosend?.enabled ?? false };
@@ -361,7 +375,8 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         const { routing, autosend } = draft as { routing: unknown; autosend: unknown };
         await f.putPart(formula.id, 'routing', v.parse(RoutingSchema, routing));
         await f.putPart(formula.id, 'autosend', v.parse(AutosendSchema, autosend));
-        return undefined;
+        // the formula's list of parts now holds them
+        return f.get(formula.id, silent).catch(() => undefined);
       },
     };
   }
@@ -442,7 +457,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         const failed = PART_PROBLEM_MESSAGES['matching-get-failed'];
         try {
           const [saved, fields] = await Promise.all([
-            f.getPart(formula.id, 'matching').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
+            savedPart(formula, 'matching').catch((err: unknown) => { throw new StepLoadError(failed, err); }),
             loadFormulaFields(calls, formula),
           ]);
           const dest = formula.firstDestinationDataSource;
@@ -456,7 +471,8 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
       },
       async save(formula, draft) {
         await f.putPart(formula.id, 'matching', v.parse(MatchingSchema, draft));
-        return undefined;
+        // the formula's list of parts now holds it
+        return f.get(formula.id, silent).catch(() => undefined);
       },
     },
     /**
@@ -473,10 +489,10 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         const [destFields, srcFields, mapping, transform, validation, summary, sample] = await Promise.all([
           settled(i.fields(dest.dataSourceId, dest.object, silent)),
           !fromUpload && src ? settled(i.fields(src.dataSourceId, src.object, silent)) : null,
-          settled(f.getPart(formula.id, 'mapping', silent)),
-          settled(f.getPart(formula.id, 'transform', silent)),
-          settled(f.getPart(formula.id, 'validation', silent)),
-          settled(f.getPart(formula.id, 'summary-fields', silent)),
+          settled(savedPart(formula, 'mapping', silent)),
+          settled(savedPart(formula, 'transform', silent)),
+          settled(savedPart(formula, 'validation', silent)),
+          settled(savedPart(formula, 'summary-fields', silent)),
           settled(f.sample(formula.id, silent)),
         ]);
         const down: string[] = [];
@@ -564,7 +580,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
       async load(formula) {
         // a file-upload formula runs per upload: it has no schedule to read
         if (formula.usesFileUpload) return { data: null, saved: null, draft: null };
-        const saved = await f.getPart(formula.id, 'schedule', { silent: true });
+        const saved = await savedPart(formula, 'schedule', silent);
         // a schedule not saved yet is a change as soon as the step opens
         return { data: saved, saved: saved ? scheduleOf(scheduleFormOf(saved)) : null, draft: scheduleOf(scheduleFormOf(saved)) };
       },

@@ -107,7 +107,7 @@ function fakeServices(opts: Options = {}) {
 
 function renderStep(services: StepCalls, over: Partial<StepProps> = {}) {
   const props: StepProps = {
-    step: 'mapping', formula: formulaOf(), customRouting: false, canEdit: true,
+    step: 'mapping', formula: formulaOf({ parts: ['mapping', 'transform', 'validation', 'summary-fields'] }), customRouting: false, canEdit: true,
     onDirtyChange: vi.fn(), onSaved: vi.fn(), onFormulaChange: vi.fn(), onBack: vi.fn(), onGoTo: vi.fn(), ...over,
   };
   // the step loads and saves through its editor, over the same fake services

@@ -11,7 +11,7 @@ import { Button, MantineProvider } from '@mantine/core';
 import { useState } from 'react';
 import { useActorRef } from '@xstate/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, type SnapshotFrom } from 'xstate';
+import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import type { ObjectInfo, SystemId } from '../../src/domain/connectors/types.ts';
 import { listedObjects, objectPickerMachine, type ObjectPickerEvent } from '../../src/machines/objectPicker.ts';
@@ -158,6 +158,24 @@ describe('object picker machine: journeys in the wizard\'s object field', () => 
     const [path] = model.getPathsFromEvents(events, { ...TRAVERSAL, fromState });
     expect(path!.steps.length).toBe(events.length + 1);
     await runPath(path!, objectPickerMachine, view);
+  });
+});
+
+describe('a list known to be refused', () => {
+  it('is not asked for: the standard objects are offered at once, saying editing data sources is needed', () => {
+    const end = { dataSourceId: 'crm', system: 'sandbox-crm' as SystemId, objectsKept: false };
+    let asked = 0;
+    const machine = objectPickerMachine.provide({ actors: { loadObjects: fromPromise(async (): Promise<ObjectList> => { asked++; return { objects: [], refreshedOn: '' }; }) } });
+    const refused = createActor(machine, { input: objectPickerInputOf(end, false) }).start();
+    expect(refused.getSnapshot().value).toBe('failed');
+    expect(refused.getSnapshot().context.objects).toEqual(connectorFor('sandbox-crm').objects);
+    expect(refused.getSnapshot().context.error).toBe(OBJECTS_FORBIDDEN_MESSAGE);
+    expect(asked).toBe(0);
+    // kept, or readable by this user: asked for as before
+    for (const input of [objectPickerInputOf({ ...end, objectsKept: true }, false), objectPickerInputOf(end, true)]) {
+      createActor(machine, { input }).start();
+    }
+    expect(asked).toBe(2);
   });
 });
 

@@ -15,6 +15,7 @@ import { endpoint, service, type Endpoint } from './contract.ts';
 const FormulaEndViewSchema = v.object({
   dataSourceId: v.string(), object: v.string(), settings: v.record(v.string(), v.string()),
   system: v.picklist(SYSTEM_IDS), displayName: v.string(), hasAdditionalSettings: v.boolean(),
+  objectsKept: v.optional(v.boolean()),
 });
 
 export const FormulaViewSchema = v.object({

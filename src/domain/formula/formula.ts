@@ -71,6 +71,8 @@ export interface FormulaEndView extends FormulaEnd {
   displayName: string;
   /** whether the system has additional settings in this role (wizard steps 3 and 4) */
   hasAdditionalSettings: boolean;
+  /** its data source has a list of objects kept (read from the system before; a file upload's are its uploads) */
+  objectsKept?: boolean;
 }
 
 export interface FormulaView {

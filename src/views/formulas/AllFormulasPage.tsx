@@ -18,7 +18,8 @@
 import { useEffect, useRef } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
-import { Alert, Anchor, Button, Card, Group, Modal, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, Modal, Paper, Skeleton, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { can, type Policies } from '../../domain/roles.ts';
 import { ROUTES } from '../../domain/screens.ts';
@@ -51,6 +52,9 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
   const navigate = useNavigate();
   const location = useLocation();
   const wizardOpen = new URLSearchParams(location.search).has('wizardFormulaId');
+  // at a phone's width each formula is a card (name, status, job, actions one above the other), so
+  // its status and actions are in sight without scrolling the table sideways
+  const narrow = useMediaQuery('(max-width: 36em)');
   const { formulas, sources, created, toDelete, deletion, toArchive, acting, notice } = state.context;
   const ready = (['ready', 'creating', 'countingDeletion', 'confirmingDelete', 'deleting', 'confirmingArchive', 'archiving', 'unarchiving', 'copying'] as const).some((s) => state.matches(s));
   const hasSource = ready && hasSourceFor(sources);
@@ -66,6 +70,18 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
     if (wasOpen.current && !wizardOpen) list.send({ type: 'wizard.closed' });
     wasOpen.current = wizardOpen;
   }, [wizardOpen, list]);
+
+  const rowOf = (f: FormulaView) => (
+    <FormulaRow
+      key={f.id} card={narrow} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit}
+      editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, editStepOf(f)) }}
+      onDelete={mayDelete && isDeletable(f) ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
+      onArchive={mayDelete && isArchivable(f) ? () => list.send({ type: 'formula.archive', id: f.id }) : undefined}
+      onUnarchive={mayDelete && isArchived(f) ? () => list.send({ type: 'formula.unarchive', id: f.id }) : undefined}
+      onCopy={mayCreate ? () => list.send({ type: 'formula.copy', id: f.id }) : undefined}
+      busy={acting?.id === f.id ? (state.matches('copying') ? 'copy' : 'unarchive') : state.matches('countingDeletion') && toDelete?.id === f.id ? 'delete' : null}
+    />
+  );
 
   return (
     <Stack>
@@ -129,29 +145,23 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
       {ready && formulas.length > 0 && (
         <>
           <ConnectionLine jobState={jobState} />
-          <Table.ScrollContainer minWidth={960}>
-            <Table striped highlightOnHover aria-label="Formulas">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th><Table.Th>Source</Table.Th><Table.Th>Destination</Table.Th><Table.Th>Status</Table.Th><Table.Th>Job</Table.Th><Table.Th>Last run</Table.Th>
-                  <Table.Th>Last edited</Table.Th><Table.Th><VisuallyHidden>Actions</VisuallyHidden></Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {formulas.map((f) => (
-                  <FormulaRow
-                    key={f.id} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit}
-                    editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, editStepOf(f)) }}
-                    onDelete={mayDelete && isDeletable(f) ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
-                    onArchive={mayDelete && isArchivable(f) ? () => list.send({ type: 'formula.archive', id: f.id }) : undefined}
-                    onUnarchive={mayDelete && isArchived(f) ? () => list.send({ type: 'formula.unarchive', id: f.id }) : undefined}
-                    onCopy={mayCreate ? () => list.send({ type: 'formula.copy', id: f.id }) : undefined}
-                    busy={acting?.id === f.id ? (state.matches('copying') ? 'copy' : 'unarchive') : state.matches('countingDeletion') && toDelete?.id === f.id ? 'delete' : null}
-                  />
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          {narrow ? (
+            <Stack gap="xs" role="list" aria-label="Formulas">{formulas.map(rowOf)}</Stack>
+          ) : (
+            <Table.ScrollContainer minWidth={960}>
+              <Table striped highlightOnHover aria-label="Formulas">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Name</Table.Th><Table.Th>Source</Table.Th><Table.Th>Destination</Table.Th><Table.Th>Status</Table.Th><Table.Th>Job</Table.Th><Table.Th>Last run</Table.Th>
+                    <Table.Th>Last edited</Table.Th><Table.Th><VisuallyHidden>Actions</VisuallyHidden></Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {formulas.map(rowOf)}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
         </>
       )}
     </Stack>
@@ -159,7 +169,9 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
 }
 
 /** One formula: what it is, its live status, and the commands it offers the user. */
-function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDelete, onArchive, onUnarchive, onCopy, busy }: {
+function FormulaRow({ card, formula: f, jobState, job, policies, mayEdit, editTo, onDelete, onArchive, onUnarchive, onCopy, busy }: {
+  /** a card of its own (a phone's width) rather than a row of the table */
+  card: boolean;
   formula: FormulaView;
   jobState: JobStatusState;
   job: JobActor;
@@ -178,6 +190,32 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDe
 }) {
   const view = formulaLive(f, jobState, policies);
   const { name } = view;
+  const actions = (
+    <Group gap={4} wrap="wrap" role="group" aria-label={`Actions for ${name}`}>
+      <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs">{mayEdit ? 'Edit' : 'Open'}</Anchor>
+      {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
+      <UploadFileAction formula={f} policies={policies} />
+      {onCopy && <Button size="compact-sm" variant="subtle" loading={busy === 'copy'} onClick={onCopy} aria-label={`Copy ${name}`}>Copy</Button>}
+      {onArchive && <Button size="compact-sm" variant="subtle" color="gray" onClick={onArchive} aria-label={`Archive ${name}`}>Archive</Button>}
+      {onUnarchive && <Button size="compact-sm" variant="subtle" loading={busy === 'unarchive'} onClick={onUnarchive} aria-label={`Unarchive ${name}`}>Unarchive</Button>}
+      {onDelete && <Button size="compact-sm" variant="subtle" color="red" loading={busy === 'delete'} onClick={onDelete} aria-label={`Delete ${name}`}>Delete</Button>}
+    </Group>
+  );
+  if (card) {
+    return (
+      <Paper role="listitem" withBorder p="sm" aria-label={name}>
+        <Stack gap={6}>
+          <Text fw={600}>{name}</Text>
+          <Text size="sm" c="dimmed">{endOf(f.sourceDataSource)} → {endOf(f.firstDestinationDataSource)}</Text>
+          <StatusBadges formula={f} view={view} />
+          <JobLines formula={f} view={view} jobState={jobState} job={job} />
+          <LastRun formula={f} view={view} label={false} />
+          <Text size="xs" c="dimmed">Last edited {new Date(f.modifiedOn).toLocaleString()}</Text>
+          {actions}
+        </Stack>
+      </Paper>
+    );
+  }
   return (
     <Table.Tr>
       <Table.Td>{name}</Table.Td>
@@ -188,15 +226,7 @@ function FormulaRow({ formula: f, jobState, job, policies, mayEdit, editTo, onDe
       <Table.Td><LastRun formula={f} view={view} label={false} /></Table.Td>
       <Table.Td>{new Date(f.modifiedOn).toLocaleString()}</Table.Td>
       <Table.Td>
-        <Group gap={4} wrap="wrap" role="group" aria-label={`Actions for ${name}`}>
-          <Anchor component={Link} to={editTo} aria-label={`${mayEdit ? 'Edit' : 'Open'} ${name}`} mr="xs">{mayEdit ? 'Edit' : 'Open'}</Anchor>
-          {view.actions.map((c) => <CommandButton key={c.name} command={c} formula={f} jobState={jobState} job={job} />)}
-          <UploadFileAction formula={f} policies={policies} />
-          {onCopy && <Button size="compact-sm" variant="subtle" loading={busy === 'copy'} onClick={onCopy} aria-label={`Copy ${name}`}>Copy</Button>}
-          {onArchive && <Button size="compact-sm" variant="subtle" color="gray" onClick={onArchive} aria-label={`Archive ${name}`}>Archive</Button>}
-          {onUnarchive && <Button size="compact-sm" variant="subtle" loading={busy === 'unarchive'} onClick={onUnarchive} aria-label={`Unarchive ${name}`}>Unarchive</Button>}
-          {onDelete && <Button size="compact-sm" variant="subtle" color="red" loading={busy === 'delete'} onClick={onDelete} aria-label={`Delete ${name}`}>Delete</Button>}
-        </Group>
+        {actions}
       </Table.Td>
     </Table.Tr>
   );

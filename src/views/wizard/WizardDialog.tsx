@@ -50,7 +50,7 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
   const policies = useSelector(auth, (s) => s.context.user?.policies ?? {});
   const flags = useFlagsActor();
   const customRouting = useSelector(flags, (s) => isCustomRoutingOn(s, formulaId));
-  const wizard = useActorRef(logic, { input: { formulaId, step: urlStep, customRouting } });
+  const wizard = useActorRef(logic, { input: { formulaId, step: urlStep, customRouting, mayReadObjects: can(policies, 'datasource', 'edit') } });
   const state = useSelector(wizard, (s) => s);
   const editor = useSelector(wizard, (s) => s.children.step as StepEditorRef | undefined);
   const small = useMediaQuery('(max-width: 48em)');
