@@ -333,11 +333,12 @@ describe('the Formula Wizard in Chromium', () => {
       await dialog.waitFor();
       await expect.poll(() => dialog.evaluate((e) => getComputedStyle(e).opacity), SOON).toBe('1');
     };
-    /** the list as a phone shows it, loaded at that size */
+    /** the list as a phone shows it, loaded at that size: a card per formula */
+    const cards = page.getByRole('list', { name: 'Formulas' });
     const onPhone = async (then: () => Promise<void>) => {
       await page.setViewportSize(PHONE);
       await page.reload();
-      await table.waitFor();
+      await cards.waitFor();
       await then();
       await page.setViewportSize(WIDE);
       await page.reload();
@@ -403,8 +404,8 @@ describe('the Formula Wizard in Chromium', () => {
     await page.screenshot({ path: '/tmp/lifecycle-3-archived.png' });
     await onPhone(async () => {
       await page.screenshot({ path: '/tmp/lifecycle-3-archived-phone.png' });
-      // the table scrolls sideways in its own box: its actions are at the end of each row
-      await table.getByRole('button', { name: `Unarchive ${NAME}` }).scrollIntoViewIfNeeded();
+      // each formula is a card: its actions are within the screen
+      await cards.getByRole('button', { name: `Unarchive ${NAME}`, exact: true }).scrollIntoViewIfNeeded();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       await page.screenshot({ path: '/tmp/lifecycle-3-archived-phone-actions.png' });
     });
@@ -423,7 +424,7 @@ describe('the Formula Wizard in Chromium', () => {
     await page.screenshot({ path: '/tmp/lifecycle-4-delete-question.png' });
     await deleteQuestion.getByRole('button', { name: 'Keep it' }).click();
     await onPhone(async () => {
-      await row.getByRole('button', { name: `Delete ${NAME}` }).click();
+      await cards.getByRole('button', { name: `Delete ${NAME}`, exact: true }).click();
       await opened(deleteQuestion);
       await page.screenshot({ path: '/tmp/lifecycle-4-delete-question-phone.png' });
       await deleteQuestion.getByRole('button', { name: 'Keep it' }).click();
