@@ -4,11 +4,10 @@
  * at 1440 px the formulas are the table. Screenshots of both: /tmp/all-formulas-{1440,390}.png.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { call, sessionFor } from '../support/api.ts';
-import { signedInContexts } from '../support/appSession.ts';
+import { signedInBefore, signedInContexts } from '../support/appSession.ts';
 import { launchChromium } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -30,10 +29,7 @@ beforeAll(async () => {
   for (const name of [NAME, 'Autumn gala']) {
     expect((await call(server.url, '/web-api/v1/formulas', { method: 'POST', headers, body: { name } })).status).toBe(201);
   }
-  const db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  await db.query('update users set login_count = 5 where email = $1', [ADMIN]);
-  await db.end();
+  await signedInBefore(server, [ADMIN]);
   browser = await launchChromium();
   signedIn = signedInContexts(browser, server.url);
 });

@@ -6,14 +6,13 @@
  * deactivated. Please contact your administrator.' Screenshots at 1440 and 390 px go to /tmp.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ACCOUNT_DEACTIVATED } from '../../src/domain/identity.ts';
 import { confirmationOf } from '../../src/machines/userList.ts';
 import type { UserListItem } from '../../src/domain/api/accountManagement.ts';
 import { launchChromium } from '../support/browser.ts';
-import { signedInContexts } from '../support/appSession.ts';
+import { signedInBefore, signedInContexts } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PROCESSOR = { fullName: 'Dana Processor', email: 'data.processor@demo.tributary.test' };
@@ -23,11 +22,7 @@ let signedIn: ReturnType<typeof signedInContexts>;
 
 beforeAll(async () => {
   server = await startTestServer({ staticRoot: path.resolve('dist') });
-  const db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  // everyone has signed in before: no welcome page
-  await db.query('update users set login_count = 5');
-  await db.end();
+  await signedInBefore(server);
   browser = await launchChromium();
   signedIn = signedInContexts(browser, server.url);
 }, 120_000);

@@ -10,11 +10,10 @@
  * as saved are not read, and a role is not sent for data its policies forbid.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { call, sessionFor } from '../support/api.ts';
-import { signedInContexts } from '../support/appSession.ts';
+import { signedInBefore, signedInContexts } from '../support/appSession.ts';
 import { launchChromium } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -36,11 +35,7 @@ beforeAll(async () => {
   const headers = { ...admin.headers, tenantId: me.activeTenantId };
   expect((await call(server.url, '/integrations/v1/data-sources', { method: 'POST', headers, body: { system: 'file-upload', displayName: 'Uploads', settings: {} } })).status).toBe(201);
   expect((await call(server.url, '/web-api/v1/formulas', { method: 'POST', headers, body: { name: 'Walked formula' } })).status).toBe(201);
-  const db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  // everyone has signed in before: no welcome page
-  await db.query(`update users set login_count = 5 where email like '%${DEMO}'`);
-  await db.end();
+  await signedInBefore(server);
   browser = await launchChromium();
   signedIn = signedInContexts(browser, server.url);
 });

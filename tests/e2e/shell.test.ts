@@ -5,11 +5,10 @@
  * and the header, navigation and tenant switcher on a 390 px phone.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
-import { signedInContexts } from '../support/appSession.ts';
+import { signedInBefore, signedInContexts } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -21,10 +20,7 @@ beforeAll(async () => {
   server = await startTestServer({ staticRoot: path.resolve('dist') });
   browser = await launchChromium();
   signedIn = signedInContexts(browser, server.url);
-  const db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  await db.query('update users set login_count = 5');
-  await db.end();
+  await signedInBefore(server);
 });
 afterAll(async () => {
   await Promise.all(contexts.map((c) => Promise.race([c.close(), new Promise((r) => setTimeout(r, 5000))])));

@@ -6,11 +6,10 @@
  * the file's columns. Screenshots at 1440 and 390 px go to /tmp/upload-formula-*.png.
  */
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
-import { signInThroughApp } from '../support/appSession.ts';
+import { signedInBefore, signInThroughApp } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PRODUCER = 'formula.producer@demo.tributary.test';
@@ -33,11 +32,7 @@ let page: Page;
 beforeAll(async () => {
   server = await startTestServer({ staticRoot: path.resolve('dist') });
   browser = await launchChromium();
-  const db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  // the producer has signed in before: no welcome page
-  await db.query('update users set login_count = 5 where email = $1', [PRODUCER]);
-  await db.end();
+  await signedInBefore(server, [PRODUCER]);
   context = await browser.newContext({ viewport: WIDE });
   context.setDefaultTimeout(20_000);
   page = await context.newPage();
