@@ -14,7 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SCREEN_IDS, SCREENS, type ScreenDef, type ScreenId } from '../../src/domain/screens.ts';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, moveInApp } from '../support/browser.ts';
 import { signInThroughApp } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -110,7 +110,7 @@ async function animationsDone(page: Page): Promise<void> {
 async function settle(page: Page, pathname: string): Promise<void> {
   await page.waitForURL((u) => u.pathname === pathname, { timeout: 20_000 });
   // after a move inside the app, the heading of the page it left is gone first
-  await page.waitForFunction(() => document.querySelectorAll('[data-a11y-left]').length === 0, undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelectorAll('[data-left]').length === 0, undefined, { timeout: 20_000 });
   await page.locator('h1').first().waitFor({ timeout: 20_000 });
   await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 20_000 });
   await animationsDone(page);
@@ -133,12 +133,7 @@ async function open(page: Page, width: number, address: string): Promise<void> {
     loadedAt.set(page, width);
     return;
   }
-  await page.evaluate((to) => {
-    for (const h of document.querySelectorAll('h1')) h.setAttribute('data-a11y-left', '');
-    const idx = ((window.history.state as { idx?: number } | null)?.idx ?? 0) + 1;
-    window.history.pushState({ usr: null, key: Math.random().toString(36).slice(2, 10), idx }, '', to);
-    window.dispatchEvent(new PopStateEvent('popstate', { state: window.history.state }));
-  }, target.pathname + target.search);
+  await moveInApp(page, target.pathname + target.search);
 }
 
 interface Findings { violations: Violation[]; h1: string[]; scrollWidth: number }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { call, sessionFor } from '../support/api.ts';
 import { signedInBefore, signedInContexts } from '../support/appSession.ts';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, requestsOf } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const DEMO = '@demo.tributary.test';
@@ -44,9 +44,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** What the page logged as an error and every response of 400 or above, as the walk goes. */
-function noiseOf(page: Page): string[] {
-  const noise: string[] = [];
+/** What the page logged as an error and every response of 400 or above, as the walk goes; `quiet` waits until what a screen reads has been read. */
+function noiseOf(page: Page): string[] & { quiet: () => Promise<void> } {
+  const noise = Object.assign([] as string[], { quiet: requestsOf(page).quiet });
   page.on('console', (m) => { if (m.type() === 'error') noise.push(`console: ${m.text()} (at ${new URL(page.url()).pathname})`); });
   page.on('pageerror', (e) => noise.push(`page error: ${e.message}`));
   page.on('response', (r) => { if (r.status() >= 400) noise.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`); });
@@ -54,7 +54,7 @@ function noiseOf(page: Page): string[] {
 }
 
 /** Opens each screen the navigation offers by its link, waiting for its heading. */
-async function walkTheNavigation(page: Page) {
+async function walkTheNavigation(page: Page, quiet: () => Promise<void>) {
   const nav = page.getByRole('navigation', { name: 'Main navigation' });
   await nav.waitFor();
   for (const name of SCREENS) {
@@ -63,7 +63,7 @@ async function walkTheNavigation(page: Page) {
     await link.click();
     await page.getByRole('heading', { level: 1, name: name === 'All Formulas' ? 'All Formulas' : name }).waitFor();
     // what the screen reads once it is open
-    await page.waitForTimeout(700);
+    await quiet();
   }
 }
 
@@ -121,17 +121,17 @@ describe('a normal walk is quiet in the console and the network', () => {
       await save('Routing', 'review');
       await wizard().getByTestId('formula-summary').waitFor();
       // the review's dry run
-      await page.waitForTimeout(1500);
+      await noise.quiet();
       await page.getByRole('button', { name: 'Close the wizard' }).click();
       await page.waitForURL((u) => !u.searchParams.has('wizardFormulaId'));
 
       // the formula status stream is open on these screens; moving on closes it
-      await walkTheNavigation(page);
-      await walkTheNavigation(page);
+      await walkTheNavigation(page, noise.quiet);
+      await walkTheNavigation(page, noise.quiet);
     } finally {
       await context.close();
     }
-    expect(noise).toEqual([]);
+    expect([...noise]).toEqual([]);
   });
 
   for (const role of ['view.only', 'connection.manager', 'data.processor']) {
@@ -140,14 +140,14 @@ describe('a normal walk is quiet in the console and the network', () => {
       const noise = noiseOf(page);
       try {
         await page.goto(server.url);
-        await walkTheNavigation(page);
+        await walkTheNavigation(page, noise.quiet);
         await page.reload();
         await page.getByRole('heading', { level: 1 }).first().waitFor();
-        await page.waitForTimeout(700);
+        await noise.quiet();
       } finally {
         await context.close();
       }
-      expect(noise).toEqual([]);
+      expect([...noise]).toEqual([]);
     });
   }
 });

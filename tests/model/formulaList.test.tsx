@@ -149,7 +149,9 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
           expect(screen.queryByText(/^A formula reads from a data source/)).toBeNull();
         }
         if (formulas.length) {
-          const table = await screen.findByRole('table', { name: 'Formulas' });
+          // the list comes with the screen's actions: once those are there, so is the table (and a
+          // screen that lost the list fails here at once, not after a wait)
+          const table = screen.getByRole('table', { name: 'Formulas' });
           for (const f of formulas) expect(table.textContent).toContain(f.name ?? 'Untitled formula');
           if (formulas.some((f) => !f.isDraft)) expect(table.textContent).toContain('Needs reprocess');
           // Edit opens a draft at its first step not set up, a live formula at its review

@@ -45,3 +45,46 @@ export function launchChromium(): Promise<Browser> {
   const shared = sharedEndpoint();
   return shared ? chromium.connect(shared) : chromium.launch(LAUNCH);
 }
+
+/**
+ * Moves a page that shows the app to `to` as the app's own links do (history.pushState and a
+ * popstate event, which the router follows): no page load, no new sign-in, the same route rules.
+ * Each h1 on screen before the move is marked `data-left`, so a caller can wait for the next
+ * screen's heading.
+ */
+export async function moveInApp(page: import('playwright-core').Page, to: string): Promise<void> {
+  await page.evaluate((address) => {
+    for (const h of document.querySelectorAll('h1')) h.setAttribute('data-left', '');
+    const idx = ((window.history.state as { idx?: number } | null)?.idx ?? 0) + 1;
+    window.history.pushState({ usr: null, key: Math.random().toString(36).slice(2, 10), idx }, '', address);
+    window.dispatchEvent(new PopStateEvent('popstate', { state: window.history.state }));
+  }, to);
+}
+
+/**
+ * Follows a page's requests, leaving out open event streams (the formula status stream stays open
+ * on purpose). `quiet()` resolves once no request has been in flight for `forMs`: what a screen
+ * reads once it is open has been read, without a fixed wait that is too long on an idle machine
+ * and too short on a busy one.
+ */
+export function requestsOf(page: import('playwright-core').Page): { quiet(forMs?: number): Promise<void> } {
+  const pending = new Set<import('playwright-core').Request>();
+  let lastChange = Date.now();
+  page.on('request', (r) => {
+    if ((r.headers().accept ?? '').includes('text/event-stream')) return;
+    pending.add(r);
+    lastChange = Date.now();
+  });
+  const done = (r: import('playwright-core').Request) => { if (pending.delete(r)) lastChange = Date.now(); };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return {
+    async quiet(forMs = 300) {
+      const deadline = Date.now() + 20_000;
+      while (pending.size > 0 || Date.now() - lastChange < forMs) {
+        if (Date.now() > deadline) throw new Error(`requests still in flight after 20 s: ${[...pending].map((r) => r.url()).join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
