@@ -262,7 +262,11 @@ function pathParams(server: Server, user: Awaited<ReturnType<typeof renderConnec
       },
       importing: async (s: Snapshot) => {
         const status = s.context.status!;
-        const bar = await (await inOpenDialog()).findByRole('progressbar', { name: 'Import progress' });
+        const dialog = await inOpenDialog();
+        // once the dialog knows whether an import runs, it shows the running one at once: a dialog
+        // that offers a file instead fails here, not after a wait for a bar that never comes
+        await waitFor(() => expect(dialog.queryByText('Looking for an import of this data source still running…')).toBeNull());
+        const bar = dialog.getByRole('progressbar', { name: 'Import progress' });
         await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe(String(status.percent)));
         const line = inDialog().getByTestId('sandbox-import-count').textContent;
         if (status.status === 'waiting') {
