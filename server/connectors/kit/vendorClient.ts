@@ -26,13 +26,15 @@ export class VendorRefusal extends ConnectionProblem {
 }
 
 export interface VendorCall {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** path and query on the vendor's documented host, or a whole URL on it (a `next_link`) */
   path: string;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
   /** headers of this call only (Salesforce's Sforce-Query-Options) */
   headers?: Record<string, string>;
+  /** a limit of this kind of call, kept beside the client's (HubSpot's searches: a few a second) */
+  pace?: Pacer;
   /** refusals the caller tells apart itself (a report the user may not read): thrown as a VendorRefusal with their status */
   own?: number[];
 }
@@ -97,6 +99,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         let res: VendorResponse;
         try {
           await o.pace?.take(o.signal);
+          await req.pace?.take(o.signal);
           stats.calls++;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
