@@ -12,7 +12,9 @@ import { connectionSettings, sealColumns } from '../../server/connectors/dataSou
 import { HUBSPOT_SEARCH, hubspotConnector } from '../../server/connectors/hubspot/connector.ts';
 import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
+import { authorizeUrl, exchangeCode } from '../../server/connectors/oauth/flow.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
+import { OAUTH_VENDORS } from '../../src/domain/connectors/oauth.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
 import { DEMO_TENANTS, seedDemo } from '../../server/db/seed.ts';
 import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
@@ -99,6 +101,21 @@ describe('signing in', () => {
     expect(error).toBeInstanceOf(GrantRevoked);
     expect((error as Error).message).toBe("HubSpot no longer accepts this connection's sign-in (it was revoked or has expired). The data source needs reconnecting: open it in Connections and connect again.");
     expect((await tenant.dataSources.get(oauth))!.needsReconnecting).toMatch(/needs reconnecting/);
+  });
+
+  it('Connect: the consent at /oauth/authorize with the CRM scopes and PKCE, the code exchanged at /oauth/v1/token for a refresh token that then signs in', async () => {
+    const vendor = OAUTH_VENDORS.hubspot!;
+    const redirectUri = 'https://tributary.example/integrations/oauth/callback';
+    const verifier = 'v'.repeat(64);
+    const consent = new URL(authorizeUrl(vendor, { authenticationType: 'oauth' }, { clientId: HUBSPOT_APP.clientId, redirectUri, state: 'st-1', codeVerifier: verifier }));
+    expect(consent.pathname).toBe('/oauth/authorize');
+    expect(consent.searchParams.get('scope')).toContain('crm.objects.contacts.write');
+    expect(consent.searchParams.get('code_challenge_method')).toBe('S256');
+    const back = new URL((await fetch(consent, { redirect: 'manual' })).headers.get('location')!);
+    expect(back.searchParams.get('state')).toBe('st-1');
+    const granted = await exchangeCode(vendor, { authenticationType: 'oauth' }, HUBSPOT_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier: verifier });
+    const connected = await dataSource({ authenticationType: 'oauth', clientId: HUBSPOT_APP.clientId }, { clientSecret: HUBSPOT_APP.clientSecret, refreshToken: granted.refreshToken });
+    await expect(hubspotConnector.test(await ctxFor(connected))).resolves.toEqual({ detail: 'Signed in to HubSpot account 24681357.' });
   });
 
   it('a 429 is waited out (Retry-After); a spent daily limit pauses the formula', async () => {
