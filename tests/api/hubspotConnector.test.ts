@@ -211,6 +211,9 @@ describe('as a destination', () => {
     expect((searches()[1]!.body as { filterGroups: unknown }).filterGroups).toEqual([{ filters: [
       { propertyName: 'firstname', operator: 'CONTAINS_TOKEN', value: 'Ad*' }, { propertyName: 'lastname', operator: 'EQ', value: 'Lovelace' },
     ] }]);
+    // a batch of searches keeps to HubSpot's five a second
+    await hubspotConnector.searchMany!(await ctxFor(ds), 'contacts', Array.from({ length: 7 }, (_, i) => ({ criteria: [{ field: 'email', value: `n${i}@example.org` }] })));
+    expect(hs.searchesPerSecond()).toBeLessThanOrEqual(5);
   });
 
   it('refuses on save a scenario HubSpot cannot answer: a property it does not have, or more filters than a group takes', async () => {
