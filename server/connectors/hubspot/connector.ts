@@ -25,7 +25,8 @@ import {
   ConnectorInputError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchCriterion,
   type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
 } from '../connector.ts';
-import { pullPosition, type PullPosition } from '../kit/paging.ts';
+import { lowered, meets } from '../kit/criteria.ts';
+import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { hubspotSession, type HubSpot } from './client.ts';
@@ -95,7 +96,6 @@ const recordOf = (r: { id: string; properties?: Record<string, string | null> })
   fields: { hs_object_id: String(r.id), ...Object.fromEntries(Object.entries(r.properties ?? {}).filter(([, v]) => v !== null && v !== undefined && v !== '')) },
 });
 
-const later = (a: string | null, b: string | null | undefined) => (!b ? a : !a || Date.parse(b) > Date.parse(a) ? b : a);
 const millis = (iso: string) => String(Date.parse(iso));
 
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
@@ -103,7 +103,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const modified = MODIFIED[which];
   const session = hs(ctx);
   const names = [...new Set([...(await properties(ctx, session, which)).map((p) => p.name), modified])];
-  const at: PullPosition = pullPosition(since, (date) => ({ since: date, next: null, latest: null }));
+  const at = positionSince(since);
   const window = options?.window;
   let from = window ? window.from.toISOString() : at.since;
   let after = window ? null : at.next;
@@ -123,7 +123,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
       },
     });
     const records = (answer.results ?? []).map(recordOf);
-    for (const r of records) latest = later(latest, r.fields[modified] as string | undefined);
+    for (const r of records) latest = laterStamp(latest, r.fields[modified] as string | undefined);
     const next = answer.paging?.next?.after ?? null;
     let position: PullPosition;
     if (next && Number(next) >= HUBSPOT_SEARCH.cap) {
@@ -145,15 +145,11 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   }
 }
 
-const norm = (v: unknown) => (v === undefined || v === null ? '' : String(v)).trim().toLowerCase();
+const norm = lowered;
 
 function holds(record: SourceRecord, c: SearchCriterion): boolean {
-  const have = norm(record.fields[c.field]);
   const want = norm(c.value);
-  if (!want) return false;
-  if (c.operator === 'contains') return have.includes(want);
-  if (c.operator === 'starts-with') return have.startsWith(want);
-  return have === want;
+  return !!want && meets(norm(record.fields[c.field]), want, c.operator);
 }
 
 /** one filter per criterion: EQ, or CONTAINS_TOKEN with wildcards (HubSpot's partial match) */

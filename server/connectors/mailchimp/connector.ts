@@ -26,7 +26,7 @@ import {
   ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
   type SourceRecord, type UpsertItem, type UpsertResult,
 } from '../connector.ts';
-import { offsetPages, pullPosition, type PullPosition } from '../kit/paging.ts';
+import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { basic } from '../vendorHttp.ts';
@@ -158,7 +158,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   objectOf(object);
   const audience = audienceOf(ctx, options);
   const client = mailchimpClient(ctx);
-  const at: PullPosition = pullPosition(since, (date) => ({ since: date, next: null, latest: null }));
+  const at = positionSince(since);
   const window = options?.window;
   const from = window ? window.from.toISOString() : at.since;
   let latest = window ? null : at.latest;
