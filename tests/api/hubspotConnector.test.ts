@@ -48,9 +48,9 @@ async function dataSource(settings: Record<string, string>, secrets: Record<stri
   await tenant.dataSources.insert({ id, system: 'hubspot', displayName: `HubSpot ${id.slice(0, 8)}`, settings, ...sealColumns(box, tenant.tenantId, id, secrets) });
   return id;
 }
-async function ctxFor(id: string): Promise<ConnectorContext> {
+async function ctxFor(id: string, endSettings: Record<string, string> = {}): Promise<ConnectorContext> {
   const row = (await tenant.dataSources.get(id))!;
-  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id) };
+  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id), endSettings };
 }
 async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
   const out: PullBatch[] = [];
@@ -265,5 +265,23 @@ describe('as a destination', () => {
     expect(updated).toMatchObject({ outcome: 'updated' });
     expect(hs.records.companies.get(made!.id)!.properties.city).toBe('Portland');
     await expect(hubspotConnector.upsert(ctx, 'deals', [{ idempotencyKey: 'd', fields: { dealname: 'x' } }])).rejects.toThrow('Tributary writes HubSpot contacts and companies; deals are read only.');
+  });
+
+  it('companies upserted by the unique property the destination settings name; one that is not unique refused in HubSpot\'s words', async () => {
+    const ctx = await ctxFor(ds, { uniqueProperty: 'member_id' });
+    const [made, unkeyed] = await hubspotConnector.upsert(ctx, 'companies', [
+      { idempotencyKey: 'u-1', fields: { name: 'Riverside Food Bank', member_id: 'M-7' } },
+      { idempotencyKey: 'u-2', fields: { name: 'No member id' } },
+    ]);
+    expect(made).toMatchObject({ outcome: 'created' });
+    expect(unkeyed).toMatchObject({ outcome: 'created' });
+    const [again] = await hubspotConnector.upsert(ctx, 'companies', [{ idempotencyKey: 'u-3', fields: { name: 'Riverside Food Bank', city: 'Portland', member_id: 'M-7' } }]);
+    expect(again).toMatchObject({ id: made!.id, outcome: 'updated' });
+    expect(hs.records.companies.get(made!.id)!.properties).toMatchObject({ city: 'Portland', member_id: 'M-7' });
+    expect((api().find((s) => s.path === '/crm/v3/objects/companies/batch/upsert')!.body as { inputs: unknown[] }).inputs).toEqual([{ idProperty: 'member_id', id: 'M-7', properties: { name: 'Riverside Food Bank', member_id: 'M-7' } }]);
+    // the one without a member id was created once, through the ledger
+    expect(api().filter((s) => s.method === 'POST' && s.path === '/crm/v3/objects/companies')).toHaveLength(1);
+    const [refused] = await hubspotConnector.upsert(await ctxFor(ds, { uniqueProperty: 'city' }), 'contacts', [{ idempotencyKey: 'u-4', fields: { email: 'x@example.org', city: 'Salem' } }]);
+    expect(refused).toMatchObject({ outcome: 'failed', error: 'HubSpot refused the contact: city is not a unique property' });
   });
 });

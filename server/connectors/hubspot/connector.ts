@@ -12,9 +12,10 @@
  * Destination: contacts and companies. Matching scenarios are answered by the search endpoint (one
  * filter group, every criterion a filter: EQ, or CONTAINS_TOKEN with wildcards); a scenario on a
  * property HubSpot does not have, or with more filters than a group takes, is refused when it is
- * saved. Contacts are written with batch upsert by e-mail (`idProperty=email`: sending one again
- * updates it) or batch update by id; companies are created one by one through the kit's write
- * ledger (HubSpot has no unique company property to upsert by) and updated in batches by id. A
+ * saved. New records are written with batch upsert by a property with unique values (`idProperty`:
+ * the destination settings' unique property, else a contact's e-mail), so sending one again updates
+ * it; matched ones with batch update by id. A company with no unique property to upsert by is
+ * created one by one through the kit's write ledger. A
  * batch HubSpot refuses as a whole is sent again record by record, so each refusal lands on its
  * own record with HubSpot's words.
  *
@@ -239,18 +240,21 @@ async function updateById(session: HubSpot, object: HubSpotObject, items: Upsert
     });
 }
 
-async function upsertContactsByEmail(session: HubSpot, items: UpsertItem[]): Promise<UpsertResult[]> {
-  return inBatches(items, 'contact',
+/** Batch upsert by a property with unique values (`idProperty`): sending a record again updates it. */
+async function upsertBy(session: HubSpot, object: HubSpotObject, property: string, items: UpsertItem[]): Promise<UpsertResult[]> {
+  const what = object === 'contacts' ? 'contact' : 'company';
+  const key = (v: unknown) => (property === 'email' ? norm(v) : propertyValue(v));
+  return inBatches(items, what,
     (chunk) => session.client.call<BatchAnswer>({
-      method: 'POST', path: '/crm/v3/objects/contacts/batch/upsert',
-      json: { inputs: chunk.map((i) => ({ idProperty: 'email', id: propertyValue(i.fields.email).toLowerCase(), properties: propertiesOf(i.fields) })) },
+      method: 'POST', path: `/crm/v3/objects/${object}/batch/upsert`,
+      json: { inputs: chunk.map((i) => ({ idProperty: property, id: key(i.fields[property]), properties: propertiesOf(i.fields) })) },
     }),
     (chunk, answer) => {
-      const byEmail = new Map((answer.results ?? []).map((r) => [norm(r.properties?.email), r]));
+      const byKey = new Map((answer.results ?? []).map((r) => [key(r.properties?.[property]), r]));
       return chunk.map((i) => {
-        const r = byEmail.get(norm(i.fields.email));
+        const r = byKey.get(key(i.fields[property]));
         return r ? { idempotencyKey: i.idempotencyKey, id: String(r.id), outcome: r.new === false ? 'updated' as const : 'created' as const, replayed: false }
-          : refusedResult(i, 'contact', 'HubSpot did not answer for this record');
+          : refusedResult(i, what, 'HubSpot did not answer for this record');
       });
     });
 }
@@ -284,17 +288,23 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
   const which = objectOf(object, true);
   const session = hs(ctx);
   const results = new Map<string, UpsertResult>();
+  // the destination's unique property, else a contact's e-mail; companies without one are created once each
+  const unique = ctx.endSettings?.uniqueProperty?.trim() || (which === 'contacts' ? 'email' : '');
   const byId = items.filter((i) => i.id);
   const fresh = items.filter((i) => !i.id);
   for (const r of await updateById(session, which, byId)) results.set(r.idempotencyKey, r);
+  const keyed = unique ? fresh.filter((i) => propertyValue(i.fields[unique])) : [];
+  const unkeyed = fresh.filter((i) => !keyed.includes(i));
+  for (const r of await upsertBy(session, which, unique, keyed)) results.set(r.idempotencyKey, r);
   if (which === 'contacts') {
-    const withEmail = fresh.filter((i) => propertyValue(i.fields.email));
-    for (const i of fresh.filter((x) => !propertyValue(x.fields.email))) {
-      results.set(i.idempotencyKey, { idempotencyKey: i.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: 'HubSpot creates a contact by its e-mail address, and this record has none.' });
+    for (const i of unkeyed) {
+      results.set(i.idempotencyKey, {
+        idempotencyKey: i.idempotencyKey, id: '', outcome: 'failed', replayed: false,
+        error: unique === 'email' ? 'HubSpot creates a contact by its e-mail address, and this record has none.' : `HubSpot creates a contact by its ${unique}, and this record has none.`,
+      });
     }
-    for (const r of await upsertContactsByEmail(session, withEmail)) results.set(r.idempotencyKey, r);
   } else {
-    for (const r of await createCompanies(ctx, session, fresh)) results.set(r.idempotencyKey, r);
+    for (const r of await createCompanies(ctx, session, unkeyed)) results.set(r.idempotencyKey, r);
   }
   return items.map((i) => results.get(i.idempotencyKey)!);
 }

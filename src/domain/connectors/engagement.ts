@@ -211,7 +211,14 @@ export const hubspot: ConnectorDefinition = {
     clientSecret: secret('App client secret', { required: false, when: { field: 'authenticationType', is: ['oauth'] } }),
     refreshToken: secret('Refresh token', { required: false, when: { field: 'authenticationType', is: ['oauth'] }, description: 'Saved by Connect. An Administrator who already has one may paste it.' }),
   }),
-  additionalSettings: {},
+  additionalSettings: {
+    destination: settingsSchema({
+      uniqueProperty: text('Unique property for upserts', {
+        required: false, placeholder: 'member_id',
+        description: 'Optional: the internal name of a property that requires unique values. New records are upserted by it (contacts by e-mail when none is named), so sending one again updates it instead of adding another.',
+      }),
+    }),
+  },
   objects: [
     { name: 'contacts', label: 'Contacts' },
     { name: 'companies', label: 'Companies' },

@@ -81,7 +81,8 @@ export async function startFakeHubSpot(): Promise<FakeHubSpot> {
     ],
     companies: [
       readOnly('hs_object_id', 'Record ID', 'number'), prop('name', 'Company name'), prop('domain', 'Company Domain Name'), prop('city', 'City'),
-      prop('annualrevenue', 'Annual Revenue', 'number', 'number'), readOnly('createdate', 'Create Date'), readOnly('hs_lastmodifieddate', 'Last Modified Date'),
+      prop('annualrevenue', 'Annual Revenue', 'number', 'number'), prop('member_id', 'Member ID', 'string', 'text', { hasUniqueValue: true }),
+      readOnly('createdate', 'Create Date'), readOnly('hs_lastmodifieddate', 'Last Modified Date'),
     ],
     deals: [
       readOnly('hs_object_id', 'Record ID', 'number'), prop('dealname', 'Deal Name'), prop('amount', 'Amount', 'number', 'number'), prop('dealstage', 'Deal Stage', 'enumeration', 'radio'),
