@@ -47,7 +47,7 @@ describe('signing in', () => {
     expect(Buffer.from(mc.seen[0]!.headers.authorization!.slice(6), 'base64').toString()).toBe(`tributary:${MAILCHIMP_KEY}`);
     const error = await mailchimpConnector.test(ctx({}, 'ffffffffffffffffffffffffffffffff-us21')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionProblem);
-    expect(error).toMatchObject({ code: 'clientdatasource-connection-failed', message: 'Mailchimp refused the access token (HTTP 401).' });
+    expect(error).toMatchObject({ code: 'clientdatasource-connection-failed', message: 'Mailchimp refused the API key (HTTP 401).' });
   });
 });
 

@@ -44,6 +44,8 @@ export interface VendorClientOptions {
   name: string;
   /** the vendor's documented base URL (https://api.sky.blackbaud.com), or where it is now (a Salesforce org's instance URL) */
   baseUrl: string | (() => string);
+  /** what signs the calls in, as a refusal names it ('API key'); an access token unless said */
+  credential?: string;
   /** headers that authenticate a call; `force` after the vendor refused the last token */
   auth(force: boolean): Promise<Record<string, string>>;
   /** the vendor's words from an error body */
@@ -126,7 +128,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         const quota = o.quota?.(res, body);
         if (quota) throw quota;
         if (res.status === 401 && !forced) { forced = true; continue; }
-        if (res.status === 401) throw refused(`${o.name} refused the access token (HTTP 401).`);
+        if (res.status === 401) throw refused(`${o.name} refused the ${o.credential ?? 'access token'} (HTTP 401).`);
         if (res.status === 429 || res.status === 503) {
           const wait = retryAfterMs(res.header?.('retry-after')) ?? BACKOFF_MS * 2 ** (attempt - 1);
           if (wait > MAX_WAIT_MS) {

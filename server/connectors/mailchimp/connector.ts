@@ -61,6 +61,7 @@ export function mailchimpClient(ctx: ConnectorContext, opts: { sleep?: (ms: numb
   return vendorClient({
     system: 'mailchimp', name: NAME, baseUrl, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
     pace: sharedPacer(`mailchimp:${createHash('sha256').update(apiKey).digest('hex')}`, CALLS_PER_SECOND),
+    credential: 'API key',
     auth: async () => ({ authorization: basic('tributary', apiKey) }),
     messageOf: mailchimpMessageOf,
   });
