@@ -250,6 +250,12 @@ describe('as a destination', () => {
     const again = await hubspotConnector.upsert(ctx, 'contacts', [{ idempotencyKey: 'k1', fields: { email: 'grace@navy.example', firstname: 'Grace', lastname: 'Hopper' } }]);
     expect(again[0]).toMatchObject({ id: grace.id, outcome: 'updated' });
     expect([...hs.records.contacts.values()].filter((c) => c.properties.email === 'grace@navy.example')).toHaveLength(1);
+    // the same e-mail twice in a batch (HubSpot refuses duplicate ids): each alone, the first creates and the second updates
+    const twice = await hubspotConnector.upsert(ctx, 'contacts', [
+      { idempotencyKey: 't1', fields: { email: 'twice@example.org', firstname: 'One' } }, { idempotencyKey: 't2', fields: { email: 'TWICE@example.org', lastname: 'Two' } },
+    ]);
+    expect(twice.map((r) => r.outcome)).toEqual(['created', 'updated']);
+    expect(twice[0]!.id).toBe(twice[1]!.id);
   });
 
   it('companies: created once per idempotency key (the write ledger), updated by id; deals are not written', async () => {

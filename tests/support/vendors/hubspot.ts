@@ -7,7 +7,7 @@
  * GET /crm/v3/properties/{object} (custom properties included); POST /crm/v3/objects/{object}/search
  * (filter groups of filters with EQ, NEQ, GT, GTE, LT, LTE and CONTAINS_TOKEN, one sort, `limit` up
  * to 200, paged by `after`, and no further than 10,000 results: a page past them is a 400);
- * batch upsert by a unique property (`idProperty`), batch update by id (207 with errors for ids it
+ * batch upsert by a unique property (`idProperty`; the same id twice in a batch refused), batch update by id (207 with errors for ids it
  * does not hold) and create. Errors are `{ status: 'error', message, category, correlationId }`; a
  * batch with one invalid property value is refused whole (400 VALIDATION_ERROR) as HubSpot does;
  * 429 carries Retry-After and the X-HubSpot-RateLimit headers. Point Tributary at it with
@@ -265,6 +265,9 @@ export async function startFakeHubSpot(): Promise<FakeHubSpot> {
       const object = m[1] as HsObject;
       const inputs = (req.body as { inputs?: { idProperty?: string; id?: string; properties?: Record<string, string> }[] }).inputs ?? [];
       if (inputs.length > 100) return err(400, 'A batch holds at most 100 inputs', 'VALIDATION_ERROR');
+      const ids = inputs.map((i) => String(i.id).toLowerCase());
+      const twice = ids.filter((id, n) => ids.indexOf(id) !== n);
+      if (twice.length) return err(400, `Duplicate IDs found in batch input: [${twice.join(', ')}]. IDs must be unique`, 'VALIDATION_ERROR');
       for (const i of inputs) {
         const p = properties[object].find((x) => x.name === i.idProperty);
         if (!p || (i.idProperty !== 'email' && !p.hasUniqueValue)) return err(400, `${i.idProperty} is not a unique property`, 'VALIDATION_ERROR');
