@@ -194,6 +194,19 @@ describe('as a source', () => {
     const rest = await all(hubspotConnector.pull(ctx, 'deals', first[0]!.watermark, { batchSize: 2 }));
     expect(rest.flatMap((b) => b.records.map((r) => r.fields.dealname))).toEqual(['Deal 2']);
   });
+
+  it('a run once reads only the window\'s changes, and a continuation goes on from the page its cursor names', async () => {
+    for (let i = 0; i < 5; i++) hs.add('deals', { dealname: `Window ${i}` }, new Date(Date.UTC(2026, 0, 12, i)));
+    const window = { from: new Date(Date.UTC(2026, 0, 12, 1)), to: new Date(Date.UTC(2026, 0, 12, 4)) };
+    const ctx = await ctxFor(ds);
+    const batches = await all(hubspotConnector.pull(ctx, 'deals', null, { batchSize: 2, window }));
+    expect(batches.flatMap((b) => b.records.map((r) => r.fields.dealname))).toEqual(['Window 1', 'Window 2', 'Window 3']);
+    expect((searches()[0]!.body as { filterGroups: unknown }).filterGroups).toEqual([{ filters: [
+      { propertyName: 'hs_lastmodifieddate', operator: 'GTE', value: String(window.from.getTime()) }, { propertyName: 'hs_lastmodifieddate', operator: 'LT', value: String(window.to.getTime()) },
+    ] }]);
+    const rest = await all(hubspotConnector.pull(ctx, 'deals', batches[0]!.watermark, { batchSize: 2, window }));
+    expect(rest.flatMap((b) => b.records.map((r) => r.fields.dealname))).toEqual(['Window 3']);
+  });
 });
 
 describe('as a destination', () => {

@@ -100,6 +100,17 @@ describe('as a source', () => {
     expect(calls(/\/members$/)[0]!.query.since_last_changed).toBe('2026-01-10T09:03:59+00:00');
   });
 
+  it('a run once reads only the window\'s changes, and a continuation goes on from the offset its cursor names', async () => {
+    for (let i = 0; i < 5; i++) mc.add(AUDIENCE, { email: `w${i}@example.org`, changedAt: new Date(Date.UTC(2026, 0, 12, i)) });
+    const window = { from: new Date(Date.UTC(2026, 0, 12, 1)), to: new Date(Date.UTC(2026, 0, 12, 4)) };
+    const c = ctx({ audienceId: AUDIENCE });
+    const batches = await all(mailchimpConnector.pull(c, 'members', null, { batchSize: 2, window }));
+    expect(batches.flatMap((b) => b.records.map((r) => r.fields.email_address))).toEqual(['w1@example.org', 'w2@example.org', 'w3@example.org']);
+    expect(calls(/\/members$/)[0]!.query).toMatchObject({ since_last_changed: '2026-01-12T00:59:59+00:00', before_last_changed: '2026-01-12T04:00:00+00:00' });
+    const rest = await all(mailchimpConnector.pull(c, 'members', batches[0]!.watermark, { batchSize: 2, window }));
+    expect(rest.flatMap((b) => b.records.map((r) => r.fields.email_address))).toEqual(['w3@example.org']);
+  });
+
   it('a formula without an audience is told to choose one', async () => {
     await expect(all(mailchimpConnector.pull(ctx({}), 'members', null, {}))).rejects.toThrow("Choose the Mailchimp audience (its audience ID) in the formula's settings.");
   });

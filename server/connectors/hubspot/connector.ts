@@ -105,10 +105,11 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const session = hs(ctx);
   const names = [...new Set([...(await properties(ctx, session, which)).map((p) => p.name), modified])];
   const at = positionSince(since);
+  // a run once over a window keeps its own cursor: a continuation goes on where the last slice stopped
   const window = options?.window;
-  let from = window ? window.from.toISOString() : at.since;
-  let after = window ? null : at.next;
-  let latest = window ? null : at.latest;
+  let from = at.since ?? (window ? window.from.toISOString() : null);
+  let after = at.next;
+  let latest = at.latest;
   const limit = Math.min(options?.batchSize ?? HUBSPOT_SEARCH.pageSize, HUBSPOT_SEARCH.pageSize);
   for (;;) {
     const filters = [
@@ -139,10 +140,10 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
       after = next;
       position = { since: from, next, latest };
     } else {
-      yield { records, watermark: window ? null : JSON.stringify({ since: latest ?? from, next: null, latest: null } satisfies PullPosition) };
+      yield { records, watermark: JSON.stringify({ since: latest ?? from, next: null, latest: null } satisfies PullPosition) };
       return;
     }
-    yield { records, watermark: window ? null : JSON.stringify(position) };
+    yield { records, watermark: JSON.stringify(position) };
   }
 }
 

@@ -160,11 +160,12 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const audience = audienceOf(ctx, options);
   const client = mailchimpClient(ctx);
   const at = positionSince(since);
+  // a run once over a window keeps its own cursor: a continuation goes on where the last slice stopped
   const window = options?.window;
-  const from = window ? window.from.toISOString() : at.since;
-  let latest = window ? null : at.latest;
+  const from = at.since ?? (window ? window.from.toISOString() : null);
+  let latest = at.latest;
   const count = Math.min(options?.batchSize ?? MAILCHIMP_PAGE, MAILCHIMP_PAGE);
-  const start = !window && at.next ? Number(at.next) : 0;
+  const start = at.next ? Number(at.next) : 0;
   for await (const page of offsetPages(async (offset, limit) => {
     const answer = await client.call<{ members?: Member[] }>({
       path: `/3.0/lists/${encodeURIComponent(audience)}/members`,
@@ -182,7 +183,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
       if (changed && (!latest || Date.parse(changed) > Date.parse(latest))) latest = new Date(Date.parse(changed)).toISOString();
     }
     const position: PullPosition = page.next ? { since: from, next: page.next, latest } : { since: latest ?? from, next: null, latest: null };
-    yield { records, watermark: window ? null : JSON.stringify(position) };
+    yield { records, watermark: JSON.stringify(position) };
   }
 }
 
