@@ -236,6 +236,7 @@ describe('as a destination', () => {
       .resolves.toBe('HubSpot cannot search contacts by lookupId (not a property of contacts in this account): the scenario "Lookup" cannot be answered.');
     await expect(hubspotConnector.matchingProblem!(ctx, 'contacts', [{ name: 'All', fields: ['email', 'firstname', 'lastname', 'phone', 'city', 'zip', 'volunteer_interest'] }]))
       .resolves.toBe('HubSpot\'s search takes at most 6 criteria at once: the scenario "All" has 7.');
+    await expect(hubspotConnector.matchingProblem!(ctx, 'deals', [{ name: 'Name', fields: ['dealname'] }])).resolves.toBe('Tributary writes HubSpot contacts and companies; deals are read only.');
   });
 
   it('contacts: batch upsert by e-mail and update by id; a batch HubSpot refuses is sent again record by record, the refusal on its record in HubSpot\'s words', async () => {

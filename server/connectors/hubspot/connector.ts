@@ -333,7 +333,11 @@ export const hubspotConnector: Connector = {
   searchMany,
   upsert,
   async matchingProblem(ctx, object, scenarios) {
-    const which = objectOf(object, true);
+    let which: HubSpotObject;
+    try { which = objectOf(object, true); } catch (err) {
+      if (err instanceof ConnectorInputError) return err.message;
+      throw err;
+    }
     const known = new Set((await properties(ctx, hs(ctx), which)).map((p) => p.name));
     for (const s of scenarios) {
       const unknown = s.fields.filter((f) => !known.has(f));

@@ -302,7 +302,7 @@ export const mailchimpConnector: Connector = {
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {
-    objectOf(object);
+    if (object !== 'members') return `Tributary writes Mailchimp audience members; ${object} is not one of them yet.`;
     for (const s of scenarios) {
       if (!s.fields.includes('email_address') && !s.fields.includes('id')) {
         return `Mailchimp finds audience members by e-mail address only: the scenario "${s.name}" compares ${s.fields.join(', ') || 'nothing'}. Add the e-mail address to it.`;
