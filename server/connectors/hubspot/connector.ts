@@ -3,7 +3,8 @@
  *
  * Source: contacts, companies and deals through the CRM search endpoint, filtered on the object's
  * last-modified property (`lastmodifieddate` for contacts, `hs_lastmodifieddate` for companies and
- * deals) on or after the watermark, sorted ascending, paged with `after`. One search answers at most
+ * deals) on or after the watermark (less a minute for the search index to catch up), sorted
+ * ascending, paged with `after`. One search answers at most
  * 10,000 results: before paging past them the search starts again from the latest modification
  * date seen (records of that very millisecond are read again, harmlessly). The watermark carries
  * the search's date and next `after` while a pull is under way, so a run killed between batches
@@ -40,6 +41,12 @@ const WRITABLE = new Set<HubSpotObject>(['contacts', 'companies']);
 
 /** The search endpoint's limits: 200 results a page, 10,000 results a search, six filters a group. */
 export const HUBSPOT_SEARCH = { pageSize: 200, cap: 10_000, filtersPerGroup: 6 };
+/**
+ * HubSpot's search index follows its records by a few moments: a new pull starts this much before
+ * the latest change the last one saw, so a record changed just before it but indexed after it is
+ * not missed (those read again are unchanged, and the engine stores nothing for them).
+ */
+export const HUBSPOT_INDEX_LAG_MS = 60_000;
 /** batch endpoints take 100 inputs */
 const BATCH = 100;
 /** candidates a matching search answers */
@@ -108,6 +115,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   // a run once over a window keeps its own cursor: a continuation goes on where the last slice stopped
   const window = options?.window;
   let from = at.since ?? (window ? window.from.toISOString() : null);
+  if (from && !at.next && !window) from = new Date(Date.parse(from) - HUBSPOT_INDEX_LAG_MS).toISOString();
   let after = at.next;
   let latest = at.latest;
   const limit = Math.min(options?.batchSize ?? HUBSPOT_SEARCH.pageSize, HUBSPOT_SEARCH.pageSize);
