@@ -137,6 +137,12 @@ export interface Connector {
   candidateRecords?(ctx: ConnectorContext, object: string): CandidateRecords | null;
   /** the object's fields that point at records of another object (none when absent) */
   references?(object: string): FieldReference[];
+  /**
+   * Why the system's search cannot answer one of these matching scenarios (each named, with the
+   * destination fields it compares), or null when it can answer them all: a formula's matching is
+   * refused with this reason when it is saved. Absent: every scenario can be answered.
+   */
+  matchingProblem?(ctx: ConnectorContext, object: string, scenarios: { name: string; fields: string[] }[]): Promise<string | null>;
 }
 
 /** A record with the match keys the system keeps of it (matchKeys.ts); absent ones are computed from its fields. */

@@ -12,7 +12,7 @@ import { formFields, validateSettings } from '../../src/domain/connectors/fields
 import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName, formulaNameFromFile, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
-import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping } from '../../src/domain/formula/parts.ts';
+import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping, type Matching } from '../../src/domain/formula/parts.ts';
 import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
 import type { Config } from '../config.ts';
 import type { FieldInfo } from '../connectors/connector.ts';
@@ -119,6 +119,31 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     }
     const problem = readOnlyMappingProblem(mapping, fields);
     if (problem) throw new DomainError('bad-request', problem, { errors: { mapping: problem } }, 'validation-failed');
+  }
+
+  /**
+   * Matching scenarios the destination's search cannot answer (Mailchimp finds members by e-mail
+   * only) are refused with the system's reason. When the system cannot be asked, the scenarios are
+   * saved as they are: a send is then refused by the destination in words.
+   */
+  async function refuseUnanswerableMatching(tenant: TenantScope, actor: FormulaActor, row: FormulaRow, matching: Matching): Promise<void> {
+    if (!row.destinationDataSourceId || !row.destinationObject || !Array.isArray(matching?.scenarios) || !matching.scenarios.length) return;
+    const ds = await tenant.dataSources.get(row.destinationDataSourceId);
+    if (!ds) return;
+    const connector = connectorOf(ds.system as SystemId);
+    if (!connector.matchingProblem) return;
+    const scenarios = matching.scenarios.map((s) => ({ name: s.name, fields: s.criteria.map((c) => c.destination).filter((f): f is string => !!f) }));
+    let problem: string | null;
+    try {
+      problem = await connector.matchingProblem({
+        tenant, settings: connectionSettings(deps.box, ds), dataSourceId: ds.id, dataDir: deps.config.dataDir, endSettings: row.destinationSettings,
+        grant: grantStoreFor(tenant, deps.box, ds.id), network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts },
+      }, row.destinationObject, scenarios);
+    } catch (err) {
+      actor.log.warn({ err, formulaId: row.id }, 'the destination could not be asked whether it can answer the matching scenarios');
+      return;
+    }
+    if (problem) throw new DomainError('bad-request', problem, { errors: { matching: problem } }, 'validation-failed');
   }
 
   const prefixed = (prefix: string, errors: Record<string, string>) =>
@@ -316,6 +341,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async putPart(tenant: TenantScope, actor: FormulaActor, id: string, part: FormulaPartName, body: unknown) {
       // asked before the transaction: describing the destination is a call to its system
       if (part === 'mapping') await refuseReadOnlyMapping(tenant, actor, await load(tenant, id), body as Mapping);
+      if (part === 'matching') await refuseUnanswerableMatching(tenant, actor, await load(tenant, id), body as Matching);
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
         if (part === 'schedule' && row.usesFileUpload) {

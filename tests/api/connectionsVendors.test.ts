@@ -24,7 +24,6 @@ const savedEnv: Record<string, string | undefined> = {};
 
 /** Valid settings for each system, and one change the vendor refuses. */
 const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong: Record<string, string>; detail: RegExp }>> = {
-  'mailchimp': { settings: { ...C.mailchimp }, wrong: { apiKey: 'ffffffffffffffffffffffffffffffff-us21' }, detail: /Everything's Chimpy/ },
   'gofundme-pro': { settings: { ...C.gofundmePro }, wrong: { clientSecret: 'nope' }, detail: /Riverside Food Bank/ },
   'emma': { settings: { ...C.emma }, wrong: { privateApiKey: 'nope' }, detail: /account 1700123/ },
   'encompass': { settings: { ...C.encompass }, wrong: { clientSecret: 'nope' }, detail: /access token/ },
@@ -40,7 +39,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'mobile-commons': { settings: { ...C.mobileCommons }, wrong: { password: 'nope' }, detail: /Signed in/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
-  'hubspot': { settings: { ...C.hubspot }, wrong: { accessToken: 'pat-na1-99999999-2222-3333-4444-555555555555' }, detail: /24681357/ },
   'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
   'donordrive': { settings: { siteUrl: 'https://riverside.donordrive.com', ...C.donordrive }, wrong: { apiToken: 'nope' }, detail: /riverside\.donordrive\.com/ },
   'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },

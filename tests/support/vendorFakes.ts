@@ -169,11 +169,6 @@ function salesforceToken(r: Req): Answer | undefined {
 }
 
 const FAKES: Partial<Record<SystemId, Fake>> = {
-  'mailchimp': (r) => {
-    if (r.method !== 'GET' || r.path !== '/3.0/ping') return undefined;
-    if (!isBasic(r.headers, null, C.mailchimp.apiKey)) return [401, { title: 'API Key Invalid', status: 401, detail: 'Your API key may be invalid, or you\'ve attempted to access the wrong datacenter.' }];
-    return [200, { health_status: "Everything's Chimpy!" }];
-  },
   'gofundme-pro': (r) => {
     if (r.method === 'POST' && r.path === '/oauth2/auth') {
       const f = form(r);
@@ -291,10 +286,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
     return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];
-  },
-  'hubspot': (r) => {
-    if (r.method !== 'GET' || r.path !== '/account-info/v3/details') return undefined;
-    return bearer(r.headers) === C.hubspot.accessToken ? [200, { portalId: 24681357, accountType: 'STANDARD' }] : [401, { status: 'error', message: 'Authentication credentials not found.' }];
   },
   'luminate-online': (r) => {
     if (r.method !== 'POST' || r.path !== '/riverside/site/SRConsAPI') return undefined;

@@ -15,7 +15,9 @@ describe('what each system does', () => {
       'http': 'source',
       'salesforce': 'source and destination',
       'fenxt': 'connection test only',
-      'mailchimp': 'connection test only',
+      'mailchimp': 'source and destination',
+      'hubspot': 'source and destination',
+      'constant-contact': 'connection test only',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

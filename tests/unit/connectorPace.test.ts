@@ -1,6 +1,6 @@
 /** The connector kit's pacer: at most N calls start in any second, in the order they asked, and an abort frees the queue. */
 import { describe, expect, it } from 'vitest';
-import { pacer, type Clock } from '../../server/connectors/kit/pace.ts';
+import { pacer, windowPacer, type Clock } from '../../server/connectors/kit/pace.ts';
 import { vendorClient } from '../../server/connectors/kit/vendorClient.ts';
 
 /** a clock whose sleeps pass at once, moving its time forward */
@@ -42,6 +42,26 @@ describe('pacer', () => {
     gone.abort(new Error('stopped'));
     await expect(p.take(gone.signal)).rejects.toThrow('stopped');
     await expect(p.take()).resolves.toBeUndefined();
+  });
+
+  it('keeps a limit over a longer window (HubSpot: 100 calls in any ten seconds)', async () => {
+    const clock = fakeClock();
+    const p = windowPacer(4, 10_000, clock);
+    const starts: number[] = [];
+    for (let i = 0; i < 9; i++) { await p.take(); starts.push(clock.now()); }
+    for (let i = 4; i < starts.length; i++) expect(starts[i]! - starts[i - 4]!).toBeGreaterThanOrEqual(10_000);
+    expect(starts.slice(0, 4).every((s) => s === starts[0])).toBe(true);
+  });
+
+  it('takes a call\'s own pace too, after the client\'s (HubSpot\'s searches)', async () => {
+    const taken: string[] = [];
+    const client = vendorClient({
+      system: 'hubspot', name: 'HubSpot', baseUrl: 'http://127.0.0.1:9', auth: async () => ({}),
+      pace: { take: async () => { taken.push('client'); } },
+    });
+    await expect(client.call({ method: 'POST', path: '/crm/v3/objects/contacts/search', pace: { take: async () => { taken.push('search'); throw new Error('paced'); } } })).rejects.toThrow('paced');
+    expect(taken).toEqual(['client', 'search']);
+    expect(client.stats.calls).toBe(0);
   });
 
   it('is taken by the vendor client before each call', async () => {

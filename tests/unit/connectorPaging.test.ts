@@ -1,6 +1,7 @@
 /** The connector kit's paging helpers: every page once, in order, each with the position after it. */
 import { describe, expect, it } from 'vitest';
-import { cursorPages, linkPages, offsetPages, pullPosition, type Page } from '../../server/connectors/kit/paging.ts';
+import { meets } from '../../server/connectors/kit/criteria.ts';
+import { cursorPages, laterStamp, linkPages, offsetPages, positionSince, pullPosition, type Page } from '../../server/connectors/kit/paging.ts';
 
 const ITEMS = Array.from({ length: 7 }, (_, i) => i);
 async function all<T>(pages: AsyncIterable<Page<T>>): Promise<Page<T>[]> {
@@ -48,5 +49,24 @@ describe('a pull position', () => {
     expect(pullPosition(JSON.stringify({ since: '2026-11-01', next: '/page/2' }), refuse)).toEqual({ since: '2026-11-01', next: '/page/2', latest: null });
     expect(() => pullPosition('2026-11-01T00:00:00Z', refuse)).toThrow('not ours');
     expect(pullPosition('2026-11-01T00:00:00Z', (since) => ({ since, next: null, latest: null }))).toEqual({ since: '2026-11-01T00:00:00Z', next: null, latest: null });
+  });
+
+  it('reads a vendor\'s date on its own as where a pull from it starts, and keeps the later of two stamps', () => {
+    expect(positionSince(null)).toEqual({ since: null, next: null, latest: null });
+    expect(positionSince('2026-11-01T00:00:00Z')).toEqual({ since: '2026-11-01T00:00:00Z', next: null, latest: null });
+    expect(positionSince(JSON.stringify({ since: 'a', next: '2', latest: 'b' }))).toEqual({ since: 'a', next: '2', latest: 'b' });
+    expect(laterStamp(null, '2026-01-01T00:00:00Z')).toBe('2026-01-01T00:00:00Z');
+    expect(laterStamp('2026-01-02T00:00:00Z', '2026-01-01T00:00:00Z')).toBe('2026-01-02T00:00:00Z');
+    expect(laterStamp('2026-01-02T00:00:00Z', undefined)).toBe('2026-01-02T00:00:00Z');
+  });
+});
+
+describe('a candidate held to a criterion', () => {
+  it('equals, contains and starts with, on values written alike', () => {
+    expect(meets('ada lovelace', 'ada lovelace', undefined)).toBe(true);
+    expect(meets('ada lovelace', 'love', 'contains')).toBe(true);
+    expect(meets('ada lovelace', 'love', 'equals')).toBe(false);
+    expect(meets('ada lovelace', 'ada', 'starts-with')).toBe(true);
+    expect(meets('ada lovelace', 'lace', 'starts-with')).toBe(false);
   });
 });

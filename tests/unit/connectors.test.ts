@@ -66,7 +66,7 @@ describe('the catalogue', () => {
     const keys = (s: Parameters<typeof connectorFor>[0]) => formFields(connectorFor(s).settings).map((f) => `${f.key}:${f.kind}${f.secret ? '*' : ''}`);
     expect(keys('mailchimp')).toEqual(['apiKey:secret*']);
     expect(keys('stripe')).toEqual(['secretKey:secret*']);
-    expect(keys('hubspot')).toEqual(['accessToken:secret*']);
+    expect(keys('hubspot')).toEqual(['authenticationType:select', 'accessToken:secret*', 'clientId:text', 'clientSecret:secret*', 'refreshToken:secret*']);
     expect(keys('sftp')).toEqual(['host:text', 'port:port', 'username:text', 'authenticationType:select', 'password:secret*', 'privateKey:key*', 'passphrase:secret*', 'folder:text', 'hostKeyFingerprint:text']);
     expect(keys('salesforce')).toEqual(['environment:select', 'authenticationType:select', 'customDomain:text', 'clientId:text', 'clientSecret:secret*', 'username:email', 'password:secret*', 'securityToken:secret*', 'refreshToken:secret*']);
     expect(keys('renxt')).toEqual(['clientId:text', 'clientSecret:secret*', 'subscriptionKey:secret*', 'refreshToken:secret*']);

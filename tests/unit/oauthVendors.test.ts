@@ -12,7 +12,7 @@ describe('the OAuth vendors', () => {
       const field = formFields(connectorFor(vendor.system).settings).find((f) => f.key === vendor.refreshTokenField);
       expect(field, vendor.system).toMatchObject({ secret: true, required: false });
     }
-    expect(Object.keys(OAUTH_VENDORS).sort()).toEqual(['fenxt', 'renxt', 'salesforce']);
+    expect(Object.keys(OAUTH_VENDORS).sort()).toEqual(['fenxt', 'hubspot', 'renxt', 'salesforce']);
     expect(Object.values(OAUTH_VENDORS).every((v) => v.pkce)).toBe(true);
   });
 
@@ -25,6 +25,10 @@ describe('the OAuth vendors', () => {
     expect(usesOAuth('salesforce', { authenticationType: 'username-password' })).toBe(false);
     expect(usesOAuth('renxt', {})).toBe(true);
     expect(usesOAuth('mailchimp', {})).toBe(false);
+    // HubSpot: a private app's token unless Connect is chosen (connections saved before OAuth have no type)
+    expect(usesOAuth('hubspot', { authenticationType: 'oauth' })).toBe(true);
+    expect(usesOAuth('hubspot', {})).toBe(false);
+    expect(OAUTH_VENDORS.hubspot!.tokenUrl({})).toBe('https://api.hubapi.com/oauth/v1/token');
   });
 
   it("compute RFC 7636's S256 challenge (its appendix B example)", () => {

@@ -26,16 +26,24 @@ const realClock: Clock = {
 };
 
 export function pacer(perSecond: number, clock: Clock = realClock): Pacer {
-  if (!(perSecond >= 1)) throw new Error('A pacer needs at least one call per second.');
-  // start times of the last `perSecond` calls; calls queue behind each other so none jumps ahead
+  return windowPacer(perSecond, 1000, clock);
+}
+
+/**
+ * At most `count` calls start in any `windowMs` (a sliding window): a vendor whose limit is per
+ * ten seconds (HubSpot's burst limit) is paced over its own window, not a second's share of it.
+ */
+export function windowPacer(count: number, windowMs: number, clock: Clock = realClock): Pacer {
+  if (!(count >= 1) || !(windowMs > 0)) throw new Error('A pacer needs at least one call in its window.');
+  // start times of the last `count` calls; calls queue behind each other so none jumps ahead
   const starts: number[] = [];
   let queue: Promise<void> = Promise.resolve();
   return {
     take(signal) {
       const mine = queue.then(async () => {
         signal?.throwIfAborted();
-        if (starts.length >= perSecond) {
-          const wait = starts[0]! + 1000 - clock.now();
+        if (starts.length >= count) {
+          const wait = starts[0]! + windowMs - clock.now();
           if (wait > 0) await clock.sleep(wait, signal);
           starts.shift();
         }
@@ -50,9 +58,9 @@ export function pacer(perSecond: number, clock: Clock = realClock): Pacer {
 
 const shared = new Map<string, Pacer>();
 
-/** The process's pacer for one vendor account (made on first use). */
-export function sharedPacer(key: string, perSecond: number): Pacer {
+/** The process's pacer for one vendor account (made on first use); `windowMs` for a limit over more than a second. */
+export function sharedPacer(key: string, perSecond: number, windowMs = 1000): Pacer {
   let p = shared.get(key);
-  if (!p) { p = pacer(perSecond); shared.set(key, p); }
+  if (!p) { p = windowPacer(perSecond, windowMs); shared.set(key, p); }
   return p;
 }

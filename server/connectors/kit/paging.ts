@@ -51,3 +51,9 @@ export function pullPosition(watermark: string | null, bare: (watermark: string)
   try { p = JSON.parse(watermark) as Partial<PullPosition>; } catch { return bare(watermark); }
   return { since: p.since ?? null, next: p.next ?? null, latest: p.latest ?? null };
 }
+
+/** A watermark read as a pull position, a vendor's date on its own being where a pull from that date starts. */
+export const positionSince = (watermark: string | null): PullPosition => pullPosition(watermark, (since) => ({ since, next: null, latest: null }));
+
+/** The later of two modification stamps written alike (ISO 8601 in one zone, as each vendor gives them). */
+export const laterStamp = (a: string | null, b: string | null | undefined): string | null => (!b ? a : !a || b > a ? b : a);

@@ -26,13 +26,15 @@ export class VendorRefusal extends ConnectionProblem {
 }
 
 export interface VendorCall {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** path and query on the vendor's documented host, or a whole URL on it (a `next_link`) */
   path: string;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
   /** headers of this call only (Salesforce's Sforce-Query-Options) */
   headers?: Record<string, string>;
+  /** a limit of this kind of call, kept beside the client's (HubSpot's searches: a few a second) */
+  pace?: Pacer;
   /** refusals the caller tells apart itself (a report the user may not read): thrown as a VendorRefusal with their status */
   own?: number[];
 }
@@ -42,6 +44,8 @@ export interface VendorClientOptions {
   name: string;
   /** the vendor's documented base URL (https://api.sky.blackbaud.com), or where it is now (a Salesforce org's instance URL) */
   baseUrl: string | (() => string);
+  /** what signs the calls in, as a refusal names it ('API key'); an access token unless said */
+  credential?: string;
   /** headers that authenticate a call; `force` after the vendor refused the last token */
   auth(force: boolean): Promise<Record<string, string>>;
   /** the vendor's words from an error body */
@@ -97,6 +101,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         let res: VendorResponse;
         try {
           await o.pace?.take(o.signal);
+          await req.pace?.take(o.signal);
           stats.calls++;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
@@ -123,7 +128,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         const quota = o.quota?.(res, body);
         if (quota) throw quota;
         if (res.status === 401 && !forced) { forced = true; continue; }
-        if (res.status === 401) throw refused(`${o.name} refused the access token (HTTP 401).`);
+        if (res.status === 401) throw refused(`${o.name} refused the ${o.credential ?? 'access token'} (HTTP 401).`);
         if (res.status === 429 || res.status === 503) {
           const wait = retryAfterMs(res.header?.('retry-after')) ?? BACKOFF_MS * 2 ** (attempt - 1);
           if (wait > MAX_WAIT_MS) {

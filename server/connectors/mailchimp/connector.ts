@@ -1,14 +1,313 @@
-/** Mailchimp Marketing API 3.0: HTTP Basic with the API key; the key's suffix names the data centre. */
+/**
+ * Mailchimp Marketing API 3.0 as a source and a destination, on the connector kit: HTTP Basic with
+ * the API key (any user name), at https://{dc}.api.mailchimp.com/3.0 where dc is the key's suffix
+ * (`…-us21`). Error bodies are problem documents ({ type, title, status, detail, instance }, with
+ * `errors` per field on a 400); a 429 (Mailchimp allows ten connections at once per key) is waited
+ * out through the client, and calls are paced to ten a second per key.
+ *
+ * Source: the members of the formula's audience (`GET /lists/{id}/members`) changed since the
+ * watermark (`since_last_changed`, sorted by `last_changed` ascending), paged with offset and
+ * count; each member with its merge fields (an address merge field as its parts) and its tags.
+ *
+ * Destination: members of the formula's audience. A member is found by e-mail only: its id is
+ * the MD5 of the lower-cased address (the subscriber hash), so a scenario without the e-mail
+ * address cannot be answered and is refused when saved. A write is `PUT /lists/{id}/members/{hash}`
+ * (Mailchimp's own upsert: sending it again changes nothing) with `status_if_new` from the
+ * destination settings. Consent is the member's: the status is sent only when the formula maps it,
+ * and never to re-subscribe a member who unsubscribed or was cleaned (the rest of the record is
+ * sent without it). Tags mapped are added to the member (`POST …/tags`), never removed.
+ *
+ * Fields: the audience's merge fields (`/lists/{id}/merge-fields`); described without a formula's
+ * audience (the wizard's first look), those of every audience of the account.
+ */
+import { createHash } from 'node:crypto';
 import { mailchimp } from '../../../src/domain/connectors/engagement.ts';
-import { testOnlyConnector } from '../connector.ts';
-import { basic, expectJson, requireField, vendorFetch } from '../vendorHttp.ts';
+import {
+  ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
+  type SourceRecord, type UpsertItem, type UpsertResult,
+} from '../connector.ts';
+import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
+import { sharedPacer } from '../kit/pace.ts';
+import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
+import { basic } from '../vendorHttp.ts';
 
-export const mailchimpConnector = testOnlyConnector('mailchimp', async ({ settings }) => {
-  const apiKey = settings.apiKey!;
-  const dc = apiKey.slice(apiKey.lastIndexOf('-') + 1);
-  const res = await vendorFetch('mailchimp', 'Mailchimp', `https://${dc}.api.mailchimp.com/3.0/ping`, {
-    headers: { authorization: basic('tributary', apiKey) },
+const NAME = 'Mailchimp';
+/** members a page: Mailchimp's most */
+export const MAILCHIMP_PAGE = 1000;
+const CALLS_PER_SECOND = 10;
+
+/** The subscriber hash: MD5 of the lower-cased e-mail address (Mailchimp's member id). */
+export const subscriberHash = (email: string) => createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+
+/** `…-us21` → https://us21.api.mailchimp.com */
+export function mailchimpBase(apiKey: string | undefined): string {
+  const dc = /-([a-z]{2,4}\d{1,3})$/.exec(apiKey ?? '')?.[1];
+  if (!dc) throw refused('A Mailchimp API key ends with its data centre, for example -us21.');
+  return `https://${dc}.api.mailchimp.com`;
+}
+
+/** Mailchimp's words: the problem's title and detail, and each field's error. */
+export function mailchimpMessageOf(body: unknown): string {
+  if (!body || typeof body !== 'object') return '';
+  const o = body as { title?: unknown; detail?: unknown; errors?: { field?: unknown; message?: unknown }[] };
+  const head = [o.title, o.detail].filter((x): x is string => typeof x === 'string' && !!x).join(': ');
+  const fields = (o.errors ?? []).map((e) => [e.field, e.message].filter((x) => typeof x === 'string' && x).join(': ')).filter(Boolean);
+  return [head, ...fields].filter(Boolean).join('; ').slice(0, 500);
+}
+
+export function mailchimpClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): VendorClient {
+  const apiKey = ctx.settings.apiKey ?? '';
+  const baseUrl = mailchimpBase(apiKey);
+  return vendorClient({
+    system: 'mailchimp', name: NAME, baseUrl, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
+    pace: sharedPacer(`mailchimp:${createHash('sha256').update(apiKey).digest('hex')}`, CALLS_PER_SECOND),
+    credential: 'API key',
+    auth: async () => ({ authorization: basic('tributary', apiKey) }),
+    messageOf: mailchimpMessageOf,
   });
-  const body = await expectJson<{ health_status?: string }>('Mailchimp', res, 'the API key');
-  return { detail: `Mailchimp answered: ${requireField(body.health_status, 'Mailchimp', 'a health status')}` };
-}, mailchimp.objects);
+}
+
+interface MergeField { tag?: string; name?: string; type?: string; required?: boolean }
+interface Member {
+  id?: string; email_address?: string; status?: string; merge_fields?: Record<string, unknown>; tags?: { name?: string }[];
+  last_changed?: string; timestamp_opt?: string;
+}
+
+const ADDRESS_PARTS = ['addr1', 'addr2', 'city', 'state', 'zip', 'country'] as const;
+const STATUSES = ['subscribed', 'unsubscribed', 'cleaned', 'pending', 'transactional'];
+/** a member who said no (or whose address bounced) is never made subscribed again by a formula */
+const NOT_AGAIN = new Set(['unsubscribed', 'cleaned']);
+
+const audienceOf = (ctx: ConnectorContext, options?: PullOptions): string => {
+  const id = (options?.settings?.audienceId ?? ctx.endSettings?.audienceId ?? '').trim();
+  if (!id) throw new ConnectorInputError('Choose the Mailchimp audience (its audience ID) in the formula\'s settings.');
+  return id;
+};
+
+function objectOf(object: string): 'members' {
+  if (object === 'members') return object;
+  throw new ConnectorInputError(`Tributary reads and writes Mailchimp audience members; ${object} is not one of them yet.`);
+}
+
+const MERGE_TYPES: Record<string, FieldInfo['type']> = { number: 'number', date: 'date', birthday: 'string', phone: 'phone' };
+
+function mergeFieldInfos(fields: MergeField[]): FieldInfo[] {
+  const out: FieldInfo[] = [];
+  for (const f of fields) {
+    if (!f.tag) continue;
+    if (f.type === 'address') {
+      for (const part of ADDRESS_PARTS) out.push({ name: `${f.tag}.${part}`, label: `${f.name ?? f.tag} (${part})`, type: 'string' });
+    } else {
+      out.push({ name: f.tag, label: f.name ?? f.tag, type: MERGE_TYPES[f.type ?? ''] ?? 'string', ...(f.required ? { required: true } : {}) });
+    }
+  }
+  return out;
+}
+
+const FIXED: FieldInfo[] = [
+  { name: 'id', label: 'Subscriber hash', type: 'string', readOnly: true },
+  { name: 'email_address', label: 'E-mail address', type: 'email', required: true, searchable: true },
+  // consent: written only when mapped, and never to re-subscribe someone who unsubscribed
+  { name: 'status', label: 'Subscription status (changes consent: map it only on purpose; an unsubscribed member is never subscribed again)', type: 'string' },
+  { name: 'tags', label: 'Tags (comma-separated; mapped tags are added)', type: 'string' },
+  { name: 'last_changed', label: 'Last changed', type: 'datetime', readOnly: true },
+  { name: 'timestamp_opt', label: 'Opted in on', type: 'datetime', readOnly: true },
+];
+
+async function mergeFields(client: VendorClient, audience: string): Promise<MergeField[]> {
+  const answer = await client.call<{ merge_fields?: MergeField[] }>({ path: `/3.0/lists/${encodeURIComponent(audience)}/merge-fields`, query: { count: 1000 } });
+  return answer.merge_fields ?? [];
+}
+
+async function describe(ctx: ConnectorContext, client: VendorClient): Promise<FieldInfo[]> {
+  const audience = ctx.endSettings?.audienceId?.trim();
+  let merge: MergeField[];
+  if (audience) merge = await mergeFields(client, audience);
+  else {
+    // no audience yet: the merge fields of every audience of the account, each tag once
+    const lists = await client.call<{ lists?: { id?: string }[] }>({ path: '/3.0/lists', query: { count: 1000, fields: 'lists.id,lists.name' } });
+    const byTag = new Map<string, MergeField>();
+    for (const l of lists.lists ?? []) if (l.id) for (const f of await mergeFields(client, l.id)) if (f.tag && !byTag.has(f.tag)) byTag.set(f.tag, f);
+    merge = [...byTag.values()];
+  }
+  return [...FIXED, ...mergeFieldInfos(merge)];
+}
+
+export function memberRecord(m: Member): SourceRecord {
+  const fields: Record<string, unknown> = {};
+  for (const [tag, value] of Object.entries(m.merge_fields ?? {})) {
+    if (value && typeof value === 'object') {
+      for (const part of ADDRESS_PARTS) {
+        const v = (value as Record<string, unknown>)[part];
+        if (v !== undefined && v !== null && v !== '') fields[`${tag}.${part}`] = v;
+      }
+    } else if (value !== undefined && value !== null && value !== '') fields[tag] = value;
+  }
+  const tags = (m.tags ?? []).map((t) => t.name).filter(Boolean).join(', ');
+  return {
+    id: String(m.id ?? subscriberHash(m.email_address ?? '')),
+    fields: Object.fromEntries(Object.entries({
+      id: m.id, email_address: m.email_address, status: m.status, tags: tags || undefined, last_changed: m.last_changed, timestamp_opt: m.timestamp_opt || undefined, ...fields,
+    }).filter(([, v]) => v !== undefined && v !== null && v !== '')),
+  };
+}
+
+/** Mailchimp's since_last_changed is "after": a second earlier, so changes in the watermark's own second are read again, harmlessly. */
+const secondBefore = (iso: string) => new Date(Date.parse(iso) - 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
+async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
+  objectOf(object);
+  const audience = audienceOf(ctx, options);
+  const client = mailchimpClient(ctx);
+  const at = positionSince(since);
+  // a run once over a window keeps its own cursor: a continuation goes on where the last slice stopped
+  const window = options?.window;
+  const from = at.since ?? (window ? window.from.toISOString() : null);
+  let latest = at.latest;
+  const count = Math.min(options?.batchSize ?? MAILCHIMP_PAGE, MAILCHIMP_PAGE);
+  const start = at.next ? Number(at.next) : 0;
+  for await (const page of offsetPages(async (offset, limit) => {
+    const answer = await client.call<{ members?: Member[] }>({
+      path: `/3.0/lists/${encodeURIComponent(audience)}/members`,
+      query: {
+        count: limit, offset, sort_field: 'last_changed', sort_dir: 'ASC',
+        since_last_changed: from ? secondBefore(from) : undefined,
+        before_last_changed: window ? window.to.toISOString().replace(/\.\d{3}Z$/, '+00:00') : undefined,
+      },
+    });
+    return answer.members ?? [];
+  }, count, start)) {
+    const records = page.items.map(memberRecord);
+    for (const r of records) {
+      const changed = r.fields.last_changed as string | undefined;
+      if (changed && (!latest || Date.parse(changed) > Date.parse(latest))) latest = new Date(Date.parse(changed)).toISOString();
+    }
+    const position: PullPosition = page.next ? { since: from, next: page.next, latest } : { since: latest ?? from, next: null, latest: null };
+    yield { records, watermark: JSON.stringify(position) };
+  }
+}
+
+async function memberByEmail(client: VendorClient, audience: string, email: string): Promise<Member | null> {
+  try {
+    return await client.call<Member>({ path: `/3.0/lists/${encodeURIComponent(audience)}/members/${subscriberHash(email)}` });
+  } catch (err) {
+    if (err instanceof VendorRefusal && err.status === 404) return null;
+    throw err;
+  }
+}
+
+async function searchMany(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]> {
+  objectOf(object);
+  const audience = audienceOf(ctx);
+  const client = mailchimpClient(ctx);
+  const out: SourceRecord[][] = [];
+  for (const q of queries) {
+    const email = q.criteria.find((c) => c.field === 'email_address' && (c.operator ?? 'equals') === 'equals');
+    const byId = q.criteria.find((c) => c.field === 'id');
+    if (!email && !byId) throw new ConnectorInputError('Mailchimp finds audience members by e-mail address only.');
+    let member: Member | null;
+    if (email) member = email.value.trim() ? await memberByEmail(client, audience, email.value) : null;
+    else {
+      try { member = await client.call<Member>({ path: `/3.0/lists/${encodeURIComponent(audience)}/members/${encodeURIComponent(byId!.value.trim())}` }); } catch (err) {
+        if (!(err instanceof VendorRefusal && err.status === 404)) throw err;
+        member = null;
+      }
+    }
+    const record = member ? memberRecord(member) : null;
+    // the other criteria compared on the member found
+    const others = q.criteria.filter((c) => c !== email && c !== byId);
+    out.push(record && others.every((c) => String(record.fields[c.field] ?? '').trim().toLowerCase() === c.value.trim().toLowerCase()) ? [record] : []);
+  }
+  return out;
+}
+
+const text = (v: unknown) => (v === undefined || v === null ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim());
+
+/** The record's fields as a member's body: merge fields by tag (an address from its parts). */
+function memberBody(fields: Record<string, unknown>): { email: string; merge: Record<string, unknown>; status: string | null; tags: string[] } {
+  const merge: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (['id', 'email_address', 'status', 'tags', 'last_changed', 'timestamp_opt'].includes(k)) continue;
+    const dot = k.indexOf('.');
+    if (dot > 0) {
+      const address = (merge[k.slice(0, dot)] ??= {}) as Record<string, string>;
+      address[k.slice(dot + 1)] = text(v);
+    } else merge[k] = text(v);
+  }
+  const status = 'status' in fields ? text(fields.status).toLowerCase() || null : null;
+  const tags = text(fields.tags).split(',').map((t) => t.trim()).filter(Boolean);
+  return { email: text(fields.email_address), merge, status, tags };
+}
+
+async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
+  objectOf(object);
+  const audience = audienceOf(ctx);
+  const client = mailchimpClient(ctx);
+  const statusIfNew = ctx.endSettings?.status || 'subscribed';
+  const results: UpsertResult[] = [];
+  for (const item of items) {
+    const fail = (error: string) => results.push({ idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error });
+    const body = memberBody(item.fields);
+    if (!body.email) { fail('Mailchimp keeps a member by e-mail address, and this record has none.'); continue; }
+    if (body.status && !STATUSES.includes(body.status)) { fail(`Mailchimp has no subscription status '${body.status}' (it has ${STATUSES.join(', ')}).`); continue; }
+    const hash = subscriberHash(body.email);
+    try {
+      // a status is sent only when mapped, and never to bring back someone who left
+      let status = body.status;
+      // without a match the engine creates: Mailchimp's PUT answers the same either way
+      let existed = !!item.id;
+      if (status) {
+        const now = await memberByEmail(client, audience, body.email);
+        existed = !!now;
+        if (now?.status && NOT_AGAIN.has(now.status) && status !== now.status) status = null;
+      }
+      const saved = await client.call<Member>({
+        method: 'PUT', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}`,
+        json: {
+          email_address: body.email, status_if_new: statusIfNew,
+          ...(status ? { status } : {}),
+          ...(Object.keys(body.merge).length ? { merge_fields: body.merge } : {}),
+        },
+      });
+      if (body.tags.length) {
+        await client.call({ method: 'POST', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}/tags`, json: { tags: body.tags.map((name) => ({ name, status: 'active' })) } });
+      }
+      results.push({ idempotencyKey: item.idempotencyKey, id: String(saved.id ?? hash), outcome: existed ? 'updated' : 'created', replayed: false });
+    } catch (err) {
+      if (!(err instanceof VendorRefusal)) throw err;
+      fail(`${NAME} refused the member: ${err.vendorMessage || `HTTP ${err.status}`}`);
+    }
+  }
+  return results;
+}
+
+export const mailchimpConnector: Connector = {
+  system: 'mailchimp',
+  async test(ctx) {
+    const body = await mailchimpClient(ctx).call<{ health_status?: string }>({ path: '/3.0/ping' });
+    if (!body?.health_status) throw refused('Mailchimp answered without a health status.');
+    return { detail: `Mailchimp answered: ${body.health_status}` };
+  },
+  async listObjects() {
+    return mailchimp.objects.filter((o) => o.name === 'members');
+  },
+  async describeFields(ctx, object) {
+    objectOf(object);
+    return describe(ctx, mailchimpClient(ctx));
+  },
+  pull: (ctx, object, since, options) => pull(ctx, object, since, options),
+  async search(ctx, object, query) {
+    return (await searchMany(ctx, object, [query]))[0]!;
+  },
+  searchMany,
+  upsert,
+  async matchingProblem(_ctx, object, scenarios) {
+    if (object !== 'members') return `Tributary writes Mailchimp audience members; ${object} is not one of them yet.`;
+    for (const s of scenarios) {
+      if (!s.fields.includes('email_address') && !s.fields.includes('id')) {
+        return `Mailchimp finds audience members by e-mail address only: the scenario "${s.name}" compares ${s.fields.join(', ') || 'nothing'}. Add the e-mail address to it.`;
+      }
+    }
+    return null;
+  },
+};

@@ -29,7 +29,8 @@ import {
 } from '../connector.ts';
 import type { ObjectInfo } from '../../../src/domain/connectors/types.ts';
 import type { FieldInfo } from '../../../src/domain/api/integrations.ts';
-import { linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
+import { meets } from '../kit/criteria.ts';
+import { laterStamp, linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
 import { API_ROOT, errorWords, salesforceApi, type SalesforceApi, type SalesforceError } from './client.ts';
 import { condition, isApiName, normalizeDateTime, selectable, soqlDateTime, soqlLiteral, type SfField } from './soql.ts';
@@ -153,7 +154,7 @@ const positionOf = (watermark: string | null): Position => pullPosition(watermar
   throw new ConnectorInputError('The watermark is not one this connector wrote.');
 });
 
-const later = (a: string | null, b: string | null) => (!b ? a : !a || b > a ? b : a);
+const later = laterStamp;
 
 const selectList = (d: Describe) => selectable(d.fields).map((f) => f.name).filter(isApiName);
 
@@ -204,9 +205,7 @@ function holds(record: SourceRecord, field: SfField, c: SearchCriterion): boolea
   if (field.type === 'boolean' || ['int', 'double', 'currency', 'percent', 'long'].includes(field.type)) return literal !== null && String(have) === literal;
   if (field.type === 'date') return literal !== null && String(have ?? '').slice(0, 10) === literal;
   if (field.type === 'datetime') return literal !== null && soqlDateTime(normalizeDateTime(String(have ?? ''))) === literal;
-  const want = lower(c.value);
-  const op = c.operator ?? 'equals';
-  return op === 'contains' ? lower(have).includes(want) : op === 'starts-with' ? lower(have).startsWith(want) : lower(have) === want;
+  return meets(lower(have), lower(c.value), c.operator);
 }
 
 function fieldNamed(d: Describe, name: string): SfField {

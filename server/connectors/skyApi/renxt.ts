@@ -20,7 +20,8 @@ import {
   ConnectorInputError, type Connector, type ConnectorContext, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
   type UpsertItem, type UpsertResult,
 } from '../connector.ts';
-import { linkPages, offsetPages, pullPosition, type PullPosition } from '../kit/paging.ts';
+import { meets } from '../kit/criteria.ts';
+import { laterStamp, linkPages, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { skySession, type Sky } from './client.ts';
@@ -47,9 +48,9 @@ const sky = (ctx: ConnectorContext): Sky => skySession(ctx, 'renxt', NAME);
 type Position = PullPosition;
 
 // a date on its own is where a pull from that date starts
-const positionOf = (watermark: string | null): Position => pullPosition(watermark, (since) => ({ since, next: null, latest: null }));
+const positionOf = positionSince;
 
-const later = (a: string | null, b: string | null | undefined) => (!b ? a : !a || b > a ? b : a);
+const later = laterStamp;
 
 const PULLS = {
   constituents: { path: '/constituent/v1/constituents', filter: 'date_modified', record: constituentRecord },
@@ -92,9 +93,7 @@ function holds(record: SourceRecord, c: SearchCriterion): boolean {
   const have = c.field === 'phone' ? digits(record.fields[c.field]) : norm(record.fields[c.field]);
   const want = c.field === 'phone' ? digits(c.value) : norm(c.value);
   if (!want) return false;
-  if (c.operator === 'contains') return have.includes(want);
-  if (c.operator === 'starts-with') return have.startsWith(want);
-  return have === want;
+  return meets(have, want, c.operator);
 }
 
 async function constituentById(client: VendorClient, id: string): Promise<SourceRecord | null> {

@@ -33,7 +33,7 @@ export const mailchimp: ConnectorDefinition = {
   ],
   authentication: 'HTTP Basic with any user name and the API key as password, at https://{dc}.api.mailchimp.com/3.0/ (dc from the key).',
   docs: 'https://mailchimp.com/developer/marketing/docs/fundamentals/#api-structure',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const emma: ConnectorDefinition = {
@@ -189,17 +189,36 @@ export const mobileCommons: ConnectorDefinition = {
   support: 'connection-test',
 };
 
+const HUBSPOT_AUTH = [
+  { value: 'private-app', label: 'Private app access token' },
+  { value: 'oauth', label: 'Sign in with HubSpot (OAuth)' },
+];
+
 export const hubspot: ConnectorDefinition = {
   system: 'hubspot',
   name: 'HubSpot',
   vendor: 'HubSpot',
   roles: { source: true, destination: true },
   settings: settingsSchema({
+    // connections saved before OAuth came have no authentication type: a private app's token
+    authenticationType: choice('Authentication type', HUBSPOT_AUTH, { required: false, defaultValue: 'private-app' }),
     accessToken: secret('Private app access token', {
+      when: { field: 'authenticationType', is: ['private-app', ''] },
       pattern: { regex: /^pat-[a-z0-9]+-[0-9a-f-]+$/i, message: 'A private app access token starts with pat-.' },
     }),
+    // signing in with OAuth, the server's app (OAUTH_CLIENT_ID_HUBSPOT) may stand in
+    clientId: text('App client ID', { required: false, when: { field: 'authenticationType', is: ['oauth'] } }),
+    clientSecret: secret('App client secret', { required: false, when: { field: 'authenticationType', is: ['oauth'] } }),
+    refreshToken: secret('Refresh token', { required: false, when: { field: 'authenticationType', is: ['oauth'] }, description: 'Saved by Connect. An Administrator who already has one may paste it.' }),
   }),
-  additionalSettings: {},
+  additionalSettings: {
+    destination: settingsSchema({
+      uniqueProperty: text('Unique property for upserts', {
+        required: false, placeholder: 'member_id',
+        description: 'Optional: the internal name of a property that requires unique values. New records are upserted by it (contacts by e-mail when none is named), so sending one again updates it instead of adding another.',
+      }),
+    }),
+  },
   objects: [
     { name: 'contacts', label: 'Contacts' },
     { name: 'companies', label: 'Companies' },
@@ -207,9 +226,9 @@ export const hubspot: ConnectorDefinition = {
     { name: 'line_items', label: 'Line items' },
     { name: 'tickets', label: 'Tickets' },
   ],
-  authentication: 'Bearer access token of a private app, at api.hubapi.com.',
+  authentication: 'Bearer token at api.hubapi.com: a private app\'s access token, or OAuth 2.0 (Connect, with PKCE; the refresh token is exchanged at /oauth/v1/token).',
   docs: 'https://developers.hubspot.com/docs/api/private-apps',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const ENGAGEMENT = [mailchimp, emma, encompass, engagingNetworks, everyaction, constantContact, mobileCommons, hubspot];

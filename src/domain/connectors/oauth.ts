@@ -3,8 +3,8 @@
  * RFC 7636, where the vendor supports it): one table says, per vendor, where its consent page and
  * token endpoint are, which scopes to ask for, whether it takes PKCE and how the application
  * authenticates at the token endpoint. The connection form offers "Connect to <system>" for each;
- * the server builds the authorize URL and exchanges the code (server/connectors/oauth/). HubSpot,
- * Mailchimp, Constant Contact and Pardot join with a row each once their connectors keep a
+ * the server builds the authorize URL and exchanges the code (server/connectors/oauth/). Mailchimp,
+ * Constant Contact and Pardot join with a row each once their connectors keep a
  * refresh token.
  */
 import { ACTIONS, RESOURCES, can, type Policies } from '../roles.ts';
@@ -65,10 +65,30 @@ const salesforce: OAuthVendor = {
   when: { field: 'authenticationType', is: 'oauth' },
 };
 
+/**
+ * HubSpot: https://developers.hubspot.com/docs/api/oauth-quickstart-guide (consent at
+ * app.hubspot.com/oauth/authorize, tokens at api.hubapi.com/oauth/v1/token with client_id and
+ * client_secret in the body, PKCE's code_verifier accepted); the scopes of the objects read and written.
+ */
+const hubspot: OAuthVendor = {
+  system: 'hubspot',
+  authorizeUrl: () => 'https://app.hubspot.com/oauth/authorize',
+  tokenUrl: () => 'https://api.hubapi.com/oauth/v1/token',
+  scopes: [
+    'oauth', 'crm.objects.contacts.read', 'crm.objects.contacts.write', 'crm.objects.companies.read', 'crm.objects.companies.write',
+    'crm.objects.deals.read', 'crm.schemas.contacts.read', 'crm.schemas.companies.read', 'crm.schemas.deals.read',
+  ],
+  pkce: true,
+  clientAuthentication: 'body',
+  refreshTokenField: 'refreshToken',
+  when: { field: 'authenticationType', is: 'oauth' },
+};
+
 export const OAUTH_VENDORS: Partial<Record<SystemId, OAuthVendor>> = {
   renxt: skyApi('renxt'),
   fenxt: skyApi('fenxt'),
   salesforce,
+  hubspot,
 };
 
 /** The system's OAuth description, when it signs in with OAuth. */

@@ -1,0 +1,170 @@
+/**
+ * A local fake of the Mailchimp Marketing API 3.0, answering the endpoints Tributary calls as
+ * Mailchimp documents them (mailchimp.com/developer/marketing/api): HTTP Basic with the API key as
+ * password; GET /3.0/ping; GET /3.0/lists; GET /3.0/lists/{id}/merge-fields; GET
+ * /3.0/lists/{id}/members with `count` (at most 1000) and `offset`, `since_last_changed` and
+ * `before_last_changed`, `sort_field=last_changed`; a member by its subscriber hash (MD5 of the
+ * lower-cased e-mail); PUT /3.0/lists/{id}/members/{hash} (add or update; `status_if_new` for a new
+ * member; a member who unsubscribed or was cleaned cannot be subscribed again: 400 "Member In
+ * Compliance State"; an e-mail that looks fake is refused); POST …/members/{hash}/tags (204).
+ * Errors are problem documents `{ type, title, status, detail, instance }`; 429 carries
+ * Retry-After. Point Tributary at it with CONNECTOR_BASE_URL_MAILCHIMP.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { sendJson, startVendorServer } from './harness.ts';
+
+export const MAILCHIMP_KEY = '0123456789abcdef0123456789abcdef-us21';
+export const AUDIENCE = 'a1b2c3d4e5';
+export const OTHER_AUDIENCE = 'f6e5d4c3b2';
+
+export interface McMember {
+  id: string; email_address: string; unique_email_id: string; status: string; merge_fields: Record<string, unknown>;
+  tags: { id: number; name: string }[]; last_changed: string; timestamp_opt: string; list_id: string;
+}
+export interface McSeen { method: string; path: string; query: Record<string, string>; body: unknown; headers: http.IncomingHttpHeaders }
+
+export interface FakeMailchimp {
+  url: string;
+  seen: McSeen[];
+  /** members per audience, by subscriber hash */
+  members: Map<string, Map<string, McMember>>;
+  add(audience: string, m: { email: string; status?: string; merge?: Record<string, unknown>; tags?: string[]; changedAt?: Date }): McMember;
+  /** the next `n` API calls answer 429 with Retry-After `seconds` */
+  throttle(n: number, seconds?: number): void;
+  close(): Promise<void>;
+}
+
+type Answer = [number, unknown, Record<string, string>?];
+
+const hash = (email: string) => createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+const problem = (status: number, title: string, detail: string, more: Record<string, unknown> = {}): Answer =>
+  [status, { type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail, instance: randomUUID(), ...more }, { 'content-type': 'application/problem+json' }];
+/** Mailchimp's timestamps: ISO 8601 to the second, with +00:00 */
+const mcTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
+
+const MERGE_FIELDS = [
+  { merge_id: 1, tag: 'FNAME', name: 'First Name', type: 'text', required: false },
+  { merge_id: 2, tag: 'LNAME', name: 'Last Name', type: 'text', required: false },
+  { merge_id: 3, tag: 'ADDRESS', name: 'Address', type: 'address', required: false },
+  { merge_id: 4, tag: 'PHONE', name: 'Phone Number', type: 'phone', required: false },
+  { merge_id: 5, tag: 'BIRTHDAY', name: 'Birthday', type: 'birthday', required: false },
+];
+
+export async function startFakeMailchimp(): Promise<FakeMailchimp> {
+  const seen: McSeen[] = [];
+  const members = new Map<string, Map<string, McMember>>([[AUDIENCE, new Map()], [OTHER_AUDIENCE, new Map()]]);
+  const mergeFields: Record<string, (typeof MERGE_FIELDS[number] & { list_id: string })[]> = {
+    [AUDIENCE]: [...MERGE_FIELDS, { merge_id: 6, tag: 'VOLUNTEER', name: 'Volunteer interest', type: 'text', required: false }].map((f) => ({ ...f, list_id: AUDIENCE })),
+    [OTHER_AUDIENCE]: [...MERGE_FIELDS.slice(0, 2), { merge_id: 3, tag: 'CHAPTER', name: 'Chapter', type: 'dropdown', required: false }].map((f) => ({ ...f, list_id: OTHER_AUDIENCE })),
+  };
+  let clock = Date.parse('2026-01-05T09:00:00Z');
+  // every change is a later second than the one before (Mailchimp's timestamps have seconds)
+  const stamp = (at?: Date) => mcTime(new Date(at ? at.getTime() : (clock = Math.max(clock + 1000, Math.floor(Date.now() / 1000) * 1000))));
+  let tagId = 100;
+  let throttled = 0;
+  let throttleSeconds = 1;
+
+  const fake: FakeMailchimp = {
+    url: '', seen, members,
+    add(audience, m) {
+      const at = stamp(m.changedAt);
+      const member: McMember = {
+        id: hash(m.email), email_address: m.email, unique_email_id: randomUUID().slice(0, 10), status: m.status ?? 'subscribed',
+        merge_fields: { FNAME: '', LNAME: '', ADDRESS: '', PHONE: '', BIRTHDAY: '', ...m.merge }, tags: (m.tags ?? []).map((name) => ({ id: tagId++, name })),
+        last_changed: at, timestamp_opt: at, list_id: audience,
+      };
+      members.get(audience)!.set(member.id, member);
+      return member;
+    },
+    throttle(n, seconds = 1) { throttled = n; throttleSeconds = seconds; },
+    close: async () => {},
+  };
+
+  function route(method: string, path: string, q: URLSearchParams, body: unknown): Answer | null {
+    if (method === 'GET' && path === '/3.0/ping') return [200, { health_status: "Everything's Chimpy!" }];
+    if (method === 'GET' && path === '/3.0/lists') {
+      return [200, { lists: [{ id: AUDIENCE, name: 'Riverside Newsletter' }, { id: OTHER_AUDIENCE, name: 'Chapters' }], total_items: 2 }];
+    }
+    let m = /^\/3\.0\/lists\/([^/]+)(\/.*)?$/.exec(path);
+    if (!m) return null;
+    const listId = m[1]!;
+    const audience = members.get(listId);
+    if (!audience) return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+    const rest = m[2] ?? '';
+    if (method === 'GET' && rest === '/merge-fields') return [200, { merge_fields: mergeFields[listId], list_id: listId, total_items: mergeFields[listId]!.length }];
+    if (method === 'GET' && rest === '/members') {
+      const count = Number(q.get('count') ?? 10);
+      if (count > 1000) return problem(400, 'Invalid Resource', 'The resource submitted could not be validated.', { errors: [{ field: 'count', message: 'Must be at most 1000.' }] });
+      const offset = Number(q.get('offset') ?? 0);
+      const since = q.get('since_last_changed');
+      const before = q.get('before_last_changed');
+      let list = [...audience.values()];
+      if (since) list = list.filter((x) => Date.parse(x.last_changed) > Date.parse(since));
+      if (before) list = list.filter((x) => Date.parse(x.last_changed) < Date.parse(before));
+      if (q.get('sort_field') === 'last_changed') {
+        const dir = q.get('sort_dir') === 'DESC' ? -1 : 1;
+        list.sort((a, b) => (Date.parse(a.last_changed) - Date.parse(b.last_changed) || a.id.localeCompare(b.id)) * dir);
+      }
+      return [200, { members: list.slice(offset, offset + count), list_id: listId, total_items: list.length }];
+    }
+    m = /^\/members\/([0-9a-f]{32})(\/tags)?$/.exec(rest);
+    if (!m) return null;
+    const id = m[1]!;
+    const existing = audience.get(id);
+    if (m[2]) {
+      if (method !== 'POST') return null;
+      if (!existing) return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+      for (const t of (body as { tags?: { name: string; status: string }[] }).tags ?? []) {
+        if (t.status === 'active' && !existing.tags.some((x) => x.name === t.name)) existing.tags.push({ id: tagId++, name: t.name });
+        if (t.status === 'inactive') existing.tags = existing.tags.filter((x) => x.name !== t.name);
+      }
+      existing.last_changed = stamp();
+      return [204, null];
+    }
+    if (method === 'GET') return existing ? [200, existing] : problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+    if (method !== 'PUT') return null;
+    const b = body as { email_address?: string; status?: string; status_if_new?: string; merge_fields?: Record<string, unknown> };
+    const email = b.email_address ?? '';
+    if (!EMAIL.test(email)) return problem(400, 'Invalid Resource', `${email} looks fake or invalid, please enter a real email address.`);
+    if (hash(email) !== id) return problem(400, 'Invalid Resource', 'The email address does not match the subscriber hash.');
+    for (const k of Object.keys(b.merge_fields ?? {})) {
+      if (!mergeFields[listId]!.some((f) => f.tag === k)) {
+        return problem(400, 'Invalid Resource', 'The resource submitted could not be validated.', { errors: [{ field: k, message: `Merge field ${k} does not exist.` }] });
+      }
+    }
+    if (existing) {
+      if (b.status === 'subscribed' && (existing.status === 'unsubscribed' || existing.status === 'cleaned')) {
+        return problem(400, 'Member In Compliance State', `${email} is already a list member in compliance state due to unsubscribe, bounce, or compliance review and cannot be subscribed.`);
+      }
+      if (b.status) existing.status = b.status;
+      existing.merge_fields = { ...existing.merge_fields, ...b.merge_fields };
+      existing.last_changed = stamp();
+      return [200, existing];
+    }
+    const status = b.status ?? b.status_if_new;
+    if (!status) return problem(400, 'Invalid Resource', 'The resource submitted could not be validated.', { errors: [{ field: 'status', message: 'Status is required for new members (status_if_new).' }] });
+    return [200, fake.add(listId, { email, status, merge: b.merge_fields ?? {} })];
+  }
+
+  const server = await startVendorServer((req, res) => {
+    seen.push({ method: req.method, path: req.url.pathname, query: Object.fromEntries(req.url.searchParams), body: req.body, headers: req.headers });
+    const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const password = auth ? Buffer.from(auth, 'base64').toString('utf8').split(':').slice(1).join(':') : '';
+    let answer: Answer | null;
+    if (password !== MAILCHIMP_KEY) answer = problem(401, 'API Key Invalid', "Your API key may be invalid, or you've attempted to access the wrong datacenter.");
+    else if (throttled > 0) {
+      throttled--;
+      answer = problem(429, 'Too Many Requests', 'You have exceeded the limit of 10 simultaneous connections.');
+      answer[2] = { ...answer[2], 'retry-after': String(throttleSeconds) };
+    } else answer = route(req.method, req.url.pathname, req.url.searchParams, req.body);
+    if (!answer) answer = problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+    const [status, body, headers] = answer;
+    if (status === 204) { res.writeHead(204); res.end(); return; }
+    sendJson(res, status, body, headers ?? {});
+  });
+  fake.url = server.url;
+  fake.close = server.close;
+  return fake;
+}
