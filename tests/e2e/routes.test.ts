@@ -102,7 +102,7 @@ describe('where every route lands, for each demo user', () => {
         if (/^\/f-1\/(?!print-formula-review)/.test(to)) {
           // no formula f-1: the server answers 404 and the bucket screen is the not-found page, naming the URL
           await page.getByText("We can't find what you're looking for.").waitFor();
-          await expect.poll(() => page.locator('code').textContent(), `${email}: ${from}`).toBe(from);
+          await expect.poll(() => page.locator('code').textContent(), { message: `${email}: ${from}` }).toBe(from);
         }
         if (to === '/auth-error/role') {
           // a signed-in user refused one screen stays in the shell, signed in, and is told which screen
