@@ -5,7 +5,7 @@
  * and the header, navigation and tenant switcher on a 390 px phone.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
 import { signedInBefore, signedInContexts } from '../support/appSession.ts';
@@ -22,8 +22,12 @@ beforeAll(async () => {
   signedIn = signedInContexts(browser, server.url);
   await signedInBefore(server);
 });
+// a test's pages close with it: an open page keeps polling and streaming the formula statuses,
+// which the tests after it would pay for
+const closeContexts = () => Promise.all(contexts.splice(0).map((c) => Promise.race([c.close(), new Promise((r) => setTimeout(r, 5000))])));
+afterEach(closeContexts);
 afterAll(async () => {
-  await Promise.all(contexts.map((c) => Promise.race([c.close(), new Promise((r) => setTimeout(r, 5000))])));
+  await closeContexts();
   await browser?.close();
   await server?.close();
 });
