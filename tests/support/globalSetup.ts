@@ -9,6 +9,7 @@
  * databases are copies of those (owned by the app's role like every other).
  */
 import path from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../server/db/database.ts';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.ts';
@@ -52,10 +53,27 @@ export async function setup(project: TestProject) {
     }
     url = embedded.adminUrl;
     appUrl = embedded.url;
+    await withoutDurability(url);
   }
   project.provide('pgAdminUrl', url);
   project.provide('pgAppUrl', appUrl!);
   project.provide('pgTemplates', await makeTemplates(url, appUrl!));
+}
+
+/**
+ * The embedded test cluster's data is thrown away after the run: commits need not wait for the
+ * disk (2-3 ms an fsync here, thousands of commits a run). A server named by DATABASE_URL is left
+ * as it is. Production's cluster keeps every setting (server/db/embedded.ts).
+ */
+async function withoutDurability(adminUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    for (const setting of ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']) await admin.query(`alter system set ${setting}`);
+    await admin.query('select pg_reload_conf()');
+  } finally {
+    await admin.end();
+  }
 }
 
 /** the database every migration has run on, and a copy of it seeded as a first start seeds it (server/main.ts) */
