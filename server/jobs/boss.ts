@@ -80,7 +80,12 @@ export async function startJobs(opts: StartJobsOptions): Promise<Jobs> {
   // read from their queue cache: all three at the shorter interval
   const seconds = timings.superviseSeconds;
   const supervise = seconds ? { superviseIntervalSeconds: seconds, monitorIntervalSeconds: seconds, queueCacheIntervalSeconds: seconds } : {};
-  const boss = new PgBoss({ connectionString: opts.databaseUrl, schema: SCHEMA, max: 4, application_name: 'tributary-jobs', ...supervise });
+  // LISTEN/NOTIFY: a job sent wakes the workers on its queue at once, in this process or another,
+  // instead of after their next poll ("Run now", an upload's run, a send, a run's next slice); the
+  // poll stays as the floor (retries, delayed jobs, a listener that could not connect)
+  const boss = new PgBoss({
+    connectionString: opts.databaseUrl, schema: SCHEMA, max: 4, application_name: 'tributary-jobs', useListenNotify: true, ...supervise,
+  });
   let stopping = false;
   boss.on('error', (err) => {
     // Once stop() has begun, a connection of the queue's that PostgreSQL ends (57P01: the server
@@ -176,6 +181,7 @@ function withTimings(definition: AnyJobDefinition, timings: JobTimings): AnyJobD
 async function createQueue(boss: PgBoss, definition: AnyJobDefinition): Promise<void> {
   const { queue, retry } = definition;
   const settings = {
+    notify: true,
     retryLimit: retry.limit,
     retryDelay: retry.delaySeconds,
     retryBackoff: retry.backoff,
@@ -203,8 +209,10 @@ async function work(boss: PgBoss, definition: AnyJobDefinition, deps: WorkDeps):
     includeMetadata: true,
     perJobResults: true,
     localConcurrency: definition.worker?.concurrency ?? 1,
-    // pg-boss's own default
+    // pg-boss's own default; the same while NOTIFY wakes the workers, for what it does not announce
+    // (a retry's or a delayed job's time coming)
     pollingIntervalSeconds: definition.worker?.pollingIntervalSeconds ?? 2,
+    notifyPollingIntervalSeconds: definition.worker?.pollingIntervalSeconds ?? 2,
   }, async (batch: JobWithMetadata<unknown>[]) => {
     const results: JobResult[] = [];
     for (const job of batch) results.push(await runOne(boss, definition, job, deps));

@@ -111,12 +111,23 @@ const patient = defineJob({
   },
 });
 
+const wokenAt: number[] = [];
+/** polls only every 30 s: a job sent to it runs sooner only when the send wakes its worker */
+const sleepy = defineJob({
+  name: 'test-sleepy',
+  payload: tenantPayload({}),
+  queue: { policy: 'standard' },
+  retry: { limit: 0, delaySeconds: 0, backoff: false },
+  worker: { pollingIntervalSeconds: 30 },
+  async handler() { wokenAt.push(Date.now()); },
+});
+
 /** defined, never registered */
 const stray = defineJob({
   name: 'test-stray', payload: tenantPayload({}), queue: { policy: 'standard' }, retry: USER_RETRY, handler: async () => {},
 });
 
-const TEST_JOBS = [flaky, perFormula, probe, hopeless, patient];
+const TEST_JOBS = [flaky, perFormula, probe, hopeless, patient, sleepy];
 
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
@@ -170,6 +181,15 @@ describe('enqueue', () => {
 });
 
 describe('the worker', () => {
+  it('starts a job as soon as it is sent (LISTEN/NOTIFY), not at its next poll', async () => {
+    // the worker polled when it started; its next poll is 30 s away
+    await sleep(1000);
+    const sent = Date.now();
+    await jobs.enqueue(sleepy, { tenantId, correlationId: 'req-sleepy' });
+    await until('the job to run', async () => wokenAt.length > 0, 25_000);
+    expect(wokenAt[0]! - sent).toBeLessThan(10_000);
+  });
+
   it('runs a job with the tenant scope, the key box and config, a logger carrying its correlationId, and reports its progress', async () => {
     const id = (await jobs.enqueue(probe, { tenantId, correlationId: 'req-probe' }))!;
     const running = await until('the probe to report progress', async () => {
