@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
-import { refused, type ConnectorContext } from '../connector.ts';
+import { refused, type ConnectorContext, type TestOutcome } from '../connector.ts';
 import { oauthClient } from '../oauth/flow.ts';
 import { InvalidGrant, oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
 import { sharedPacer } from '../kit/pace.ts';
@@ -72,4 +72,18 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
     },
   });
   return { client, session };
+}
+
+/**
+ * A SKY API connection test: the refresh token itself is exchanged (not a token saved earlier),
+ * then one read of the product's own API (`probe`) proves the subscription key and the
+ * environment's access to that product.
+ */
+export async function skyTest(ctx: ConnectorContext, system: SystemId, name: string, probe: string): Promise<TestOutcome> {
+  const { client, session } = skySession(ctx, system, name);
+  await session.exchangeNow();
+  await client.call({ path: probe, query: { limit: 1 } });
+  const where = session.about();
+  const rotated = session.rotated();
+  return { detail: `Signed in to ${name}${where ? ` (${where})` : ''}.`, ...(rotated ? { updatedSecrets: rotated } : {}) };
 }
