@@ -14,7 +14,7 @@ describe('what each system does', () => {
       'sftp': 'source',
       'http': 'source',
       'salesforce': 'source and destination',
-      'fenxt': 'connection test only',
+      'fenxt': 'source and destination',
       'mailchimp': 'connection test only',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
