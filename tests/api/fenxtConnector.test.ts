@@ -82,6 +82,13 @@ describe('the connection test', () => {
     expect(apiCalls().map((c) => [c.method, c.path, c.query])).toEqual([['GET', '/generalledger/v1/accounts', { limit: '1' }]]);
     expect(apiCalls()[0]!.headers['bb-api-subscription-key']).toBe(SKY_APP.subscriptionKey);
   });
+
+  it('refuses a wrong subscription key, and a refresh token Blackbaud does not accept, in words', async () => {
+    const ctx = await ctxFor(ds);
+    await expect(fenxtConnector.test({ ...ctx, settings: { ...ctx.settings, subscriptionKey: 'nope' } })).rejects.toThrow('Financial Edge NXT refused the access token (HTTP 401).');
+    const unsaved = { clientId: SKY_APP.clientId, clientSecret: SKY_APP.clientSecret, subscriptionKey: SKY_APP.subscriptionKey, refreshToken: 'nope' };
+    await expect(fenxtConnector.test({ tenant, settings: unsaved, dataDir: '/tmp' })).rejects.toThrow("Financial Edge NXT no longer accepts this connection's sign-in");
+  });
 });
 
 describe('as a source', () => {
