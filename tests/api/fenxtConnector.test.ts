@@ -5,6 +5,7 @@
  * access token refused early and refreshed, and journal entry batches written balanced, once a
  * run, never doubled.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
@@ -199,6 +200,29 @@ describe('as a destination', () => {
     // a new run writes into a new batch
     const next = await fenxtConnector.upsert(await ctxFor(ds), 'journalentrybatches', [gift('d', { amount: 5, date: '2026-11-05' })]);
     expect(next[0]!.id).not.toBe(results[0]!.id);
+  });
+
+  it('a run\'s next job (a new context for the same run) writes into the run\'s batch; a batch made just before a crash is found by its tag', async () => {
+    const runId = crypto.randomUUID();
+    const [a] = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId }, 'journalentrybatches', [gift('job1', { amount: 12, date: '2026-11-02' })]);
+    const [b] = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId }, 'journalentrybatches', [gift('job2', { amount: 13, date: '2026-11-02' })]);
+    expect(b!.id).toBe(a!.id);
+    const batch = fe.gl.batches.get(Number(a!.id))!;
+    expect(batch.description).toMatch(/^Gifts \d{4}-\d\d-\d\d \d\d:\d\d #[0-9a-f]{8}$/);
+    expect(fe.gl.totals(batch.batch_id)).toEqual({ debits: 25, credits: 25 });
+    expect(writes().filter((w) => w === 'POST /generalledger/v1/journalentrybatches')).toHaveLength(1);
+
+    // another run: its batch was made, and the worker died before the ledger heard of it
+    const crashed = crypto.randomUUID();
+    await tenant.vendorState.beginWrite(ds, 'journalentrybatches:runs', crashed);
+    const first = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId: crypto.randomUUID() }, 'journalentrybatches', [gift('other', { amount: 1, date: '2026-11-02' })]);
+    const made = fe.gl.batches.get(Number(first[0]!.id))!;
+    const tag = createHash('sha256').update(crashed).digest('hex').slice(0, 8);
+    made.description = `Gifts 2026-11-28 06:00 #${tag}`;
+    const batches = fe.gl.batches.size;
+    const [c] = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId: crashed }, 'journalentrybatches', [gift('after', { amount: 2, date: '2026-11-02' })]);
+    expect(c!.id).toBe(String(made.batch_id));
+    expect(fe.gl.batches.size).toBe(batches);
   });
 
   it('a gift it cannot enter fails alone, in words, with nothing written for it; Financial Edge NXT\'s own refusal is shown in its words', async () => {

@@ -123,7 +123,7 @@ describe('a file of gifts into Financial Edge NXT', () => {
     expect(done.counts).toMatchObject({ collected: 3, created: 2, refused: 1 });
     expect(fe.gl.batches.size - batches).toBe(1);
     const batch = [...fe.gl.batches.values()].at(-1)!;
-    expect(batch.description).toMatch(/^Spring gifts \d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(batch.description).toMatch(/^Spring gifts \d{4}-\d\d-\d\d \d\d:\d\d #[0-9a-f]{8}$/);
     expect(fe.gl.totals(batch.batch_id)).toEqual({ debits: 165, credits: 165 });
     expect(fe.gl.entries.filter((e) => e.batch_id === batch.batch_id).map((e) => [e.type_code, e.account_number, e.amount, e.journal, e.reference])).toEqual([
       ['Debit', '01-1000-00', 125, 'Cash Receipts', 'S-101'], ['Credit', '01-4100-00', 125, 'Cash Receipts', 'S-101'],

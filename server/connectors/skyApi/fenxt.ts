@@ -8,7 +8,8 @@
  *
  * Destination: journal entry batches. A formula of gifts lands as one batch a run in the journal
  * its destination settings name (`POST /generalledger/v1/journalentrybatches`, described by the
- * settings' prefix and the run's time), made when the run's first gift is written; each gift is a
+ * settings' prefix, the run's time and a tag of the run), made when the run's first gift is
+ * written and kept for the run's later jobs through the write ledger; each gift is a
  * balanced pair of journal entries of its amount, a Debit to its debit account and a Credit to its
  * credit account (the record's own, else the settings' defaults), each with a single distribution
  * (`POST /generalledger/v1/journalentrybatches/{batch_id}/journalentries`). The batch's system
@@ -22,6 +23,7 @@
  * entries carry the key in their notes. A key found under way after a crash is looked for in
  * Tributary's open batches first; a gift found with one half only gets the other half there.
  */
+import { createHash } from 'node:crypto';
 import { fenxt } from '../../../src/domain/connectors/blackbaud.ts';
 import { ConnectorInputError, type Connector, type ConnectorContext, type UpsertItem, type UpsertResult } from '../connector.ts';
 import { perRun } from '../kit/perRun.ts';
@@ -114,20 +116,39 @@ async function pairOf(ctx: ConnectorContext, c: VendorClient, item: UpsertItem, 
   return { debit: entry('Debit', accounts.debit), credit: entry('Credit', accounts.credit) };
 }
 
-/** The run's batch: made once, when its first gift is written; a batch Financial Edge NXT refuses is refused for every gift of the run. */
+/** The tag a run's batch description ends with, so the run's next job (or a retry after a crash) finds it. */
+const runTag = (runId: string) => `#${createHash('sha256').update(runId).digest('hex').slice(0, 8)}`;
+
+/**
+ * The run's batch: made once, when its first gift is written, and recorded in the write ledger
+ * against the run, so the run's later jobs write into it too (a batch made just before a crash is
+ * found again by the tag its description ends with). A batch Financial Edge NXT refuses is refused
+ * for every gift of the run.
+ */
 function runBatch(ctx: ConnectorContext, c: VendorClient): Promise<{ id: string } | { refusal: VendorRefusal }> {
   return perRun(ctx, 'fenxt:batch', async () => {
     const prefix = text(ctx.endSettings?.batchDescriptionPrefix) ?? DEFAULT_BATCH_PREFIX;
-    try {
+    const tag = ctx.runId ? runTag(ctx.runId) : null;
+    const create = async () => {
       const made = await c.call<{ record_id?: number | string }>({
         method: 'POST', path: `${GL}/journalentrybatches`,
         json: {
-          description: `${prefix} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`,
+          description: [prefix, new Date().toISOString().slice(0, 16).replace('T', ' '), tag].filter(Boolean).join(' '),
           batch_status: 'Open', create_interfund_sets: false, create_bank_account_adjustments: false, source_system_name: 'Tributary',
         },
       });
       if (made?.record_id === undefined || made.record_id === null) throw new VendorRefusal(NAME, 200, 'the batch was made without an ID');
-      return { id: String(made.record_id) };
+      return String(made.record_id);
+    };
+    try {
+      if (!ctx.runId || !tag) return { id: await create() };
+      const ledger = await writeLedger(ctx, 'journalentrybatches:runs', [ctx.runId]);
+      const { id } = await ledger.createOnce(ctx.runId, async () => {
+        const open = await skyListAll(c, `${GL}/journalentrybatches`, { status: 'Open', search_text: tag }, GL_PAGE);
+        const mine = open.filter((b) => b.source_system_name === 'Tributary' && String(b.description ?? '').endsWith(` ${tag}`));
+        return mine.length === 1 ? String(mine[0]!.batch_id) : null;
+      }, create);
+      return { id };
     } catch (err) {
       if (err instanceof VendorRefusal) return { refusal: err };
       throw err;
