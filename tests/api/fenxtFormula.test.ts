@@ -157,3 +157,69 @@ describe('a file of gifts into Financial Edge NXT', () => {
     expect(fe.gl.entries.length).toBe(entries);
   });
 });
+
+describe('journal entries from Financial Edge NXT', () => {
+  it('are read into the Sandbox CRM as gifts of the constituent their reference names, and a later run reads only what changed since', async () => {
+    const pool = server.database.pool;
+    const { rows: [donor] } = await pool.query<{ lookup_id: string }>('select lookup_id from sandbox_constituents where tenant_id = $1 order by lookup_id limit 1', [admin.tenantId]);
+    const posted = fe.gl.addBatch('Deposits', [
+      { type_code: 'Debit', account_number: '01-1000-00', post_date: '2026-11-10', amount: 300, reference: donor!.lookup_id },
+      { type_code: 'Credit', account_number: '01-4100-00', post_date: '2026-11-10', amount: 300, reference: donor!.lookup_id },
+    ]);
+    const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
+    const crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+    const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: 'FE NXT deposits' } }));
+    expect((await send(`${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fenxt, object: 'journalentries' }, destination: { dataSourceId: crm, object: 'gifts' } } })).status).toBe(200);
+    const parts = {
+      mapping: { fields: [
+        { destination: 'lookupId', kind: 'source', source: 'id' }, { destination: 'constituentLookupId', kind: 'source', source: 'reference' },
+        { destination: 'amount', kind: 'source', source: 'amount' }, { destination: 'date', kind: 'source', source: 'postDate' },
+        { destination: 'fund', kind: 'source', source: 'accountNumber' },
+      ] },
+      transform: { fields: [] },
+      validation: { rules: [] },
+      'summary-fields': { fields: ['lookupId', 'amount'] },
+      matching: { scenarios: [{ name: 'Same entry', criteria: [{ source: 'id', destination: 'lookupId' }], matchReason: 'Same entry', isPrimary: true }], advanced: false, autoPick: [] },
+      routing: { kind: 'default', unmatched: 'ready', singleMatch: 'ready', exactFields: [], discardBelow: null, capitalizationIsDifference: false },
+      schedule: { mode: 'continuous' },
+      autosend: { enabled: true },
+    };
+    for (const [part, body] of Object.entries(parts)) {
+      const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
+      expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+    }
+    expect((await send(`${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+    const run = async () => {
+      const started = await json<RunView>(await send(`${F}/${id}/run`, { method: 'POST', body: {} }));
+      for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+        const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${id}/runs`));
+        const r = runs.find((x) => x.id === started.id);
+        if (r?.finishedOn) return r;
+      }
+      throw new Error('the run did not finish');
+    };
+    // the gifts the formula's records became in the Sandbox CRM
+    const gifts = async () => (await pool.query<{ amount: string; gift_date: string; fund: string; lookup_id: string }>(
+      `select g.amount, to_char(g.gift_date, 'YYYY-MM-DD') as gift_date, g.fund, c.lookup_id from records r
+         join sandbox_gifts g on g.id::text = r.destination_record_id join sandbox_constituents c on c.id = g.constituent_id
+        where r.formula_id = $1 and r.state = 'sent' order by g.gift_date, g.fund`, [id])).rows;
+    const first = await run();
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts.collected, JSON.stringify(first.counts)).toBe(fe.gl.entries.length);
+    // the posted batch's two entries name a constituent the CRM holds; the gifts sent earlier name none yet and wait in relationship-match
+    expect(first.counts).toMatchObject({ created: 2, 'bucket:relationship-match': fe.gl.entries.length - 2 });
+    expect(await gifts()).toEqual([
+      { amount: '300.00', gift_date: '2026-11-10', fund: '01-1000-00', lookup_id: donor!.lookup_id },
+      { amount: '300.00', gift_date: '2026-11-10', fund: '01-4100-00', lookup_id: donor!.lookup_id },
+    ]);
+    expect(posted.batch_status).toBe('Posted');
+
+    fe.seen.length = 0;
+    const later = fe.gl.addBatch('More deposits', [{ type_code: 'Debit', account_number: '01-1000-00', post_date: '2026-11-12', amount: 45, reference: donor!.lookup_id }]);
+    const second = await run();
+    expect(second.counts.created, JSON.stringify(second.counts)).toBe(1);
+    expect((await gifts()).at(-1)).toEqual({ amount: '45.00', gift_date: '2026-11-12', fund: '01-1000-00', lookup_id: donor!.lookup_id });
+    expect(later.batch_status).toBe('Posted');
+    expect(fe.seen.find((c) => c.path === '/generalledger/v1/journalentries')!.query.last_modified).toBeTruthy();
+  });
+});
