@@ -207,7 +207,8 @@ describe('journal entries from Financial Edge NXT', () => {
     expect(first.status, JSON.stringify(first)).toBe('finished');
     expect(first.counts.collected, JSON.stringify(first.counts)).toBe(fe.gl.entries.length);
     // the posted batch's two entries name a constituent the CRM holds; the gifts sent earlier name none yet and wait in relationship-match
-    expect(first.counts).toMatchObject({ created: 2, 'bucket:relationship-match': fe.gl.entries.length - 2 });
+    expect(first.counts.created).toBe(2);
+    expect(first.counts['bucket:relationship-match'] ?? 0).toBe(fe.gl.entries.length - 2);
     expect(await gifts()).toEqual([
       { amount: '300.00', gift_date: '2026-11-10', fund: '01-1000-00', lookup_id: donor!.lookup_id },
       { amount: '300.00', gift_date: '2026-11-10', fund: '01-4100-00', lookup_id: donor!.lookup_id },
