@@ -5,6 +5,8 @@
  * tested, since the user has not saved them yet), and the API client on api.sky.blackbaud.com
  * with the Bb-Api-Subscription-Key header. SKY API limits calls per second (paced on our side, and a
  * 429 with Retry-After waited for) and per day (403 "Out of call volume quota" with Retry-After: the formula pauses).
+ * Both Blackbaud products on SKY API use it: Raiser's Edge NXT (renxt.ts) and Financial Edge NXT
+ * (fenxt.ts), which read their lists the same way (lists.ts).
  */
 import { createHash } from 'node:crypto';
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
