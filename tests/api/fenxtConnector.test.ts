@@ -231,6 +231,7 @@ describe('as a destination', () => {
       gift('heading', { amount: 10, date: '2026-11-02', creditAccount: '01-1999-00' }),
       gift('zero', { amount: '0', date: '2026-11-02' }),
       gift('nodate', { amount: 10 }),
+      gift('feb30', { amount: 10, date: '2026-02-30' }),
       gift('closed', { amount: 30, date: '2025-12-31' }),
       gift('good', { amount: 20, date: '2026-11-02' }),
     ]);
@@ -239,13 +240,14 @@ describe('as a destination', () => {
       'Account 01-1999-00 does not take data entry in Financial Edge NXT.',
       "The amount must be a number greater than zero (it is '0').",
       'The post date is missing or not a date.',
+      'The post date is missing or not a date.',
       'Financial Edge NXT refused the gift: The post date 2025-12-31 is in a closed fiscal period.',
       'created',
     ]);
     const batchId = Number(results.at(-1)!.id);
     expect(fe.gl.entries.filter((e) => e.batch_id === batchId).map((e) => e.amount)).toEqual([20, 20]);
     // the refused ones' keys stay free for a later try
-    expect([...(await tenant.vendorState.writes(ds, 'journalentrybatches', results.slice(0, 5).map((r) => r.idempotencyKey))).keys()]).toEqual([]);
+    expect([...(await tenant.vendorState.writes(ds, 'journalentrybatches', results.slice(0, 6).map((r) => r.idempotencyKey))).keys()]).toEqual([]);
     const noDefaults = await fenxtConnector.upsert(await ctxFor(ds, { journal: 'CR' }), 'journalentrybatches', [gift('nodebit', { amount: 10, date: '2026-11-02' })]);
     expect(noDefaults[0]!.error).toBe("No debit account: map one, or set a default debit account in the formula's destination settings.");
   });

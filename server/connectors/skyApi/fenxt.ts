@@ -40,8 +40,6 @@ const GL = '/generalledger/v1';
 const GL_PAGE = 500;
 /** what a batch is described by when the destination settings name no prefix */
 export const DEFAULT_BATCH_PREFIX = 'Tributary';
-/** Financial Edge NXT's limit on a batch description */
-const DESCRIPTION_MAX = 60;
 
 const OBJECTS: FenxtObject[] = ['accounts', 'journalentries', 'journalentrybatches'];
 
@@ -97,7 +95,8 @@ async function pairOf(ctx: ConnectorContext, c: VendorClient, item: UpsertItem, 
   if (!Number.isFinite(amount) || amount <= 0) return { error: `The amount must be a number greater than zero (it is '${text(f.amount) ?? ''}').` };
   if (Math.abs(amount * 100 - Math.round(amount * 100)) > 1e-6) return { error: `The amount ${amount} has more than two decimal places.` };
   const date = text(f.date)?.slice(0, 10);
-  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) return { error: 'The post date is missing or not a date.' };
+  // a day the calendar has (not 2026-02-30)
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)) || new Date(date).toISOString().slice(0, 10) !== date) return { error: 'The post date is missing or not a date.' };
   const chart = await chartOf(ctx, c);
   const accounts: Record<'debit' | 'credit', string> = { debit: '', credit: '' };
   for (const side of ['debit', 'credit'] as const) {
