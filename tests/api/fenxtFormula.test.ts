@@ -76,6 +76,13 @@ async function runOf(formulaId: string, rows: string[][]): Promise<RunView> {
   throw new Error(`the run of upload ${uploadId} did not finish`);
 }
 
+/** A bucket screen's rows, as the Exceptions and Sent screens ask for them. */
+async function view(formulaId: string, name: 'exception' | 'sent'): Promise<{ recordId: string | null; errorReason: string | null }[]> {
+  const res = await send(`/web-api/v1/records/${formulaId}/query`, { method: 'POST', body: { scope: { view: name } } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await json<{ records: { recordId: string | null; errorReason: string | null }[] }>(res)).records;
+}
+
 const recordsOf = async (formulaId: string) => (await server.database.pool.query<{ state: string; bucket: string; destination_record_id: string | null; error_reason: string | null; reference: string }>(
   "select state, bucket, destination_record_id, error_reason, transformed->>'reference' as reference from records where formula_id = $1 order by transformed->>'reference'", [formulaId])).rows;
 
@@ -134,6 +141,9 @@ describe('a file of gifts into Financial Edge NXT', () => {
       expect.objectContaining({ reference: 'S-102', state: 'sent', destination_record_id: String(batch.batch_id) }),
       expect.objectContaining({ reference: 'S-103', state: 'failed', bucket: 'exception', error_reason: 'Financial Edge NXT refused the gift: The post date 2025-12-31 is in a closed fiscal period.' }),
     ]);
+    // the Sent screen shows the batch as each gift's destination record, the Exceptions screen the refusal
+    expect((await view(formula, 'sent')).map((r) => r.recordId)).toEqual([String(batch.batch_id), String(batch.batch_id)]);
+    expect((await view(formula, 'exception')).map((r) => r.errorReason)).toEqual(['Financial Edge NXT refused the gift: The post date 2025-12-31 is in a closed fiscal period.']);
   });
 
   it('another run is another batch', async () => {
@@ -155,6 +165,8 @@ describe('a file of gifts into Financial Edge NXT', () => {
       ['exception', 'Financial Edge NXT refused the gift: Description cannot exceed 60 characters.'],
     ]);
     expect(fe.gl.entries.length).toBe(entries);
+    // the Exceptions screen shows them so
+    expect((await view(refused, 'exception')).map((r) => r.errorReason)).toEqual(Array(2).fill('Financial Edge NXT refused the gift: Description cannot exceed 60 characters.'));
   });
 });
 
