@@ -176,11 +176,14 @@ describe('as a destination', () => {
     expect(results.map((r) => r.outcome)).toEqual(['created', 'created', 'created']);
     const batchIds = new Set(results.map((r) => r.id));
     expect(batchIds.size).toBe(1);
-    const batch = fe.gl.batches.get(Number(results[0]!.id))!;
+    // each record names its batch by the number Financial Edge NXT shows (its Batch ID)
+    const batch = fe.gl.batch(results[0]!.id);
+    expect(batch.ui_batch_id).not.toBe(String(batch.batch_id));
     expect(batch).toMatchObject({ batch_status: 'Open', source_system_name: 'Tributary' });
     expect(batch.description).toMatch(/^Gifts \d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(fe.gl.totals(batch.batch_id)).toEqual({ debits: 175.5, credits: 175.5 });
     expect(writes()).toEqual(['POST /generalledger/v1/journalentrybatches', ...Array(6).fill('POST /generalledger/v1/journalentrybatches/:id/journalentries')]);
+    expect(apiCalls().filter((c) => c.path.endsWith('/summary')).map((c) => c.path)).toEqual([`/generalledger/v1/journalentrybatches/${batch.batch_id}/summary`]);
     const posts = apiCalls().filter((c) => c.method === 'POST');
     expect(posts[0]!.body).toEqual({ description: batch.description, batch_status: 'Open', create_interfund_sets: false, create_bank_account_adjustments: false, source_system_name: 'Tributary' });
     expect(posts.slice(1, 3).map((c) => c.body)).toEqual([
@@ -195,7 +198,7 @@ describe('as a destination', () => {
     // the same keys again (a retry, another run): answered from the ledger, nothing written
     fe.seen.length = 0;
     const again = await fenxtConnector.upsert(await ctxFor(ds), 'journalentrybatches', [gift('a', { amount: 125, date: '2026-11-02' }), gift('c', { amount: 10.5, date: '2026-11-04' })]);
-    expect(again).toEqual([expect.objectContaining({ id: batch.batch_id.toString(), replayed: true }), expect.objectContaining({ id: batch.batch_id.toString(), replayed: true })]);
+    expect(again).toEqual([expect.objectContaining({ id: batch.ui_batch_id, replayed: true }), expect.objectContaining({ id: batch.ui_batch_id, replayed: true })]);
     expect(writes()).toEqual([]);
     // a new run writes into a new batch
     const next = await fenxtConnector.upsert(await ctxFor(ds), 'journalentrybatches', [gift('d', { amount: 5, date: '2026-11-05' })]);
@@ -207,7 +210,7 @@ describe('as a destination', () => {
     const [a] = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId }, 'journalentrybatches', [gift('job1', { amount: 12, date: '2026-11-02' })]);
     const [b] = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId }, 'journalentrybatches', [gift('job2', { amount: 13, date: '2026-11-02' })]);
     expect(b!.id).toBe(a!.id);
-    const batch = fe.gl.batches.get(Number(a!.id))!;
+    const batch = fe.gl.batch(a!.id);
     expect(batch.description).toMatch(/^Gifts \d{4}-\d\d-\d\d \d\d:\d\d #[0-9a-f]{8}$/);
     expect(fe.gl.totals(batch.batch_id)).toEqual({ debits: 25, credits: 25 });
     expect(writes().filter((w) => w === 'POST /generalledger/v1/journalentrybatches')).toHaveLength(1);
@@ -216,12 +219,12 @@ describe('as a destination', () => {
     const crashed = crypto.randomUUID();
     await tenant.vendorState.beginWrite(ds, 'journalentrybatches:runs', crashed);
     const first = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId: crypto.randomUUID() }, 'journalentrybatches', [gift('other', { amount: 1, date: '2026-11-02' })]);
-    const made = fe.gl.batches.get(Number(first[0]!.id))!;
+    const made = fe.gl.batch(first[0]!.id);
     const tag = createHash('sha256').update(crashed).digest('hex').slice(0, 8);
     made.description = `Gifts 2026-11-28 06:00 #${tag}`;
     const batches = fe.gl.batches.size;
     const [c] = await fenxtConnector.upsert({ ...(await ctxFor(ds)), runId: crashed }, 'journalentrybatches', [gift('after', { amount: 2, date: '2026-11-02' })]);
-    expect(c!.id).toBe(String(made.batch_id));
+    expect(c!.id).toBe(made.ui_batch_id);
     expect(fe.gl.batches.size).toBe(batches);
   });
 
@@ -244,7 +247,7 @@ describe('as a destination', () => {
       'Financial Edge NXT refused the gift: The post date 2025-12-31 is in a closed fiscal period.',
       'created',
     ]);
-    const batchId = Number(results.at(-1)!.id);
+    const batchId = fe.gl.batch(results.at(-1)!.id).batch_id;
     expect(fe.gl.entries.filter((e) => e.batch_id === batchId).map((e) => e.amount)).toEqual([20, 20]);
     // the refused ones' keys stay free for a later try
     expect([...(await tenant.vendorState.writes(ds, 'journalentrybatches', results.slice(0, 6).map((r) => r.idempotencyKey))).keys()]).toEqual([]);
@@ -256,13 +259,13 @@ describe('as a destination', () => {
     fe.gl.refuseEntries((e) => e.type_code === 'Credit' && e.amount === 77, 'Account 01-4100-00 requires a project.');
     const results = await fenxtConnector.upsert(await ctxFor(ds), 'journalentrybatches', [gift('half', { amount: 77, date: '2026-11-02' }), gift('whole', { amount: 3, date: '2026-11-02' })]);
     expect(results.map((r) => r.error ?? r.outcome)).toEqual(['Financial Edge NXT refused the gift: Account 01-4100-00 requires a project.', 'created']);
-    expect(fe.gl.totals(Number(results[1]!.id))).toEqual({ debits: 80, credits: 80 });
+    expect(fe.gl.totals(fe.gl.batch(results[1]!.id).batch_id)).toEqual({ debits: 80, credits: 80 });
   });
 
   it('after a crash between Financial Edge NXT\'s answer and our record, a retry finds the gift in Tributary\'s batch and adds only its missing half', async () => {
     const ctx = await ctxFor(ds);
     const [made] = await fenxtConnector.upsert(ctx, 'journalentrybatches', [gift('first', { amount: 15, date: '2026-11-02' })]);
-    const batchId = Number(made!.id);
+    const batchId = fe.gl.batch(made!.id).batch_id;
     // the first try recorded the key as under way, its debit went in, and the worker died
     const key = `k-${ds}-crash`;
     await tenant.vendorState.beginWrite(ds, 'journalentrybatches', key);
@@ -270,11 +273,11 @@ describe('as a destination', () => {
     const batches = fe.gl.batches.size;
     fe.seen.length = 0;
     const [retry] = await fenxtConnector.upsert(await ctxFor(ds), 'journalentrybatches', [{ idempotencyKey: key, fields: { amount: 60, date: '2026-11-02' } }]);
-    expect(retry).toMatchObject({ id: String(batchId), outcome: 'created', replayed: true });
+    expect(retry).toMatchObject({ id: made!.id, outcome: 'created', replayed: true });
     expect(fe.gl.batches.size).toBe(batches);
     expect(fe.gl.totals(batchId)).toEqual({ debits: 75, credits: 75 });
     expect(apiCalls().find((c) => c.path === '/generalledger/v1/journalentrybatches')!.query).toMatchObject({ status: 'Open', search_text: 'Gifts' });
-    expect((await tenant.vendorState.writes(ds, 'journalentrybatches', [key])).get(key)).toBe(String(batchId));
+    expect((await tenant.vendorState.writes(ds, 'journalentrybatches', [key])).get(key)).toBe(made!.id);
   });
 
   it('a batch Financial Edge NXT refuses fails every gift of the run with its words, asked once', async () => {

@@ -117,7 +117,7 @@ describe('the wizard\'s calls for a Financial Edge NXT data source', () => {
 describe('a file of gifts into Financial Edge NXT', () => {
   let formula: string;
 
-  it('lands as one balanced batch in the configured journal, the batch on each record; a gift it refuses is in Exceptions with its words', async () => {
+  it('lands as one balanced batch in the configured journal, the batch\'s number on each record; a gift it refuses is in Exceptions with its words', async () => {
     formula = await giftsFormula();
     const batches = fe.gl.batches.size;
     const done = await runOf(formula, [
@@ -137,12 +137,12 @@ describe('a file of gifts into Financial Edge NXT', () => {
       ['Debit', '01-1000-00', 40, 'Cash Receipts', 'S-102'], ['Credit', '01-4100-00', 40, 'Cash Receipts', 'S-102'],
     ]);
     expect(await recordsOf(formula)).toEqual([
-      expect.objectContaining({ reference: 'S-101', state: 'sent', destination_record_id: String(batch.batch_id) }),
-      expect.objectContaining({ reference: 'S-102', state: 'sent', destination_record_id: String(batch.batch_id) }),
+      expect.objectContaining({ reference: 'S-101', state: 'sent', destination_record_id: batch.ui_batch_id }),
+      expect.objectContaining({ reference: 'S-102', state: 'sent', destination_record_id: batch.ui_batch_id }),
       expect.objectContaining({ reference: 'S-103', state: 'failed', bucket: 'exception', error_reason: 'Financial Edge NXT refused the gift: The post date 2025-12-31 is in a closed fiscal period.' }),
     ]);
     // the Sent screen shows the batch as each gift's destination record, the Exceptions screen the refusal
-    expect((await view(formula, 'sent')).map((r) => r.recordId)).toEqual([String(batch.batch_id), String(batch.batch_id)]);
+    expect((await view(formula, 'sent')).map((r) => r.recordId)).toEqual([batch.ui_batch_id, batch.ui_batch_id]);
     expect((await view(formula, 'exception')).map((r) => r.errorReason)).toEqual(['Financial Edge NXT refused the gift: The post date 2025-12-31 is in a closed fiscal period.']);
   });
 

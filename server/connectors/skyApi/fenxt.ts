@@ -12,8 +12,9 @@
  * written and kept for the run's later jobs through the write ledger; each gift is a
  * balanced pair of journal entries of its amount, a Debit to its debit account and a Credit to its
  * credit account (the record's own, else the settings' defaults), each with a single distribution
- * (`POST /generalledger/v1/journalentrybatches/{batch_id}/journalentries`). The batch's system
- * record ID is the record's destination id. Before anything is written, the journal is looked up
+ * (`POST /generalledger/v1/journalentrybatches/{batch_id}/journalentries`). The batch's number
+ * as Financial Edge NXT shows it (its Batch ID, read from the batch's summary) is the record's
+ * destination id. Before anything is written, the journal is looked up
  * in the journal codes and both accounts in the chart of accounts (once a run each), so a gift
  * with an unknown account fails alone, in words, and leaves nothing behind; should Financial Edge
  * NXT still refuse a credit after its debit went in, the debit is reversed in the batch, so the
@@ -118,13 +119,16 @@ async function pairOf(ctx: ConnectorContext, c: VendorClient, item: UpsertItem, 
 /** The tag a run's batch description ends with, so the run's next job (or a retry after a crash) finds it. */
 const runTag = (runId: string) => `#${createHash('sha256').update(runId).digest('hex').slice(0, 8)}`;
 
+/** A batch: its system record ID (what the API names it by) and its number as users see it (its Batch ID, `ui_batch_id`). */
+interface RunBatch { id: string; number: string }
+
 /**
  * The run's batch: made once, when its first gift is written, and recorded in the write ledger
  * against the run, so the run's later jobs write into it too (a batch made just before a crash is
  * found again by the tag its description ends with). A batch Financial Edge NXT refuses is refused
  * for every gift of the run.
  */
-function runBatch(ctx: ConnectorContext, c: VendorClient): Promise<{ id: string } | { refusal: VendorRefusal }> {
+function runBatch(ctx: ConnectorContext, c: VendorClient): Promise<RunBatch | { refusal: VendorRefusal }> {
   return perRun(ctx, 'fenxt:batch', async () => {
     const prefix = text(ctx.endSettings?.batchDescriptionPrefix) ?? DEFAULT_BATCH_PREFIX;
     const tag = ctx.runId ? runTag(ctx.runId) : null;
@@ -139,15 +143,21 @@ function runBatch(ctx: ConnectorContext, c: VendorClient): Promise<{ id: string 
       if (made?.record_id === undefined || made.record_id === null) throw new VendorRefusal(NAME, 200, 'the batch was made without an ID');
       return String(made.record_id);
     };
+    // the batch's number as Financial Edge NXT shows it (its Batch ID), from the batch's summary
+    const numbered = async (id: string): Promise<RunBatch> => {
+      const summary = await c.call<{ UiBatchId?: string | number | null }>({ path: `${GL}/journalentrybatches/${encodeURIComponent(id)}/summary` });
+      const number = summary?.UiBatchId;
+      return { id, number: number !== undefined && number !== null && String(number) ? String(number) : id };
+    };
     try {
-      if (!ctx.runId || !tag) return { id: await create() };
+      if (!ctx.runId || !tag) return await numbered(await create());
       const ledger = await writeLedger(ctx, 'journalentrybatches:runs', [ctx.runId]);
       const { id } = await ledger.createOnce(ctx.runId, async () => {
         const open = await skyListAll(c, `${GL}/journalentrybatches`, { status: 'Open', search_text: tag }, GL_PAGE);
         const mine = open.filter((b) => b.source_system_name === 'Tributary' && String(b.description ?? '').endsWith(` ${tag}`));
         return mine.length === 1 ? String(mine[0]!.batch_id) : null;
       }, create);
-      return { id };
+      return await numbered(id);
     } catch (err) {
       if (err instanceof VendorRefusal) return { refusal: err };
       throw err;
@@ -175,25 +185,26 @@ async function writePair(c: VendorClient, batchId: string, pair: Pair): Promise<
  * read once a run, and only when a write was found under way after a crash.
  */
 const ourEntries = (ctx: ConnectorContext, c: VendorClient) => perRun(ctx, 'fenxt:ours', async () => {
-  const counts = new Map<string, { batchId: string; Debit: number; Credit: number }>();
+  const counts = new Map<string, { batchId: string; number: string; Debit: number; Credit: number }>();
   const prefix = text(ctx.endSettings?.batchDescriptionPrefix) ?? DEFAULT_BATCH_PREFIX;
   const batches = await skyListAll(c, `${GL}/journalentrybatches`, { status: 'Open', search_text: prefix }, GL_PAGE);
   for (const b of batches.filter((x) => x.source_system_name === 'Tributary' && String(x.description ?? '').startsWith(prefix))) {
     const batchId = String(b.batch_id);
+    const number = String(b.ui_batch_id ?? b.batch_id);
     for (const e of await skyListAll(c, `${GL}/journalentrybatches/${encodeURIComponent(batchId)}/journalentries`, {}, GL_PAGE)) {
       const key = MARK.exec(String(e.notes ?? ''))?.[1];
       if (!key) continue;
-      const seen = counts.get(key) ?? { batchId, Debit: 0, Credit: 0 };
+      const seen = counts.get(key) ?? { batchId, number, Debit: 0, Credit: 0 };
       // a reversal takes its debit back out
       if (/\(reversed/.test(String(e.notes))) seen.Debit--;
       else if (e.type_code === 'Debit' || e.type_code === 'Credit') seen[e.type_code]++;
       counts.set(key, seen);
     }
   }
-  const out = new Map<string, { batchId: string; sides: Set<string> }>();
+  const out = new Map<string, { batchId: string; number: string; sides: Set<string> }>();
   for (const [key, c] of counts) {
     const sides = new Set((['Debit', 'Credit'] as const).filter((s) => c[s] > 0));
-    if (sides.size) out.set(key, { batchId: c.batchId, sides });
+    if (sides.size) out.set(key, { batchId: c.batchId, number: c.number, sides });
   }
   return out;
 });
@@ -216,12 +227,12 @@ async function upsertBatches(ctx: ConnectorContext, c: VendorClient, items: Upse
         if (!found) return null;
         if (!found.sides.has('Debit')) await addEntry(c, found.batchId, pair.debit);
         if (!found.sides.has('Credit')) await addEntry(c, found.batchId, pair.credit);
-        return found.batchId;
+        return found.number;
       }, async () => {
         const batch = await runBatch(ctx, c);
         if ('refusal' in batch) throw batch.refusal;
         await writePair(c, batch.id, pair);
-        return batch.id;
+        return batch.number;
       });
       results.push({ idempotencyKey: item.idempotencyKey, id, outcome: 'created', replayed });
     } catch (err) {

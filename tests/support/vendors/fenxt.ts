@@ -46,6 +46,8 @@ export interface GeneralLedger {
   addAccount(a: { account_number: string; description: string; prevent_data_entry?: boolean; date_modified?: string }): FakeAccount;
   /** adds a posted batch with entries, as if entered in Financial Edge NXT */
   addBatch(description: string, entries: Pick<FakeJournalEntry, 'type_code' | 'account_number' | 'post_date' | 'amount' | 'reference'>[]): FakeBatch;
+  /** the batch of this number (its Batch ID, `ui_batch_id`, as users see it) */
+  batch(number: string): FakeBatch;
   /** each batch's debit and credit totals */
   totals(batchId: number): { debits: number; credits: number };
 }
@@ -91,6 +93,11 @@ export async function startFakeFenxt(): Promise<FakeFenxt> {
       for (const e of entries) addEntry(batch, { ...e, journal: 'General Journal', encumbrance: 'Regular' });
       batch.batch_status = 'Posted';
       return batch;
+    },
+    batch(number) {
+      const found = [...gl.batches.values()].find((b) => b.ui_batch_id === number);
+      if (!found) throw new Error(`no batch numbered ${number}`);
+      return found;
     },
     totals(batchId) {
       const mine = gl.entries.filter((e) => e.batch_id === batchId);
