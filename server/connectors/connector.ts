@@ -38,6 +38,12 @@ export interface ConnectorContext {
   /** where hosts from the settings may lead; absent: the public internet only */
   network?: NetworkPolicy;
   signal?: AbortSignal;
+  /**
+   * The run this context sends for, when a run's job made it (absent for a person's send or a dry
+   * run): a destination that groups a run's writes (Financial Edge NXT's journal entry batch)
+   * finds the group again in the run's next job.
+   */
+  runId?: string;
 }
 
 export interface TestOutcome {

@@ -99,7 +99,7 @@ export async function workRun(tenant: TenantScope, deps: EngineDeps, run: RunRow
   const formula = await tenant.formulas.get(run.formulaId);
   if (!formula) return { done: true, counts: {} };
   // batch after batch: candidates come from the destination's index, loaded once per process
-  const plan = { ...(await loadPlan(tenant, deps, formula, control.signal)), indexCandidates: true };
+  const plan = { ...(await loadPlan(tenant, deps, formula, control.signal, run.id)), indexCandidates: true };
   let started = Date.now();
   const sliceOver = () => Date.now() - started > (control.sliceMs ?? DEFAULT_SLICE_MS);
   // asked only when the slice is over: with no run waiting, another slice begins

@@ -63,7 +63,7 @@ export interface FormulaPlan {
 
 const REQUIRED: FormulaPartName[] = ['mapping', 'matching', 'routing'];
 
-async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, object: string | null, settings: Record<string, string>, role: string, signal?: AbortSignal): Promise<FormulaEnd> {
+async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, object: string | null, settings: Record<string, string>, role: string, signal?: AbortSignal, runId?: string): Promise<FormulaEnd> {
   if (!id || !object) throw new FormulaProblem(`The formula has no ${role}.`);
   const ds = await tenant.dataSources.get(id);
   if (!ds) throw new FormulaProblem(`The formula's ${role} data source no longer exists.`);
@@ -81,7 +81,7 @@ async function end(tenant: TenantScope, deps: EngineDeps, id: string | null, obj
     connector: connectorOf(system),
     ctx: {
       tenant, settings: plain, dataSourceId: ds.id, dataDir: deps.config.dataDir, grant: grantStoreFor(tenant, deps.secrets, ds.id, deps.notices), endSettings: settings,
-      network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts }, ...(signal ? { signal } : {}),
+      network: { allowPrivateHosts: deps.config.connectorAllowPrivateHosts }, ...(signal ? { signal } : {}), ...(runId ? { runId } : {}),
     },
     object,
     settings,
@@ -103,7 +103,8 @@ export async function sendsAutomatically(tenant: TenantScope, formulaId: string)
   return parsed?.success ? parsed.output.enabled : false;
 }
 
-export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, signal?: AbortSignal): Promise<FormulaPlan> {
+/** `runId`: the run whose job loads it, told to the destination (a run's writes grouped in one journal entry batch across its jobs) */
+export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, signal?: AbortSignal, runId?: string): Promise<FormulaPlan> {
   const rows = await tenant.parts.list(formula.id);
   const parts = new Map(rows.map((r) => [r.part, r.body]));
   const missing = REQUIRED.filter((p) => !parts.has(p));
@@ -117,7 +118,7 @@ export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: F
   const mapping = part('mapping')!;
   const mappedFields = [...new Set(mapping.fields.filter((f) => f.kind !== 'ignored').map((f) => f.destination))];
   const source = await end(tenant, deps, formula.sourceDataSourceId, formula.sourceObject, formula.sourceSettings, 'source', signal);
-  const destination = await end(tenant, deps, formula.destinationDataSourceId, formula.destinationObject, formula.destinationSettings, 'destination', signal);
+  const destination = await end(tenant, deps, formula.destinationDataSourceId, formula.destinationObject, formula.destinationSettings, 'destination', signal, runId);
   return {
     formula,
     tenant,

@@ -17,7 +17,6 @@ export const FAKE_CREDENTIALS = {
   encompass: { clientId: 'enc-client', clientSecret: 'enc-secret' },
   engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
   everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
-  sky: { clientId: 'sky-app-id', clientSecret: 'sky-app-secret', subscriptionKey: 'sky-sub-key', refreshToken: 'sky-refresh-token' },
   appFx: { username: 'RIVERSIDE\\tributary', password: 'crm-pass', database: 'BBInfinity' },
   constantContact: { clientId: 'cc-client', clientSecret: 'cc-secret', refreshToken: 'cc-refresh-0' },
   salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
@@ -128,23 +127,6 @@ function salesforceReportRun(r: Req, reportId: string): Answer {
 let ccRefresh: string = C.constantContact.refreshToken;
 let ccRotations = 0;
 
-function skyFake(probe: string): Fake {
-  return (r) => {
-    if (r.method === 'POST' && r.path === '/token') {
-      const f = form(r);
-      if (!isForm(r) || !isBasic(r.headers, C.sky.clientId, C.sky.clientSecret)) return [401, { error: 'invalid_client' }];
-      if (f.get('grant_type') !== 'refresh_token' || f.get('refresh_token') !== C.sky.refreshToken) return [400, { error: 'invalid_grant' }];
-      return [200, { access_token: 'sky-access', token_type: 'Bearer', expires_in: 3600, refresh_token: C.sky.refreshToken, environment_name: 'Riverside Production' }];
-    }
-    if (r.method === 'GET' && r.path === probe) {
-      if (bearer(r.headers) !== 'sky-access') return [401, { message: 'Authorization has been denied for this request.' }];
-      if (r.headers['bb-api-subscription-key'] !== C.sky.subscriptionKey) return [401, { statusCode: 401, message: 'Access denied due to invalid subscription key.' }];
-      return [200, { count: 0, value: [] }];
-    }
-    return undefined;
-  };
-}
-
 function appFxFake(path: string): Fake {
   return (r) => {
     if (r.method !== 'POST' || r.path.toLowerCase() !== path) return undefined;
@@ -206,7 +188,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     if (!isBasic(r.headers, e.applicationName, `${e.apiKey}|${e.databaseMode}`)) return [401, { errors: [{ code: 'UNAUTHORIZED', text: 'Authorization has been denied' }] }];
     return [201, { message: json(r).message }];
   },
-  'fenxt': skyFake('/generalledger/v1/accounts'),
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
   'constant-contact': (r) => {

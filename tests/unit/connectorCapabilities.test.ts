@@ -14,7 +14,7 @@ describe('what each system does', () => {
       'sftp': 'source',
       'http': 'source',
       'salesforce': 'source and destination',
-      'fenxt': 'connection test only',
+      'fenxt': 'source and destination',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',
       'constant-contact': 'connection test only',

@@ -5,10 +5,12 @@
  * tested, since the user has not saved them yet), and the API client on api.sky.blackbaud.com
  * with the Bb-Api-Subscription-Key header. SKY API limits calls per second (paced on our side, and a
  * 429 with Retry-After waited for) and per day (403 "Out of call volume quota" with Retry-After: the formula pauses).
+ * Both Blackbaud products on SKY API use it: Raiser's Edge NXT (renxt.ts) and Financial Edge NXT
+ * (fenxt.ts), which read their lists the same way (lists.ts).
  */
 import { createHash } from 'node:crypto';
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
-import { refused, type ConnectorContext } from '../connector.ts';
+import { refused, type ConnectorContext, type TestOutcome } from '../connector.ts';
 import { oauthClient } from '../oauth/flow.ts';
 import { InvalidGrant, oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
 import { sharedPacer } from '../kit/pace.ts';
@@ -72,4 +74,18 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
     },
   });
   return { client, session };
+}
+
+/**
+ * A SKY API connection test: the refresh token itself is exchanged (not a token saved earlier),
+ * then one read of the product's own API (`probe`) proves the subscription key and the
+ * environment's access to that product.
+ */
+export async function skyTest(ctx: ConnectorContext, system: SystemId, name: string, probe: string): Promise<TestOutcome> {
+  const { client, session } = skySession(ctx, system, name);
+  await session.exchangeNow();
+  await client.call({ path: probe, query: { limit: 1 } });
+  const where = session.about();
+  const rotated = session.rotated();
+  return { detail: `Signed in to ${name}${where ? ` (${where})` : ''}.`, ...(rotated ? { updatedSecrets: rotated } : {}) };
 }

@@ -2,10 +2,8 @@
  * Raiser's Edge NXT through SKY API, as a source and a destination.
  *
  * Source: constituents (`GET /constituent/v1/constituents`, `date_modified` on or after the
- * watermark) and gifts (`GET /gift/v1/gifts`, `last_modified`), page by page through `next_link`.
- * The watermark is the latest change seen once a pull has read everything; while a pull is under
- * way it also carries the next page's link, so a run killed between batches goes on from the page
- * after the last one stored, with the same filter.
+ * watermark) and gifts (`GET /gift/v1/gifts`, `last_modified`), page by page through `next_link`
+ * as every SKY API list is read (lists.ts).
  *
  * Destination: constituents are searched with `/constituents/search` by lookup id, e-mail or name
  * (then read whole and compared on every criterion), created with their primary e-mail, phone and
@@ -17,25 +15,22 @@
  */
 import { renxt } from '../../../src/domain/connectors/blackbaud.ts';
 import {
-  ConnectorInputError, type Connector, type ConnectorContext, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
+  ConnectorInputError, type Connector, type ConnectorContext, type SearchCriterion, type SearchQuery, type SourceRecord,
   type UpsertItem, type UpsertResult,
 } from '../connector.ts';
 import { meets } from '../kit/criteria.ts';
-import { laterStamp, linkPages, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
+import { perRun } from '../kit/perRun.ts';
 import { VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
-import { skySession, type Sky } from './client.ts';
+import { skySession, skyTest, type Sky } from './client.ts';
+import { SKY_PAGE as PAGE, skyListAll, skyPull, type ListAnswer, type SkyList } from './lists.ts';
 import {
   addressBody, constituentBody, constituentRecord, giftRecord, RENXT_FIELDS, RENXT_REFERENCES, text, type RenxtObject,
 } from './renxtFields.ts';
 
 const NAME = "Raiser's Edge NXT";
-/** SKY API's page size for lists (its default; at most 5000) */
-const PAGE = 500;
 /** candidates read whole per search: each costs one call of the daily quota */
 const MAX_CANDIDATES = 10;
-
-interface ListAnswer { count?: number; value?: Record<string, unknown>[]; next_link?: string }
 
 function objectOf(object: string): RenxtObject {
   if (object === 'constituents' || object === 'gifts') return object;
@@ -44,46 +39,10 @@ function objectOf(object: string): RenxtObject {
 
 const sky = (ctx: ConnectorContext): Sky => skySession(ctx, 'renxt', NAME);
 
-/** Where a pull stands: the filter's date, the next page while one is under way, the latest change seen. */
-type Position = PullPosition;
-
-// a date on its own is where a pull from that date starts
-const positionOf = positionSince;
-
-const later = laterStamp;
-
-const PULLS = {
+const PULLS: Record<RenxtObject, SkyList> = {
   constituents: { path: '/constituent/v1/constituents', filter: 'date_modified', record: constituentRecord },
   gifts: { path: '/gift/v1/gifts', filter: 'last_modified', record: giftRecord },
-} as const;
-
-async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: Parameters<Connector['pull']>[3]): AsyncIterable<PullBatch> {
-  const which = PULLS[objectOf(object)];
-  const { client } = sky(ctx);
-  const at = positionOf(since);
-  const window = options?.window;
-  const from = window ? window.from.toISOString() : at.since;
-  const limit = Math.min(options?.batchSize ?? PAGE, 5000);
-  const query = new URLSearchParams({ limit: String(limit), offset: '0' });
-  if (from) query.set(which.filter, from);
-  const first = at.next && !window ? at.next : `${which.path}?${query.toString()}`;
-  let latest = window ? null : at.latest;
-  for await (const page of linkPages(first, async (link) => {
-    const answer = await client.call<ListAnswer>({ path: link });
-    return { items: answer.value ?? [], next: answer.next_link };
-  })) {
-    const records: SourceRecord[] = [];
-    for (const item of page.items) {
-      const record = which.record(item);
-      const changed = typeof record.fields.dateModified === 'string' ? record.fields.dateModified : null;
-      if (window && changed && changed >= window.to.toISOString()) continue;
-      latest = later(latest, changed);
-      records.push(record);
-    }
-    const position: Position = page.next ? { since: from, next: page.next, latest } : { since: latest ?? from, next: null, latest: null };
-    yield { records, watermark: JSON.stringify(position) };
-  }
-}
+};
 
 const norm = (v: unknown) => (v === undefined || v === null ? '' : String(v)).trim().toLowerCase();
 const digits = (v: unknown) => norm(v).replace(/\D/g, '');
@@ -268,30 +227,16 @@ const DESIGNATIONS: Record<Designation, { path: string; idField: 'fund_id' | 'ca
   appeal: { path: '/fundraising/v1/appeals', idField: 'appeal_id' },
 };
 
-/** each list is read once per run: the engine keeps one context for a formula's end while it runs */
-const designationLists = new WeakMap<ConnectorContext, Map<Designation, Promise<Map<string, string[]>>>>();
-
-/** A designation's names (lower case) and the ids that carry each, every page of SKY API's list. */
+/** A designation's names (lower case) and the ids that carry each, every page of SKY API's list, read once a run. */
 function designationNames(ctx: ConnectorContext, client: VendorClient, kind: Designation): Promise<Map<string, string[]>> {
-  let lists = designationLists.get(ctx);
-  if (!lists) designationLists.set(ctx, (lists = new Map()));
-  let names = lists.get(kind);
-  if (!names) {
-    names = (async () => {
-      const out = new Map<string, string[]>();
-      for await (const page of offsetPages(async (offset, limit) => (await client.call<ListAnswer>({ path: DESIGNATIONS[kind].path, query: { limit, offset } })).value ?? [], PAGE)) {
-        for (const item of page.items) {
-          const name = norm(item.description);
-          if (name && item.id !== undefined && item.id !== null) out.set(name, [...(out.get(name) ?? []), String(item.id)]);
-        }
-      }
-      return out;
-    })();
-    // a list that failed is asked again by the next record, not remembered as empty
-    names.catch(() => lists!.delete(kind));
-    lists.set(kind, names);
-  }
-  return names;
+  return perRun(ctx, `renxt:${kind}`, async () => {
+    const out = new Map<string, string[]>();
+    for (const item of await skyListAll(client, DESIGNATIONS[kind].path)) {
+      const name = norm(item.description);
+      if (name && item.id !== undefined && item.id !== null) out.set(name, [...(out.get(name) ?? []), String(item.id)]);
+    }
+    return out;
+  });
 }
 
 /** The record's fund, campaign or appeal as an id: a system record ID as it is, a name looked up (case aside). */
@@ -368,14 +313,8 @@ async function upsertGifts(ctx: ConnectorContext, client: VendorClient, items: U
 
 export const renxtConnector: Connector = {
   system: 'renxt',
-  async test(ctx) {
-    const { client, session } = sky(ctx);
-    // a test proves the refresh token itself, not a token saved earlier
-    await session.exchangeNow();
-    await client.call({ path: '/constituent/v1/constituents', query: { limit: 1 } });
-    const where = session.about();
-    const rotated = session.rotated();
-    return { detail: `Signed in to ${NAME}${where ? ` (${where})` : ''}.`, ...(rotated ? { updatedSecrets: rotated } : {}) };
+  test(ctx) {
+    return skyTest(ctx, 'renxt', NAME, '/constituent/v1/constituents');
   },
   async listObjects() {
     return renxt.objects.filter((o) => o.name === 'constituents' || o.name === 'gifts');
@@ -391,7 +330,9 @@ export const renxtConnector: Connector = {
     }));
     return [...RENXT_FIELDS.constituents, ...custom];
   },
-  pull: (ctx, object, since, options) => pull(ctx, object, since, options),
+  async *pull(ctx, object, since, options) {
+    yield* skyPull(sky(ctx).client, PULLS[objectOf(object)], since, options);
+  },
   async search(ctx, object, query) {
     return (await searchMany(ctx, object, [query]))[0]!;
   },

@@ -62,20 +62,23 @@ export const fenxt: ConnectorDefinition = {
   settings: skyApiSettings(),
   additionalSettings: {
     destination: settingsSchema({
-      journal: text('Journal for new batches', { required: false, placeholder: 'General Ledger' }),
+      journal: text('Journal for new batches', { required: false, placeholder: 'Cash Receipts', objects: ['journalentrybatches'], description: 'The journal (its name or code) each run\'s batch of gifts is entered in.' }),
+      debitAccount: text('Default debit account', { required: false, placeholder: '01-1000-00', objects: ['journalentrybatches'], description: 'The account number a gift debits when its record names none (the bank or cash account).' }),
+      creditAccount: text('Default credit account', { required: false, placeholder: '01-4100-00', objects: ['journalentrybatches'], description: 'The account number a gift credits when its record names none (the contribution revenue account).' }),
+      batchDescriptionPrefix: text('Batch description prefix', { required: false, placeholder: 'Tributary', objects: ['journalentrybatches'], description: 'A batch is described by this prefix, the time of its run and a tag of the run; Financial Edge NXT takes 60 characters in all, so keep the prefix to 33.' }),
     }),
   },
   objects: [
-    { name: 'batches', label: 'Journal entry batches' },
+    { name: 'journalentrybatches', label: 'Journal entry batches' },
     { name: 'journalentries', label: 'Journal entries' },
     { name: 'accounts', label: 'Accounts' },
     { name: 'projects', label: 'Projects' },
     { name: 'vendors', label: 'Vendors' },
     { name: 'invoices', label: 'Invoices' },
   ],
-  authentication: 'OAuth 2.0 (SKY API), as Raiser\'s Edge NXT, with the general ledger API.',
+  authentication: 'OAuth 2.0 (SKY API), as Raiser\'s Edge NXT, with the General Ledger API.',
   docs: 'https://developer.blackbaud.com/skyapi/docs/authorization',
-  support: 'connection-test',
+  support: 'full',
 };
 
 /** The Infinity platform's AppFx web service, answered with the user's network credentials. */

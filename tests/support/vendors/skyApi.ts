@@ -12,7 +12,8 @@
  * API's lists of funds, campaigns and appeals, active ones unless `include_inactive=true`, which a
  * gift split's ids must name; error bodies as
  * a list of `{ message, error_name }`; 429 with Retry-After; a spent daily quota as 403 with
- * Retry-After). Point Tributary at it with CONNECTOR_BASE_URL_RENXT.
+ * Retry-After). Point Tributary at it with CONNECTOR_BASE_URL_RENXT. Financial Edge NXT's General
+ * Ledger API answers on the same host (tests/support/vendors/fenxt.ts).
  */
 import type http from 'node:http';
 import { sendJson, startVendorServer } from './harness.ts';
@@ -89,12 +90,37 @@ export interface FakeSkyApi {
   close(): Promise<void>;
 }
 
-type Answer = [number, unknown, Record<string, string>?];
+export type Answer = [number, unknown, Record<string, string>?];
+
+/** A product's own endpoints on the same fake SKY API host (tests/support/vendors/fenxt.ts: the General Ledger API). */
+export type SkyProductApi = (method: string, path: string, q: URLSearchParams, body: Record<string, unknown>) => Answer | undefined;
 
 const iso = (d = new Date()) => d.toISOString();
-const error = (status: number, message: string, name = 'InvalidRequest'): Answer => [status, [{ message, error_name: name, error_code: status, raw_message: message }]];
+/** SKY API's error body: a list of `{ message, error_name, error_code, raw_message }` */
+export const error = (status: number, message: string, name = 'InvalidRequest'): Answer => [status, [{ message, error_name: name, error_code: status, raw_message: message }]];
 
-export async function startFakeSkyApi(): Promise<FakeSkyApi> {
+/**
+ * A SKY list page: `{ count, value, next_link }` from `limit` (at most `max`) and `offset`, the
+ * next link keeping the request's other parameters.
+ */
+export function skyPage<T>(all: T[], q: URLSearchParams, path: string, max = 5000, byDefault = 500): Answer {
+  const asked = q.get('limit');
+  if (asked !== null && !(Number(asked) >= 1 && Number(asked) <= max)) return error(400, `The limit must be between 1 and ${max}.`, 'InvalidParameter');
+  const limit = Number(asked ?? byDefault);
+  const offset = Number(q.get('offset') ?? 0) || 0;
+  const value = all.slice(offset, offset + limit);
+  const next = offset + limit < all.length ? new URLSearchParams(q) : null;
+  next?.set('offset', String(offset + limit));
+  next?.set('limit', String(limit));
+  return [200, { count: all.length, value, ...(next ? { next_link: `https://api.sky.blackbaud.com${path}?${next.toString()}` } : {}) }];
+}
+
+/**
+ * The fake SKY API host; `product` answers a product's own endpoints beside Raiser's Edge NXT's,
+ * and `system` is the product whose application signs in at the token endpoint.
+ */
+export async function startFakeSkyApi(opts: { system?: 'renxt' | 'fenxt'; product?: SkyProductApi } = {}): Promise<FakeSkyApi> {
+  const system = opts.system ?? 'renxt';
   const seen: SkySeen[] = [];
   const constituents = new Map<string, FakeConstituent>();
   const emails: Email[] = [];
@@ -196,15 +222,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     return [200, { id }];
   };
 
-  const page = <T>(all: T[], q: URLSearchParams, path: string): Answer => {
-    const limit = Math.min(Number(q.get('limit') ?? 500) || 500, 5000);
-    const offset = Number(q.get('offset') ?? 0) || 0;
-    const value = all.slice(offset, offset + limit);
-    const next = offset + limit < all.length ? new URLSearchParams(q) : null;
-    next?.set('offset', String(offset + limit));
-    next?.set('limit', String(limit));
-    return [200, { count: all.length, value, ...(next ? { next_link: `https://api.sky.blackbaud.com${path}?${next.toString()}` } : {}) }];
-  };
+  const page = <T>(all: T[], q: URLSearchParams, path: string): Answer => skyPage(all, q, path);
 
   const api = (method: string, path: string, q: URLSearchParams, body: Record<string, unknown>): Answer | undefined => {
     let m: RegExpMatchArray | null;
@@ -349,14 +367,14 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
 
   const token = (headers: http.IncomingHttpHeaders, form: URLSearchParams): Answer => {
     const fields = Object.fromEntries(form);
-    const unknownClient = grants.authenticate('renxt', headers.authorization, fields);
+    const unknownClient = grants.authenticate(system, headers.authorization, fields);
     if (unknownClient) return [unknownClient.status, unknownClient.body];
     if (form.get('grant_type') === 'refresh_token') {
       if (revoked || form.get('refresh_token') !== refresh) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired.' }];
       refreshCount++;
       if (form.get('preserve_refresh_token') !== 'true') refresh = `sky-refresh-${++generation}`;
     } else {
-      const refusal = grants.redeem('renxt', fields);
+      const refusal = grants.redeem(system, fields);
       if (refusal) return [refusal.status, refusal.body];
       // a consent is a new grant: its refresh token replaces any earlier one
       fake.grant();
@@ -388,7 +406,7 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     if (url.pathname === '/oauth/authorize' && method === 'GET') {
       const decision = url.searchParams.get('decision');
       const query = Object.fromEntries([...url.searchParams].filter(([k]) => k !== 'decision'));
-      const answer = decision === 'grant' || decision === 'deny' ? grants.authorize('renxt', query, decision) : grants.problem('renxt', query);
+      const answer = decision === 'grant' || decision === 'deny' ? grants.authorize(system, query, decision) : grants.problem(system, query);
       if (!answer) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(consentPage(url.searchParams));
@@ -417,7 +435,8 @@ export async function startFakeSkyApi(): Promise<FakeSkyApi> {
     const expiry = access.get(auth.replace(/^Bearer /, ''));
     if (!expiry || expiry < Date.now()) return send([401, { statusCode: 401, message: 'Authorization has been denied for this request.' }]);
     if (failing > 0) { failing--; return send([500, { statusCode: 500, message: 'An error has occurred.' }]); }
-    const answer = api(method, url.pathname, url.searchParams, (body && typeof body === 'object' ? body : {}) as Record<string, unknown>);
+    const fields = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    const answer = api(method, url.pathname, url.searchParams, fields) ?? opts.product?.(method, url.pathname, url.searchParams, fields);
     return send(answer ?? [404, { statusCode: 404, message: 'Resource not found' }]);
   });
 
