@@ -10,7 +10,7 @@ import type { Deletion, FormulaViewOut } from '../../src/domain/api/formulas.ts'
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, validateSettings } from '../../src/domain/connectors/fields.ts';
 import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
-import { DomainError } from '../../src/domain/errors.ts';
+import { ARCHIVED_READ_ONLY, DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName, formulaNameFromFile, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
 import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping } from '../../src/domain/formula/parts.ts';
 import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
@@ -42,6 +42,11 @@ const SAMPLE_SIZE = 20;
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 const notFound = () => new DomainError('not-found', 'No such formula.');
+
+/** An archived formula is read-only: its wizard and every edit are refused until it is unarchived. */
+function refuseArchived(row: FormulaRow): void {
+  if (row.archivedOn) throw new DomainError('formula-archived', ARCHIVED_READ_ONLY);
+}
 
 export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles' | 'nextScheduled' | 'stopForArchive' | 'cancelJobs'> }) {
   async function load(tenant: TenantScope, id: string, forUpdate = false): Promise<FormulaRow> {
@@ -185,6 +190,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async update(tenant: TenantScope, actor: FormulaActor, id: string, body: UpdateFormula): Promise<FormulaViewOut> {
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        refuseArchived(row);
         const changes: FormulaChanges = { modifiedBy: actor.userId };
         if (body.name !== undefined) changes.name = body.name;
         if (body.usesFileUpload !== undefined) changes.usesFileUpload = body.usesFileUpload;
@@ -318,6 +324,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       if (part === 'mapping') await refuseReadOnlyMapping(tenant, actor, await load(tenant, id), body as Mapping);
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        refuseArchived(row);
         if (part === 'schedule' && row.usesFileUpload) {
           throw new DomainError('bad-request', 'A file-upload formula runs for each uploaded file; it has no schedule.', {}, 'validation-failed');
         }
@@ -335,6 +342,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async deletePart(tenant: TenantScope, actor: FormulaActor, id: string, part: FormulaPartName): Promise<void> {
       await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        refuseArchived(row);
         if (!(await tx.parts.remove(row.id, [part]))) throw new DomainError('not-found', `The formula has no ${FORMULA_PARTS[part].label}.`);
         await touch(tx, row, actor);
         if (part === 'schedule') await reschedule(tx, row);
@@ -349,7 +357,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async activate(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
       const view = await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
-        if (row.archivedOn) throw new DomainError('formula-archived', `The formula ${formulaDisplayName(row)} is archived: unarchive it first.`);
+        refuseArchived(row);
         const parts = new Set((await tx.parts.list(row.id)).map((p) => p.part));
         const missing = [
           ...(row.name ? [] : ['name']),
