@@ -21,7 +21,7 @@ import { additionalSettingsFor, type DataSourceListItem, type SystemId } from '.
 import { baseSettings, ROLES, withObject, type Role } from '../domain/formula/ends.ts';
 import { FormulaNameSchema, type UpdateFormula } from '../domain/formula/formula.ts';
 import type { WizardStep } from '../domain/formula/wizard.ts';
-import { ScheduleSchema, type Schedule } from '../domain/formula/parts.ts';
+import { RunOnceSchema, ScheduleSchema, type Schedule } from '../domain/formula/parts.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
 import type { RequestOptions } from '../services/gateway.ts';
 import { integrations } from '../services/integrations.ts';
@@ -50,7 +50,7 @@ export const MISSING = 'missing';
  * dry run); tests hand in fakes of the same shape.
  */
 export interface StepCalls {
-  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate' | 'dryRun'>;
+  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate' | 'dryRun' | 'runOnce'>;
   integrations: Pick<typeof integrations, 'list' | 'objects' | 'refreshObjects' | 'fields' | 'checkSalesforceReport'>;
 }
 
@@ -87,6 +87,13 @@ export const scheduleFormOf = (s: Schedule | null): ScheduleForm => ({
   time: s?.mode === 'scheduled' ? s.time : '02:00',
   timeZone: s?.mode === 'scheduled' ? s.timeZone : browserTimeZone(),
 });
+
+/** A run once range as the scheduling step holds it: asked for (on) or not. */
+export interface RunOnceForm { on: boolean; from: string; to: string }
+
+/** The scheduling step's draft: the schedule, with the run once range while one is asked for (saved as one run over it). */
+export const schedulingDraftOf = (f: ScheduleForm, runOnce: RunOnceForm): unknown =>
+  (runOnce.on ? { ...(scheduleOf(f) as object), runOnce: { from: runOnce.from, to: runOnce.to } } : scheduleOf(f));
 
 /** The schedule a form stands for (its draft); not yet checked. */
 export const scheduleOf = (f: ScheduleForm): unknown => (f.mode === 'continuous'
@@ -585,8 +592,12 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         return { data: saved, saved: saved ? scheduleOf(scheduleFormOf(saved)) : null, draft: scheduleOf(scheduleFormOf(saved)) };
       },
       async save(formula, draft) {
-        const schedule = v.parse(ScheduleSchema, draft);
+        // the step's draft is the schedule, with the run once range while one is asked for
+        const { runOnce, ...rest } = draft as { runOnce?: unknown };
+        const schedule = v.parse(ScheduleSchema, rest);
         await f.putPart(formula.id, 'schedule', schedule, { silent: true });
+        // run once is no part: it is one run over the range, asked for as the schedule is saved (a live formula's)
+        if (runOnce !== undefined && !formula.isDraft) await f.runOnce(formula.id, v.parse(RunOnceSchema, runOnce), { silent: true });
         // the formula's list of parts now holds the schedule
         return f.get(formula.id, { silent: true }).catch(() => undefined);
       },
