@@ -12,7 +12,8 @@ import { formFields, validateSettings } from '../../src/domain/connectors/fields
 import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
 import { ARCHIVED_READ_ONLY, DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName, formulaNameFromFile, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
-import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping } from '../../src/domain/formula/parts.ts';
+import { companionMappingProblem, companionOf } from '../../src/domain/formula/companion.ts';
+import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Gift, type Mapping } from '../../src/domain/formula/parts.ts';
 import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
 import type { Config } from '../config.ts';
 import type { FieldInfo } from '../connectors/connector.ts';
@@ -35,7 +36,7 @@ export interface FormulaActor {
 }
 
 /** The parts that name the fields of the source or destination object: a new object makes them meaningless. */
-export const OBJECT_BOUND_PARTS: FormulaPartName[] = ['mapping', 'transform', 'validation', 'summary-fields', 'matching', 'routing'];
+export const OBJECT_BOUND_PARTS: FormulaPartName[] = ['mapping', 'transform', 'validation', 'summary-fields', 'matching', 'routing', 'gift'];
 /** SAMPLE_ROWS of SPEC.md section 9: the preview shows as many rows as an upload keeps */
 const SAMPLE_SIZE = 20;
 
@@ -124,6 +125,19 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     }
     const problem = readOnlyMappingProblem(mapping, fields);
     if (problem) throw new DomainError('bad-request', problem, { errors: { mapping: problem } }, 'validation-failed');
+  }
+
+  /** A gift from each row needs a destination object that has one, its amount and date mapped, and its constituent left to the engine. */
+  async function refuseGift(tenant: TenantScope, row: FormulaRow, gift: Gift): Promise<void> {
+    // like a mapping, a gift may be saved before the destination is chosen (a destination with none leaves it unused)
+    if (!row.destinationDataSourceId || !row.destinationObject) return;
+    const ds = await tenant.dataSources.get(row.destinationDataSourceId);
+    const companion = companionOf(ds?.system, row.destinationObject);
+    if (!companion) {
+      throw new DomainError('bad-request', 'Only a formula that writes constituents to the Sandbox CRM can also write a gift from each row.', { errors: { gift: 'No gift for this destination' } }, 'validation-failed');
+    }
+    const problem = companionMappingProblem(companion, gift.fields);
+    if (problem) throw new DomainError('bad-request', problem, { errors: { gift: problem } }, 'validation-failed');
   }
 
   const prefixed = (prefix: string, errors: Record<string, string>) =>
@@ -325,6 +339,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
         refuseArchived(row);
+        if (part === 'gift') await refuseGift(tx, row, body as Gift);
         if (part === 'schedule' && row.usesFileUpload) {
           throw new DomainError('bad-request', 'A file-upload formula runs for each uploaded file; it has no schedule.', {}, 'validation-failed');
         }
