@@ -535,6 +535,8 @@ describe('one row, two objects: a supporters file that carries a gift', () => {
     // the related-records screen says what each gift waits for
     const waiting = await json<RecordPage>(await send('admin', `/web-api/v1/records/${id}/query`, { method: 'POST', body: { scope: { view: 'related-records' }, limit: 10 } }));
     expect(waiting.records.map((r) => r.errorReason)).toEqual(['Waiting for its constituent from the same row, which is not sent yet.', 'Waiting for its constituent from the same row, which is not sent yet.']);
+    expect(waiting.records.map((r) => r.sourcePosition).sort()).toEqual(['spring-gifts.csv, line 2, its gift', 'spring-gifts.csv, line 3, its gift']);
+    expect(waiting.records.map((r) => r.waitingFor?.object)).toEqual(['constituent', 'constituent']);
 
     // a person sends the constituents: each is created, then its gift is written against it in the same send
     await sendAll(rows.filter((r) => !r.source_key.endsWith('#gift')).map((r) => r.id), firstId);

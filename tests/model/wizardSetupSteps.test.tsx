@@ -32,7 +32,7 @@ import { ProcessingStep } from '../../src/views/wizard/steps/ProcessingStep.tsx'
 import { ReviewStep } from '../../src/views/wizard/steps/ReviewStep.tsx';
 import { browserTimeZone, RUN_ONCE_DRAFT_NOTE, RUN_ONCE_NOTE, SchedulingStep } from '../../src/views/wizard/steps/SchedulingStep.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
-import { VALID_PARTS } from '../support/formulaParts.ts';
+import { ALL_PARTS, VALID_PARTS } from '../support/formulaParts.ts';
 import { startStepEditor } from '../support/stepEditors.ts';
 
 afterEach(() => {
@@ -543,6 +543,8 @@ const EXPECTED: [string, RegExp, WizardStep][] = [
   ['Validation rules', /email must be an e-mail address; otherwise the record goes to Bad e-mail/, 'mapping'],
   // destination fields by their labels where the destination gives one
   ['Summary fields', /First name, lastName, E-mail \(primary\)/, 'mapping'],
+  // one row, two objects: the gift each row also writes, after its constituent
+  ['Gift from each row', /Each row that carries a gift also writes it, after its constituent and linked to it.*AmountGift amount.*DateGift date.*FundFund/, 'mapping'],
   ['Record Match Search', /E-mail \(primary\): Email matches E-mail \(primary\); reason: Same e-mail/, 'matching'],
   ['Routing', /Unmatched records: add to Ready.*A single match: Review in Needs Attention/, 'routing'],
   ['Autosend', /Ready records are held for review/, 'routing'],
@@ -559,7 +561,7 @@ function labelFields(services: StepCalls) {
 describe('review', () => {
   it('summarises every part, each with a link back to its step, and links to the printout', async () => {
     // the wizard's copy of the formula may predate the parts saved since: the server's names them
-    const { services } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    const { services } = fakeServices({ parts: ALL_PARTS, formula: COMPLETE });
     labelFields(services);
     const { props, user } = renderStep(ReviewStep, 'review', { ...COMPLETE, parts: [] }, services);
     await screen.findByTestId('formula-summary');
@@ -585,7 +587,7 @@ describe('review', () => {
   });
 
   it('says why the review could not be read, and reads it again with Try again', async () => {
-    const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    const { services, fakes } = fakeServices({ parts: ALL_PARTS, formula: COMPLETE });
     fakes.getPart.mockRejectedValueOnce(problem(502, 'connection-error', { detail: 'The formula service did not answer.' }));
     const { user } = renderStep(ReviewStep, 'review', COMPLETE, services);
     const alert = await screen.findByRole('alert');
@@ -598,7 +600,7 @@ describe('review', () => {
   });
 
   it('prints the same summary on a page of its own, without links back', async () => {
-    const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    const { services, fakes } = fakeServices({ parts: ALL_PARTS, formula: COMPLETE });
     labelFields(services);
     const print = vi.spyOn(window, 'print').mockImplementation(() => {});
     const router = createMemoryRouter([{ path: '/:formulaId/print-formula-review', element: <PrintFormulaReviewPage logic={printReviewOver(services)} /> }], { initialEntries: [`/${FORMULA_ID}/print-formula-review`] });

@@ -59,5 +59,5 @@ export function companionMappingProblem(companion: Companion, fields: readonly {
 
 /** The gift fields a row can give, with the words the wizard and the review use (the Sandbox CRM's gift fields). */
 export const GIFT_FIELD_LABELS: Record<string, string> = {
-  amount: 'Amount', date: 'Gift date', fund: 'Fund', type: 'Type', campaign: 'Campaign', appeal: 'Appeal', paymentMethod: 'Payment method',
+  amount: 'Amount', date: 'Date', fund: 'Fund', type: 'Type', campaign: 'Campaign', appeal: 'Appeal', paymentMethod: 'Payment method',
 };

@@ -488,7 +488,7 @@ function Row({ record: r, fields, view, formulaId, selected, onOpen, onToggle }:
       <Table.Td>{when(r.dateProcessed)}</Table.Td>
       {!outcome && <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>}
       {!outcome && <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>}
-      {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
+      {waits && <Table.Td><Text size="sm">{!r.waitingFor ? '' : r.waitingFor.field === 'row' ? `its ${r.waitingFor.object} from the same row` : `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}`}</Text></Table.Td>}
       {!outcome && <Table.Td><Text size="sm">{r.errorReason ?? ''}</Text></Table.Td>}
       {!outcome && <Table.Td>{r.errorDate ? when(r.errorDate) : null}</Table.Td>}
     </Table.Tr>
