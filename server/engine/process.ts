@@ -159,6 +159,9 @@ export function withGifts(plan: FormulaPlan, incoming: Incoming[]): Incoming[] {
   });
 }
 
+/** Why a row's gift stored before is not written once the formula no longer writes gifts. */
+export const NO_GIFT = 'The formula no longer writes a gift from each row: this gift is not written.';
+
 export const isGiftRecord = (plan: Pick<FormulaPlan, 'gift'>, sourceKey: string) => plan.gift !== null && isCompanionKey(sourceKey);
 
 /**
@@ -238,6 +241,16 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
   const toMatch: number[] = [];
   const gifts = batch.flatMap((rec, i) => (isGiftRecord(plan, rec.sourceKey) ? [i] : []));
   if (gifts.length) await processGifts(plan, batch, gifts, out);
+  // a row's gift held from before the formula stopped writing gifts (reprocessing) is never a record of its own
+  if (!plan.gift) {
+    batch.forEach((rec, i) => {
+      if (!isCompanionKey(rec.sourceKey)) return;
+      out[i] = {
+        sourceKey: rec.sourceKey, raw: rec.raw, transformed: null, matching: { routeReason: NO_GIFT }, candidates: [], score: null,
+        bucket: 'relationship-match', customBucket: null, state: 'omitted', destinationRecordId: null, errorReason: null,
+      };
+    });
+  }
 
   batch.forEach((rec, i) => {
     if (out[i]) return;

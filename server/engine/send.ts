@@ -7,12 +7,12 @@
  * A record the destination refuses becomes an exception with the reason and date while the rest go
  * on; a failure of the whole call (timeout, server error) stops the run for a retry.
  */
-import { companionKey, parentKeyOf } from '../../src/domain/formula/companion.ts';
+import { companionKey, isCompanionKey, parentKeyOf } from '../../src/domain/formula/companion.ts';
 import { valueText, type FieldValue } from '../../src/domain/formula/transforms.ts';
 import type { UpsertItem } from '../connectors/connector.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
 import type { FormulaEnd, FormulaPlan } from './plan.ts';
-import { copyOf, isGiftRecord, processAgain, releasedGifts } from './process.ts';
+import { copyOf, isGiftRecord, NO_GIFT, processAgain, releasedGifts } from './process.ts';
 
 export const SEND_BATCH = 500;
 
@@ -127,7 +127,10 @@ async function sendBatch(plan: FormulaPlan, all: readonly Sendable[], by: Sender
   const { tenant } = plan;
   // a row's gift goes to its own object (process.ts withGifts), after the constituents
   const gifts = all.filter((r) => isGiftRecord(plan, r.sourceKey));
-  const batch = gifts.length ? all.filter((r) => !isGiftRecord(plan, r.sourceKey)) : all;
+  // a row's gift ready from before the formula stopped writing gifts is refused, never written as a constituent
+  const orphans = plan.gift ? [] : all.filter((r) => isCompanionKey(r.sourceKey));
+  if (orphans.length) await tenant.records.markRefused(orphans.map((r) => ({ id: r.id, reason: NO_GIFT })));
+  const batch = gifts.length || orphans.length ? all.filter((r) => !isCompanionKey(r.sourceKey)) : all;
   // a copy of a new person (process.ts holdCopies) is never sent as it stands: sent with or after
   // its first, it would be created twice. It goes back to Needs Attention and is matched again
   // below, once this batch's records are written: against what its first created, or still
@@ -142,7 +145,7 @@ async function sendBatch(plan: FormulaPlan, all: readonly Sendable[], by: Sender
   if (gifts.length) addOutcome(outcome, await write(plan, gifts, by, plan.gift!.end));
   // each constituent written now takes its gift from the same row with it, in this send
   if (plan.gift && outcome.sent.length) addOutcome(outcome, await sendGiftsOf(plan, outcome.sent, by));
-  return { created: outcome.created, updated: outcome.updated, refused: outcome.refused };
+  return { created: outcome.created, updated: outcome.updated, refused: outcome.refused + orphans.length };
 }
 
 /**

@@ -570,6 +570,27 @@ describe('one row, two objects: a supporters file that carries a gift', () => {
     expect(await giftsOf(gia!.id)).toHaveLength(1);
     expect(await giftsOf(hal!.id)).toHaveLength(1);
   }, 120_000);
+
+  it('a formula that sends automatically writes both in its run: the constituent, then its gift', async () => {
+    const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {
+      method: 'POST', body: { system: 'file-upload', displayName: `Gift uploads auto ${Math.random().toString(36).slice(2, 6)}`, settings: {} },
+    }))).id;
+    const id = (await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Autumn gifts', usesFileUpload: true } }))).id;
+    const form = new FormData();
+    form.append('file', new File([['First name,Last name,Email,Gift amount,Gift date,Fund', 'Jo,Autogift,jo.autogift@example.org,40,2026-10-01,Autumn appeal'].join('\n')], 'autumn.csv', { type: 'text/csv' }));
+    const uploaded = await fetch(`${base}/flat-file-service/v1/uploads?formulaId=${id}`, { method: 'POST', headers: sessions.admin!.headers, body: form });
+    const uploadId = (await json<{ id: string }>(uploaded)).id;
+    expect((await send('admin', `${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fileSource, object: uploadId }, destination: { dataSourceId: crm, object: 'constituents' }, sampleUploadId: uploadId } })).status).toBe(200);
+    for (const [part, body] of Object.entries({ ...VALID_PARTS, routing: READY_ROUTING, autosend: { enabled: true }, schedule: undefined, gift: VALID_GIFT })) {
+      if (body) expect((await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body })).status, part).toBe(200);
+    }
+    expect((await send('admin', `${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+    const done = (rows: Row[]) => rows.length === 2 && rows.every((r) => r.state === 'sent');
+    for (const until = Date.now() + 60_000; Date.now() < until && !done(await records(id)); await new Promise((r) => setTimeout(r, 100)));
+    expect((await records(id)).map((r) => [r.source_key, r.state, r.outcome])).toEqual([[`${uploadId}#2`, 'sent', 'created'], [`${uploadId}#2#gift`, 'sent', 'created']]);
+    const [jo] = await crmByEmail('jo.autogift@example.org');
+    expect((await giftsOf(jo!.id)).map((g) => g.fields)).toEqual([expect.objectContaining({ amount: '40.00', date: '2026-10-01', fund: 'Autumn appeal' })]);
+  }, 60_000);
 });
 
 describe('reprocessing keeps what people decided', () => {
