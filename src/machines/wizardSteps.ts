@@ -26,6 +26,7 @@ import { RunOnceSchema, ScheduleSchema, type Schedule } from '../domain/formula/
 import { formulas, type FormulaView } from '../services/formulas.ts';
 import type { RequestOptions } from '../services/gateway.ts';
 import { integrations } from '../services/integrations.ts';
+import { runOnce } from '../services/runOnce.ts';
 
 /** what the screen shows, the draft as saved, and the draft the screen opens with */
 export interface StepLoad { data: unknown; saved: unknown; draft: unknown }
@@ -51,7 +52,7 @@ export const MISSING = 'missing';
  * dry run); tests hand in fakes of the same shape.
  */
 export interface StepCalls {
-  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'deletePart' | 'update' | 'sample' | 'activate' | 'dryRun' | 'runOnce'>;
+  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'deletePart' | 'update' | 'sample' | 'activate' | 'dryRun'> & { runOnce: typeof runOnce };
   integrations: Pick<typeof integrations, 'list' | 'objects' | 'refreshObjects' | 'fields' | 'checkSalesforceReport'>;
 }
 
@@ -652,7 +653,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
   };
 }
 
-export const STEP_IO = stepIO({ formulas, integrations });
+export const STEP_IO = stepIO({ formulas: { ...formulas, runOnce }, integrations });
 
 /** The formula's sample rows read again on their own (the mapping's preview), or null when they cannot be read. */
 export const sampleReader = ({ formulas: f }: { formulas: Pick<StepCalls['formulas'], 'sample'> }) =>

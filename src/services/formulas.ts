@@ -1,7 +1,7 @@
 /** The formulas of the web API (/web-api/v1/formulas), typed by their contracts (src/domain/api/formulas.ts). */
-import { formulasService, type Deletion, type DryRunResult, type FormulaSample, type FormulaView, type RunHistory, type RunView } from '../domain/api/formulas.ts';
+import { formulasService, type Deletion, type DryRunResult, type FormulaSample, type FormulaView, type RunHistory } from '../domain/api/formulas.ts';
 import type { CreateFormula, UpdateFormula } from '../domain/formula/formula.ts';
-import type { FormulaPartBody, FormulaPartName, RunOnce } from '../domain/formula/parts.ts';
+import type { FormulaPartBody, FormulaPartName } from '../domain/formula/parts.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
 
 export type { Deletion, FormulaSample, FormulaView };
@@ -17,8 +17,6 @@ export const formulas = {
   update: (id: string, body: Partial<UpdateFormula>, o?: RequestOptions): Promise<FormulaView> => client.call('update', { params: { id }, body }, o),
   remove: (id: string, o?: RequestOptions) => client.call('remove', { params: { id } }, o),
   activate: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('activate', { params: { id } }, o),
-  /** one run over a date range of at most 30 days (run once), on a live formula */
-  runOnce: (id: string, runOnce: RunOnce, o?: RequestOptions): Promise<RunView> => client.call('run', { params: { id }, body: { runOnce } }, o),
   /** what deleting it would take: its records and runs, for the confirmation */
   deletion: (id: string, o?: RequestOptions): Promise<Deletion> => client.call('deletion', { params: { id } }, o),
   archive: (id: string, o?: RequestOptions): Promise<FormulaView> => client.call('archive', { params: { id } }, o),

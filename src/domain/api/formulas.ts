@@ -160,9 +160,9 @@ const partEndpoints = Object.fromEntries(FORMULA_PART_NAMES.flatMap((part) => {
     [`get:${part}`, endpoint({ method: 'get', path, access: view, response: PartEnvelope(schema), summary: `The formula's ${label}.`, problems: [partProblemTitle(part, 'get')] })],
     [`put:${part}`, endpoint({
       method: 'put', path, access: edit, body: schema, response: PartEnvelope(schema),
-      summary: `Saves the formula's ${label}; a live formula then needs reprocessing. An archived formula is refused.`, problems: [partProblemTitle(part, 'upsert'), 'formula-archived'],
+      summary: `Saves the formula's ${label}; a live formula then needs reprocessing.`, problems: [partProblemTitle(part, 'upsert'), 'formula-archived'],
     })],
-    [`delete:${part}`, endpoint({ method: 'delete', path, access: edit, response: null, status: 204, summary: `Removes the formula's ${label}. An archived formula is refused.`, problems: [partProblemTitle(part, 'delete'), 'formula-archived'] })],
+    [`delete:${part}`, endpoint({ method: 'delete', path, access: edit, response: null, status: 204, summary: `Removes the formula's ${label}.`, problems: [partProblemTitle(part, 'delete'), 'formula-archived'] })],
   ];
 })) as PartEndpoints;
 
@@ -182,7 +182,7 @@ export const formulasService = service({
     get: endpoint({ method: 'get', path: '/:id', access: view, response: FormulaViewSchema, summary: 'One formula.' }),
     update: endpoint({
       method: 'patch', path: '/:id', access: edit, body: UpdateFormulaSchema, response: FormulaViewSchema,
-      summary: 'Name, source and destination with their objects and additional settings. Changing a top-level object wipes mapping, matching and routing, and is refused without confirmWipe. An archived formula is refused: unarchive it to change it.',
+      summary: 'Name, source and destination with their objects and additional settings. Changing a top-level object wipes mapping, matching and routing, and is refused without confirmWipe.',
       problems: ['formula-wipe-unconfirmed', 'formula-archived'],
     }),
     remove: endpoint({

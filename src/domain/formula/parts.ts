@@ -380,16 +380,12 @@ export type Autosend = v.InferOutput<typeof AutosendSchema>;
 /**
  * One row, two objects: a formula whose destination object has a companion (the Sandbox CRM's
  * constituents have gifts: src/domain/formula/companion.ts) may also write one companion record
- * from each row, with its own field mapping. The engine fills the link to the row's record (the
- * gift's constituent) once that record is sent, so the link field is never mapped.
+ * from each row, with its own field mapping: a mapping of the companion's fields, checked by the
+ * mapping's schema (the Data Queue loads every part's schema: no second one) and by
+ * companionMappingProblem. The engine fills the link to the row's record (the gift's constituent)
+ * once that record is sent, so the link field is never mapped.
  */
-export const GiftSchema = v.pipe(
-  v.object({ fields: v.pipe(v.array(FieldMappingSchema), v.maxLength(100)) }),
-  v.check((g) => g.fields.some((f) => f.kind !== 'ignored'), PART_MESSAGES.nothingMapped),
-  v.check((g) => unique(g.fields.map((f) => f.destination)), PART_MESSAGES.mappedTwice),
-  v.examples([{ fields: [{ destination: 'amount', kind: 'source' as const, source: 'Gift amount' }, { destination: 'date', kind: 'source' as const, source: 'Gift date' }] }]),
-);
-export type Gift = v.InferOutput<typeof GiftSchema>;
+export type Gift = Mapping;
 
 // ------------------------------------------------------------------------------- the part list
 
@@ -403,7 +399,7 @@ export const FORMULA_PARTS = {
   routing: { label: PART_LABELS.routing, schema: RoutingSchema },
   schedule: { label: PART_LABELS.schedule, schema: ScheduleSchema },
   autosend: { label: PART_LABELS.autosend, schema: AutosendSchema },
-  gift: { label: PART_LABELS.gift, schema: GiftSchema },
+  gift: { label: PART_LABELS.gift, schema: MappingSchema },
 } as const satisfies Record<keyof typeof PART_LABELS, { label: string; schema: v.GenericSchema }>;
 export type FormulaPartName = keyof typeof FORMULA_PARTS;
 export const FORMULA_PART_NAMES = Object.keys(FORMULA_PARTS) as FormulaPartName[];
