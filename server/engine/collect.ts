@@ -11,7 +11,7 @@
  */
 import type { RunRow } from '../db/repositories/runs.ts';
 import type { PullOptions } from '../connectors/connector.ts';
-import type { Incoming } from './process.ts';
+import { withGifts, type Incoming } from './process.ts';
 import type { FormulaPlan } from './plan.ts';
 import { runOnceWindow } from '../../src/domain/formula/scheduleTimes.ts';
 
@@ -46,7 +46,8 @@ export async function* collect(plan: FormulaPlan, run: RunRow, batchSize = COLLE
   const object = run.kind === 'file' ? run.params.uploadId! : source.object;
   for await (const batch of source.connector.pull(source.ctx, object, since, options)) {
     yield {
-      incoming: batch.records.map((r) => ({ sourceKey: r.id, raw: r.fields })),
+      // a row that carries a gift brings it as a second record (process.ts withGifts)
+      incoming: withGifts(plan, batch.records.map((r) => ({ sourceKey: r.id, raw: r.fields }))),
       watermark: batch.watermark,
     };
   }

@@ -13,7 +13,7 @@ import type { UploadRow } from '../db/repositories/uploads.ts';
 import { exactFieldsMatch } from '../../src/domain/formula/matchScore.ts';
 import type { FieldValue } from '../../src/domain/formula/transforms.ts';
 import { loadPlan, type EngineDeps, type FormulaPlan } from './plan.ts';
-import { copyOf, processBatch, type Incoming } from './process.ts';
+import { copyOf, processBatch, withGifts, type Incoming } from './process.ts';
 
 export const DRY_RUN_DEFAULT = 100;
 export const DRY_RUN_MAX = 500;
@@ -77,7 +77,8 @@ export async function dryRun(tenant: TenantScope, deps: EngineDeps, formula: For
       raw: Object.fromEntries(sample.headers.map((h, c) => [h, cells[c] ?? ''])),
     }));
   }
-  const processed = await processBatch(plan, incoming);
+  // a row's gift comes with it, as a run would store it
+  const processed = await processBatch(plan, withGifts(plan, incoming));
   const bySource = new Map(processed.map((r) => [r.sourceKey, r]));
   const byBucket: Record<string, number> = {};
   const byOutcome: Record<Outcome, number> = { create: 0, update: 0, hold: 0, omit: 0, exception: 0 };

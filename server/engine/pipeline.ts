@@ -12,7 +12,7 @@ import type { RunRow } from '../db/repositories/runs.ts';
 import type { TenantScope } from '../db/tenancy.ts';
 import { collect, usesRunCursor } from './collect.ts';
 import { loadPlan, sendsAutomatically, type EngineDeps, type FormulaPlan } from './plan.ts';
-import { processBatch } from './process.ts';
+import { isGiftRecord, processBatch } from './process.ts';
 import { sendReady, sendRecords } from './send.ts';
 
 export interface RunControl {
@@ -35,11 +35,12 @@ export type RunResult =
 
 export const DEFAULT_SLICE_MS = 60_000;
 
-function countsOf(batch: { bucket: string; customBucket: string | null; state: string }[]): Record<string, number> {
+function countsOf(batch: { sourceKey: string; bucket: string; customBucket: string | null; state: string }[], plan: Pick<FormulaPlan, 'gift'>): Record<string, number> {
   const counts: Record<string, number> = {};
   const add = (k: string) => { counts[k] = (counts[k] ?? 0) + 1; };
   for (const r of batch) {
-    add('collected');
+    // a row's gift is no record collected: the row is
+    add(isGiftRecord(plan, r.sourceKey) ? 'gifts' : 'collected');
     add(`bucket:${r.bucket}${r.customBucket ? `/${r.customBucket}` : ''}`);
     add(`state:${r.state}`);
   }
@@ -65,7 +66,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
         else await tx.formulas.setWatermark(formula.id, batch.watermark);
       }
       // what was written: a batch read again after a kill adds nothing to the counts
-      await tx.runs.addCounts(run.id, { ...countsOf(processed.filter((r) => stored.written.has(r.sourceKey))), unchanged: stored.unchanged });
+      await tx.runs.addCounts(run.id, { ...countsOf(processed.filter((r) => stored.written.has(r.sourceKey)), plan), unchanged: stored.unchanged });
       return stored.claimed;
     });
     if (usesRunCursor(run) && batch.watermark !== null) run.params = { ...run.params, cursor: batch.watermark };
@@ -83,7 +84,7 @@ async function collectAndStore(plan: FormulaPlan, run: RunRow, control: RunContr
     if (batch.watermark !== null && plan.source.connector.acknowledge) {
       await plan.source.connector.acknowledge(plan.source.ctx, run.kind === 'file' ? run.params.uploadId! : plan.source.object, batch.watermark, { settings: plan.source.settings });
     }
-    collected += processed.length;
+    collected += batch.incoming.filter((r) => !isGiftRecord(plan, r.sourceKey)).length;
     await control.progress?.(collected, `Collected ${collected} records`);
     // a slice ends only where the stored position moved: a continuation from an older one would
     // read the same rows again, and a source slower than a slice would never finish

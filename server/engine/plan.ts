@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot';
 import type { SystemId } from '../../src/domain/connectors/types.ts';
+import { companionOf, type Companion } from '../../src/domain/formula/companion.ts';
 import { FORMULA_PARTS, type FormulaPartBody, type FormulaPartName } from '../../src/domain/formula/parts.ts';
 import type { Config } from '../config.ts';
 import type { Connector, ConnectorContext, FieldReference } from '../connectors/connector.ts';
@@ -53,6 +54,12 @@ export interface FormulaPlan {
   mappedFields: string[];
   /** mapped destination fields that name a parent record the destination must already hold */
   references: FieldReference[];
+  /**
+   * A gift from each row (src/domain/formula/companion.ts): its companion object and field
+   * mapping, or null. Each row then makes a second record, `<key>#gift`, which waits in
+   * relationship-match until the row's record is sent and is written after it with its id.
+   */
+  gift: { companion: Companion; end: FormulaEnd; mapping: FormulaPartBody['gift'] } | null;
   /**
    * Whether searches go to the destination's candidate index (server/engine/candidateIndex.ts),
    * which the process loads and keeps: runs and reprocessing, which match batch after batch; a
@@ -103,6 +110,13 @@ export async function sendsAutomatically(tenant: TenantScope, formulaId: string)
   return parsed?.success ? parsed.output.enabled : false;
 }
 
+/** The formula's gift from each row, when it has one and its destination object a companion. */
+function giftOf(destination: FormulaEnd, mapping: FormulaPartBody['gift'] | null): FormulaPlan['gift'] {
+  const companion = companionOf(destination.system, destination.object);
+  if (!mapping || !companion) return null;
+  return { companion, mapping, end: { ...destination, object: companion.object, settings: {} } };
+}
+
 /** `runId`: the run whose job loads it, told to the destination (a run's writes grouped in one journal entry batch across its jobs) */
 export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: FormulaRow, signal?: AbortSignal, runId?: string): Promise<FormulaPlan> {
   const rows = await tenant.parts.list(formula.id);
@@ -133,6 +147,7 @@ export async function loadPlan(tenant: TenantScope, deps: EngineDeps, formula: F
     autosend: part('autosend')?.enabled ?? false,
     mappedFields,
     references: (destination.connector.references?.(destination.object) ?? []).filter((r) => mappedFields.includes(r.field)),
+    gift: giftOf(destination, part('gift')),
     indexCandidates: false,
   };
 }

@@ -10,6 +10,7 @@ import { decideMatch, exactFieldsMatch, type MatchDecision } from '../../src/dom
 import { routeRecord } from '../../src/domain/formula/route.ts';
 import { transformRecord, valueText, type FieldValue } from '../../src/domain/formula/transforms.ts';
 import { validateRecord } from '../../src/domain/formula/validationRules.ts';
+import { companionKey, isCompanionKey, parentKeyOf } from '../../src/domain/formula/companion.ts';
 import type { SearchQuery, SourceRecord } from '../connectors/connector.ts';
 import type { ProcessedRecord, RecordRow, ReprocessedRecord } from '../db/repositories/records.ts';
 import { candidateIndexOf, type CandidateIndex } from './candidateIndex.ts';
@@ -145,12 +146,114 @@ function keptCandidates(decision: MatchDecision): unknown[] {
   }));
 }
 
+/**
+ * Each row's gift (plan.gift, src/domain/formula/companion.ts) as a second incoming record beside
+ * the row's own, `<key>#gift`, when the row carries any value the gift maps.
+ */
+export function withGifts(plan: FormulaPlan, incoming: Incoming[]): Incoming[] {
+  if (!plan.gift) return incoming;
+  const sources = plan.gift.mapping.fields.flatMap((f) => (f.kind === 'source' ? [f.source] : []));
+  return incoming.flatMap((rec) => {
+    const carries = sources.some((s) => valueText((rec.raw[s] ?? null) as FieldValue).trim() !== '');
+    return carries && !isCompanionKey(rec.sourceKey) ? [rec, { sourceKey: companionKey(rec.sourceKey), raw: rec.raw }] : [rec];
+  });
+}
+
+/** Why a row's gift stored before is not written once the formula no longer writes gifts. */
+export const NO_GIFT = 'The formula no longer writes a gift from each row: this gift is not written.';
+
+export const isGiftRecord = (plan: Pick<FormulaPlan, 'gift'>, sourceKey: string) => plan.gift !== null && isCompanionKey(sourceKey);
+
+/**
+ * What becomes of gifts whose constituent is sent (its destination id known): each is written
+ * against it. A gift the constituent already has (the same amount, date and fund: a second upload
+ * of the row) is an update of that gift, never a second one; any other is new. Ready to send.
+ */
+export async function releasedGifts(plan: FormulaPlan, gifts: { values: Record<string, FieldValue>; parentKey: string; parentId: string }[]): Promise<Omit<ProcessedRecord, 'sourceKey' | 'raw'>[]> {
+  const gift = plan.gift!;
+  const { companion } = gift;
+  const queries = gifts.map((g) => ({
+    criteria: [
+      { field: companion.link, operator: 'equals' as const, value: g.parentId },
+      ...companion.sameBy.flatMap((f) => (valueText(g.values[f] ?? null).trim() ? [{ field: f, operator: 'equals' as const, value: valueText(g.values[f] ?? null).trim() }] : [])),
+    ],
+    limit: 1,
+  }));
+  const found = await searchMany(gift.end, queries);
+  return gifts.map((g, i) => {
+    const same = found[i]?.[0];
+    const transformed = { ...g.values, [companion.link]: g.parentId };
+    return {
+      transformed,
+      matching: {
+        giftOf: g.parentKey,
+        routeReason: same
+          ? `Its ${companion.parentLabel} already has this ${companion.label} (the same ${companion.sameBy.join(', ')}): it is updated, not written twice.`
+          : `Its ${companion.parentLabel} is sent: the ${companion.label} is written against it.`,
+      },
+      candidates: same ? [{ id: same.id, score: 100, reasons: [`Same ${companion.label}`], fields: same.fields }] : [],
+      score: same ? 100 : null,
+      bucket: same ? 'one-to-one-match' : 'new', customBucket: null, state: 'ready', destinationRecordId: same?.id ?? null, errorReason: null,
+    };
+  });
+}
+
+/**
+ * Gift records (withGifts) of a batch: transformed by the gift's mapping; one whose constituent
+ * is sent already (reprocessing, or its row's record sent before) is released at once, any other
+ * waits in relationship-match for its constituent's send (server/engine/send.ts releases it).
+ */
+async function processGifts(plan: FormulaPlan, batch: Incoming[], which: number[], out: (ProcessedRecord | null)[]): Promise<void> {
+  const { companion, mapping } = plan.gift!;
+  const here = new Set(batch.map((r) => r.sourceKey));
+  const parents = which.map((i) => parentKeyOf(batch[i]!.sourceKey));
+  // a parent in this batch is being stored anew: its gift waits for its send
+  const elsewhere = [...new Set(parents.filter((k) => !here.has(k)))];
+  const sent = elsewhere.length ? await plan.tenant.records.sentDestinations(plan.formula.id, elsewhere) : new Map<string, string>();
+  const release: { i: number; values: Record<string, FieldValue>; parentKey: string; parentId: string }[] = [];
+  which.forEach((i, k) => {
+    const rec = batch[i]!;
+    const { values: computed, errors } = transformRecord(mapping, null, rec.raw);
+    const values = { ...computed, ...(rec.corrections ?? {}) } as Record<string, FieldValue>;
+    const base = { sourceKey: rec.sourceKey, raw: rec.raw, transformed: values, candidates: [], score: null, customBucket: null, destinationRecordId: null };
+    const missing = companion.required.filter((f) => valueText(values[f] ?? null).trim() === '');
+    const failures = [...Object.entries(errors).map(([field, message]) => `${field}: ${message}`), ...missing.map((f) => `${f}: the ${companion.label} has no ${f}`)];
+    if (failures.length) {
+      out[i] = { ...base, matching: { giftOf: parents[k] }, bucket: 'formula-exception', state: 'failed', errorReason: failures.join('; ') };
+      return;
+    }
+    const parentId = sent.get(parents[k]!);
+    if (parentId) { release.push({ i, values, parentKey: parents[k]!, parentId }); return; }
+    out[i] = {
+      ...base, bucket: 'relationship-match', state: 'needs-attention',
+      matching: { giftOf: parents[k], waitingFor: { object: companion.parentLabel, field: 'row', value: parents[k] } },
+      errorReason: `Waiting for its ${companion.parentLabel} from the same row, which is not sent yet.`,
+    };
+  });
+  if (!release.length) return;
+  const released = await releasedGifts(plan, release);
+  release.forEach((r, k) => { out[r.i] = { sourceKey: batch[r.i]!.sourceKey, raw: batch[r.i]!.raw, ...released[k]! }; });
+}
+
 export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promise<ProcessedRecord[]> {
   const out: (ProcessedRecord | null)[] = new Array(batch.length).fill(null);
   const transformed: Record<string, FieldValue>[] = [];
   const toMatch: number[] = [];
+  const gifts = batch.flatMap((rec, i) => (isGiftRecord(plan, rec.sourceKey) ? [i] : []));
+  if (gifts.length) await processGifts(plan, batch, gifts, out);
+  // a row's gift held from before the formula stopped writing gifts (reprocessing) is never a record of its own
+  if (!plan.gift) {
+    batch.forEach((rec, i) => {
+      if (!isCompanionKey(rec.sourceKey)) return;
+      out[i] = {
+        sourceKey: rec.sourceKey, raw: rec.raw, transformed: null, matching: { routeReason: NO_GIFT }, candidates: [], score: null,
+        bucket: 'relationship-match', customBucket: null, state: 'omitted', destinationRecordId: null, errorReason: null,
+      };
+    });
+  }
 
   batch.forEach((rec, i) => {
+    if (out[i]) return;
     const { values: computed, errors: computedErrors } = transformRecord(plan.mapping, plan.transform, rec.raw);
     // a person's correction stands in for the formula's value, and for its error
     const corrected = rec.corrections ?? {};
@@ -246,7 +349,9 @@ async function holdCopies(plan: FormulaPlan, batch: Incoming[], out: ProcessedRe
   const { scenarios } = plan.matching;
   // a source record read twice in a batch is stored once, as its last copy: the earlier ones are no one's first
   const last = new Map(out.map((r, i) => [r.sourceKey, i]));
-  const news = out.map((r, i) => (creates(r) && last.get(r.sourceKey) === i ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null));
+  // a row's gift is no person: never a copy, nor anyone's first
+  const news = out.map((r, i) => (creates(r) && last.get(r.sourceKey) === i && !isGiftRecord(plan, r.sourceKey)
+    ? { raw: batch[i]!.raw, values: r.transformed as Record<string, FieldValue> } : null));
   const copies = copiesInBatch(news, scenarios, plan.mappedFields);
   const keys = news.map((n, i) => (n && !copies[i] ? copyKeys(n.raw, scenarios) : null));
 

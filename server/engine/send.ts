@@ -7,11 +7,12 @@
  * A record the destination refuses becomes an exception with the reason and date while the rest go
  * on; a failure of the whole call (timeout, server error) stops the run for a retry.
  */
-import { valueText } from '../../src/domain/formula/transforms.ts';
+import { companionKey, isCompanionKey, parentKeyOf } from '../../src/domain/formula/companion.ts';
+import { valueText, type FieldValue } from '../../src/domain/formula/transforms.ts';
 import type { UpsertItem } from '../connectors/connector.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
-import type { FormulaPlan } from './plan.ts';
-import { copyOf, processAgain } from './process.ts';
+import type { FormulaEnd, FormulaPlan } from './plan.ts';
+import { copyOf, isGiftRecord, NO_GIFT, processAgain, releasedGifts } from './process.ts';
 
 export const SEND_BATCH = 500;
 
@@ -53,11 +54,11 @@ const blank = (v: unknown) => v === null || v === undefined || valueText(v as ne
  * blanks writes only fields the matched record had blank; overwrite writes every value and, with
  * blankValues 'clear', blanks too.
  */
-export function fieldsToWrite(plan: FormulaPlan, record: Sendable): Record<string, unknown> {
+export function fieldsToWrite(plan: FormulaPlan, record: Sendable, end: FormulaEnd = plan.destination): Record<string, unknown> {
   const values = (record.transformed ?? {}) as Record<string, unknown>;
   const updating = !!record.destinationRecordId;
-  const onMatch = plan.destination.settings.onMatch ?? 'overwrite';
-  const clearBlanks = plan.destination.settings.blankValues === 'clear';
+  const onMatch = end.settings.onMatch ?? 'overwrite';
+  const clearBlanks = end.settings.blankValues === 'clear';
   const matched = updating ? ((record.candidates as { id: string; fields?: Record<string, unknown> }[])
     .find((c) => c.id === record.destinationRecordId)?.fields ?? {}) : {};
   const out: Record<string, unknown> = {};
@@ -122,8 +123,14 @@ export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], 
   return total;
 }
 
-async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], by: Sender): Promise<SendOutcome> {
+async function sendBatch(plan: FormulaPlan, all: readonly Sendable[], by: Sender): Promise<SendOutcome> {
   const { tenant } = plan;
+  // a row's gift goes to its own object (process.ts withGifts), after the constituents
+  const gifts = all.filter((r) => isGiftRecord(plan, r.sourceKey));
+  // a row's gift ready from before the formula stopped writing gifts is refused, never written as a constituent
+  const orphans = plan.gift ? [] : all.filter((r) => isCompanionKey(r.sourceKey));
+  if (orphans.length) await tenant.records.markRefused(orphans.map((r) => ({ id: r.id, reason: NO_GIFT })));
+  const batch = gifts.length || orphans.length ? all.filter((r) => !isCompanionKey(r.sourceKey)) : all;
   // a copy of a new person (process.ts holdCopies) is never sent as it stands: sent with or after
   // its first, it would be created twice. It goes back to Needs Attention and is matched again
   // below, once this batch's records are written: against what its first created, or still
@@ -132,19 +139,38 @@ async function sendBatch(plan: FormulaPlan, batch: readonly Sendable[], by: Send
   if (copies.length) await tenant.records.holdBack(copies.map((r) => r.id));
   const held = new Set(copies);
   const rows = batch.filter((r) => !held.has(r));
-  const outcome = rows.length ? await write(plan, rows, by) : { created: 0, updated: 0, refused: 0, settled: [] };
+  const outcome = rows.length ? await write(plan, rows, by) : { created: 0, updated: 0, refused: 0, settled: [], sent: [] };
   const firsts = [...new Set([...outcome.settled, ...copies.map((r) => copyOf(r.matching)!)])];
   if (firsts.length) addOutcome(outcome, await matchCopiesAgain(plan, firsts, by));
-  return { created: outcome.created, updated: outcome.updated, refused: outcome.refused };
+  if (gifts.length) addOutcome(outcome, await write(plan, gifts, by, plan.gift!.end));
+  // each constituent written now takes its gift from the same row with it, in this send
+  if (plan.gift && outcome.sent.length) addOutcome(outcome, await sendGiftsOf(plan, outcome.sent, by));
+  return { created: outcome.created, updated: outcome.updated, refused: outcome.refused + orphans.length };
+}
+
+/**
+ * The gifts from the same rows as these sent constituents, waiting in relationship-match: each is
+ * released with its constituent's id (an existing equal gift is updated, not doubled) and sent.
+ */
+async function sendGiftsOf(plan: FormulaPlan, parents: readonly { sourceKey: string; destinationRecordId: string }[], by: Sender): Promise<SendOutcome> {
+  const { tenant, formula } = plan;
+  const waiting = await tenant.records.waitingForParent(formula.id, parents.map((p) => companionKey(p.sourceKey)));
+  if (!waiting.length) return { created: 0, updated: 0, refused: 0 };
+  const ids = new Map(parents.map((p) => [p.sourceKey, p.destinationRecordId]));
+  const decided = await releasedGifts(plan, waiting.map((w) => ({
+    values: (w.transformed ?? {}) as Record<string, FieldValue>, parentKey: parentKeyOf(w.sourceKey), parentId: ids.get(parentKeyOf(w.sourceKey))!,
+  })));
+  await tenant.records.replaceProcessed(decided.map((d, i) => ({ ...d, id: waiting[i]!.id })));
+  return sendReady(plan, { ids: waiting.map((w) => w.id), by });
 }
 
 /** Writes the rows to the destination and marks what it did with each; answers the source keys of those that were to be created and are settled (created or refused). */
-async function write(plan: FormulaPlan, rows: readonly Sendable[], by: Sender): Promise<SendOutcome & { settled: string[] }> {
-  const { tenant, destination } = plan;
+async function write(plan: FormulaPlan, rows: readonly Sendable[], by: Sender, destination: FormulaEnd = plan.destination): Promise<SendOutcome & { settled: string[]; sent: { sourceKey: string; destinationRecordId: string }[] }> {
+  const { tenant } = plan;
   const items: UpsertItem[] = rows.map((r) => ({
     idempotencyKey: r.idempotencyKey,
     ...(r.destinationRecordId ? { id: r.destinationRecordId } : {}),
-    fields: fieldsToWrite(plan, r),
+    fields: fieldsToWrite(plan, r, destination),
   }));
   const results = await destination.connector.upsert(destination.ctx, destination.object, items);
   const byKey = new Map(results.map((r) => [r.idempotencyKey, r]));
@@ -170,7 +196,11 @@ async function write(plan: FormulaPlan, rows: readonly Sendable[], by: Sender): 
   });
   // the records that were to be created and are settled (created, or refused): their copies are matched again
   const settled = new Set([...sent.filter((s) => s.outcome === 'created').map((s) => s.id), ...refused.map((r) => r.id)]);
-  return { ...outcome, settled: rows.filter((r) => !r.destinationRecordId && settled.has(r.id)).map((r) => r.sourceKey) };
+  const keyOf = new Map(rows.map((r) => [r.id, r.sourceKey]));
+  return {
+    ...outcome, settled: rows.filter((r) => !r.destinationRecordId && settled.has(r.id)).map((r) => r.sourceKey),
+    sent: sent.map((s) => ({ sourceKey: keyOf.get(s.id)!, destinationRecordId: s.destinationRecordId })),
+  };
 }
 
 /**

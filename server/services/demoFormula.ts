@@ -143,7 +143,8 @@ export async function seedDemoFormula(deps: DemoFormulaDeps): Promise<DemoFormul
   const destination = (await tenant.dataSources.list()).find((d) => d.system === 'sandbox-crm' && d.displayName === SANDBOX_DATA_SOURCE_NAME);
   if (!destination) throw new Error(`${DEMO_TENANTS[0]} has no ${SANDBOX_DATA_SOURCE_NAME} data source.`);
 
-  const parts: { [P in FormulaPartName]: FormulaPartBody[P] } = {
+  // the demo's supporters carry no gift
+  const parts: { [P in Exclude<FormulaPartName, 'gift'>]: FormulaPartBody[P] } = {
     mapping: {
       fields: [
         { destination: 'firstName', kind: 'source', source: 'First name' },

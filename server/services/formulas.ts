@@ -10,9 +10,10 @@ import type { Deletion, FormulaViewOut } from '../../src/domain/api/formulas.ts'
 import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import { formFields, validateSettings } from '../../src/domain/connectors/fields.ts';
 import { additionalSettingsFor, hasAdditionalSettings, type SystemId } from '../../src/domain/connectors/types.ts';
-import { DomainError } from '../../src/domain/errors.ts';
+import { ARCHIVED_READ_ONLY, DomainError } from '../../src/domain/errors.ts';
 import { formulaDisplayName, formulaNameFromFile, type CreateFormula, type FormulaEnd, type UpdateFormula } from '../../src/domain/formula/formula.ts';
-import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Mapping, type Matching } from '../../src/domain/formula/parts.ts';
+import { companionMappingProblem, companionOf } from '../../src/domain/formula/companion.ts';
+import { FORMULA_PARTS, readOnlyMappingProblem, type FormulaPartName, type Gift, type Mapping, type Matching } from '../../src/domain/formula/parts.ts';
 import { formulaListStatus } from '../../src/domain/formula/statuses.ts';
 import type { Config } from '../config.ts';
 import type { FieldInfo } from '../connectors/connector.ts';
@@ -35,13 +36,18 @@ export interface FormulaActor {
 }
 
 /** The parts that name the fields of the source or destination object: a new object makes them meaningless. */
-export const OBJECT_BOUND_PARTS: FormulaPartName[] = ['mapping', 'transform', 'validation', 'summary-fields', 'matching', 'routing'];
+export const OBJECT_BOUND_PARTS: FormulaPartName[] = ['mapping', 'transform', 'validation', 'summary-fields', 'matching', 'routing', 'gift'];
 /** SAMPLE_ROWS of SPEC.md section 9: the preview shows as many rows as an upload keeps */
 const SAMPLE_SIZE = 20;
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 const notFound = () => new DomainError('not-found', 'No such formula.');
+
+/** An archived formula is read-only: its wizard and every edit are refused until it is unarchived. */
+function refuseArchived(row: FormulaRow): void {
+  if (row.archivedOn) throw new DomainError('formula-archived', ARCHIVED_READ_ONLY);
+}
 
 export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'dataDir' | 'connectorAllowPrivateHosts'>; runs: Pick<FormulaRunsService, 'activateSchedule' | 'queueWaitingFiles' | 'nextScheduled' | 'stopForArchive' | 'cancelJobs'> }) {
   async function load(tenant: TenantScope, id: string, forUpdate = false): Promise<FormulaRow> {
@@ -146,6 +152,19 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     if (problem) throw new DomainError('bad-request', problem, { errors: { matching: problem } }, 'validation-failed');
   }
 
+  /** A gift from each row needs a destination object that has one, its amount and date mapped, and its constituent left to the engine. */
+  async function refuseGift(tenant: TenantScope, row: FormulaRow, gift: Gift): Promise<void> {
+    // like a mapping, a gift may be saved before the destination is chosen (a destination with none leaves it unused)
+    if (!row.destinationDataSourceId || !row.destinationObject) return;
+    const ds = await tenant.dataSources.get(row.destinationDataSourceId);
+    const companion = companionOf(ds?.system, row.destinationObject);
+    if (!companion) {
+      throw new DomainError('bad-request', 'Only a formula that writes constituents to the Sandbox CRM can also write a gift from each row.', { errors: { gift: 'No gift for this destination' } }, 'validation-failed');
+    }
+    const problem = companionMappingProblem(companion, gift.fields);
+    if (problem) throw new DomainError('bad-request', problem, { errors: { gift: problem } }, 'validation-failed');
+  }
+
   const prefixed = (prefix: string, errors: Record<string, string>) =>
     Object.fromEntries(Object.entries(errors).map(([k, m]) => [`${prefix}.${k}`, m]));
 
@@ -210,6 +229,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async update(tenant: TenantScope, actor: FormulaActor, id: string, body: UpdateFormula): Promise<FormulaViewOut> {
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        refuseArchived(row);
         const changes: FormulaChanges = { modifiedBy: actor.userId };
         if (body.name !== undefined) changes.name = body.name;
         if (body.usesFileUpload !== undefined) changes.usesFileUpload = body.usesFileUpload;
@@ -344,6 +364,8 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
       if (part === 'matching') await refuseUnanswerableMatching(tenant, actor, await load(tenant, id), body as Matching);
       return tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        refuseArchived(row);
+        if (part === 'gift') await refuseGift(tx, row, body as Gift);
         if (part === 'schedule' && row.usesFileUpload) {
           throw new DomainError('bad-request', 'A file-upload formula runs for each uploaded file; it has no schedule.', {}, 'validation-failed');
         }
@@ -361,6 +383,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async deletePart(tenant: TenantScope, actor: FormulaActor, id: string, part: FormulaPartName): Promise<void> {
       await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
+        refuseArchived(row);
         if (!(await tx.parts.remove(row.id, [part]))) throw new DomainError('not-found', `The formula has no ${FORMULA_PARTS[part].label}.`);
         await touch(tx, row, actor);
         if (part === 'schedule') await reschedule(tx, row);
@@ -375,7 +398,7 @@ export function formulasService(deps: { box: SecretBox; config: Pick<Config, 'da
     async activate(tenant: TenantScope, actor: FormulaActor, id: string): Promise<FormulaViewOut> {
       const view = await tenant.transaction(async (tx) => {
         const row = await load(tx, id, true);
-        if (row.archivedOn) throw new DomainError('formula-archived', `The formula ${formulaDisplayName(row)} is archived: unarchive it first.`);
+        refuseArchived(row);
         const parts = new Set((await tx.parts.list(row.id)).map((p) => p.part));
         const missing = [
           ...(row.name ? [] : ['name']),

@@ -22,6 +22,9 @@ export const MESSAGES = {
   virus: 'Virus found in file',
 } as const;
 
+/** What the wizard shows, and the server answers to an edit, of an archived formula. */
+export const ARCHIVED_READ_ONLY = 'This formula is archived. Unarchive it to change it.';
+
 /** Problem titles the API emits; each has a catalogue message the browser shows. */
 export const PROBLEM_TITLES = {
   'unauthenticated': 'Sign-in required. Please sign in again.',
@@ -69,7 +72,7 @@ export const PROBLEM_TITLES = {
   'formula-wipe-unconfirmed': 'Changing the object wipes the mapping, matching and routing. Confirm to go on.',
   'formula-incomplete': 'The formula is not complete yet.',
   'formula-busy': 'A run of this formula is under way. Try again when it has finished.',
-  'formula-archived': 'This formula is archived. Unarchive it first.',
+  'formula-archived': ARCHIVED_READ_ONLY,
   'formula-not-archived': 'Archive the formula before deleting it.',
   'formula-draft-not-archived': 'A draft is deleted, not archived.',
   // the Data Queue's tabs

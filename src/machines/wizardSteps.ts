@@ -9,7 +9,8 @@ import type { FieldInfo } from '../domain/api/integrations.ts';
 import type { FormulaSample } from '../domain/api/formulas.ts';
 import { connectorFor } from '../domain/connectors/catalogue.ts';
 import { REFUSED_MESSAGES, requestFailure } from '../domain/errors.ts';
-import { checkForm, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
+import { checkForm, giftDraftOf, initialForm, type MappingForm, type SavedParts } from '../domain/formula/mappingForm.ts';
+import { companionOf, GIFT_FIELD_LABELS, type Companion } from '../domain/formula/companion.ts';
 import { suggestedMapping } from '../domain/formula/suggestedMapping.ts';
 import { matchingBody, matchingForm } from '../domain/formula/matchingForm.ts';
 import { AutosendSchema, FORMULA_PART_NAMES, MatchingSchema, type FormulaPartBody, type FormulaPartName, PART_PROBLEM_MESSAGES, RoutingSchema, type CustomRouting, type DefaultRouting, type Matching } from '../domain/formula/parts.ts';
@@ -21,10 +22,11 @@ import { additionalSettingsFor, type DataSourceListItem, type SystemId } from '.
 import { baseSettings, ROLES, withObject, type Role } from '../domain/formula/ends.ts';
 import { FormulaNameSchema, type UpdateFormula } from '../domain/formula/formula.ts';
 import type { WizardStep } from '../domain/formula/wizard.ts';
-import { ScheduleSchema, type Schedule } from '../domain/formula/parts.ts';
+import { RunOnceSchema, ScheduleSchema, type Schedule } from '../domain/formula/parts.ts';
 import { formulas, type FormulaView } from '../services/formulas.ts';
 import type { RequestOptions } from '../services/gateway.ts';
 import { integrations } from '../services/integrations.ts';
+import { runOnce } from '../services/runOnce.ts';
 
 /** what the screen shows, the draft as saved, and the draft the screen opens with */
 export interface StepLoad { data: unknown; saved: unknown; draft: unknown }
@@ -50,7 +52,7 @@ export const MISSING = 'missing';
  * dry run); tests hand in fakes of the same shape.
  */
 export interface StepCalls {
-  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'update' | 'sample' | 'activate' | 'dryRun'>;
+  formulas: Pick<typeof formulas, 'get' | 'getPart' | 'putPart' | 'deletePart' | 'update' | 'sample' | 'activate' | 'dryRun'> & { runOnce: typeof runOnce };
   integrations: Pick<typeof integrations, 'list' | 'objects' | 'refreshObjects' | 'fields' | 'checkSalesforceReport'>;
 }
 
@@ -87,6 +89,13 @@ export const scheduleFormOf = (s: Schedule | null): ScheduleForm => ({
   time: s?.mode === 'scheduled' ? s.time : '02:00',
   timeZone: s?.mode === 'scheduled' ? s.timeZone : browserTimeZone(),
 });
+
+/** A run once range as the scheduling step holds it: asked for (on) or not. */
+export interface RunOnceForm { on: boolean; from: string; to: string }
+
+/** The scheduling step's draft: the schedule, with the run once range while one is asked for (saved as one run over it). */
+export const schedulingDraftOf = (f: ScheduleForm, runOnce: RunOnceForm): unknown =>
+  (runOnce.on ? { ...(scheduleOf(f) as object), runOnce: { from: runOnce.from, to: runOnce.to } } : scheduleOf(f));
 
 /** The schedule a form stands for (its draft); not yet checked. */
 export const scheduleOf = (f: ScheduleForm): unknown => (f.mode === 'continuous'
@@ -160,6 +169,7 @@ export const LOAD_MESSAGES = {
   validation: 'The validation rules could not be retrieved.',
   summary: 'The summary fields could not be retrieved.',
   sample: 'The sample rows could not be loaded.',
+  gift: 'The gift from each row could not be retrieved.',
   /** a refusal, not an outage: reading a data source's fields needs datasource view */
   fieldsRefused: REFUSED_MESSAGES.sourceFields,
 } as const;
@@ -178,6 +188,10 @@ export interface MappingData {
   sample: FormulaSample | null;
   /** how many fields the form opened with mapped from source fields of the same names */
   suggested: number;
+  /** the record the destination object may also take from each row (a constituent's gift), or null */
+  companion: Companion | null;
+  /** whether the formula has a gift part saved (removed when the step turns it off) */
+  giftSaved?: boolean;
 }
 
 /** What the review shows: the parts the formula has, its objects' labels by `{dataSourceId}/{object}`, and its destination fields' labels by name. */
@@ -486,7 +500,8 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         const dest = formula.firstDestinationDataSource!;
         const src = formula.sourceDataSource;
         const fromUpload = formula.usesFileUpload;
-        const [destFields, srcFields, mapping, transform, validation, summary, sample] = await Promise.all([
+        const companion = companionOf(dest.system, dest.object);
+        const [destFields, srcFields, mapping, transform, validation, summary, sample, gift] = await Promise.all([
           settled(i.fields(dest.dataSourceId, dest.object, silent)),
           !fromUpload && src ? settled(i.fields(src.dataSourceId, src.object, silent)) : null,
           settled(savedPart(formula, 'mapping', silent)),
@@ -494,6 +509,8 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
           settled(savedPart(formula, 'validation', silent)),
           settled(savedPart(formula, 'summary-fields', silent)),
           settled(f.sample(formula.id, silent)),
+          // a destination object with a companion (constituents: a gift) may write one from each row
+          companion ? settled(savedPart(formula, 'gift', silent)) : null,
         ]);
         const down: string[] = [];
         if (!destFields.ok) down.push(fieldsFailure(destFields.error, 'destination'));
@@ -505,6 +522,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         if (!transform.ok) parts.push(partFailure(transform.error, LOAD_MESSAGES.transform));
         if (!validation.ok) parts.push(partFailure(validation.error, LOAD_MESSAGES.validation));
         if (!summary.ok) parts.push(partFailure(summary.error, LOAD_MESSAGES.summary));
+        if (gift && !gift.ok) parts.push(partFailure(gift.error, LOAD_MESSAGES.gift));
         if (down.length || parts.length) throw new StepUnread([...(down.length ? [LOAD_MESSAGES.fields, ...new Set(down)] : []), ...new Set(parts)]);
 
         const described = destFields.ok ? destFields.value.fields : [];
@@ -521,20 +539,26 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         };
         // a formula with no mapping saved yet starts from the source fields of the same names
         const start = saved.mapping ? [] : suggestedMapping(destination, source);
-        const form = initialForm(destination, saved, start);
-        const data: MappingData = { destination, readOnly, source, saved, sample: sample.ok ? sample.value : null, suggested: start.length };
+        const form: MappingForm = {
+          ...initialForm(destination, saved, start),
+          ...(companion && gift?.ok ? { gift: giftDraftOf(gift.value, Object.keys(GIFT_FIELD_LABELS)) } : {}),
+        };
+        const data: MappingData = { destination, readOnly, source, saved, sample: sample.ok ? sample.value : null, suggested: start.length, companion, giftSaved: !!(gift?.ok && gift.value) };
         return { data, saved: form, draft: form };
       },
       async save(formula, draft, { data }) {
         const { destination } = data as MappingData;
         const labels = new Map(destination.map((x) => [x.name, x.label]));
-        const bodies = checkForm(draft as MappingForm, destination, (n) => labels.get(n) ?? n).bodies;
+        const bodies = checkForm(draft as MappingForm, destination, (n) => labels.get(n) ?? n, (data as MappingData).companion).bodies;
         // the screen shows the problems and sends no such draft
         if (!bodies) throw new StepRefused({});
         await f.putPart(formula.id, 'mapping', bodies.mapping, silent);
         await f.putPart(formula.id, 'transform', bodies.transform, silent);
         await f.putPart(formula.id, 'validation', bodies.validation, silent);
         await f.putPart(formula.id, 'summary-fields', bodies.summary, silent);
+        // the gift from each row: saved when written, removed when no longer
+        if (bodies.gift) await f.putPart(formula.id, 'gift', bodies.gift, silent);
+        else if (bodies.gift === null && (data as MappingData).giftSaved) await f.deletePart(formula.id, 'gift', silent);
         // the formula as the server now has it (its parts; a live one now needs reprocessing)
         return f.get(formula.id, silent).catch(() => undefined);
       },
@@ -585,8 +609,12 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
         return { data: saved, saved: saved ? scheduleOf(scheduleFormOf(saved)) : null, draft: scheduleOf(scheduleFormOf(saved)) };
       },
       async save(formula, draft) {
-        const schedule = v.parse(ScheduleSchema, draft);
+        // the step's draft is the schedule, with the run once range while one is asked for
+        const { runOnce, ...rest } = draft as { runOnce?: unknown };
+        const schedule = v.parse(ScheduleSchema, rest);
         await f.putPart(formula.id, 'schedule', schedule, { silent: true });
+        // run once is no part: it is one run over the range, asked for as the schedule is saved (a live formula's)
+        if (runOnce !== undefined && !formula.isDraft) await f.runOnce(formula.id, v.parse(RunOnceSchema, runOnce), { silent: true });
         // the formula's list of parts now holds the schedule
         return f.get(formula.id, { silent: true }).catch(() => undefined);
       },
@@ -625,7 +653,7 @@ export function stepIO({ formulas: f, integrations: i }: StepCalls): Record<Wiza
   };
 }
 
-export const STEP_IO = stepIO({ formulas, integrations });
+export const STEP_IO = stepIO({ formulas: { ...formulas, runOnce }, integrations });
 
 /** The formula's sample rows read again on their own (the mapping's preview), or null when they cannot be read. */
 export const sampleReader = ({ formulas: f }: { formulas: Pick<StepCalls['formulas'], 'sample'> }) =>

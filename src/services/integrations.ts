@@ -6,7 +6,10 @@ import type { DataSourceView } from '../domain/connectors/catalogue.ts';
 import type { DataSourceListItem, SystemId } from '../domain/connectors/types.ts';
 import { columnChoiceParam, HEADER_SLICE_BYTES, type ColumnChoice, type ImportColumn } from '../domain/sandboxImport.ts';
 import { serviceClient, type RequestOptions } from './gateway.ts';
-import { postFile, type UploadOptions } from './postFile.ts';
+import type { UploadOptions } from './postFile.ts';
+
+/** Uploading a file, loaded when a Sandbox CRM import first sends one: the screens that list data sources (the Data Queue among them) never do. */
+const postFile = async <T>(url: string, file: File, opts?: UploadOptions): Promise<T> => (await import('./postFile.ts')).postFile<T>(url, file, opts);
 
 export type { DataSourceListItem };
 

@@ -16,7 +16,7 @@ import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts
 import { forTenant } from '../../server/db/tenancy.ts';
 import { formulaRun } from '../../server/jobs/formulaRun.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
-import { VALID_PARTS } from '../support/formulaParts.ts';
+import { VALID_GIFT, VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const F = '/web-api/v1/formulas';
@@ -473,6 +473,124 @@ describe('the same file uploaded to a formula twice', () => {
     await finished(thirdId);
     expect((await records(id)).filter((r) => r.source_key.startsWith(thirdId)).map((r) => r.bucket)).toEqual(['one-to-one-match', 'one-to-one-match', 'one-to-one-match']);
   }, 120_000);
+});
+
+describe('one row, two objects: a supporters file that carries a gift', () => {
+  type Row = { id: string; source_key: string; bucket: string; state: string; outcome: string | null; destination_record_id: string | null; matching: Record<string, unknown> | null };
+  const records = async (formula: string) => (await server.database.pool.query<Row>(
+    'select id, source_key, bucket, state, outcome, destination_record_id, matching from records where formula_id = $1 order by source_key', [formula])).rows;
+  const giftsOf = (constituentId: string) => sandboxCrmStore(tenant()).search('gifts', { criteria: [{ field: 'constituentId', value: constituentId }] });
+  const crmByEmail = (email: string) => sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: email }] });
+
+  it('writes the constituent and, after it, its gift linked to it; the gift waits for it meanwhile; a second upload doubles nothing', async () => {
+    const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {
+      method: 'POST', body: { system: 'file-upload', displayName: `Gift uploads ${Math.random().toString(36).slice(2, 6)}`, settings: {} },
+    }))).id;
+    const id = (await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Spring gifts', usesFileUpload: true } }))).id;
+    const content = [
+      ['First name', 'Last name', 'Email', 'Gift amount', 'Gift date', 'Fund'],
+      ['Gia', 'Giftrow', 'gia.giftrow@example.org', '25.00', '2026-03-14', 'Spring appeal'],
+      ['Hal', 'Giftrow', 'hal.giftrow@example.org', '100', '2026-03-15', 'Building fund'],
+      // a supporter without a gift: the constituent alone
+      ['Ina', 'Giftrow', 'ina.giftrow@example.org', '', '', ''],
+    ].map((r) => r.join(',')).join('\n');
+    const upload = (again?: boolean) => {
+      const form = new FormData();
+      form.append('file', new File([content], 'spring-gifts.csv', { type: 'text/csv' }));
+      return fetch(`${base}/flat-file-service/v1/uploads?formulaId=${id}${again ? '&again=true' : ''}`, { method: 'POST', headers: sessions.admin!.headers, body: form });
+    };
+    const finished = async (uploadId: string) => {
+      for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+        const { runs } = await json<{ runs: RunView[] }>(await send('admin', `${F}/${id}/runs`));
+        const run = runs.find((r) => r.params.uploadId === uploadId);
+        if (run?.finishedOn) return run;
+      }
+      throw new Error(`the run of upload ${uploadId} did not finish`);
+    };
+    // Send now is a job: done once every record of the upload is sent
+    const sendAll = async (ids: string[], upload: string) => {
+      const res = await send('processor', `/web-api/v1/records/${id}/actions/send`, { method: 'POST', body: { selection: { kind: 'ids', ids } } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        if ((await records(id)).filter((r) => r.source_key.startsWith(upload)).every((r) => r.state === 'sent' || r.state === 'failed')) return;
+      }
+    };
+
+    const first = await upload();
+    expect(first.status, await first.clone().text()).toBe(201);
+    const firstId = (await json<{ id: string }>(first)).id;
+    expect((await send('admin', `${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fileSource, object: firstId }, destination: { dataSourceId: crm, object: 'constituents' }, sampleUploadId: firstId } })).status).toBe(200);
+    for (const [part, body] of Object.entries({ ...VALID_PARTS, routing: READY_ROUTING, schedule: undefined, gift: VALID_GIFT })) {
+      if (body) expect((await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body })).status, part).toBe(200);
+    }
+    expect((await send('admin', `${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+    // three rows collected; two of them carry a gift, each waiting for its constituent
+    expect((await finished(firstId)).counts).toMatchObject({ collected: 3, gifts: 2 });
+    let rows = await records(id);
+    expect(rows.map((r) => [r.source_key, r.bucket, r.state])).toEqual([
+      [`${firstId}#2`, 'new', 'ready'], [`${firstId}#2#gift`, 'relationship-match', 'needs-attention'],
+      [`${firstId}#3`, 'new', 'ready'], [`${firstId}#3#gift`, 'relationship-match', 'needs-attention'],
+      [`${firstId}#4`, 'new', 'ready'],
+    ]);
+    // the related-records screen says what each gift waits for
+    const waiting = await json<RecordPage>(await send('admin', `/web-api/v1/records/${id}/query`, { method: 'POST', body: { scope: { view: 'related-records' }, limit: 10 } }));
+    expect(waiting.records.map((r) => r.errorReason)).toEqual(['Waiting for its constituent from the same row, which is not sent yet.', 'Waiting for its constituent from the same row, which is not sent yet.']);
+    expect(waiting.records.map((r) => r.sourcePosition).sort()).toEqual(['spring-gifts.csv, line 2, its gift', 'spring-gifts.csv, line 3, its gift']);
+    expect(waiting.records.map((r) => r.waitingFor?.object)).toEqual(['constituent', 'constituent']);
+
+    // a person sends the constituents: each is created, then its gift is written against it in the same send
+    await sendAll(rows.filter((r) => !r.source_key.endsWith('#gift')).map((r) => r.id), firstId);
+    rows = await records(id);
+    expect(rows.map((r) => [r.source_key, r.state, r.outcome])).toEqual([
+      [`${firstId}#2`, 'sent', 'created'], [`${firstId}#2#gift`, 'sent', 'created'],
+      [`${firstId}#3`, 'sent', 'created'], [`${firstId}#3#gift`, 'sent', 'created'],
+      [`${firstId}#4`, 'sent', 'created'],
+    ]);
+    const [gia] = await crmByEmail('gia.giftrow@example.org');
+    const [hal] = await crmByEmail('hal.giftrow@example.org');
+    const [ina] = await crmByEmail('ina.giftrow@example.org');
+    expect((await giftsOf(gia!.id)).map((g) => g.fields)).toEqual([expect.objectContaining({ constituentId: gia!.id, constituentLookupId: gia!.fields.lookupId, amount: '25.00', date: '2026-03-14', fund: 'Spring appeal' })]);
+    expect((await giftsOf(hal!.id)).map((g) => g.fields)).toEqual([expect.objectContaining({ constituentId: hal!.id, amount: '100.00', date: '2026-03-15', fund: 'Building fund' })]);
+    expect(await giftsOf(ina!.id)).toEqual([]);
+    expect(rows.find((r) => r.source_key === `${firstId}#2#gift`)!.destination_record_id).toBe((await giftsOf(gia!.id))[0]!.id);
+
+    // the same file again: the constituents are found, and so are their gifts; sending writes no second of either
+    const again = await upload(true);
+    expect(again.status, await again.clone().text()).toBe(201);
+    const againId = (await json<{ id: string }>(again)).id;
+    await finished(againId);
+    const second = (await records(id)).filter((r) => r.source_key.startsWith(againId));
+    expect(second.map((r) => [r.bucket, r.state])).toEqual([
+      ['one-to-one-match', 'ready'], ['relationship-match', 'needs-attention'], ['one-to-one-match', 'ready'], ['relationship-match', 'needs-attention'], ['one-to-one-match', 'ready'],
+    ]);
+    await sendAll(second.filter((r) => !r.source_key.endsWith('#gift')).map((r) => r.id), againId);
+    const after = (await records(id)).filter((r) => r.source_key.startsWith(againId));
+    expect(after.map((r) => [r.state, r.outcome])).toEqual([1, 2, 3, 4, 5].map(() => ['sent', 'updated']));
+    for (const who of ['gia', 'hal', 'ina']) expect(await crmByEmail(`${who}.giftrow@example.org`), who).toHaveLength(1);
+    expect(await giftsOf(gia!.id)).toHaveLength(1);
+    expect(await giftsOf(hal!.id)).toHaveLength(1);
+  }, 120_000);
+
+  it('a formula that sends automatically writes both in its run: the constituent, then its gift', async () => {
+    const fileSource = (await json<{ id: string }>(await send('admin', '/integrations/v1/data-sources', {
+      method: 'POST', body: { system: 'file-upload', displayName: `Gift uploads auto ${Math.random().toString(36).slice(2, 6)}`, settings: {} },
+    }))).id;
+    const id = (await json<{ id: string }>(await send('admin', F, { method: 'POST', body: { name: 'Autumn gifts', usesFileUpload: true } }))).id;
+    const form = new FormData();
+    form.append('file', new File([['First name,Last name,Email,Gift amount,Gift date,Fund', 'Jo,Autogift,jo.autogift@example.org,40,2026-10-01,Autumn appeal'].join('\n')], 'autumn.csv', { type: 'text/csv' }));
+    const uploaded = await fetch(`${base}/flat-file-service/v1/uploads?formulaId=${id}`, { method: 'POST', headers: sessions.admin!.headers, body: form });
+    const uploadId = (await json<{ id: string }>(uploaded)).id;
+    expect((await send('admin', `${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: fileSource, object: uploadId }, destination: { dataSourceId: crm, object: 'constituents' }, sampleUploadId: uploadId } })).status).toBe(200);
+    for (const [part, body] of Object.entries({ ...VALID_PARTS, routing: READY_ROUTING, autosend: { enabled: true }, schedule: undefined, gift: VALID_GIFT })) {
+      if (body) expect((await send('admin', `${F}/${id}/parts/${part}`, { method: 'PUT', body })).status, part).toBe(200);
+    }
+    expect((await send('admin', `${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+    const done = (rows: Row[]) => rows.length === 2 && rows.every((r) => r.state === 'sent');
+    for (const until = Date.now() + 60_000; Date.now() < until && !done(await records(id)); await new Promise((r) => setTimeout(r, 100)));
+    expect((await records(id)).map((r) => [r.source_key, r.state, r.outcome])).toEqual([[`${uploadId}#2`, 'sent', 'created'], [`${uploadId}#2#gift`, 'sent', 'created']]);
+    const [jo] = await crmByEmail('jo.autogift@example.org');
+    expect((await giftsOf(jo!.id)).map((g) => g.fields)).toEqual([expect.objectContaining({ amount: '40.00', date: '2026-10-01', fund: 'Autumn appeal' })]);
+  }, 60_000);
 });
 
 describe('reprocessing keeps what people decided', () => {

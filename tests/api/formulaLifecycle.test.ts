@@ -170,6 +170,18 @@ describe('archiving', () => {
     const id = await liveFormula();
     expect((await send('producer', `${F}/${id}/archive`, POST)).status).toBe(200);
     expect(await json(await send('producer', `${F}/${id}/archive`, POST))).toMatchObject({ title: 'formula-archived', status: 409 });
+    // read-only while archived: its wizard's saves and every edit are refused, in words, and nothing changes
+    const readOnly = { title: 'formula-archived', status: 409, detail: 'This formula is archived. Unarchive it to change it.' };
+    const renamed = await send('producer', `${F}/${id}`, { method: 'PATCH', body: { name: 'Renamed while archived' } });
+    expect(renamed.headers.get('content-type')).toContain('application/problem+json');
+    expect(await json(renamed)).toMatchObject(readOnly);
+    expect(await json(await send('producer', `${F}/${id}/parts/mapping`, { method: 'PUT', body: VALID_PARTS.mapping }))).toMatchObject(readOnly);
+    expect(await json(await send('producer', `${F}/${id}/parts/routing`, { method: 'DELETE' }))).toMatchObject(readOnly);
+    const still = await json<FormulaView>(await send('producer', `${F}/${id}`));
+    expect(still).toMatchObject({ name: expect.not.stringMatching(/Renamed/), parts: expect.arrayContaining(['routing']), needsReprocess: false });
+    // unarchived, it can change again
+    expect((await send('producer', `${F}/${id}/unarchive`, POST)).status).toBe(200);
+    expect((await send('producer', `${F}/${id}`, { method: 'PATCH', body: { name: 'Renamed once back' } })).status).toBe(200);
   }, 60_000);
 });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMULA_PART_NAMES } from '../../src/domain/formula/parts.ts';
 import { call, sessionFor, type Session } from '../support/api.ts';
 import { csvText } from '../support/flatFiles.ts';
-import { VALID_PARTS } from '../support/formulaParts.ts';
+import { ALL_PARTS, VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const F = '/web-api/v1/formulas';
@@ -82,12 +82,12 @@ describe('every part', () => {
   it.each(FORMULA_PART_NAMES)('%s is saved, read back and removed', async (part) => {
     const f = await draft();
     expect((await send('producer', `${F}/${f.id}/parts/${part}`)).status).toBe(404);
-    const saved = await send('producer', `${F}/${f.id}/parts/${part}`, { method: 'PUT', body: VALID_PARTS[part] });
+    const saved = await send('producer', `${F}/${f.id}/parts/${part}`, { method: 'PUT', body: ALL_PARTS[part] });
     expect(saved.status, await saved.clone().text()).toBe(200);
     const read = await json<{ part: string; body: unknown }>(await send('viewer', `${F}/${f.id}/parts/${part}`));
-    expect(read).toMatchObject({ part, body: VALID_PARTS[part] });
+    expect(read).toMatchObject({ part, body: ALL_PARTS[part] });
     expect((await json<{ parts: string[] }>(await send('viewer', `${F}/${f.id}`))).parts).toEqual([part]);
-    expect((await send('viewer', `${F}/${f.id}/parts/${part}`, { method: 'PUT', body: VALID_PARTS[part] })).status).toBe(403);
+    expect((await send('viewer', `${F}/${f.id}/parts/${part}`, { method: 'PUT', body: ALL_PARTS[part] })).status).toBe(403);
     expect((await send('producer', `${F}/${f.id}/parts/${part}`, { method: 'DELETE' })).status).toBe(204);
     expect((await send('producer', `${F}/${f.id}/parts/${part}`)).status).toBe(404);
   });

@@ -154,9 +154,12 @@ const view: ModelView<typeof formulaListMachine, ReturnType<typeof renderList>> 
           const table = screen.getByRole('table', { name: 'Formulas' });
           for (const f of formulas) expect(table.textContent).toContain(f.name ?? 'Untitled formula');
           if (formulas.some((f) => !f.isDraft)) expect(table.textContent).toContain('Needs reprocess');
-          // Edit opens a draft at its first step not set up, a live formula at its review
+          // Edit opens a draft at its first step not set up, a live formula at its review; an archived
+          // formula is read-only until unarchived: it is opened, never edited
           for (const f of formulas) {
-            const edit = screen.getByRole('link', { name: `Edit ${f.name ?? 'Untitled formula'}` });
+            const name = f.name ?? 'Untitled formula';
+            expect(screen.queryByRole('link', { name: `${isArchived(f) ? 'Edit' : 'Open'} ${name}` }), `${f.id} Edit or Open`).toBeNull();
+            const edit = screen.getByRole('link', { name: `${isArchived(f) ? 'Open' : 'Edit'} ${name}` });
             expect(new URLSearchParams(edit.getAttribute('href')!.split('?')[1]).get('wizardStep')).toBe(f.isDraft ? 'data-sources' : 'review');
           }
           // drafts and archived formulas offer Delete, live ones Archive, archived ones Unarchive; every one Copy

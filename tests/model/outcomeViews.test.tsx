@@ -181,3 +181,39 @@ describe.each(CASES.map((c) => [c.title, c] as const))('%s (bucket-records short
     await expectBrokenGuardToFail(bucketRecordsMachine, 'hasNextPage', { paths: paging, view, every: true });
   });
 });
+
+describe('at a phone\'s width (390 px)', () => {
+  it('shows sent records as a card each, name and state first, with how they were sent, and sorts them without a table', async () => {
+    const was = window.matchMedia;
+    // the width All Formulas turns to cards at (36em): the page's media query matches
+    window.matchMedia = ((query: string) => ({ ...was(query), matches: query === '(max-width: 36em)' })) as typeof window.matchMedia;
+    try {
+      const c = CASES[0]!;
+      const { page } = renderView(c, bucketRecordsMachine);
+      await page.called();
+      await page.answer({ type: 'xstate.done.actor.loadPage', output: c.first });
+      const list = await screen.findByRole('list', { name: 'Records' });
+      expect(screen.queryByRole('table', { name: 'Records' })).toBeNull();
+      const cards = within(list).getAllByRole('listitem');
+      expect(cards.map((card) => card.getAttribute('aria-label'))).toEqual(['Ada 1 · ada1@example.org (spring.csv, line 2)', 'Ada 2 · ada2@example.org (spring.csv, line 3)']);
+      const [byPerson, byRun] = cards as [HTMLElement, HTMLElement];
+      // the record's name, where it came from and its state come first; then how it left, then the rest
+      const text = byPerson.textContent!;
+      expect(text.indexOf('Ada 1 · ada1@example.org')).toBeLessThan(text.indexOf('Sent as'));
+      expect(within(byPerson).getByText('spring.csv, line 2')).toBeTruthy();
+      expect(within(byPerson).getByText('Sent')).toBeTruthy();
+      expect(text).toContain('Sent asCreated');
+      expect(text).toContain('Sent byDana Processor');
+      expect(text).toContain('Record idcrm-1');
+      expect(within(byRun).getByRole('link', { name: `Schedule run of ${new Date(STARTED).toLocaleString()}` }).getAttribute('href')).toBe(`/${FORMULA}/run-history`);
+      expect(byRun.textContent).toContain('Sent asUpdated');
+      fireEvent.click(within(byRun).getByRole('checkbox', { name: 'Select record Ada 2 · ada2@example.org (spring.csv, line 3)' }));
+      await waitFor(() => expect((within(byRun).getByRole('checkbox') as HTMLInputElement).checked).toBe(true));
+      // sorting, which the table's headers offer, is a choice here
+      fireEvent.change(screen.getByRole('combobox', { name: 'Sort by' }), { target: { value: 'dateAdded:asc' } });
+      expect(await page.called()).toMatchObject({ scope: { view: 'sent' }, sort: 'dateAdded', direction: 'asc' });
+    } finally {
+      window.matchMedia = was;
+    }
+  });
+});

@@ -41,12 +41,12 @@ const FORMULA: FormulaView = {
 /** a call these tests do not answer: it fails, as a real one would not be made */
 const none = () => vi.fn(async () => { throw new Error('not faked'); });
 
-function renderDialog(step: WizardStep) {
+function renderDialog(step: WizardStep, formula: FormulaView = FORMULA) {
   const fakes = {
     list: vi.fn(async () => [CRM]),
     getPart: vi.fn(async () => VALID_PARTS.schedule),
     putPart: vi.fn(async () => undefined),
-    get: vi.fn(async () => FORMULA),
+    get: vi.fn(async () => formula),
   };
   const services = {
     formulas: { get: fakes.get, getPart: fakes.getPart, putPart: fakes.putPart, update: none(), activate: none(), sample: none(), dryRun: none(), deletePart: none() },
@@ -91,6 +91,17 @@ describe('the wizard dialog over a wizard provided with fake calls', () => {
     await user.click(within(form).getByRole('button', { name: 'Save and continue' }));
     await screen.findByText('Scheduling has been saved');
     expect(fakes.putPart).toHaveBeenCalledWith(FORMULA_ID, 'schedule', VALID_PARTS.schedule, expect.anything());
+    stop();
+  });
+
+  it('opens an archived formula read-only, saying so, and saves nothing', async () => {
+    const { fakes, user, stop } = renderDialog('scheduling', { ...FORMULA, isDraft: false, status: 'inactive', archivedOn: '2026-11-20T00:00:00Z' });
+    const form = await screen.findByRole('form', { name: 'Scheduling' });
+    expect(screen.getByText('This formula is archived. Unarchive it to change it.')).toBeTruthy();
+    expect(within(form).getByRole('radio', { name: /^Continuously/ })).toHaveProperty('disabled', true);
+    expect(within(form).queryByRole('button', { name: 'Save and continue' })).toBeNull();
+    await user.click(within(form).getByRole('button', { name: 'Next' }));
+    expect(fakes.putPart).not.toHaveBeenCalled();
     stop();
   });
 });

@@ -440,6 +440,67 @@ describe('the mapping step', () => {
     expect(fakes.putPart.calls).toEqual([]);
   });
 
+  it('one row, two objects: a gift from each row is turned on from the keyboard, needs its amount and date, and is saved as the gift part', async () => {
+    const fakes = fakeServices({ source: ['First name', 'Last name', 'Email', 'Gift amount', 'Gift date', 'Fund'] });
+    const { user, props } = renderStep(fakes.services);
+    await table();
+    const group = screen.getByRole('group', { name: 'Gift from each row' });
+    const on = within(group).getByRole('checkbox', { name: 'Also write a gift from each row' });
+    expect(on).toHaveProperty('checked', false);
+    expect(within(group).queryByRole('combobox')).toBeNull();
+    // keyboard only: the checkbox is reached with Tab and turned on with Space
+    on.focus();
+    await user.keyboard(' ');
+    expect(on).toHaveProperty('checked', true);
+    const fields = within(group).getByRole('group', { name: 'Gift fields' });
+    expect(within(fields).getAllByRole('combobox').map((c) => c.getAttribute('aria-label') ?? (c as HTMLSelectElement).labels?.[0]?.textContent)).toEqual(
+      ['Gift amount *', 'Gift date *', 'Gift fund', 'Gift type', 'Gift campaign', 'Gift appeal', 'Gift payment method']);
+    await user.selectOptions(within(fields).getByRole('combobox', { name: /^Gift amount/ }), 'Gift amount');
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    const errors = await screen.findByRole('alert', { name: /Mapping Errors/ });
+    expect(within(errors).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Gift from each row: A gift needs Date mapped.']);
+    expect(fakes.putPart.calls).toEqual([]);
+
+    await user.selectOptions(within(fields).getByRole('combobox', { name: /^Gift date/ }), 'Gift date');
+    await user.selectOptions(within(fields).getByRole('combobox', { name: /^Gift fund/ }), 'Fund');
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    await waitFor(() => expect(props.onSaved).toHaveBeenCalled());
+    expect(savedBodies(fakes.putPart).find(([part]) => part === 'gift')).toEqual(['gift', {
+      fields: [
+        { destination: 'amount', kind: 'source', source: 'Gift amount' },
+        { destination: 'date', kind: 'source', source: 'Gift date' },
+        { destination: 'fund', kind: 'source', source: 'Fund' },
+      ],
+    }]);
+  });
+
+  it('a saved gift opens as it was saved, and turned off it is removed', async () => {
+    const gift = { fields: [{ destination: 'amount', kind: 'source' as const, source: 'Gift' }, { destination: 'date', kind: 'source' as const, source: 'Joined' }] };
+    const fakes = fakeServices({ parts: { gift } });
+    const deletePart = vi.fn(async () => undefined);
+    (fakes.services.formulas as unknown as { deletePart: typeof deletePart }).deletePart = deletePart;
+    const { user, props } = renderStep(fakes.services, { formula: formulaOf({ parts: ['mapping', 'transform', 'validation', 'summary-fields', 'gift'] }) });
+    await table();
+    const group = screen.getByRole('group', { name: 'Gift from each row' });
+    expect(within(group).getByRole('checkbox', { name: 'Also write a gift from each row' })).toHaveProperty('checked', true);
+    expect((within(group).getByRole('combobox', { name: /^Gift amount/ }) as HTMLSelectElement).value).toBe('Gift');
+    expect((within(group).getByRole('combobox', { name: /^Gift date/ }) as HTMLSelectElement).value).toBe('Joined');
+    await user.click(within(group).getByRole('checkbox', { name: 'Also write a gift from each row' }));
+    // turning it off is a change to save
+    expect(props.onDirtyChange).toHaveBeenLastCalledWith(true);
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    await waitFor(() => expect(props.onSaved).toHaveBeenCalled());
+    expect(deletePart).toHaveBeenCalledWith(FORMULA_ID, 'gift', expect.anything());
+    expect(fakes.putPart.calls.map((c) => c.part)).not.toContain('gift');
+  });
+
+  it('offers no gift where the destination object has none (gifts themselves)', async () => {
+    const fakes = fakeServices({ destination: sandbox.fields.gifts });
+    renderStep(fakes.services, { formula: formulaOf({ firstDestinationDataSource: end(CRM, 'gifts'), parts: [] }) });
+    await table();
+    expect(screen.queryByRole('group', { name: 'Gift from each row' })).toBeNull();
+  });
+
   it('the field picker needs at least one field selected', async () => {
     const fakes = fakeServices();
     const { user } = renderStep(fakes.services);

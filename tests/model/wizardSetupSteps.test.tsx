@@ -30,9 +30,9 @@ import { DataSourcesStep, NO_SOURCE_MESSAGE, UPLOADS_UNREADABLE_MESSAGE } from '
 import { FormulaTypeStep } from '../../src/views/wizard/steps/FormulaTypeStep.tsx';
 import { ProcessingStep } from '../../src/views/wizard/steps/ProcessingStep.tsx';
 import { ReviewStep } from '../../src/views/wizard/steps/ReviewStep.tsx';
-import { browserTimeZone, RUN_ONCE_NOTE, SchedulingStep } from '../../src/views/wizard/steps/SchedulingStep.tsx';
+import { browserTimeZone, RUN_ONCE_DRAFT_NOTE, RUN_ONCE_NOTE, SchedulingStep } from '../../src/views/wizard/steps/SchedulingStep.tsx';
 import { fakeCall, type FakeCall } from '../support/fakeCalls.ts';
-import { VALID_PARTS } from '../support/formulaParts.ts';
+import { ALL_PARTS, VALID_PARTS } from '../support/formulaParts.ts';
 import { startStepEditor } from '../support/stepEditors.ts';
 
 afterEach(() => {
@@ -72,6 +72,7 @@ interface Fakes {
   update: FakeCall<{ id: string; body: Record<string, unknown> }, FormulaView>;
   activate: FakeCall<string, FormulaView>;
   putPart: FakeCall<{ part: string; body: unknown }, unknown>;
+  runOnce: FakeCall<{ id: string; runOnce: unknown }, unknown>;
   report: FakeCall<{ dataSourceId: string; reportId: string }, { reportId: string; name: string; dateFilterColumn: string }>;
   objects: ReturnType<typeof vi.fn>;
   list: ReturnType<typeof vi.fn>;
@@ -85,6 +86,7 @@ function fakeServices(opts: { dataSources?: DataSourceListItem[]; parts?: Partia
     update: fakeCall('update'),
     activate: fakeCall('activate'),
     putPart: fakeCall('putPart'),
+    runOnce: fakeCall('runOnce'),
     report: fakeCall('checkSalesforceReport'),
     list: vi.fn(async () => opts.dataSources ?? [CRM, SFTP, UPLOADS, SALESFORCE]),
     objects: vi.fn(async (id: string) => ({ objects: OBJECTS[id] ?? [], refreshedOn: '2026-11-22T10:00:00.000Z' })),
@@ -99,6 +101,7 @@ function fakeServices(opts: { dataSources?: DataSourceListItem[]; parts?: Partia
       sample: vi.fn(),
       getPart: fakes.getPart,
       putPart: (_id: string, part: string, body: unknown) => fakes.putPart.call({ part, body }),
+      runOnce: (id: string, runOnce: unknown) => fakes.runOnce.call({ id, runOnce }),
       deletePart: vi.fn(),
     },
     integrations: {
@@ -445,9 +448,10 @@ describe('additional settings', () => {
 });
 
 describe('scheduling', () => {
-  it('checks the time, the weekly day and a run-once range of at most 30 days, then saves the schedule', async () => {
-    const { services, fakes } = fakeServices({ formula: formulaOf({ parts: ['schedule'] }) });
-    const { props, user } = renderStep(SchedulingStep, 'scheduling', formulaOf(), services);
+  it('checks the time, the weekly day and a run-once range of at most 30 days, then saves the schedule and runs once over the range', async () => {
+    const live = formulaOf({ isDraft: false, status: 'active', parts: ['mapping', 'matching', 'routing'] });
+    const { services, fakes } = fakeServices({ formula: { ...live, parts: [...live.parts, 'schedule'] } });
+    const { props, user } = renderStep(SchedulingStep, 'scheduling', live, services);
     const time = await screen.findByRole('textbox', { name: /^Time/ });
     // a new schedule starts in the browser's own time zone
     expect(select(/^Time zone/).value).toBe(browserTimeZone());
@@ -479,7 +483,33 @@ describe('scheduling', () => {
     await save();
     expect(await fakes.putPart.called()).toEqual({ part: 'schedule', body: { mode: 'scheduled', frequency: 'weekly', day: 'monday', time: '06:30', timeZone: browserTimeZone() } });
     await fakes.putPart.answer({ type: 'xstate.done.actor.putPart', output: {} });
-    await waitFor(() => expect(props.onSaved).toHaveBeenCalledWith(formulaOf({ parts: ['schedule'] })));
+    // the range is no part: saved with the schedule, it is one run over those dates
+    expect(await fakes.runOnce.called()).toEqual({ id: FORMULA_ID, runOnce: { from: '2026-01-01', to: '2026-01-31' } });
+    await fakes.runOnce.answer({ type: 'xstate.done.actor.runOnce', output: {} });
+    await waitFor(() => expect(props.onSaved).toHaveBeenCalledWith({ ...live, parts: [...live.parts, 'schedule'] }));
+  });
+
+  it('counts a change of the run once range alone as unsaved, and offers no run once on a draft', async () => {
+    const saved = formulaOf({ isDraft: false, status: 'active', parts: ['mapping', 'matching', 'routing', 'schedule'] });
+    const { services, fakes } = fakeServices({ parts: { schedule: VALID_PARTS.schedule } });
+    const { props, user } = renderStep(SchedulingStep, 'scheduling', saved, services);
+    await waitFor(() => expect(select(/^Day of the week/).value).toBe('monday'));
+    // the saved schedule as it is: nothing to ask about on leaving
+    expect(props.onDirtyChange).not.toHaveBeenCalledWith(true);
+    await user.click(screen.getByRole('checkbox', { name: /collect the records of a date range once/ }));
+    fireEvent.change(screen.getByLabelText(/^From/), { target: { value: '2026-02-01' } });
+    fireEvent.change(screen.getByLabelText(/^To/), { target: { value: '2026-02-10' } });
+    expect(props.onDirtyChange).toHaveBeenLastCalledWith(true);
+    // turned off again, the step is as saved
+    await user.click(screen.getByRole('checkbox', { name: /collect the records of a date range once/ }));
+    expect(props.onDirtyChange).toHaveBeenLastCalledWith(false);
+    expect(fakes.runOnce.calls).toHaveLength(0);
+    cleanup();
+
+    renderStep(SchedulingStep, 'scheduling', formulaOf(), fakeServices().services);
+    await screen.findByRole('textbox', { name: /^Time/ });
+    expect(screen.getByText(RUN_ONCE_DRAFT_NOTE)).toBeTruthy();
+    expect(screen.queryByRole('checkbox', { name: /collect the records of a date range once/ })).toBeNull();
   });
 
   it('saves a continuous schedule, and shows a saved one as it is', async () => {
@@ -513,6 +543,8 @@ const EXPECTED: [string, RegExp, WizardStep][] = [
   ['Validation rules', /email must be an e-mail address; otherwise the record goes to Bad e-mail/, 'mapping'],
   // destination fields by their labels where the destination gives one
   ['Summary fields', /First name, lastName, E-mail \(primary\)/, 'mapping'],
+  // one row, two objects: the gift each row also writes, after its constituent
+  ['Gift from each row', /Each row that carries a gift also writes it, after its constituent and linked to it.*AmountGift amount.*DateGift date.*FundFund/, 'mapping'],
   ['Record Match Search', /E-mail \(primary\): Email matches E-mail \(primary\); reason: Same e-mail/, 'matching'],
   ['Routing', /Unmatched records: add to Ready.*A single match: Review in Needs Attention/, 'routing'],
   ['Autosend', /Ready records are held for review/, 'routing'],
@@ -529,7 +561,7 @@ function labelFields(services: StepCalls) {
 describe('review', () => {
   it('summarises every part, each with a link back to its step, and links to the printout', async () => {
     // the wizard's copy of the formula may predate the parts saved since: the server's names them
-    const { services } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    const { services } = fakeServices({ parts: ALL_PARTS, formula: COMPLETE });
     labelFields(services);
     const { props, user } = renderStep(ReviewStep, 'review', { ...COMPLETE, parts: [] }, services);
     await screen.findByTestId('formula-summary');
@@ -555,7 +587,7 @@ describe('review', () => {
   });
 
   it('says why the review could not be read, and reads it again with Try again', async () => {
-    const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    const { services, fakes } = fakeServices({ parts: ALL_PARTS, formula: COMPLETE });
     fakes.getPart.mockRejectedValueOnce(problem(502, 'connection-error', { detail: 'The formula service did not answer.' }));
     const { user } = renderStep(ReviewStep, 'review', COMPLETE, services);
     const alert = await screen.findByRole('alert');
@@ -568,7 +600,7 @@ describe('review', () => {
   });
 
   it('prints the same summary on a page of its own, without links back', async () => {
-    const { services, fakes } = fakeServices({ parts: VALID_PARTS, formula: COMPLETE });
+    const { services, fakes } = fakeServices({ parts: ALL_PARTS, formula: COMPLETE });
     labelFields(services);
     const print = vi.spyOn(window, 'print').mockImplementation(() => {});
     const router = createMemoryRouter([{ path: '/:formulaId/print-formula-review', element: <PrintFormulaReviewPage logic={printReviewOver(services)} /> }], { initialEntries: [`/${FORMULA_ID}/print-formula-review`] });

@@ -1,7 +1,8 @@
 /** A valid body for every formula part, as the wizard would save it for a CSV of supporters into the Sandbox CRM. */
 import type { FormulaPartBody, FormulaPartName } from '../../src/domain/formula/parts.ts';
 
-export const VALID_PARTS: { [P in FormulaPartName]: FormulaPartBody[P] } = {
+/** Every part but the gift, which only a formula writing the Sandbox CRM's constituents has (VALID_GIFT). */
+export const VALID_PARTS: { [P in Exclude<FormulaPartName, 'gift'>]: FormulaPartBody[P] } = {
   mapping: {
     fields: [
       { destination: 'firstName', kind: 'source', source: 'First name' },
@@ -22,3 +23,15 @@ export const VALID_PARTS: { [P in FormulaPartName]: FormulaPartBody[P] } = {
   schedule: { mode: 'scheduled', frequency: 'weekly', day: 'monday', time: '06:30', timeZone: 'Europe/London' },
   autosend: { enabled: false },
 };
+
+/** A gift from each row of a supporters file that carries one (src/domain/formula/companion.ts). */
+export const VALID_GIFT: FormulaPartBody['gift'] = {
+  fields: [
+    { destination: 'amount', kind: 'source', source: 'Gift amount' },
+    { destination: 'date', kind: 'source', source: 'Gift date' },
+    { destination: 'fund', kind: 'source', source: 'Fund' },
+  ],
+};
+
+/** A valid body of every part, by name. */
+export const ALL_PARTS: { [P in FormulaPartName]: FormulaPartBody[P] } = { ...VALID_PARTS, gift: VALID_GIFT };

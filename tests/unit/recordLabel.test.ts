@@ -35,6 +35,11 @@ describe('a source position', () => {
     expect(sourcePosition(`${UPLOAD}#2`)).toBe('Uploaded file, line 2');
     expect(uploadOfKey(`${UPLOAD}#2`)).toBe(UPLOAD);
   });
+  it("names a row's gift by its row (one row, two objects)", () => {
+    expect(sourcePosition(`${UPLOAD}#2#gift`, { fileName: 'spring-gifts.csv' })).toBe('spring-gifts.csv, line 2, its gift');
+    expect(uploadOfKey(`${UPLOAD}#2#gift`)).toBe(UPLOAD);
+    expect(sourcePosition('spring-1.csv#7#gift')).toBe('spring-1.csv, line 7, its gift');
+  });
   it('names a folder file by its name, not its path', () => {
     expect(sourcePosition('spring-1.csv#2')).toBe('spring-1.csv, line 2');
     expect(sourcePosition('in/2026/spring #1.csv#14')).toBe('spring #1.csv, line 14');

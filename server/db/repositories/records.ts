@@ -195,6 +195,21 @@ export function recordsRepository(db: Executor, tenantId: string) {
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
     },
 
+    /** Of these source keys, the records that are sent, with the destination record each became. */
+    async sentDestinations(formulaId: string, sourceKeys: string[]): Promise<Map<string, string>> {
+      if (!sourceKeys.length) return new Map();
+      const rows = await db.select({ sourceKey: records.sourceKey, destinationRecordId: records.destinationRecordId }).from(records)
+        .where(and(mine, eq(records.formulaId, formulaId), inArray(records.sourceKey, sourceKeys), eq(records.state, 'sent')));
+      return new Map(rows.flatMap((r) => (r.destinationRecordId ? [[r.sourceKey, r.destinationRecordId] as const] : [])));
+    },
+
+    /** Of these source keys, the records still waiting in relationship-match (a row's gift waiting for its constituent). */
+    async waitingForParent(formulaId: string, sourceKeys: string[]): Promise<RecordRow[]> {
+      if (!sourceKeys.length) return [];
+      return db.select().from(records).where(and(mine, eq(records.formulaId, formulaId), inArray(records.sourceKey, sourceKeys),
+        eq(records.bucket, 'relationship-match'), eq(records.state, 'needs-attention')));
+    },
+
     /** the copies (process.ts holdCopies) still held in Needs Attention for the records of these source keys */
     async heldCopies(formulaId: string, firsts: string[]): Promise<RecordRow[]> {
       return db.select().from(records)

@@ -160,9 +160,9 @@ const partEndpoints = Object.fromEntries(FORMULA_PART_NAMES.flatMap((part) => {
     [`get:${part}`, endpoint({ method: 'get', path, access: view, response: PartEnvelope(schema), summary: `The formula's ${label}.`, problems: [partProblemTitle(part, 'get')] })],
     [`put:${part}`, endpoint({
       method: 'put', path, access: edit, body: schema, response: PartEnvelope(schema),
-      summary: `Saves the formula's ${label}; a live formula then needs reprocessing.`, problems: [partProblemTitle(part, 'upsert')],
+      summary: `Saves the formula's ${label}; a live formula then needs reprocessing.`, problems: [partProblemTitle(part, 'upsert'), 'formula-archived'],
     })],
-    [`delete:${part}`, endpoint({ method: 'delete', path, access: edit, response: null, status: 204, summary: `Removes the formula's ${label}.`, problems: [partProblemTitle(part, 'delete')] })],
+    [`delete:${part}`, endpoint({ method: 'delete', path, access: edit, response: null, status: 204, summary: `Removes the formula's ${label}.`, problems: [partProblemTitle(part, 'delete'), 'formula-archived'] })],
   ];
 })) as PartEndpoints;
 
@@ -183,7 +183,7 @@ export const formulasService = service({
     update: endpoint({
       method: 'patch', path: '/:id', access: edit, body: UpdateFormulaSchema, response: FormulaViewSchema,
       summary: 'Name, source and destination with their objects and additional settings. Changing a top-level object wipes mapping, matching and routing, and is refused without confirmWipe.',
-      problems: ['formula-wipe-unconfirmed'],
+      problems: ['formula-wipe-unconfirmed', 'formula-archived'],
     }),
     remove: endpoint({
       method: 'delete', path: '/:id', access: lifecycle, response: null, status: 204,

@@ -10,8 +10,9 @@ import {
 } from './constants.ts';
 import {
   fieldSelectionProblem, FieldMappingSchema, PART_MESSAGES, SummaryFieldsSchema, TransformStepSchema, ValidationRuleSchema,
-  type FieldMapping, type Mapping, type SummaryFields, type Transform, type TransformStep, type Validation, type ValidationRule,
+  type FieldMapping, type Gift, type Mapping, type SummaryFields, type Transform, type TransformStep, type Validation, type ValidationRule,
 } from './parts.ts';
+import { companionMappingProblem, GIFT_FIELD_LABELS, type Companion } from './companion.ts';
 import { CUSTOM_BUCKET_PATTERN } from './statuses.ts';
 import { keyKindOfField } from './matchKeys.ts';
 
@@ -52,6 +53,27 @@ export interface MappingForm {
   summary: string[];
   /** the field picker's selection; null: every field is shown (allowed up to 200 fields) */
   selected: string[] | null;
+  /**
+   * A gift from each row (src/domain/formula/companion.ts), where the destination object has one:
+   * whether it is written, and for each gift field the source field it comes from ('' for none).
+   */
+  gift?: GiftDraft;
+}
+
+export interface GiftDraft { on: boolean; sources: Record<string, string> }
+
+/** The gift draft as a saved gift part has it (off, with nothing chosen, when none is saved). */
+export function giftDraftOf(saved: Gift | null, fields: readonly string[]): GiftDraft {
+  const from = new Map((saved?.fields ?? []).flatMap((f) => (f.kind === 'source' ? [[f.destination, f.source] as const] : [])));
+  return { on: saved !== null, sources: Object.fromEntries(fields.map((f) => [f, from.get(f) ?? ''])) };
+}
+
+/** The gift part a draft stands for (null: no gift is written), or the problem that keeps it from being saved. */
+export function giftBody(draft: GiftDraft, companion: Companion, labelOf: LabelOf): { body: Gift | null; problem: string | null } {
+  if (!draft.on) return { body: null, problem: null };
+  const fields: Gift['fields'] = Object.entries(draft.sources).filter(([, source]) => source !== '').map(([destination, source]) => ({ destination, kind: 'source' as const, source }));
+  const problem = companionMappingProblem(companion, fields, labelOf);
+  return problem ? { body: null, problem } : { body: { fields }, problem: null };
 }
 
 export interface SavedParts {
@@ -66,6 +88,8 @@ export interface Bodies {
   transform: Transform;
   validation: Validation;
   summary: SummaryFields;
+  /** the gift from each row, where the form has one: null removes it */
+  gift?: Gift | null;
 }
 
 let lastId = 0;
@@ -237,7 +261,7 @@ export interface FormCheck {
  * Checks the whole form against the part schemas. Only shown, mapped fields' transforms, rules
  * and summary flags are saved: an ignored field keeps its drafts in the form but sends nothing.
  */
-export function checkForm(form: MappingForm, destination: FieldInfo[], labelOf: LabelOf): FormCheck {
+export function checkForm(form: MappingForm, destination: FieldInfo[], labelOf: LabelOf, companion: Companion | null = null): FormCheck {
   const selectionProblem = fieldSelectionProblem(destination.length, form.selected);
   const shown = shownFields(destination, form.selected);
   const problems: string[] = selectionProblem ? [selectionProblem] : [];
@@ -277,6 +301,9 @@ export function checkForm(form: MappingForm, destination: FieldInfo[], labelOf: 
   const summary = check(SummaryFieldsSchema, { fields: ordered.filter((f) => mapped.has(f.name) && form.summary.includes(f.name)).map((f) => f.name) });
   if (!summary.body) problems.push(Object.values(summary.errors)[0]!);
 
+  const gift = form.gift && companion ? giftBody(form.gift, companion, (n) => GIFT_FIELD_LABELS[n] ?? n) : null;
+  if (gift?.problem) problems.push(`Gift from each row: ${gift.problem}`);
+
   if (problems.length || !summary.body) return { bodies: null, problems, selectionProblem };
   return {
     bodies: {
@@ -284,6 +311,7 @@ export function checkForm(form: MappingForm, destination: FieldInfo[], labelOf: 
       transform: { fields: transform },
       validation: { rules },
       summary: summary.body,
+      ...(gift ? { gift: gift.body } : {}),
     },
     problems,
     selectionProblem,

@@ -13,6 +13,7 @@ export const PART_LABELS = {
   routing: 'Routing',
   schedule: 'Scheduling',
   autosend: 'Autosend',
+  gift: 'Gift from each row',
 } as const;
 type PartName = keyof typeof PART_LABELS;
 

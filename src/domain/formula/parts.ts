@@ -375,6 +375,18 @@ export type SummaryFields = v.InferOutput<typeof SummaryFieldsSchema>;
 export const AutosendSchema = v.object({ enabled: v.boolean() });
 export type Autosend = v.InferOutput<typeof AutosendSchema>;
 
+// ------------------------------------------------------------------------ a gift from each row
+
+/**
+ * One row, two objects: a formula whose destination object has a companion (the Sandbox CRM's
+ * constituents have gifts: src/domain/formula/companion.ts) may also write one companion record
+ * from each row, with its own field mapping: a mapping of the companion's fields, checked by the
+ * mapping's schema (the Data Queue loads every part's schema: no second one) and by
+ * companionMappingProblem. The engine fills the link to the row's record (the gift's constituent)
+ * once that record is sent, so the link field is never mapped.
+ */
+export type Gift = Mapping;
+
 // ------------------------------------------------------------------------------- the part list
 
 /** Every part with its schema and the name users read; endpoints, titles and the wizard derive from it. */
@@ -387,6 +399,7 @@ export const FORMULA_PARTS = {
   routing: { label: PART_LABELS.routing, schema: RoutingSchema },
   schedule: { label: PART_LABELS.schedule, schema: ScheduleSchema },
   autosend: { label: PART_LABELS.autosend, schema: AutosendSchema },
+  gift: { label: PART_LABELS.gift, schema: MappingSchema },
 } as const satisfies Record<keyof typeof PART_LABELS, { label: string; schema: v.GenericSchema }>;
 export type FormulaPartName = keyof typeof FORMULA_PARTS;
 export const FORMULA_PART_NAMES = Object.keys(FORMULA_PARTS) as FormulaPartName[];

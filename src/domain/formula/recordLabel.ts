@@ -12,6 +12,8 @@ const FALLBACK_FIELDS = ['firstName', 'lastName', 'FirstName', 'LastName', 'name
 export const RECORD_TITLE_MAX = 120;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** the key of a row's gift is its row's with this after it (companion.ts COMPANION_KEY_SUFFIX; this file imports nothing) */
+const GIFT_SUFFIX = '#gift';
 /** `<upload id or file name>#<line>`: the keys of file sources (server/connectors/fileSources). */
 const FILE_LINE = /^(.+)#(\d+)$/;
 
@@ -61,6 +63,8 @@ export interface SourceFacts {
  * or the source system's own id ("Salesforce ID 0035g00000AbCdE").
  */
 export function sourcePosition(sourceKey: string, facts: SourceFacts = {}): string {
+  // a row's gift (src/domain/formula/companion.ts) comes from where its row does
+  if (sourceKey.endsWith(GIFT_SUFFIX)) return `${sourcePosition(sourceKey.slice(0, -GIFT_SUFFIX.length), facts)}, its gift`;
   const at = FILE_LINE.exec(sourceKey);
   if (at) {
     const [, file, line] = at as unknown as [string, string, string];
@@ -73,7 +77,7 @@ export function sourcePosition(sourceKey: string, facts: SourceFacts = {}): stri
 
 /** The upload a file-upload key names, or null for any other key. */
 export function uploadOfKey(sourceKey: string): string | null {
-  const at = FILE_LINE.exec(sourceKey);
+  const at = FILE_LINE.exec(sourceKey.endsWith(GIFT_SUFFIX) ? sourceKey.slice(0, -GIFT_SUFFIX.length) : sourceKey);
   return at && UUID.test(at[1]!) ? at[1]!.toLowerCase() : null;
 }
 

@@ -230,7 +230,7 @@ function CardList({ tab, ids, formulas, tabs, counts, jobState, job, policies, s
             return (
               <FormulaCard
                 key={id} formula={f} counts={jobState.context.statuses[id]?.counts ?? counts[id] ?? NO_COUNTS} jobState={jobState} job={job} policies={policies} editTo={editTo(id)}
-                mayEdit={can(policies, 'formula', 'edit')}
+                mayEdit={!f.archivedOn && can(policies, 'formula', 'edit')}
                 arrangement={{
                   tab, busy,
                   otherTabs: tabs.filter((t) => !t.formulaIds.includes(id)),

@@ -73,7 +73,7 @@ export function FormulaList({ title, logic = formulaListMachine, jobs = jobStatu
 
   const rowOf = (f: FormulaView) => (
     <FormulaRow
-      key={f.id} card={narrow} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit}
+      key={f.id} card={narrow} formula={f} jobState={jobState} job={job} policies={policies} mayEdit={mayEdit && !isArchived(f)}
       editTo={{ pathname: location.pathname, search: wizardSearch(location.search, f.id, editStepOf(f)) }}
       onDelete={mayDelete && isDeletable(f) ? () => list.send({ type: 'formula.delete', id: f.id }) : undefined}
       onArchive={mayDelete && isArchivable(f) ? () => list.send({ type: 'formula.archive', id: f.id }) : undefined}

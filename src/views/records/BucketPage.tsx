@@ -5,12 +5,13 @@
  * actions add to Ready, send now, create new and delete. A row opens the record's review. Loading,
  * paging, the selection and the actions are the bucket-records machine's (src/machines/bucketRecords.ts).
  */
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useActorRef, useSelector } from '@xstate/react';
 import {
-  Alert, Anchor, Badge, Button, Card, Checkbox, Drawer, Group, Modal, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton,
+  Alert, Anchor, Badge, Button, Card, Checkbox, Drawer, Group, Modal, NativeSelect, Paper, Stack, Table, Text, Textarea, TextInput, Title, UnstyledButton,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
 import type { SortDirection } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
@@ -93,6 +94,8 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
     return next;
   });
   const shown = !state.matches('loading') && !state.matches('failed');
+  // on a phone, sent and omitted records are a card each, as All Formulas is: no table to scroll sideways
+  const cards = useMediaQuery('(max-width: 36em)') && isOutcomeView(view);
   const filtered = isFiltered(c.filter);
   const title = `${SCREENS[screen].title}${customBucket ? `: ${customBucket}` : ''}`;
   if (state.matches('formulaMissing')) return <NotFoundHere />;
@@ -120,7 +123,16 @@ export function BucketPage({ screen, formulaId, customBucket, policies, logic = 
           <Text c="dimmed">{filtered ? 'No records match this filter.' : EMPTY_TEXT[c.view] ?? 'No records in this bucket.'}</Text>
         </Card>
       )}
-      {shown && c.records.length > 0 && (
+      {shown && c.records.length > 0 && cards && (
+        <RecordCards
+          context={c} onOpen={setOpen}
+          onSort={(sort, direction) => actor.send({ type: 'sort.change', sort, direction })}
+          onToggle={(id) => actor.send({ type: 'record.toggle', id })}
+          onTogglePage={() => actor.send({ type: 'page.toggle' })}
+          onSelect={(type) => actor.send({ type })}
+        />
+      )}
+      {shown && c.records.length > 0 && !cards && (
         <RecordsTable
           context={c} onOpen={setOpen}
           onSort={(sort, direction) => actor.send({ type: 'sort.change', sort, direction })}
@@ -345,6 +357,77 @@ function RecordsTable({ context: c, onOpen, onSort, onToggle, onTogglePage, onSe
   );
 }
 
+/** The sorts an outcome view offers on a phone, where there are no column headers to sort by. */
+const CARD_SORTS: { sort: RecordSort; direction: SortDirection; label: string }[] = [
+  { sort: 'dateProcessed', direction: 'desc', label: 'Date processed, newest first' },
+  { sort: 'dateProcessed', direction: 'asc', label: 'Date processed, oldest first' },
+  { sort: 'dateAdded', direction: 'desc', label: 'Date added, newest first' },
+  { sort: 'dateAdded', direction: 'asc', label: 'Date added, oldest first' },
+];
+
+/**
+ * Sent and omitted records at a phone's width: a card per record, its name and state first, then
+ * how it left (sent as and by, or the rule that omitted it), its summary fields, the destination's
+ * id and its dates, each under its label; selection and sorting as the table has them.
+ */
+function RecordCards({ context: c, onOpen, onSort, onToggle, onTogglePage, onSelect }: Parameters<typeof RecordsTable>[0]) {
+  const matching = c.selection.kind === 'matching';
+  const ids = c.selection.kind === 'ids' ? c.selection.ids : [];
+  const onPage = c.records.filter((r) => matching || ids.includes(r.id)).length;
+  const line = (label: string, value: ReactNode) => (
+    <Group gap={6} wrap="nowrap" align="baseline"><Text size="xs" c="dimmed" miw={110}>{label}</Text><Text component="div" size="sm" miw={0} style={{ overflowWrap: 'anywhere' }}>{value}</Text></Group>
+  );
+  return (
+    <Stack gap="xs">
+      {(onPage === c.records.length || matching) && (c.nextCursor !== null || c.cursors.length > 1 || matching) && (
+        <SelectMatching matching={matching} filtered={isFiltered(c.filter)} onSelect={onSelect} />
+      )}
+      <Group justify="space-between" align="flex-end" wrap="wrap">
+        <Checkbox
+          label="Select every record on this page" checked={onPage > 0 && onPage === c.records.length}
+          indeterminate={onPage > 0 && onPage < c.records.length} onChange={onTogglePage}
+        />
+        <NativeSelect
+          label="Sort by" size="xs" value={`${c.sort}:${c.direction}`}
+          data={CARD_SORTS.map((o) => ({ value: `${o.sort}:${o.direction}`, label: o.label }))}
+          onChange={(e) => { const [sort, direction] = e.currentTarget.value.split(':'); onSort(sort as RecordSort, direction as SortDirection); }}
+        />
+      </Group>
+      <Stack gap="xs" role="list" aria-label="Records">
+        {c.records.map((r) => {
+          const label = recordLabel(r.title, r.sourcePosition);
+          return (
+            <Paper key={r.id} role="listitem" aria-label={label} withBorder p="sm">
+              <Stack gap={4}>
+                <Group gap="xs" wrap="nowrap" align="flex-start">
+                  <Checkbox mt={2} aria-label={`Select record ${label}`} checked={matching || ids.includes(r.id)} onChange={() => onToggle(r.id)} />
+                  <Stack gap={2} align="flex-start" miw={0}>
+                    <Anchor
+                      component="button" type="button" size="sm" fw={600} ta="left" onClick={() => onOpen(r.id)} aria-label={`Review record ${label}`}
+                      title={r.title ? undefined : r.sourceKey} style={{ overflowWrap: 'anywhere' }}
+                    >
+                      {r.title ?? r.sourcePosition}
+                    </Anchor>
+                    {r.title && <Text size="xs" c="dimmed" title={r.sourceKey} data-testid="source-position">{r.sourcePosition}</Text>}
+                    <Badge size="xs" variant="light" tt="none">{RECORD_STATE_LABELS[r.state]}</Badge>
+                  </Stack>
+                </Group>
+                {c.view === 'sent' && line('Sent as', r.outcome === 'created' ? 'Created' : r.outcome === 'updated' ? 'Updated' : '')}
+                {c.view === 'sent' && line('Sent by', <SentBy record={r} formulaId={c.formulaId} />)}
+                {c.view === 'omitted' && line('Omitted by', r.omittedBy?.reason ?? '')}
+                {c.summaryFields.map((f) => <div key={f}>{line(fieldHeading(f), valueText(r.summary[f]))}</div>)}
+                {line('Record id', r.recordId ?? <Text span c="dimmed" size="sm">None yet</Text>)}
+                {line('Date added', when(r.dateAdded))}
+                {line('Date processed', when(r.dateProcessed))}
+              </Stack>
+            </Paper>
+          );
+        })}
+      </Stack>
+    </Stack>
+  );
+}
+
 /** Offered once the whole page is selected: the selection can grow to every record the filter matches, and back. */
 function SelectMatching({ matching, filtered, onSelect }: { matching: boolean; filtered: boolean; onSelect(kind: 'select.none' | 'select.matching'): void }) {
   return (
@@ -405,7 +488,7 @@ function Row({ record: r, fields, view, formulaId, selected, onOpen, onToggle }:
       <Table.Td>{when(r.dateProcessed)}</Table.Td>
       {!outcome && <Table.Td>{r.score === null ? <Text span size="sm" c="dimmed">None</Text> : <Badge variant="light">{r.score}</Badge>}</Table.Td>}
       {!outcome && <Table.Td><Reasons reasons={r.matchReasons} /></Table.Td>}
-      {waits && <Table.Td><Text size="sm">{r.waitingFor ? `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}` : ''}</Text></Table.Td>}
+      {waits && <Table.Td><Text size="sm">{!r.waitingFor ? '' : r.waitingFor.field === 'row' ? `its ${r.waitingFor.object} from the same row` : `${r.waitingFor.object} with ${fieldHeading(r.waitingFor.field)} ${r.waitingFor.value}`}</Text></Table.Td>}
       {!outcome && <Table.Td><Text size="sm">{r.errorReason ?? ''}</Text></Table.Td>}
       {!outcome && <Table.Td>{r.errorDate ? when(r.errorDate) : null}</Table.Td>}
     </Table.Tr>

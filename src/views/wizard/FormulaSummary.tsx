@@ -12,6 +12,7 @@ import { fieldApplies, formFields } from '../../domain/connectors/fields.ts';
 import {
   ROUTE_TARGETS, ROUTING_OPERATORS, SEPARATORS, SINGLE_MATCH_ROUTES, SOURCE_TYPES,
 } from '../../domain/formula/constants.ts';
+import { companionOf, GIFT_FIELD_LABELS } from '../../domain/formula/companion.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import {
   FORMULA_PART_NAMES, FORMULA_PARTS, type FormulaPartBody, type FormulaPartName, type RoutingCondition, type Schedule, type TransformStep,
@@ -27,7 +28,7 @@ export function stepOfPart(part: FormulaPartName, customRouting: boolean): Wizar
   const routing: WizardStep = customRouting ? 'custom-routing' : 'routing';
   const steps: Record<FormulaPartName, WizardStep> = {
     // the mapping step edits transforms, validation rules and the fields shown in the buckets too
-    mapping: 'mapping', transform: 'mapping', validation: 'mapping', 'summary-fields': 'mapping',
+    mapping: 'mapping', transform: 'mapping', validation: 'mapping', 'summary-fields': 'mapping', gift: 'mapping',
     matching: 'matching',
     routing, autosend: routing,
     schedule: 'scheduling',
@@ -148,8 +149,10 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
   const routing = part('routing');
   const schedule = part('schedule');
   const autosend = part('autosend');
+  const gift = part('gift');
   const source = formula.sourceDataSource;
   const destination = formula.firstDestinationDataSource;
+  const companion = companionOf(destination?.system, destination?.object);
 
   return (
     <Stack gap="md" className="formula-summary" data-testid="formula-summary">
@@ -196,6 +199,27 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
           );
         })()}
       </Section>
+
+      {(gift || companion) && (
+        <Section title={FORMULA_PARTS.gift.label} step={stepOf('gift')} onGoTo={goTo} testId="gift">
+          {!gift ? <Line>None: only the {companion?.parentLabel ?? 'record'} is written from each row</Line> : (
+            <>
+              <Line>Each row that carries a {companion?.label ?? 'gift'} also writes it, after its {companion?.parentLabel ?? 'record'} and linked to it</Line>
+              <Table withTableBorder fz="sm" verticalSpacing={2} aria-label="Gift fields" style={{ overflowWrap: 'anywhere' }}>
+                <Table.Thead><Table.Tr><Table.Th>Gift field</Table.Th><Table.Th>From</Table.Th></Table.Tr></Table.Thead>
+                <Table.Tbody>
+                  {gift.fields.filter((f) => f.kind !== 'ignored').map((f) => (
+                    <Table.Tr key={f.destination}>
+                      <Table.Td>{GIFT_FIELD_LABELS[f.destination] ?? f.destination}</Table.Td>
+                      <Table.Td>{f.kind === 'source' ? f.source : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </>
+          )}
+        </Section>
+      )}
 
       <Section title={FORMULA_PARTS.transform.label} step={stepOf('transform')} onGoTo={goTo} testId="transform">
         {!transform || !transform.fields.some((f) => f.steps.length) ? <Line>None</Line> : (

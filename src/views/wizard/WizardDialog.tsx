@@ -12,6 +12,7 @@ import { Alert, Button, Group, Modal, Skeleton, Stack, Stepper, Text, VisuallyHi
 import { IconCheck } from '@tabler/icons-react';
 import { useMediaQuery } from '@mantine/hooks';
 import { findDialog } from '../../domain/screens.ts';
+import { ARCHIVED_READ_ONLY } from '../../domain/errors.ts';
 import { formulaDisplayName } from '../../domain/formula/formula.ts';
 import { isStepMarkedDone, WIZARD_STEP_TITLES, type WizardStep } from '../../domain/formula/wizard.ts';
 import { can } from '../../domain/roles.ts';
@@ -97,6 +98,8 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
   if (state.status === 'done') return null;
   const Screen = screens[step];
   const title = formula ? `Formula Wizard: ${formulaDisplayName(formula)}` : 'Formula Wizard';
+  // an archived formula is read-only (the server refuses its edits): unarchived, it can change again
+  const archived = !!formula?.archivedOn;
 
   return (
     <>
@@ -159,13 +162,14 @@ function WizardDialog({ formulaId, step: urlStep, screens = STEP_SCREENS, logic 
               {/* the phone's row of steps shows only a few of them */}
               {small && <Text size="xs" c="dimmed">Step {steps.indexOf(step) + 1} of {steps.length}</Text>}
               <Text component="h3" fw={600} size="lg">{WIZARD_STEP_TITLES[step]}</Text>
+              {archived && <Alert color="gray" title="Archived">{ARCHIVED_READ_ONLY}</Alert>}
               <Screen
                 key={step}
                 step={step}
                 editor={editor}
                 formula={formula}
                 customRouting={state.context.customRouting}
-                canEdit={can(policies, 'formula', 'edit')}
+                canEdit={!archived && can(policies, 'formula', 'edit')}
                 onDirtyChange={(dirty) => wizard.send({ type: 'step.dirty', dirty })}
                 onSaved={(updated) => wizard.send({ type: 'step.saved', formula: updated })}
                 onFormulaChange={(updated) => wizard.send({ type: 'formula.changed', formula: updated })}

@@ -215,6 +215,8 @@ function giftCondition(c: SearchCriterion): SQL {
   switch (c.field) {
     case 'lookupId': return textMatch(sandboxGifts.lookupId, c);
     case 'constituentLookupId': return textMatch(sandboxConstituents.lookupId, c);
+    // a constituent's own id: the gifts a formula wrote against it (a row's gift, found again)
+    case 'constituentId': return UUID.test(c.value.trim()) ? eq(sandboxGifts.constituentId, c.value.trim().toLowerCase()) : sql`false`;
     case 'fund': return textMatch(sandboxGifts.fund, c);
     case 'campaign': return textMatch(sandboxGifts.campaign, c);
     case 'amount': return sql`${sandboxGifts.amount} = ${Number(c.value)}`;
@@ -248,7 +250,7 @@ async function search(db: Executor, tenantId: string, object: string, query: Sea
 // ------------------------------------------------------------------ search many
 
 const CONSTITUENT_SEARCH_FIELDS = new Set(['lookupId', 'title', 'firstName', 'lastName', 'email', 'phone', 'addressLine1', 'city', 'state', 'postalCode']);
-const GIFT_SEARCH_FIELDS = new Set(['lookupId', 'constituentLookupId', 'fund', 'campaign', 'amount', 'date']);
+const GIFT_SEARCH_FIELDS = new Set(['lookupId', 'constituentLookupId', 'constituentId', 'fund', 'campaign', 'amount', 'date']);
 /** queries per statement: bounds the arrays sent at once */
 const SEARCH_MANY_CHUNK = 10_000;
 
@@ -262,6 +264,7 @@ function batchValue(obj: Object_, field: string, value: string): string | null {
     const keyed = keyedField(field);
     return keyed ? matchKey(KEYED[keyed].kind, v) : v;
   }
+  if (field === 'constituentId') return UUID.test(v) ? v.toLowerCase() : null;
   if (field === 'amount') return /^-?\d{1,10}(\.\d+)?$/.test(v) ? v : null;
   if (field === 'date') return isIsoDate(v) ? v : null;
   return v;
@@ -297,6 +300,7 @@ function batchCondition(obj: Object_, field: string, i: number, fields: readonly
     switch (field) {
       case 'lookupId': return lowered('g.lookup_id');
       case 'constituentLookupId': return lowered('c.lookup_id');
+      case 'constituentId': return sql`g.constituent_id = ${v}::uuid`;
       case 'fund': return lowered('g.fund');
       case 'campaign': return lowered('g.campaign');
       case 'amount': return sql`g.amount = ${v}::numeric`;

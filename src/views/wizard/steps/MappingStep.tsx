@@ -10,7 +10,7 @@
  */
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
-  Alert, Badge, Button, Checkbox, Group, List, NativeSelect, Stack, Table, Text, TextInput, Title,
+  Alert, Badge, Button, Checkbox, Fieldset, Group, List, NativeSelect, SimpleGrid, Stack, Table, Text, TextInput, Title,
 } from '@mantine/core';
 import { IconAlertTriangle, IconChecklist, IconFilter, IconLock, IconWand } from '@tabler/icons-react';
 import type { FieldInfo } from '../../../domain/api/integrations.ts';
@@ -26,8 +26,9 @@ import { FieldPicker } from './mapping/FieldPicker.tsx';
 import { MappingPreview, PREVIEW_ROWS } from './mapping/MappingPreview.tsx';
 import {
   checkField, checkForm, droppedFields, normalSelection, previewParts, shownFields,
-  type FieldDraft, type MappingForm, type MappingKind, type RuleDraft, type StepDraft,
+  type FieldDraft, type GiftDraft, type MappingForm, type MappingKind, type RuleDraft, type StepDraft,
 } from '../../../domain/formula/mappingForm.ts';
+import { GIFT_FIELD_LABELS, type Companion } from '../../../domain/formula/companion.ts';
 import { RulesEditor } from './mapping/RulesEditor.tsx';
 import { TransformEditor } from './mapping/TransformEditor.tsx';
 import { useSample } from './mapping/useMappingData.ts';
@@ -84,6 +85,41 @@ function MappingRead({ step: props, editor }: { step: StepProps; editor: StepEdi
 
 type Editing = { destination: string; editor: 'transforms' | 'rules' } | null;
 
+/**
+ * One row, two objects (src/domain/formula/companion.ts): whether each row also writes a gift,
+ * and which source field gives each of its fields. The gift is written after the row's
+ * constituent, linked to it; a row with none of these values writes the constituent alone.
+ */
+function GiftFields({ companion, draft, sourceFields, disabled, onChange }: {
+  companion: Companion; draft: GiftDraft; sourceFields: MappingData['source']; disabled: boolean; onChange(gift: GiftDraft): void;
+}) {
+  const options = [{ value: '', label: 'Not written' }, ...sourceFields.map((f) => ({ value: f.name, label: f.label }))];
+  return (
+    <Fieldset legend={`Gift from each row`}>
+      <Stack gap="sm">
+        <Checkbox
+          label={`Also write a ${companion.label} from each row`} checked={draft.on} disabled={disabled}
+          description={`Each row that carries a ${companion.label} writes it to ${cap(companion.object)} after its ${companion.parentLabel}, linked to it. A row without these values writes the ${companion.parentLabel} alone.`}
+          onChange={(e) => onChange({ ...draft, on: e.currentTarget.checked })}
+        />
+        {draft.on && (
+          <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="sm" role="group" aria-label={`${cap(companion.label)} fields`}>
+            {Object.keys(draft.sources).map((field) => (
+              <NativeSelect
+                key={field} label={`${cap(companion.label)} ${(GIFT_FIELD_LABELS[field] ?? field).toLowerCase()}`} required={companion.required.includes(field)} disabled={disabled}
+                description="From source field" data={options} value={draft.sources[field]}
+                onChange={(e) => onChange({ ...draft, sources: { ...draft.sources, [field]: e.currentTarget.value } })}
+              />
+            ))}
+          </SimpleGrid>
+        )}
+      </Stack>
+    </Fieldset>
+  );
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 function MappingEditor({ step: props, editor, data }: { step: StepProps; editor: StepEditorRef; data: MappingData }) {
   const { sample, retrySample: onRetrySample } = useSample(editor);
   // the form opens as the editor read it (with the mapping suggested from same-named fields, if any)
@@ -108,7 +144,7 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
   }, [editor]);
 
   const labels = useMemo(() => new Map(data.destination.map((f) => [f.name, f.label])), [data.destination]);
-  const checked = useMemo(() => checkForm(form, data.destination, (n) => labels.get(n) ?? n), [form, data.destination, labels]);
+  const checked = useMemo(() => checkForm(form, data.destination, (n) => labels.get(n) ?? n, data.companion), [form, data.destination, labels, data.companion]);
   const shown = useMemo(() => shownFields(data.destination, form.selected), [data.destination, form.selected]);
   const dropped = useMemo(() => droppedFields([...data.destination, ...data.readOnly], data.saved), [data.destination, data.readOnly, data.saved]);
   // mappings saved before the destination said these fields are its own
@@ -238,6 +274,13 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>
+      )}
+
+      {data.companion && form.gift && (
+        <GiftFields
+          companion={data.companion} draft={form.gift} sourceFields={data.source} disabled={disabled}
+          onChange={(gift) => setForm((f) => ({ ...f, gift }))}
+        />
       )}
 
       <Title order={3} size="h4">Preview</Title>

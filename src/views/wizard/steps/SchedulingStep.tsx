@@ -2,9 +2,11 @@
  * Step 9, scheduling (not for file-upload formulas): scheduled daily, or weekly on a day, at a
  * time in a time zone; or continuous. Checked with the schedule part's schema and its messages.
  *
- * Run once (a range of at most 30 days) is an action on an active formula, not a part that is
- * stored: the range chosen here is checked with the same rule and offered as a choice, and says
- * so; it is not saved with the schedule.
+ * Run once (SPEC.md section 5: a range of at most 30 days) is an action on an active formula, not
+ * a part that is stored: on a live formula the range chosen here is checked with that rule and,
+ * as the step is saved, one run collects the records of that range. It is part of the step's
+ * draft, so leaving the step with it changed asks about unsaved changes. A draft offers it once
+ * it is active.
  */
 import { useMemo, useState } from 'react';
 import { useSelector } from '@xstate/react';
@@ -14,12 +16,13 @@ import { issuesByField } from '../../../domain/connectors/fields.ts';
 import { CONTINUOUS_POLL_MINUTES, RUN_ONCE_MAX_DAYS, WEEKDAYS } from '../../../domain/formula/constants.ts';
 import { RunOnceSchema, ScheduleSchema, type Schedule } from '../../../domain/formula/parts.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
-import { browserTimeZone, scheduleFormOf, scheduleOf, type ScheduleForm as Form } from '../../../machines/wizardSteps.ts';
+import { browserTimeZone, scheduleFormOf, scheduleOf, schedulingDraftOf, type RunOnceForm, type ScheduleForm as Form } from '../../../machines/wizardSteps.ts';
 import { StepActions, useStepAnnouncements, useStepRead, type StepProps } from '../step.tsx';
 
 export { browserTimeZone };
 
-export const RUN_ONCE_NOTE = 'Run once starts when the formula is active';
+export const RUN_ONCE_NOTE = 'Saving starts one run that collects the records of these dates';
+export const RUN_ONCE_DRAFT_NOTE = 'Run once is offered here once the formula is active.';
 
 function timeZones(current: string): string[] {
   const all = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
@@ -65,9 +68,10 @@ function ScheduleEditor(props: StepProps & { editor: StepEditorRef }) {
 
 /** The fields of the schedule and of a run once; each change of the schedule is the editor's draft. */
 function ScheduleFields(props: StepProps & { editor: StepEditorRef; saved: Schedule | null }) {
-  const { canEdit, onBack, editor, saved } = props;
+  const { canEdit, onBack, editor, saved, formula } = props;
   const [form, setForm] = useState<Form>(() => scheduleFormOf(saved));
-  const [runOnce, setRunOnce] = useState({ on: false, from: '', to: '' });
+  const [runOnce, setRunOnceState] = useState<RunOnceForm>({ on: false, from: '', to: '' });
+  const live = !formula.isDraft;
   const [submitted, setSubmitted] = useState(false);
   const saving = useSelector(editor, (s) => s.matches('saving'));
   const zones = useMemo(() => timeZones(form.timeZone), [form.timeZone]);
@@ -84,10 +88,16 @@ function ScheduleFields(props: StepProps & { editor: StepEditorRef; saved: Sched
     editor.send({ type: 'step.save' });
   }
 
+  // the schedule and the run once range together are the step's draft: a change of either is unsaved
   const set = (patch: Partial<Form>) => {
     const next = { ...form, ...patch };
     setForm(next);
-    editor.send({ type: 'draft.change', draft: scheduleOf(next) });
+    editor.send({ type: 'draft.change', draft: schedulingDraftOf(next, runOnce) });
+  };
+  const setRunOnce = (patch: Partial<RunOnceForm>) => {
+    const next = { ...runOnce, ...patch };
+    setRunOnceState(next);
+    editor.send({ type: 'draft.change', draft: schedulingDraftOf(form, next) });
   };
   const disabled = !canEdit;
 
@@ -137,29 +147,31 @@ function ScheduleFields(props: StepProps & { editor: StepEditorRef; saved: Sched
         )}
 
         <Fieldset legend="Run once">
-          <Stack gap="xs">
-            <Checkbox
-              label="Also collect the records of a date range once" checked={runOnce.on} disabled={disabled}
-              description={`A range of at most ${RUN_ONCE_MAX_DAYS} days.`}
-              onChange={(e) => { const on = e.currentTarget.checked; setRunOnce((r) => ({ ...r, on })); }}
-            />
-            {runOnce.on && (
-              <>
-                <Group grow preventGrowOverflow={false} wrap="wrap" align="flex-start">
-                  <TextInput
-                    type="date" label="From" required disabled={disabled} value={runOnce.from} error={rangeErrors.from} miw={160}
-                    onChange={(e) => { const from = e.currentTarget.value; setRunOnce((r) => ({ ...r, from })); }}
-                  />
-                  <TextInput
-                    type="date" label="To" required disabled={disabled} value={runOnce.to} error={rangeErrors.to} miw={160}
-                    onChange={(e) => { const to = e.currentTarget.value; setRunOnce((r) => ({ ...r, to })); }}
-                  />
-                </Group>
-                {rangeErrors._ && <Text size="sm" c="red" role="alert">{rangeErrors._}</Text>}
-                <Text size="sm" c="dimmed">{RUN_ONCE_NOTE}. The range is checked here; it is not saved with the schedule.</Text>
-              </>
-            )}
-          </Stack>
+          {live ? (
+            <Stack gap="xs">
+              <Checkbox
+                label="Also collect the records of a date range once" checked={runOnce.on} disabled={disabled}
+                description={`A range of at most ${RUN_ONCE_MAX_DAYS} days.`}
+                onChange={(e) => setRunOnce({ on: e.currentTarget.checked })}
+              />
+              {runOnce.on && (
+                <>
+                  <Group grow preventGrowOverflow={false} wrap="wrap" align="flex-start">
+                    <TextInput
+                      type="date" label="From" required disabled={disabled} value={runOnce.from} error={rangeErrors.from} miw={160}
+                      onChange={(e) => setRunOnce({ from: e.currentTarget.value })}
+                    />
+                    <TextInput
+                      type="date" label="To" required disabled={disabled} value={runOnce.to} error={rangeErrors.to} miw={160}
+                      onChange={(e) => setRunOnce({ to: e.currentTarget.value })}
+                    />
+                  </Group>
+                  {rangeErrors._ && <Text size="sm" c="red" role="alert">{rangeErrors._}</Text>}
+                  <Text size="sm" c="dimmed">{RUN_ONCE_NOTE}, besides the schedule.</Text>
+                </>
+              )}
+            </Stack>
+          ) : <Text size="sm" c="dimmed">{RUN_ONCE_DRAFT_NOTE}</Text>}
         </Fieldset>
 
         <StepActions
