@@ -144,6 +144,12 @@ export interface Connector {
   /** the object's fields that point at records of another object (none when absent) */
   references?(object: string): FieldReference[];
   /**
+   * Whether a record this source read is one the system deleted (Salesforce's queryAll answers
+   * them with IsDeleted true), in the words its omitted record gives ('Deleted in Salesforce');
+   * null for a record that stands. Absent: the system answers no deleted records.
+   */
+  deletion?(fields: Record<string, unknown>): string | null;
+  /**
    * Why the system's search cannot answer one of these matching scenarios (each named, with the
    * destination fields it compares), or null when it can answer them all: a formula's matching is
    * refused with this reason when it is saved. Absent: every scenario can be answered.

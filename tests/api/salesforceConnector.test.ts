@@ -198,6 +198,24 @@ describe('as a source', () => {
     expect(parseSoql(sf.queries[0]!).where).toEqual({ field: 'SystemModstamp', op: '>=', value: { lit: end.since } });
   });
 
+  it('reads through queryAll where the object allows it: a record deleted since the watermark comes with IsDeleted true, a deletion the engine omits', async () => {
+    const kept = sf.addContact({ LastName: 'Kept', Email: 'kept@example.org' });
+    const gone = sf.addContact({ LastName: 'Gone', Email: 'gone@example.org' });
+    const ctx = await ctxFor(ds);
+    const first = await all(salesforceConnector.pull(ctx, 'Contact', null, {}));
+    sf.queried.length = 0;
+    sf.remove('Contact', String(gone.Id));
+    const again = (await all(salesforceConnector.pull(ctx, 'Contact', first.at(-1)!.watermark, {}))).flatMap((b) => b.records);
+    expect(sf.queried).toEqual(['queryAll']);
+    expect(apiCalls().some((c) => new RegExp(`^/services/data/${SALESFORCE_API_VERSION.replace('.', '\\.')}/queryAll$`).test(c.path))).toBe(true);
+    const deleted = again.find((r) => r.id === gone.Id)!;
+    expect(deleted.fields).toMatchObject({ LastName: 'Gone', IsDeleted: true });
+    expect(salesforceConnector.deletion!(deleted.fields)).toBe('Deleted in Salesforce');
+    expect(salesforceConnector.deletion!({ ...kept })).toBeNull();
+    // a search never offers a deleted record as a match
+    expect(await salesforceConnector.search(ctx, 'Contact', { criteria: [{ field: 'Email', operator: 'equals', value: 'gone@example.org' }] })).toEqual([]);
+  });
+
   it('a pull killed between batches goes on from the next page; a link Salesforce let expire starts the same query again', async () => {
     for (let i = 0; i < 210; i++) sf.addContact({ LastName: `Resume${i}` });
     const ctx = await ctxFor(ds);

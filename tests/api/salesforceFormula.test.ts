@@ -188,5 +188,16 @@ describe('Salesforce Contacts into the Sandbox CRM', () => {
     expect(second.counts.collected).toBeLessThan(first.counts.collected!);
     expect((await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'annie@nasa.example' }] }))[0]?.fields).toMatchObject({ firstName: 'Annie', lastName: 'Easley' });
     expect(sf.queries.some((q) => /FROM Contact WHERE SystemModstamp >= \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ORDER BY SystemModstamp ASC, Id ASC$/.test(q))).toBe(true);
+
+    // a Contact deleted in Salesforce (queryAll reads it, IsDeleted true) is omitted, saying so, never created
+    const gone = sf.addContact({ FirstName: 'Gone', LastName: 'Deleted', Email: 'gone@deleted.example' });
+    sf.remove('Contact', String(gone.Id));
+    const third = await runOnce(formula);
+    expect(third.status, JSON.stringify(third)).toBe('finished');
+    expect(third.counts.created ?? 0).toBe(0);
+    expect(await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'gone@deleted.example' }] })).toEqual([]);
+    const omitted = (await server.database.pool.query<{ state: string; matching: { routeReason?: string } }>(
+      "select state, matching from records where formula_id = $1 and raw->>'Id' = $2", [formula, gone.Id])).rows;
+    expect(omitted).toEqual([expect.objectContaining({ state: 'omitted', matching: { routeReason: 'Deleted in Salesforce' } })]);
   });
 });

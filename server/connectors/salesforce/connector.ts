@@ -147,6 +147,7 @@ export const salesforceConnector: Connector = {
   searchMany: (ctx, object, queries) => records.searchMany(ctx, object, queries),
   upsert: (ctx, object, items) => records.upsert(ctx, object, items),
   references: (object) => records.SALESFORCE_REFERENCES[object] ?? [],
+  deletion: records.deletionOf,
 };
 
 async function* reportPull(ctx: Parameters<Connector['pull']>[0], since: Watermark | null, options: NonNullable<Parameters<Connector['pull']>[3]>): AsyncIterable<PullBatch> {

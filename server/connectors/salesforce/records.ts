@@ -8,7 +8,10 @@
  * ORDER BY SystemModstamp, Id`), page by page through `nextRecordsUrl`. The watermark is the
  * latest SystemModstamp seen once a pull has read everything; while a pull is under way it also
  * carries the next page's link, so a run killed between batches goes on from the page after the
- * last one stored (a link Salesforce has let expire starts the same query again).
+ * last one stored (a link Salesforce has let expire starts the same query again). Objects that
+ * allow it (describe says replicateable, and they have IsDeleted) are read through queryAll, so a
+ * record deleted since the watermark comes too, with IsDeleted true: the engine omits it ('Deleted
+ * in Salesforce', connector.ts deletion) instead of creating or updating it in the destination.
  *
  * Destination: a batch's searches by the formula's matching scenarios are asked as one SOQL query
  * per 50 searches (their conditions OR'd, each value a literal of its field's type: soql.ts), and
@@ -47,7 +50,7 @@ const MAX_CANDIDATES = 10;
 
 type Obj = Record<string, unknown>;
 
-interface Describe { name: string; label?: string; fields: SfField[] }
+interface Describe { name: string; label?: string; fields: SfField[]; queryable?: boolean; replicateable?: boolean }
 interface QueryAnswer { totalSize?: number; done?: boolean; nextRecordsUrl?: string; records?: Obj[] }
 interface SaveResult { id?: string | null; success?: boolean; created?: boolean; errors?: SalesforceError[] }
 
@@ -158,6 +161,13 @@ const later = laterStamp;
 
 const selectList = (d: Describe) => selectable(d.fields).map((f) => f.name).filter(isApiName);
 
+/** Whether a pull of the object reads its deletions (queryAll): a replicateable, queryable object with IsDeleted. */
+export const readsDeletions = (d: Pick<Describe, 'queryable' | 'replicateable' | 'fields'>) =>
+  d.queryable !== false && d.replicateable === true && d.fields.some((f) => f.name === 'IsDeleted');
+
+/** A record queryAll answered as deleted: its words for the omitted record. */
+export const deletionOf = (fields: Record<string, unknown>): string | null => (fields.IsDeleted === true ? 'Deleted in Salesforce' : null);
+
 export async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: Parameters<Connector['pull']>[3]): AsyncIterable<PullBatch> {
   const api = salesforceApi(ctx);
   const d = await describe(api, object);
@@ -167,7 +177,9 @@ export async function* pull(ctx: ConnectorContext, object: string, since: string
   const from = window ? soqlDateTime(window.from.toISOString()) : at.since;
   const where = [from ? `SystemModstamp >= ${from}` : null, window ? `SystemModstamp < ${soqlDateTime(window.to.toISOString())}` : null].filter(Boolean);
   const soql = `SELECT ${selectList(d).join(', ')} FROM ${d.name}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp ASC, Id ASC`;
-  const first = `${API_ROOT}/query?q=${encodeURIComponent(soql)}`;
+  // queryAll answers the records deleted since (IsDeleted true, in the recycle bin) as well, where
+  // the object allows it: one describe calls replicateable, whose deletions Salesforce keeps
+  const first = `${API_ROOT}/${readsDeletions(d) ? 'queryAll' : 'query'}?q=${encodeURIComponent(soql)}`;
   // Salesforce answers 200 to 2,000 records a page, as asked
   const batchSize = Math.min(Math.max(options?.batchSize ?? 2000, 200), 2000);
   const headers = { 'sforce-query-options': `batchSize=${batchSize}` };

@@ -10,7 +10,7 @@
  * - GET / (the resources of the version, as "Resources by Version" lists them by name and URI).
  * - GET /sobjects and /sobjects/{object}/describe (fields with type, custom, nillable,
  *   createable, updateable, filterable, externalId...).
- * - GET /query?q=SOQL (a small SOQL parser: SELECT, FROM, WHERE with AND/OR/NOT, =, !=, <, <=,
+ * - GET /query?q=SOQL and /queryAll?q=SOQL (the latter answers deleted records too, IsDeleted true; a small SOQL parser: SELECT, FROM, WHERE with AND/OR/NOT, =, !=, <, <=,
  *   >, >=, LIKE, IN, string literals with SOQL's escapes, ORDER BY, LIMIT), paged as
  *   { totalSize, done, records, nextRecordsUrl } by the `Sforce-Query-Options: batchSize=N`
  *   header; GET /query/{locator} for the next page, 400 INVALID_QUERY_LOCATOR for one it does not hold.
@@ -103,6 +103,10 @@ export interface FakeSalesforce {
   forgetLocators(): void;
   /** a Contact entered in Salesforce (its Household Account made as NPSP would) */
   addContact(c: Obj): Obj;
+  /** a record deleted in Salesforce: in the recycle bin (IsDeleted true, SystemModstamp moved), answered only by queryAll */
+  remove(object: string, id: string): void;
+  /** the query resources asked, 'queryAll' for each queryAll */
+  queried: string[];
   close(): Promise<void>;
 }
 
@@ -266,6 +270,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
   const records: Record<string, Map<string, Obj>> = Object.fromEntries(Object.keys(DESCRIBES).map((o) => [o, new Map()]));
   const queries: string[] = [];
   const versions = new Set<string>();
+  const queried: string[] = [];
   const locators = new Map<string, { rows: Obj[]; at: number; size: number }>();
   const refreshTokens = new Set<string>();
   const access = new Set<string>();
@@ -329,7 +334,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
 
   const update = (object: string, id: string, body: Obj): SaveResult => {
     const row = records[object]?.get(id);
-    if (!row) return failed('ENTITY_IS_DELETED', 'entity is deleted', []);
+    if (!row || row.IsDeleted === true) return failed('ENTITY_IS_DELETED', 'entity is deleted', []);
     const bad = check(object, body, 'update');
     if (bad) return bad;
     const d = describeOf(object)!;
@@ -370,7 +375,8 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     return [200, results];
   };
 
-  const query = (soql: string, batch: number): Answer => {
+  /** a query; `all` (queryAll) answers deleted records too, as the recycle bin holds them */
+  const query = (soql: string, batch: number, all = false): Answer => {
     queries.push(soql);
     let q: Soql;
     try { q = parseSoql(soql); } catch (e) { return err(400, 'MALFORMED_QUERY', (e as Error).message); }
@@ -380,7 +386,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     for (const name of [...q.fields, ...fieldsOf(q.where), ...q.order.map((o) => o.field)]) {
       if (!types.has(name)) return err(400, 'INVALID_FIELD', `No such column '${name}' on entity '${q.object}'.`);
     }
-    let rows = [...records[q.object]!.values()].filter((r) => !q.where || holds(q.where, r, types));
+    let rows = [...records[q.object]!.values()].filter((r) => (all || r.IsDeleted !== true) && (!q.where || holds(q.where, r, types)));
     rows.sort((a, b) => {
       for (const o of q.order) {
         const t = types.get(o.field);
@@ -411,7 +417,9 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     let m: RegExpMatchArray | null;
     const batch = Math.min(Math.max(Number(/batchSize=(\d+)/.exec(String(headers['sforce-query-options'] ?? ''))?.[1] ?? 2000), 200), 2000);
     if (method === 'GET' && (rest === '/query' || rest === '/query/')) return query(q.get('q') ?? '', batch);
-    if (method === 'GET' && (m = rest.match(/^\/query\/([A-Za-z0-9]+)-(\d+)$/))) {
+    if (method === 'GET' && (rest === '/queryAll' || rest === '/queryAll/')) { queried.push('queryAll'); return query(q.get('q') ?? '', batch, true); }
+    // queryAll's nextRecordsUrl says query too; either resource takes the locator
+    if (method === 'GET' && (m = rest.match(/^\/query(?:All)?\/([A-Za-z0-9]+)-(\d+)$/))) {
       const l = locators.get(m[1]!);
       if (!l) return err(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
       return page(l.rows, l.at, l.size);
@@ -430,7 +438,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     if (method === 'GET' && (m = rest.match(/^\/sobjects\/([A-Za-z0-9_]+)\/describe\/?$/))) {
       const d = describeOf(m[1]!);
       if (!d) return err(404, 'NOT_FOUND', 'The requested resource does not exist');
-      return [200, { name: m[1], label: d.label, keyPrefix: d.prefix, custom: false, createable: true, queryable: true, fields: d.fields }];
+      return [200, { name: m[1], label: d.label, keyPrefix: d.prefix, custom: false, createable: true, queryable: true, replicateable: true, fields: d.fields }];
     }
     if ((method === 'POST' || method === 'PATCH') && (m = rest.match(/^\/composite\/sobjects(?:\/([A-Za-z0-9_]+)\/([A-Za-z0-9_]+))?$/))) {
       return collection(method, m[1] ? [m[1], m[2]!] : [], body);
@@ -483,6 +491,12 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     expireTokens: () => { access.clear(); },
     throttle: (n, seconds = 1) => { throttled = n; throttleSeconds = seconds; },
     forgetLocators: () => { locators.clear(); },
+    queried,
+    remove(object, id) {
+      const row = records[object]!.get(id)!;
+      row.IsDeleted = true;
+      row.SystemModstamp = tick();
+    },
     addContact(c) {
       const r = create('Contact', c);
       if (!r.success) throw new Error(JSON.stringify(r.errors));
