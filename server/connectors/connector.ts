@@ -136,6 +136,12 @@ export interface Connector {
   searchMany?(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]>;
   upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
   /**
+   * The most records one upsert call takes from a send (the engine's SEND_BATCH when absent): a
+   * system that writes large sends its own way (Salesforce's Bulk API 2.0 above 2,000 records)
+   * takes more at once.
+   */
+  sendBatch?: number;
+  /**
    * The object's records for the engine's candidate index (server/engine/candidateIndex.ts), when
    * the system can be read whole and followed by modification time; null or absent: the engine
    * searches it with searchMany.

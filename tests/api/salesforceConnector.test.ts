@@ -12,6 +12,7 @@ import { connectionSettings, sealColumns } from '../../server/connectors/dataSou
 import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { checkSalesforceReport, salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
+import { BULK_POLL, BULK_THRESHOLD } from '../../server/connectors/salesforce/bulk.ts';
 import { limitInfo, salesforceApi, SALESFORCE_API_VERSION, salesforceTokenUrl } from '../../server/connectors/salesforce/client.ts';
 import { soqlString } from '../../server/connectors/salesforce/soql.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
@@ -379,6 +380,51 @@ describe('as a destination', () => {
       { idempotencyKey: `${ds}-same`, id: made!.id, outcome: 'updated', replayed: false },
     ]);
     expect(writes()).toEqual([]);
+  });
+
+  it('more than 2,000 upserts by External ID, or updates, in one send go through a Bulk API 2.0 job: quoted CSV, results found again by their reference, refusals in Salesforce\'s words, nothing doubled on retry', async () => {
+    const ctx = await ctxFor(ds, { externalIdField: 'Tributary_Id__c' });
+    BULK_POLL.firstMs = 5;
+    const n = BULK_THRESHOLD + 2;
+    const items: UpsertItem[] = Array.from({ length: n }, (_, i) => ({
+      idempotencyKey: `${ds}-bulk-${i}`,
+      fields: i === 7 ? { FirstName: 'No', Tributary_Id__c: 'B-7' }
+        : { FirstName: i === 0 ? 'Ann "Nan", of\nthe Lakes' : `B${i}`, LastName: `Bulk${i}`, Tributary_Id__c: `B-${i}` },
+    }));
+    const results = await salesforceConnector.upsert(ctx, 'Contact', items);
+    const v = SALESFORCE_API_VERSION;
+    expect(writes()).toEqual([`POST /services/data/${v}/jobs/ingest`, `PUT /services/data/${v}/jobs/ingest/${sf.jobs[0]!.id}/batches`, `PATCH /services/data/${v}/jobs/ingest/${sf.jobs[0]!.id}`]);
+    expect(apiCalls().find((c) => c.path.endsWith('/jobs/ingest'))!.body).toEqual({ object: 'Contact', operation: 'upsert', externalIdFieldName: 'Tributary_Id__c', contentType: 'CSV', lineEnding: 'LF', columnDelimiter: 'COMMA' });
+    expect(apiCalls().find((c) => c.method === 'PUT')!.headers['content-type']).toBe('text/csv');
+    expect(apiCalls().find((c) => c.method === 'PATCH')!.body).toEqual({ state: 'UploadComplete' });
+    expect(sf.jobs[0]!.state).toBe('JobComplete');
+    // each record's result is its own, though Salesforce answers them in another order
+    const byExt = new Map([...sf.records.Contact!.values()].map((c) => [c.Tributary_Id__c, c]));
+    expect(byExt.get('B-0')).toMatchObject({ FirstName: 'Ann "Nan", of\nthe Lakes', LastName: 'Bulk0' });
+    expect(results[0]).toMatchObject({ idempotencyKey: `${ds}-bulk-0`, id: byExt.get('B-0')!.Id, outcome: 'created' });
+    expect(results[n - 1]).toMatchObject({ id: byExt.get(`B-${n - 1}`)!.Id, outcome: 'created' });
+    expect(results[7]).toEqual({ idempotencyKey: `${ds}-bulk-7`, id: '', outcome: 'failed', replayed: false, error: 'Salesforce refused the record: REQUIRED_FIELD_MISSING:Required fields are missing: [LastName]:LastName --' });
+    expect(results.filter((r) => r.outcome === 'created')).toHaveLength(n - 1);
+    expect(sf.records.Contact!.size).toBe(n - 1);
+
+    // the same send again (a retry after a crash): the same External IDs, updated, none created twice
+    const again = await salesforceConnector.upsert(await ctxFor(ds, { externalIdField: 'Tributary_Id__c' }), 'Contact', items);
+    expect(sf.records.Contact!.size).toBe(n - 1);
+    expect(again[0]).toMatchObject({ id: results[0]!.id, outcome: 'updated' });
+
+    // updates by id: a job of operation update, each found again by its Id; a value cleared is Bulk API's #N/A
+    sf.seen.length = 0;
+    const ids = results.filter((r) => r.outcome === 'created').map((r) => r.id);
+    const updates = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', ids.map((id, i) => ({ idempotencyKey: `${ds}-bu-${i}`, id, fields: { Phone: `503-555-${i}`, Volunteer_Skills__c: null } })));
+    expect(sf.jobs[2]).toMatchObject({ operation: 'update', state: 'JobComplete' });
+    expect(sf.jobs[2]!.uploads[0]!.split('\n').slice(0, 2)).toEqual(['Id,Phone,Volunteer_Skills__c', `"${ids[0]}","503-555-0","#N/A"`]);
+    expect(updates.every((u, i) => u.outcome === 'updated' && u.id === ids[i])).toBe(true);
+    expect(sf.records.Contact!.get(ids[5]!)).toMatchObject({ Phone: '503-555-5', Volunteer_Skills__c: null });
+
+    // a job Salesforce fails as a whole: every record is refused with the job's words
+    sf.failNextJob = 'InvalidBatch : Failed to process query: the org is being upgraded';
+    const refused = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', ids.map((id, i) => ({ idempotencyKey: `${ds}-bf-${i}`, id, fields: { Phone: '1' } })));
+    expect(new Set(refused.map((r) => r.error))).toEqual(new Set(['Salesforce refused the record: InvalidBatch : Failed to process query: the org is being upgraded']));
   });
 });
 

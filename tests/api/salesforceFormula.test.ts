@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
+import { BULK_POLL, BULK_THRESHOLD } from '../../server/connectors/salesforce/bulk.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
@@ -135,6 +136,39 @@ describe('a flat file into Salesforce Contacts', () => {
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
     expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'Salesforce refused the record: DUPLICATES_DETECTED: Use one of these records?' });
     expect(rows.map((r) => r.destination_record_id)).toEqual(expect.arrayContaining([known.Id, grace.Id]));
+  });
+});
+
+describe('a large send into Salesforce', () => {
+  it('more than 2,000 Ready Contacts sent at once are upserted by External ID in one Bulk API 2.0 job, each record marked with its own Contact', async () => {
+    BULK_POLL.firstMs = 5;
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'bulk-*.csv' }, destination: { dataSourceId: org, object: 'Contact', settings: { object: 'Contact', externalIdField: 'Tributary_Id__c' } } },
+      {
+        mapping: { fields: [
+          { destination: 'LastName', kind: 'source', source: 'Last name' }, { destination: 'Tributary_Id__c', kind: 'source', source: 'Member' },
+        ] },
+        'summary-fields': { fields: ['LastName'] },
+        matching: { scenarios: [{ name: 'Member', criteria: [{ source: 'Member', destination: 'Tributary_Id__c' }], matchReason: 'Same member', isPrimary: true }], advanced: false, autoPick: [] },
+        autosend: { enabled: false },
+      },
+    );
+    const n = BULK_THRESHOLD + 1;
+    dropFile('bulk-1.csv', [['Last name', 'Member'], ...Array.from({ length: n }, (_, i) => [`Member ${i}`, `M-${i}`])]);
+    const jobs = sf.jobs.length;
+    // collected and held in Ready; then the formula sends automatically, and its next run sends them all
+    const held = await runOnce(formula);
+    expect(held.counts).toMatchObject({ collected: n, 'state:ready': n });
+    expect((await send(`${F}/${formula}/parts/autosend`, { method: 'PUT', body: { enabled: true } })).status).toBe(200);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ created: n });
+    expect(sf.jobs.slice(jobs)).toEqual([expect.objectContaining({ operation: 'upsert', externalIdFieldName: 'Tributary_Id__c', state: 'JobComplete' })]);
+    const { rows } = await server.database.pool.query<{ member: string; id: string }>(
+      "select raw->>'Member' as member, destination_record_id as id from records where formula_id = $1 and state = 'sent'", [formula]);
+    expect(rows).toHaveLength(n);
+    const byMember = new Map([...sf.records.Contact!.values()].map((c) => [c.Tributary_Id__c, c.Id]));
+    expect(rows.every((r) => byMember.get(r.member) === r.id)).toBe(true);
   });
 });
 

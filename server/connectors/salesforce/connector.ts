@@ -146,6 +146,8 @@ export const salesforceConnector: Connector = {
   },
   searchMany: (ctx, object, queries) => records.searchMany(ctx, object, queries),
   upsert: (ctx, object, items) => records.upsert(ctx, object, items),
+  // a send's batch may hold more than BULK_THRESHOLD records, so a large send goes through Bulk API 2.0
+  sendBatch: records.SALESFORCE_SEND_BATCH,
   references: (object) => records.SALESFORCE_REFERENCES[object] ?? [],
   deletion: records.deletionOf,
 };

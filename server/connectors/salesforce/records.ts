@@ -21,7 +21,10 @@
  * field, new records are upserted by it (`PATCH /composite/sobjects/{object}/{field}`): a retry
  * updates what the first try created. Without one, creates go through the kit's write ledger: the
  * keys are recorded as under way before the collection is sent and its ids after, and a key found
- * under way (a crash in between) first looks for what the first try may have created.
+ * under way (a crash in between) first looks for what the first try may have created. More than
+ * BULK_THRESHOLD (2,000) updates, or upserts by External ID, in one send go through one Bulk API
+ * 2.0 job each instead (bulk.ts), each record found again in the job's results by its Id or
+ * External ID.
  *
  * NPSP: a Contact created without an Account is given its Household Account by NPSP's own
  * triggers in the org; its AccountId is answered with the Contact.
@@ -35,12 +38,15 @@ import type { FieldInfo } from '../../../src/domain/api/integrations.ts';
 import { meets } from '../kit/criteria.ts';
 import { laterStamp, linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
+import { BULK_THRESHOLD, bulkKey, bulkWrite } from './bulk.ts';
 import { API_ROOT, errorWords, salesforceApi, type SalesforceApi, type SalesforceError } from './client.ts';
 import { condition, isApiName, normalizeDateTime, selectable, soqlDateTime, soqlLiteral, type SfField } from './soql.ts';
 
 const NAME = 'Salesforce';
 /** sObject Collections take at most 200 records a request. */
 export const COLLECTION_SIZE = 200;
+/** Records one send's batch gives upsert: enough that more than BULK_THRESHOLD of one kind go as one Bulk API job. */
+export const SALESFORCE_SEND_BATCH = 5000;
 /** searches asked in one SOQL query */
 export const SEARCHES_PER_QUERY = 50;
 /** what a query's request URI may take of Salesforce's 16,384 bytes, leaving room for the host and path */
@@ -325,6 +331,16 @@ async function collections(api: SalesforceApi, writes: Write[], request: (record
   return out;
 }
 
+/** Writes through one Bulk API 2.0 job (bulk.ts); answers each row's result in order, as collections does. */
+async function bulk(api: SalesforceApi, object: string, operation: 'update' | 'upsert', reference: string, rows: Obj[], signal?: AbortSignal): Promise<SaveResult[]> {
+  const results = await bulkWrite(api, object, operation, reference, rows, signal ? { signal } : {});
+  return rows.map((r) => {
+    const x = results.get(bulkKey(r[reference]))!;
+    // sf__Error is Salesforce's "CODE:message:fields --"
+    return x.success ? { success: true, id: x.id ?? null, created: x.created ?? false } : { success: false, errors: [{ message: x.error ?? 'no reason given' }] };
+  });
+}
+
 /** After a crash mid-create: the record the first try may have made, found by what it was to hold. */
 async function findCreated(api: SalesforceApi, d: Describe, fields: Obj): Promise<string | null> {
   const criteria: SearchCriterion[] = [];
@@ -372,7 +388,9 @@ export async function upsert(ctx: ConnectorContext, object: string, items: Upser
   }
 
   // existing records: their changed fields
-  const updated = await collections(api, updates, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects` }));
+  const updated = updates.length > BULK_THRESHOLD
+    ? await bulk(api, d.name, 'update', 'Id', updates.map((w) => { const { attributes: _, id, ...fields } = w.body; return { Id: id, ...fields }; }), ctx.signal)
+    : await collections(api, updates, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects` }));
   updates.forEach((w, n) => {
     const r = updated[n]!;
     if (r.success) results.set(w.item.idempotencyKey, { idempotencyKey: w.item.idempotencyKey, id: w.item.id!, outcome: 'updated', replayed: false });
@@ -380,7 +398,9 @@ export async function upsert(ctx: ConnectorContext, object: string, items: Upser
   });
 
   // new records with an External ID: upserted by it, so a retry never creates a second one
-  const upserted = await collections(api, upserts, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects/${d.name}/${external?.name}` }));
+  const upserted = upserts.length > BULK_THRESHOLD
+    ? await bulk(api, d.name, 'upsert', external!.name, upserts.map((w) => { const { attributes: _, ...fields } = w.body; return fields; }), ctx.signal)
+    : await collections(api, upserts, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects/${d.name}/${external?.name}` }));
   upserts.forEach((w, n) => {
     const r = upserted[n]!;
     if (r.success && r.id) results.set(w.item.idempotencyKey, { idempotencyKey: w.item.idempotencyKey, id: r.id, outcome: r.created === false ? 'updated' : 'created', replayed: false });
