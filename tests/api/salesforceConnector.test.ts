@@ -156,7 +156,7 @@ describe('objects and fields', () => {
   it('lists the org\'s queryable objects (custom ones included) and describes fields with custom fields, types and required ones', async () => {
     const ctx = await ctxFor(ds);
     const objects = (await salesforceConnector.listObjects(ctx)).map((o) => o.name);
-    expect(objects).toEqual(['Account', 'Contact', 'npe03__Recurring_Donation__c', 'Volunteer_Shift__c']);
+    expect(objects).toEqual(['Account', 'Contact', 'npe03__Recurring_Donation__c', 'npsp__DataImport__c', 'Volunteer_Shift__c']);
     const fields = await salesforceConnector.describeFields(ctx, 'Contact');
     const byName = Object.fromEntries(fields.map((f) => [f.name, f]));
     expect(byName.LastName).toMatchObject({ type: 'string', required: true, searchable: true });
@@ -425,6 +425,39 @@ describe('as a destination', () => {
     sf.failNextJob = 'InvalidBatch : Failed to process query: the org is being upgraded';
     const refused = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', ids.map((id, i) => ({ idempotencyKey: `${ds}-bf-${i}`, id, fields: { Phone: '1' } })));
     expect(new Set(refused.map((r) => r.error))).toEqual(new Set(['Salesforce refused the record: InvalidBatch : Failed to process query: the org is being upgraded']));
+  });
+});
+
+describe('NPSP Data Import', () => {
+  it('is listed when the org has NPSP; each record becomes a new import row through sObject Collections, never matched by Tributary, with what NPSP writes as it processes left blank', async () => {
+    const ctx = await ctxFor(ds);
+    expect(await salesforceConnector.listObjects(ctx)).toContainEqual({ name: 'npsp__DataImport__c', label: 'NPSP Data Import (rows for NPSP batch processing)' });
+    const fields = await salesforceConnector.describeFields(ctx, 'npsp__DataImport__c');
+    expect(fields.find((x) => x.name === 'npsp__Status__c')).toMatchObject({ readOnly: true });
+    expect(fields.find((x) => x.name === 'npsp__Contact1Imported__c')).toMatchObject({ readOnly: true });
+    expect(fields.find((x) => x.name === 'npsp__Donation_Amount__c')).not.toHaveProperty('readOnly');
+
+    sf.seen.length = 0;
+    sf.queries.length = 0;
+    expect(await salesforceConnector.searchMany!(ctx, 'npsp__DataImport__c', [{ criteria: [{ field: 'npsp__Contact1_Personal_Email__c', operator: 'equals', value: 'ada@example.org' }] }])).toEqual([[]]);
+    expect(sf.queries).toEqual([]);
+    const [row, status] = await salesforceConnector.upsert(ctx, 'npsp__DataImport__c', [
+      { idempotencyKey: `${ds}-di-1`, fields: { npsp__Contact1_Firstname__c: 'Ada', npsp__Contact1_Lastname__c: 'Lovelace', npsp__Contact1_Personal_Email__c: 'ada@example.org', npsp__Donation_Amount__c: '$1,250.50', npsp__Donation_Date__c: '2026-11-02', npsp__Donation_Donor__c: 'Contact1' } },
+      { idempotencyKey: `${ds}-di-2`, fields: { npsp__Contact1_Lastname__c: 'Hopper', npsp__Status__c: 'Imported' } },
+    ]);
+    expect(row).toMatchObject({ outcome: 'created', id: expect.stringMatching(/^a0D/) });
+    expect(status).toMatchObject({ outcome: 'failed', error: 'NPSP writes npsp__Status__c when it processes an import row: Tributary leaves it blank. Remove it from the mapping.' });
+    expect(writes()).toEqual([`POST /services/data/${SALESFORCE_API_VERSION}/composite/sobjects`]);
+    expect(sf.records.npsp__DataImport__c!.get(row!.id)).toMatchObject({
+      npsp__Contact1_Lastname__c: 'Lovelace', npsp__Donation_Amount__c: 1250.5, npsp__Donation_Date__c: '2026-11-02', npsp__Donation_Donor__c: 'Contact1',
+    });
+    expect(sf.records.npsp__DataImport__c!.get(row!.id)!.npsp__Status__c).toBeUndefined();
+    // the same keys again (a retry): the write ledger answers, nothing is written twice
+    sf.seen.length = 0;
+    await expect(salesforceConnector.upsert(ctx, 'npsp__DataImport__c', [{ idempotencyKey: `${ds}-di-1`, fields: { npsp__Contact1_Lastname__c: 'Lovelace' } }])).resolves.toEqual([
+      { idempotencyKey: `${ds}-di-1`, id: row!.id, outcome: 'created', replayed: true },
+    ]);
+    expect(writes()).toEqual([]);
   });
 });
 

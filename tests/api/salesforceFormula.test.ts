@@ -172,6 +172,39 @@ describe('a large send into Salesforce', () => {
   });
 });
 
+describe('a flat file of gifts into NPSP Data Import', () => {
+  it('the wizard offers npsp__DataImport__c; each gift becomes a new import row with its Contact1 and Donation fields, its status left for NPSP to process', async () => {
+    const { objects } = await json<{ objects: { name: string }[] }>(await send(`${DS}/${org}/objects`));
+    expect(objects.map((o) => o.name)).toContain('npsp__DataImport__c');
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'gifts-*.csv' }, destination: { dataSourceId: org, object: 'npsp__DataImport__c', settings: { object: 'npsp__DataImport__c' } } },
+      {
+        mapping: { fields: [
+          { destination: 'npsp__Contact1_Firstname__c', kind: 'source', source: 'First name' }, { destination: 'npsp__Contact1_Lastname__c', kind: 'source', source: 'Last name' },
+          { destination: 'npsp__Contact1_Personal_Email__c', kind: 'source', source: 'Email' }, { destination: 'npsp__Donation_Amount__c', kind: 'source', source: 'Amount' },
+          { destination: 'npsp__Donation_Date__c', kind: 'source', source: 'Date' },
+        ] },
+        'summary-fields': { fields: ['npsp__Contact1_Lastname__c', 'npsp__Donation_Amount__c'] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'npsp__Contact1_Personal_Email__c' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    );
+    const rows = sf.records.npsp__DataImport__c!.size;
+    // the same donor twice: two gifts, two import rows (NPSP matches the donor when it processes them)
+    dropFile('gifts-1.csv', [['First name', 'Last name', 'Email', 'Amount', 'Date'], ['Mary', 'Jackson', 'mary@nasa.example', '50.00', '2026-11-03'], ['Mary', 'Jackson', 'mary@nasa.example', '75', '2026-11-04']]);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts, JSON.stringify(done.counts)).toMatchObject({ collected: 2, created: 2 });
+    const made = [...sf.records.npsp__DataImport__c!.values()].slice(rows);
+    expect(made).toHaveLength(2);
+    expect(made.map((r) => [r.npsp__Contact1_Lastname__c, r.npsp__Contact1_Personal_Email__c, r.npsp__Donation_Amount__c, r.npsp__Donation_Date__c])).toEqual(expect.arrayContaining([
+      ['Jackson', 'mary@nasa.example', 50, '2026-11-03'],
+    ]));
+    expect(made.every((r) => r.npsp__Status__c === undefined)).toBe(true);
+    const sent = (await server.database.pool.query<{ id: string }>("select destination_record_id as id from records where formula_id = $1 and state = 'sent'", [formula])).rows;
+    expect(sent.map((r) => r.id).sort()).toEqual(made.map((r) => r.Id).sort());
+  });
+});
+
 describe('a Contact whose Account is not in Salesforce yet', () => {
   it('waits in relationship-match; one whose Account is there is created under it', async () => {
     const household = [...sf.records.Account!.values()][0]!;

@@ -27,7 +27,11 @@
  * External ID.
  *
  * NPSP: a Contact created without an Account is given its Household Account by NPSP's own
- * triggers in the org; its AccountId is answered with the Contact.
+ * triggers in the org; its AccountId is answered with the Contact. NPSP's import object
+ * `npsp__DataImport__c` is a destination for those who prefer NPSP's batch processing: each record
+ * becomes a new import row (Contact1 and Donation fields, created through sObject Collections and
+ * the write ledger; searches answer no candidates), and what NPSP writes as it processes a row
+ * (npsp__Status__c, npsp__FailureInformation__c, the records it imported) is left blank for it.
  */
 import {
   ConnectorInputError, type Connector, type ConnectorContext, type FieldReference, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
@@ -91,10 +95,19 @@ const fieldType = (f: SfField): FieldInfo['type'] => {
   }
 };
 
-export function fieldInfo(f: SfField): FieldInfo {
+// ------------------------------------------------------------------ NPSP Data Import
+
+/** NPSP's import object: rows NPSP's batch processing (the NPSP Data Importer) turns into Contacts, Households and Donations. */
+export const NPSP_DATA_IMPORT = 'npsp__DataImport__c';
+/** What NPSP writes on an import row as it processes it (its status, failure, and the records it matched or made): never Tributary. */
+const NPSP_PROCESSING = /^npsp__(Status__c|FailureInformation__c|ImportedDate__c|[A-Za-z0-9_]+Imported__c|[A-Za-z0-9_]+ImportStatus__c)$/;
+/** Whether NPSP, not Tributary, writes this field of the object. */
+export const npspSets = (object: string, field: string) => object.toLowerCase() === NPSP_DATA_IMPORT.toLowerCase() && NPSP_PROCESSING.test(field);
+
+export function fieldInfo(f: SfField, object = ''): FieldInfo {
   const required = f.createable === true && f.nillable === false && f.defaultedOnCreate !== true && f.type !== 'boolean';
-  // neither a create nor an update may write it (Id, CreatedDate, formula fields)
-  const readOnly = f.createable !== true && f.updateable !== true;
+  // neither a create nor an update may write it (Id, CreatedDate, formula fields), or NPSP writes it as it processes an import row
+  const readOnly = (f.createable !== true && f.updateable !== true) || npspSets(object, f.name);
   return {
     name: f.name, label: f.custom ? `${f.label} (custom field)` : f.label, type: fieldType(f),
     ...(required ? { required: true } : {}), ...(f.filterable && f.type !== 'textarea' ? { searchable: true } : {}),
@@ -152,7 +165,7 @@ export async function listObjects(ctx: ConnectorContext, standard: ObjectInfo[])
 
 export async function describeFields(ctx: ConnectorContext, object: string): Promise<FieldInfo[]> {
   const d = await describe(salesforceApi(ctx), object);
-  return selectable(d.fields).map(fieldInfo);
+  return selectable(d.fields).map((f) => fieldInfo(f, d.name));
 }
 
 // ------------------------------------------------------------------ source
@@ -237,6 +250,9 @@ export const searchMany = (ctx: ConnectorContext, object: string, queries: Searc
 async function searchOn(api: SalesforceApi, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]> {
   const d = await describe(api, object);
   const answers: SourceRecord[][] = queries.map(() => []);
+  // an import row is never matched by Tributary: each record is a new row, and NPSP's batch
+  // processing matches its Contact and Donation by the org's own Data Importer settings
+  if (d.name === NPSP_DATA_IMPORT) return answers;
   // each search as a condition: all its criteria; one that cannot be a literal matches nothing
   const asked: { i: number; where: string; criteria: [SfField, SearchCriterion][] }[] = [];
   queries.forEach((q, i) => {
@@ -295,16 +311,19 @@ function bodyOf(d: Describe, fields: Obj, op: 'create' | 'update'): { body: Obj 
   const body: Obj = { attributes: { type: d.name } };
   const missing: string[] = [];
   const readOnly: string[] = [];
+  const npsp: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     const f = d.fields.find((x) => x.name.toLowerCase() === name.toLowerCase());
     if (!f) { missing.push(name); continue; }
     if (f.name === 'Id') continue;
+    if (npspSets(d.name, f.name)) { npsp.push(f.name); continue; }
     if (!(op === 'create' ? f.createable : f.updateable)) { readOnly.push(f.name); continue; }
     const v = valueFor(f, value);
     if (v === null && op === 'create') continue;
     body[f.name] = v;
   }
   if (missing.length) return { error: `Salesforce's ${d.name} has no field ${missing.join(', ')}.` };
+  if (npsp.length) return { error: `NPSP writes ${npsp.join(', ')} when it processes an import row: Tributary leaves ${npsp.length > 1 ? 'them' : 'it'} blank. Remove ${npsp.length > 1 ? 'them' : 'it'} from the mapping.` };
   if (readOnly.length) return { error: `Salesforce does not let Tributary write ${readOnly.join(', ')} of a ${d.name}${op === 'update' ? ' that exists' : ''}.` };
   return { body };
 }

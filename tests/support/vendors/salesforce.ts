@@ -24,7 +24,8 @@
  *   failedResults/ (sf__Id, sf__Error "CODE:message:fields --"), each with the row's own columns and
  *   not in the upload's order; an empty cell leaves a field, #N/A clears it.
  * Request URIs longer than 16,384 bytes answer 414. Error bodies are lists of { message, errorCode, fields? }. NPSP: a Contact created without an
- * AccountId gets a Household Account ("<LastName> Household"), as NPSP's triggers do; a duplicate
+ * AccountId gets a Household Account ("<LastName> Household"), as NPSP's triggers do; NPSP's import
+ * object npsp__DataImport__c takes rows (Contact1 and Donation fields) that NPSP processes later; a duplicate
  * rule blocks a second Contact with the same Email (DUPLICATES_DETECTED).
  */
 import type http from 'node:http';
@@ -82,6 +83,32 @@ export const DESCRIBES: Record<string, { label: string; prefix: string; fields: 
       f('npo02__TotalOppAmount__c', 'Total Gifts', 'currency', { createable: false, updateable: false, calculated: true }),
     ],
   },
+};
+
+// NPSP's import object (NPSP Data Importer): Contact1, Household address and Donation fields, and what NPSP writes as it processes a row
+DESCRIBES.npsp__DataImport__c = {
+  label: 'NPSP Data Import', prefix: 'a0D',
+  fields: [
+    ...SYSTEM().map((x) => (x.name === 'Id' ? { ...x, label: 'Record ID' } : x)),
+    f('npsp__Contact1_Firstname__c', 'Contact1 First Name', 'string'),
+    f('npsp__Contact1_Lastname__c', 'Contact1 Last Name', 'string'),
+    f('npsp__Contact1_Personal_Email__c', 'Contact1 Personal Email', 'email'),
+    f('npsp__Contact1_Home_Phone__c', 'Contact1 Home Phone', 'phone'),
+    f('npsp__Home_City__c', 'Home City', 'string'),
+    f('npsp__Donation_Amount__c', 'Donation Amount', 'currency'),
+    f('npsp__Donation_Date__c', 'Donation Date', 'date'),
+    f('npsp__Donation_Donor__c', 'Donation Donor', 'picklist'),
+    f('npsp__Donation_Stage__c', 'Donation Stage', 'picklist'),
+    f('npsp__Donation_Campaign_Name__c', 'Donation Campaign Name', 'string'),
+    f('npsp__Payment_Method__c', 'Payment Method', 'picklist'),
+    f('npsp__Status__c', 'Status', 'picklist'),
+    f('npsp__FailureInformation__c', 'Failure Information', 'textarea', { filterable: false }),
+    f('npsp__ImportedDate__c', 'Imported Date', 'datetime'),
+    f('npsp__Contact1Imported__c', 'Contact1 Imported', 'reference', { referenceTo: ['Contact'] }),
+    f('npsp__Contact1ImportStatus__c', 'Contact1 Import Status', 'string'),
+    f('npsp__DonationImported__c', 'Donation Imported', 'reference', { referenceTo: [] }),
+    f('npsp__DonationImportStatus__c', 'Donation Import Status', 'string'),
+  ],
 };
 
 export interface SfSeen { method: string; path: string; query: Record<string, string>; body: unknown; headers: http.IncomingHttpHeaders }
@@ -563,7 +590,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     }
     if (method === 'GET' && rest === '/sobjects') {
       return [200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: [
-        ...Object.entries(DESCRIBES).map(([name, d]) => ({ name, label: d.label, labelPlural: `${d.label}s`, keyPrefix: d.prefix, custom: false, queryable: true, createable: true, updateable: true })),
+        ...Object.entries(DESCRIBES).map(([name, d]) => ({ name, label: d.label, labelPlural: `${d.label}s`, keyPrefix: d.prefix, custom: name.endsWith('__c'), queryable: true, createable: true, updateable: true })),
         { name: 'npe03__Recurring_Donation__c', label: 'Recurring Donation', keyPrefix: 'a09', custom: true, queryable: true, createable: true, updateable: true },
         { name: 'Volunteer_Shift__c', label: 'Volunteer Shift', keyPrefix: 'a0B', custom: true, queryable: true, createable: true, updateable: true },
         { name: 'ApexLog', label: 'Apex Debug Log', keyPrefix: '07L', custom: false, queryable: false, createable: false, updateable: false },
@@ -572,7 +599,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     if (method === 'GET' && (m = rest.match(/^\/sobjects\/([A-Za-z0-9_]+)\/describe\/?$/))) {
       const d = describeOf(m[1]!);
       if (!d) return err(404, 'NOT_FOUND', 'The requested resource does not exist');
-      return [200, { name: m[1], label: d.label, keyPrefix: d.prefix, custom: false, createable: true, queryable: true, replicateable: true, fields: d.fields }];
+      return [200, { name: m[1], label: d.label, keyPrefix: d.prefix, custom: m[1]!.endsWith('__c'), createable: true, queryable: true, replicateable: true, fields: d.fields }];
     }
     if ((method === 'POST' || method === 'PATCH') && (m = rest.match(/^\/composite\/sobjects(?:\/([A-Za-z0-9_]+)\/([A-Za-z0-9_]+))?$/))) {
       return collection(method, m[1] ? [m[1], m[2]!] : [], body);
