@@ -150,6 +150,8 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
   const transformed: Record<string, FieldValue>[] = [];
   const toMatch: number[] = [];
 
+  // a plan made for matching alone (tests, previews) may have no source to ask
+  const source = plan.source as FormulaPlan['source'] | undefined;
   batch.forEach((rec, i) => {
     const { values: computed, errors: computedErrors } = transformRecord(plan.mapping, plan.transform, rec.raw);
     // a person's correction stands in for the formula's value, and for its error
@@ -161,7 +163,7 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
       sourceKey: rec.sourceKey, raw: rec.raw, transformed: values, matching: null, candidates: [], score: null, destinationRecordId: null,
     };
     // a record the source deleted is never created or updated: it is omitted, saying so, whatever the rules
-    const deleted = plan.source.connector.deletion?.(rec.raw) ?? null;
+    const deleted = source?.connector.deletion?.(rec.raw) ?? null;
     if (deleted) {
       out[i] = { ...base, matching: { routeReason: deleted }, bucket: 'new', customBucket: null, state: 'omitted', errorReason: null };
       return;
