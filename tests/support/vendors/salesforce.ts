@@ -511,7 +511,6 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     if (method === 'PUT' && part === '/batches') {
       if (!String(headers['content-type'] ?? '').startsWith('text/csv')) return err(400, 'INVALIDJOB', 'InvalidJob : Unsupported content type: expected text/csv');
       if (j.state !== 'Open') return err(409, 'INVALIDJOBSTATE', `Job ${j.id} is not open for uploads: its state is ${j.state}`);
-      if (j.lineEnding === 'LF' && raw.includes('\r\n')) return err(400, 'INVALIDJOB', 'InvalidJob : Line ending CRLF found; the job says LF');
       j.uploads.push(raw);
       return [201, null];
     }
