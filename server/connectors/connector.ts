@@ -136,6 +136,12 @@ export interface Connector {
   searchMany?(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]>;
   upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
   /**
+   * The most records one upsert call takes from a send (the engine's SEND_BATCH when absent): a
+   * system that writes large sends its own way (Salesforce's Bulk API 2.0 above 2,000 records)
+   * takes more at once.
+   */
+  sendBatch?: number;
+  /**
    * The object's records for the engine's candidate index (server/engine/candidateIndex.ts), when
    * the system can be read whole and followed by modification time; null or absent: the engine
    * searches it with searchMany.
@@ -143,6 +149,12 @@ export interface Connector {
   candidateRecords?(ctx: ConnectorContext, object: string): CandidateRecords | null;
   /** the object's fields that point at records of another object (none when absent) */
   references?(object: string): FieldReference[];
+  /**
+   * Whether a record this source read is one the system deleted (Salesforce's queryAll answers
+   * them with IsDeleted true), in the words its omitted record gives ('Deleted in Salesforce');
+   * null for a record that stands. Absent: the system answers no deleted records.
+   */
+  deletion?(fields: Record<string, unknown>): string | null;
   /**
    * Why the system's search cannot answer one of these matching scenarios (each named, with the
    * destination fields it compares), or null when it can answer them all: a formula's matching is

@@ -252,6 +252,8 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
     });
   }
 
+  // a plan made for matching alone (tests, previews) may have no source to ask
+  const source = plan.source as FormulaPlan['source'] | undefined;
   batch.forEach((rec, i) => {
     if (out[i]) return;
     const { values: computed, errors: computedErrors } = transformRecord(plan.mapping, plan.transform, rec.raw);
@@ -263,6 +265,12 @@ export async function processBatch(plan: FormulaPlan, batch: Incoming[]): Promis
     const base = {
       sourceKey: rec.sourceKey, raw: rec.raw, transformed: values, matching: null, candidates: [], score: null, destinationRecordId: null,
     };
+    // a record the source deleted is never created or updated: it is omitted, saying so, whatever the rules
+    const deleted = source?.connector.deletion?.(rec.raw) ?? null;
+    if (deleted) {
+      out[i] = { ...base, matching: { routeReason: deleted }, bucket: 'new', customBucket: null, state: 'omitted', errorReason: null };
+      return;
+    }
     const transformErrors = Object.entries(errors);
     if (transformErrors.length) {
       out[i] = {

@@ -15,6 +15,8 @@ import type { FormulaEnd, FormulaPlan } from './plan.ts';
 import { copyOf, isGiftRecord, NO_GIFT, processAgain, releasedGifts } from './process.ts';
 
 export const SEND_BATCH = 500;
+/** Records a batch of the send holds: what the destination takes in one call (Connector.sendBatch), else SEND_BATCH. */
+const batchOf = (plan: FormulaPlan) => plan.destination.connector.sendBatch ?? SEND_BATCH;
 
 export interface SendOutcome { created: number; updated: number; refused: number }
 
@@ -93,7 +95,7 @@ export async function sendReady(plan: FormulaPlan, opts: {
   if (opts.ids && !opts.ids.length) return total;
   // batches come in id order: each goes on after the last one's, and when none is left there, one
   // more look from the start finds any record that became ready (or sending) behind it meanwhile
-  const take = (from?: string) => tenant.records.takeForSending(formula.id, opts.batchSize ?? SEND_BATCH, { ids: opts.ids, after: from, claimedOnly: opts.claimedOnly });
+  const take = (from?: string) => tenant.records.takeForSending(formula.id, opts.batchSize ?? batchOf(plan), { ids: opts.ids, after: from, claimedOnly: opts.claimedOnly });
   let after: string | undefined;
   for (let first = true; ; first = false) {
     if (!first && (await opts.stop?.())) break;
@@ -117,8 +119,9 @@ export async function sendReady(plan: FormulaPlan, opts: {
  */
 export async function sendRecords(plan: FormulaPlan, rows: readonly Sendable[], by: Sender): Promise<SendOutcome> {
   const total: SendOutcome = { created: 0, updated: 0, refused: 0 };
-  for (let i = 0; i < rows.length; i += SEND_BATCH) {
-    addOutcome(total, await sendBatch(plan, rows.slice(i, i + SEND_BATCH), by));
+  const size = batchOf(plan);
+  for (let i = 0; i < rows.length; i += size) {
+    addOutcome(total, await sendBatch(plan, rows.slice(i, i + size), by));
   }
   return total;
 }

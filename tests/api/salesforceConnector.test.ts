@@ -12,6 +12,7 @@ import { connectionSettings, sealColumns } from '../../server/connectors/dataSou
 import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { checkSalesforceReport, salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
+import { BULK_POLL, BULK_THRESHOLD } from '../../server/connectors/salesforce/bulk.ts';
 import { limitInfo, salesforceApi, SALESFORCE_API_VERSION, salesforceTokenUrl } from '../../server/connectors/salesforce/client.ts';
 import { soqlString } from '../../server/connectors/salesforce/soql.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
@@ -155,7 +156,7 @@ describe('objects and fields', () => {
   it('lists the org\'s queryable objects (custom ones included) and describes fields with custom fields, types and required ones', async () => {
     const ctx = await ctxFor(ds);
     const objects = (await salesforceConnector.listObjects(ctx)).map((o) => o.name);
-    expect(objects).toEqual(['Account', 'Contact', 'npe03__Recurring_Donation__c', 'Volunteer_Shift__c']);
+    expect(objects).toEqual(['Account', 'Contact', 'npe03__Recurring_Donation__c', 'npsp__DataImport__c', 'Volunteer_Shift__c']);
     const fields = await salesforceConnector.describeFields(ctx, 'Contact');
     const byName = Object.fromEntries(fields.map((f) => [f.name, f]));
     expect(byName.LastName).toMatchObject({ type: 'string', required: true, searchable: true });
@@ -196,6 +197,24 @@ describe('as a source', () => {
     expect(again).toContain(later.Id);
     expect(again).not.toContain(first.id);
     expect(parseSoql(sf.queries[0]!).where).toEqual({ field: 'SystemModstamp', op: '>=', value: { lit: end.since } });
+  });
+
+  it('reads through queryAll where the object allows it: a record deleted since the watermark comes with IsDeleted true, a deletion the engine omits', async () => {
+    const kept = sf.addContact({ LastName: 'Kept', Email: 'kept@example.org' });
+    const gone = sf.addContact({ LastName: 'Gone', Email: 'gone@example.org' });
+    const ctx = await ctxFor(ds);
+    const first = await all(salesforceConnector.pull(ctx, 'Contact', null, {}));
+    sf.queried.length = 0;
+    sf.remove('Contact', String(gone.Id));
+    const again = (await all(salesforceConnector.pull(ctx, 'Contact', first.at(-1)!.watermark, {}))).flatMap((b) => b.records);
+    expect(sf.queried).toEqual(['queryAll']);
+    expect(apiCalls().some((c) => new RegExp(`^/services/data/${SALESFORCE_API_VERSION.replace('.', '\\.')}/queryAll$`).test(c.path))).toBe(true);
+    const deleted = again.find((r) => r.id === gone.Id)!;
+    expect(deleted.fields).toMatchObject({ LastName: 'Gone', IsDeleted: true });
+    expect(salesforceConnector.deletion!(deleted.fields)).toBe('Deleted in Salesforce');
+    expect(salesforceConnector.deletion!({ ...kept })).toBeNull();
+    // a search never offers a deleted record as a match
+    expect(await salesforceConnector.search(ctx, 'Contact', { criteria: [{ field: 'Email', operator: 'equals', value: 'gone@example.org' }] })).toEqual([]);
   });
 
   it('a pull killed between batches goes on from the next page; a link Salesforce let expire starts the same query again', async () => {
@@ -359,6 +378,84 @@ describe('as a destination', () => {
     sf.seen.length = 0;
     await expect(salesforceConnector.upsert(await ctxFor(ds), 'Contact', [{ idempotencyKey: `${ds}-same`, id: made!.id, fields: {} }])).resolves.toEqual([
       { idempotencyKey: `${ds}-same`, id: made!.id, outcome: 'updated', replayed: false },
+    ]);
+    expect(writes()).toEqual([]);
+  });
+
+  it('more than 2,000 upserts by External ID, or updates, in one send go through a Bulk API 2.0 job: quoted CSV, results found again by their reference, refusals in Salesforce\'s words, nothing doubled on retry', async () => {
+    const ctx = await ctxFor(ds, { externalIdField: 'Tributary_Id__c' });
+    BULK_POLL.firstMs = 5;
+    const n = BULK_THRESHOLD + 2;
+    const items: UpsertItem[] = Array.from({ length: n }, (_, i) => ({
+      idempotencyKey: `${ds}-bulk-${i}`,
+      fields: i === 7 ? { FirstName: 'No', Tributary_Id__c: 'B-7' }
+        : { FirstName: i === 0 ? 'Ann "Nan", of\nthe Lakes' : `B${i}`, LastName: `Bulk${i}`, Tributary_Id__c: `B-${i}` },
+    }));
+    const results = await salesforceConnector.upsert(ctx, 'Contact', items);
+    const v = SALESFORCE_API_VERSION;
+    expect(writes()).toEqual([`POST /services/data/${v}/jobs/ingest`, `PUT /services/data/${v}/jobs/ingest/${sf.jobs[0]!.id}/batches`, `PATCH /services/data/${v}/jobs/ingest/${sf.jobs[0]!.id}`]);
+    expect(apiCalls().find((c) => c.path.endsWith('/jobs/ingest'))!.body).toEqual({ object: 'Contact', operation: 'upsert', externalIdFieldName: 'Tributary_Id__c', contentType: 'CSV', lineEnding: 'LF', columnDelimiter: 'COMMA' });
+    expect(apiCalls().find((c) => c.method === 'PUT')!.headers['content-type']).toBe('text/csv');
+    expect(apiCalls().find((c) => c.method === 'PATCH')!.body).toEqual({ state: 'UploadComplete' });
+    expect(sf.jobs[0]!.state).toBe('JobComplete');
+    // each record's result is its own, though Salesforce answers them in another order
+    const byExt = new Map([...sf.records.Contact!.values()].map((c) => [c.Tributary_Id__c, c]));
+    expect(byExt.get('B-0')).toMatchObject({ FirstName: 'Ann "Nan", of\nthe Lakes', LastName: 'Bulk0' });
+    expect(results[0]).toMatchObject({ idempotencyKey: `${ds}-bulk-0`, id: byExt.get('B-0')!.Id, outcome: 'created' });
+    expect(results[n - 1]).toMatchObject({ id: byExt.get(`B-${n - 1}`)!.Id, outcome: 'created' });
+    expect(results[7]).toEqual({ idempotencyKey: `${ds}-bulk-7`, id: '', outcome: 'failed', replayed: false, error: 'Salesforce refused the record: REQUIRED_FIELD_MISSING:Required fields are missing: [LastName]:LastName --' });
+    expect(results.filter((r) => r.outcome === 'created')).toHaveLength(n - 1);
+    expect(sf.records.Contact!.size).toBe(n - 1);
+
+    // the same send again (a retry after a crash): the same External IDs, updated, none created twice
+    const again = await salesforceConnector.upsert(await ctxFor(ds, { externalIdField: 'Tributary_Id__c' }), 'Contact', items);
+    expect(sf.records.Contact!.size).toBe(n - 1);
+    expect(again[0]).toMatchObject({ id: results[0]!.id, outcome: 'updated' });
+
+    // updates by id: a job of operation update, each found again by its Id; a value cleared is Bulk API's #N/A
+    sf.seen.length = 0;
+    const ids = results.filter((r) => r.outcome === 'created').map((r) => r.id);
+    const updates = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', ids.map((id, i) => ({ idempotencyKey: `${ds}-bu-${i}`, id, fields: { Phone: `503-555-${i}`, Volunteer_Skills__c: null } })));
+    expect(sf.jobs[2]).toMatchObject({ operation: 'update', state: 'JobComplete' });
+    expect(sf.jobs[2]!.uploads[0]!.split('\n').slice(0, 2)).toEqual(['Id,Phone,Volunteer_Skills__c', `"${ids[0]}","503-555-0","#N/A"`]);
+    expect(updates.every((u, i) => u.outcome === 'updated' && u.id === ids[i])).toBe(true);
+    expect(sf.records.Contact!.get(ids[5]!)).toMatchObject({ Phone: '503-555-5', Volunteer_Skills__c: null });
+
+    // a job Salesforce fails as a whole: every record is refused with the job's words
+    sf.failNextJob = 'InvalidBatch : Failed to process query: the org is being upgraded';
+    const refused = await salesforceConnector.upsert(await ctxFor(ds), 'Contact', ids.map((id, i) => ({ idempotencyKey: `${ds}-bf-${i}`, id, fields: { Phone: '1' } })));
+    expect(new Set(refused.map((r) => r.error))).toEqual(new Set(['Salesforce refused the record: InvalidBatch : Failed to process query: the org is being upgraded']));
+  });
+});
+
+describe('NPSP Data Import', () => {
+  it('is listed when the org has NPSP; each record becomes a new import row through sObject Collections, never matched by Tributary, with what NPSP writes as it processes left blank', async () => {
+    const ctx = await ctxFor(ds);
+    expect(await salesforceConnector.listObjects(ctx)).toContainEqual({ name: 'npsp__DataImport__c', label: 'NPSP Data Import (rows for NPSP batch processing)' });
+    const fields = await salesforceConnector.describeFields(ctx, 'npsp__DataImport__c');
+    expect(fields.find((x) => x.name === 'npsp__Status__c')).toMatchObject({ readOnly: true });
+    expect(fields.find((x) => x.name === 'npsp__Contact1Imported__c')).toMatchObject({ readOnly: true });
+    expect(fields.find((x) => x.name === 'npsp__Donation_Amount__c')).not.toHaveProperty('readOnly');
+
+    sf.seen.length = 0;
+    sf.queries.length = 0;
+    expect(await salesforceConnector.searchMany!(ctx, 'npsp__DataImport__c', [{ criteria: [{ field: 'npsp__Contact1_Personal_Email__c', operator: 'equals', value: 'ada@example.org' }] }])).toEqual([[]]);
+    expect(sf.queries).toEqual([]);
+    const [row, status] = await salesforceConnector.upsert(ctx, 'npsp__DataImport__c', [
+      { idempotencyKey: `${ds}-di-1`, fields: { npsp__Contact1_Firstname__c: 'Ada', npsp__Contact1_Lastname__c: 'Lovelace', npsp__Contact1_Personal_Email__c: 'ada@example.org', npsp__Donation_Amount__c: '$1,250.50', npsp__Donation_Date__c: '2026-11-02', npsp__Donation_Donor__c: 'Contact1' } },
+      { idempotencyKey: `${ds}-di-2`, fields: { npsp__Contact1_Lastname__c: 'Hopper', npsp__Status__c: 'Imported' } },
+    ]);
+    expect(row).toMatchObject({ outcome: 'created', id: expect.stringMatching(/^a0D/) });
+    expect(status).toMatchObject({ outcome: 'failed', error: 'NPSP writes npsp__Status__c when it processes an import row: Tributary leaves it blank. Remove it from the mapping.' });
+    expect(writes()).toEqual([`POST /services/data/${SALESFORCE_API_VERSION}/composite/sobjects`]);
+    expect(sf.records.npsp__DataImport__c!.get(row!.id)).toMatchObject({
+      npsp__Contact1_Lastname__c: 'Lovelace', npsp__Donation_Amount__c: 1250.5, npsp__Donation_Date__c: '2026-11-02', npsp__Donation_Donor__c: 'Contact1',
+    });
+    expect(sf.records.npsp__DataImport__c!.get(row!.id)!.npsp__Status__c).toBeUndefined();
+    // the same keys again (a retry): the write ledger answers, nothing is written twice
+    sf.seen.length = 0;
+    await expect(salesforceConnector.upsert(ctx, 'npsp__DataImport__c', [{ idempotencyKey: `${ds}-di-1`, fields: { npsp__Contact1_Lastname__c: 'Lovelace' } }])).resolves.toEqual([
+      { idempotencyKey: `${ds}-di-1`, id: row!.id, outcome: 'created', replayed: true },
     ]);
     expect(writes()).toEqual([]);
   });

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
+import { BULK_POLL, BULK_THRESHOLD } from '../../server/connectors/salesforce/bulk.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
@@ -138,6 +139,78 @@ describe('a flat file into Salesforce Contacts', () => {
   });
 });
 
+describe('a large send into Salesforce', () => {
+  it('more than 2,000 Ready Contacts sent at once are upserted by External ID in one Bulk API 2.0 job, each record marked with its own Contact', async () => {
+    BULK_POLL.firstMs = 5;
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'bulk-*.csv' }, destination: { dataSourceId: org, object: 'Contact', settings: { object: 'Contact', externalIdField: 'Tributary_Id__c' } } },
+      {
+        mapping: { fields: [
+          { destination: 'LastName', kind: 'source', source: 'Last name' }, { destination: 'Tributary_Id__c', kind: 'source', source: 'Member' },
+        ] },
+        'summary-fields': { fields: ['LastName'] },
+        matching: { scenarios: [{ name: 'Member', criteria: [{ source: 'Member', destination: 'Tributary_Id__c' }], matchReason: 'Same member', isPrimary: true }], advanced: false, autoPick: [] },
+        autosend: { enabled: false },
+      },
+    );
+    const n = BULK_THRESHOLD + 1;
+    dropFile('bulk-1.csv', [['Last name', 'Member'], ...Array.from({ length: n }, (_, i) => [`Member ${i}`, `M-${i}`])]);
+    const jobs = sf.jobs.length;
+    // collected and held in Ready; then the formula sends automatically, and its next run sends them all
+    const held = await runOnce(formula);
+    expect(held.counts).toMatchObject({ collected: n, 'state:ready': n });
+    expect((await send(`${F}/${formula}/parts/autosend`, { method: 'PUT', body: { enabled: true } })).status).toBe(200);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ created: n });
+    expect(sf.jobs.slice(jobs)).toEqual([expect.objectContaining({ operation: 'upsert', externalIdFieldName: 'Tributary_Id__c', state: 'JobComplete' })]);
+    const { rows } = await server.database.pool.query<{ member: string; id: string }>(
+      "select raw->>'Member' as member, destination_record_id as id from records where formula_id = $1 and state = 'sent'", [formula]);
+    expect(rows).toHaveLength(n);
+    const byMember = new Map([...sf.records.Contact!.values()].map((c) => [c.Tributary_Id__c, c.Id]));
+    expect(rows.every((r) => byMember.get(r.member) === r.id)).toBe(true);
+    // the org as it was: later tests read every Contact
+    for (const [id, c] of sf.records.Contact!) {
+      if (!String(c.Tributary_Id__c ?? '').startsWith('M-')) continue;
+      sf.records.Account!.delete(String(c.AccountId));
+      sf.records.Contact!.delete(id);
+    }
+  });
+});
+
+describe('a flat file of gifts into NPSP Data Import', () => {
+  it('the wizard offers npsp__DataImport__c; each gift becomes a new import row with its Contact1 and Donation fields, its status left for NPSP to process', async () => {
+    const { objects } = await json<{ objects: { name: string }[] }>(await send(`${DS}/${org}/objects`));
+    expect(objects.map((o) => o.name)).toContain('npsp__DataImport__c');
+    const formula = await liveFormula(
+      { source: { dataSourceId: flat, object: 'gifts-*.csv' }, destination: { dataSourceId: org, object: 'npsp__DataImport__c', settings: { object: 'npsp__DataImport__c' } } },
+      {
+        mapping: { fields: [
+          { destination: 'npsp__Contact1_Firstname__c', kind: 'source', source: 'First name' }, { destination: 'npsp__Contact1_Lastname__c', kind: 'source', source: 'Last name' },
+          { destination: 'npsp__Contact1_Personal_Email__c', kind: 'source', source: 'Email' }, { destination: 'npsp__Donation_Amount__c', kind: 'source', source: 'Amount' },
+          { destination: 'npsp__Donation_Date__c', kind: 'source', source: 'Date' },
+        ] },
+        'summary-fields': { fields: ['npsp__Contact1_Lastname__c', 'npsp__Donation_Amount__c'] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'npsp__Contact1_Personal_Email__c' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+      },
+    );
+    const rows = sf.records.npsp__DataImport__c!.size;
+    // the same donor twice: two gifts, two import rows (NPSP matches the donor when it processes them)
+    dropFile('gifts-1.csv', [['First name', 'Last name', 'Email', 'Amount', 'Date'], ['Mary', 'Jackson', 'mary@nasa.example', '50.00', '2026-11-03'], ['Mary', 'Jackson', 'mary@nasa.example', '75', '2026-11-04']]);
+    const done = await runOnce(formula);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts, JSON.stringify(done.counts)).toMatchObject({ collected: 2, created: 2 });
+    const made = [...sf.records.npsp__DataImport__c!.values()].slice(rows);
+    expect(made).toHaveLength(2);
+    expect(made.map((r) => [r.npsp__Contact1_Lastname__c, r.npsp__Contact1_Personal_Email__c, r.npsp__Donation_Amount__c, r.npsp__Donation_Date__c])).toEqual(expect.arrayContaining([
+      ['Jackson', 'mary@nasa.example', 50, '2026-11-03'],
+    ]));
+    expect(made.every((r) => r.npsp__Status__c === undefined)).toBe(true);
+    const sent = (await server.database.pool.query<{ id: string }>("select destination_record_id as id from records where formula_id = $1 and state = 'sent'", [formula])).rows;
+    expect(sent.map((r) => r.id).sort()).toEqual(made.map((r) => r.Id).sort());
+  });
+});
+
 describe('a Contact whose Account is not in Salesforce yet', () => {
   it('waits in relationship-match; one whose Account is there is created under it', async () => {
     const household = [...sf.records.Account!.values()][0]!;
@@ -188,5 +261,16 @@ describe('Salesforce Contacts into the Sandbox CRM', () => {
     expect(second.counts.collected).toBeLessThan(first.counts.collected!);
     expect((await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'annie@nasa.example' }] }))[0]?.fields).toMatchObject({ firstName: 'Annie', lastName: 'Easley' });
     expect(sf.queries.some((q) => /FROM Contact WHERE SystemModstamp >= \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ORDER BY SystemModstamp ASC, Id ASC$/.test(q))).toBe(true);
+
+    // a Contact deleted in Salesforce (queryAll reads it, IsDeleted true) is omitted, saying so, never created
+    const gone = sf.addContact({ FirstName: 'Gone', LastName: 'Deleted', Email: 'gone@deleted.example' });
+    sf.remove('Contact', String(gone.Id));
+    const third = await runOnce(formula);
+    expect(third.status, JSON.stringify(third)).toBe('finished');
+    expect(third.counts.created ?? 0).toBe(0);
+    expect(await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'gone@deleted.example' }] })).toEqual([]);
+    const omitted = (await server.database.pool.query<{ state: string; matching: { routeReason?: string } }>(
+      "select state, matching from records where formula_id = $1 and raw->>'Id' = $2", [formula, gone.Id])).rows;
+    expect(omitted).toEqual([expect.objectContaining({ state: 'omitted', matching: { routeReason: 'Deleted in Salesforce' } })]);
   });
 });

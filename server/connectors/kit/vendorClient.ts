@@ -31,6 +31,10 @@ export interface VendorCall {
   path: string;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
+  /** a body that is not JSON (Salesforce's Bulk API takes CSV), with its content type */
+  body?: { contentType: string; text: string };
+  /** answer the body as text instead of parsing JSON (Salesforce's Bulk API answers results as CSV) */
+  text?: boolean;
   /** headers of this call only (Salesforce's Sforce-Query-Options) */
   headers?: Record<string, string>;
   /** a limit of this kind of call, kept beside the client's (HubSpot's searches: a few a second) */
@@ -105,8 +109,11 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           stats.calls++;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
-            headers: { accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...req.headers, ...(await o.auth(forced)) },
-            ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
+            headers: {
+              accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(req.body ? { 'content-type': req.body.contentType } : {}),
+              ...req.headers, ...(await o.auth(forced)),
+            },
+            ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : req.body ? { body: req.body.text } : {}),
             maxBytes: VENDOR_DATA_MAX_BYTES,
             signal: o.signal,
           });
@@ -122,6 +129,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         const text = await res.text();
         const body = parse(text);
         if (res.status >= 200 && res.status < 300) {
+          if (req.text) return text as T;
           if (body === undefined) throw processingError(`${o.name} answered with something other than JSON.`);
           return body as T;
         }

@@ -146,7 +146,10 @@ export const salesforceConnector: Connector = {
   },
   searchMany: (ctx, object, queries) => records.searchMany(ctx, object, queries),
   upsert: (ctx, object, items) => records.upsert(ctx, object, items),
+  // a send's batch may hold more than BULK_THRESHOLD records, so a large send goes through Bulk API 2.0
+  sendBatch: records.SALESFORCE_SEND_BATCH,
   references: (object) => records.SALESFORCE_REFERENCES[object] ?? [],
+  deletion: records.deletionOf,
 };
 
 async function* reportPull(ctx: Parameters<Connector['pull']>[0], since: Watermark | null, options: NonNullable<Parameters<Connector['pull']>[3]>): AsyncIterable<PullBatch> {

@@ -8,7 +8,10 @@
  * ORDER BY SystemModstamp, Id`), page by page through `nextRecordsUrl`. The watermark is the
  * latest SystemModstamp seen once a pull has read everything; while a pull is under way it also
  * carries the next page's link, so a run killed between batches goes on from the page after the
- * last one stored (a link Salesforce has let expire starts the same query again).
+ * last one stored (a link Salesforce has let expire starts the same query again). Objects that
+ * allow it (describe says replicateable, and they have IsDeleted) are read through queryAll, so a
+ * record deleted since the watermark comes too, with IsDeleted true: the engine omits it ('Deleted
+ * in Salesforce', connector.ts deletion) instead of creating or updating it in the destination.
  *
  * Destination: a batch's searches by the formula's matching scenarios are asked as one SOQL query
  * per 50 searches (their conditions OR'd, each value a literal of its field's type: soql.ts), and
@@ -18,10 +21,17 @@
  * field, new records are upserted by it (`PATCH /composite/sobjects/{object}/{field}`): a retry
  * updates what the first try created. Without one, creates go through the kit's write ledger: the
  * keys are recorded as under way before the collection is sent and its ids after, and a key found
- * under way (a crash in between) first looks for what the first try may have created.
+ * under way (a crash in between) first looks for what the first try may have created. More than
+ * BULK_THRESHOLD (2,000) updates, or upserts by External ID, in one send go through one Bulk API
+ * 2.0 job each instead (bulk.ts), each record found again in the job's results by its Id or
+ * External ID.
  *
  * NPSP: a Contact created without an Account is given its Household Account by NPSP's own
- * triggers in the org; its AccountId is answered with the Contact.
+ * triggers in the org; its AccountId is answered with the Contact. NPSP's import object
+ * `npsp__DataImport__c` is a destination for those who prefer NPSP's batch processing: each record
+ * becomes a new import row (Contact1 and Donation fields, created through sObject Collections and
+ * the write ledger; searches answer no candidates), and what NPSP writes as it processes a row
+ * (npsp__Status__c, npsp__FailureInformation__c, the records it imported) is left blank for it.
  */
 import {
   ConnectorInputError, type Connector, type ConnectorContext, type FieldReference, type PullBatch, type SearchCriterion, type SearchQuery, type SourceRecord,
@@ -32,12 +42,15 @@ import type { FieldInfo } from '../../../src/domain/api/integrations.ts';
 import { meets } from '../kit/criteria.ts';
 import { laterStamp, linkPages, pullPosition, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
+import { BULK_THRESHOLD, bulkKey, bulkWrite } from './bulk.ts';
 import { API_ROOT, errorWords, salesforceApi, type SalesforceApi, type SalesforceError } from './client.ts';
 import { condition, isApiName, normalizeDateTime, selectable, soqlDateTime, soqlLiteral, type SfField } from './soql.ts';
 
 const NAME = 'Salesforce';
 /** sObject Collections take at most 200 records a request. */
 export const COLLECTION_SIZE = 200;
+/** Records one send's batch gives upsert: enough that more than BULK_THRESHOLD of one kind go as one Bulk API job. */
+export const SALESFORCE_SEND_BATCH = 5000;
 /** searches asked in one SOQL query */
 export const SEARCHES_PER_QUERY = 50;
 /** what a query's request URI may take of Salesforce's 16,384 bytes, leaving room for the host and path */
@@ -47,7 +60,7 @@ const MAX_CANDIDATES = 10;
 
 type Obj = Record<string, unknown>;
 
-interface Describe { name: string; label?: string; fields: SfField[] }
+interface Describe { name: string; label?: string; fields: SfField[]; queryable?: boolean; replicateable?: boolean }
 interface QueryAnswer { totalSize?: number; done?: boolean; nextRecordsUrl?: string; records?: Obj[] }
 interface SaveResult { id?: string | null; success?: boolean; created?: boolean; errors?: SalesforceError[] }
 
@@ -82,10 +95,19 @@ const fieldType = (f: SfField): FieldInfo['type'] => {
   }
 };
 
-export function fieldInfo(f: SfField): FieldInfo {
+// ------------------------------------------------------------------ NPSP Data Import
+
+/** NPSP's import object: rows NPSP's batch processing (the NPSP Data Importer) turns into Contacts, Households and Donations. */
+export const NPSP_DATA_IMPORT = 'npsp__DataImport__c';
+/** What NPSP writes on an import row as it processes it (its status, failure, and the records it matched or made): never Tributary. */
+const NPSP_PROCESSING = /^npsp__(Status__c|FailureInformation__c|ImportedDate__c|[A-Za-z0-9_]+Imported__c|[A-Za-z0-9_]+ImportStatus__c)$/;
+/** Whether NPSP, not Tributary, writes this field of the object. */
+export const npspSets = (object: string, field: string) => object.toLowerCase() === NPSP_DATA_IMPORT.toLowerCase() && NPSP_PROCESSING.test(field);
+
+export function fieldInfo(f: SfField, object = ''): FieldInfo {
   const required = f.createable === true && f.nillable === false && f.defaultedOnCreate !== true && f.type !== 'boolean';
-  // neither a create nor an update may write it (Id, CreatedDate, formula fields)
-  const readOnly = f.createable !== true && f.updateable !== true;
+  // neither a create nor an update may write it (Id, CreatedDate, formula fields), or NPSP writes it as it processes an import row
+  const readOnly = (f.createable !== true && f.updateable !== true) || npspSets(object, f.name);
   return {
     name: f.name, label: f.custom ? `${f.label} (custom field)` : f.label, type: fieldType(f),
     ...(required ? { required: true } : {}), ...(f.filterable && f.type !== 'textarea' ? { searchable: true } : {}),
@@ -143,7 +165,7 @@ export async function listObjects(ctx: ConnectorContext, standard: ObjectInfo[])
 
 export async function describeFields(ctx: ConnectorContext, object: string): Promise<FieldInfo[]> {
   const d = await describe(salesforceApi(ctx), object);
-  return selectable(d.fields).map(fieldInfo);
+  return selectable(d.fields).map((f) => fieldInfo(f, d.name));
 }
 
 // ------------------------------------------------------------------ source
@@ -158,6 +180,13 @@ const later = laterStamp;
 
 const selectList = (d: Describe) => selectable(d.fields).map((f) => f.name).filter(isApiName);
 
+/** Whether a pull of the object reads its deletions (queryAll): a replicateable, queryable object with IsDeleted. */
+export const readsDeletions = (d: Pick<Describe, 'queryable' | 'replicateable' | 'fields'>) =>
+  d.queryable !== false && d.replicateable === true && d.fields.some((f) => f.name === 'IsDeleted');
+
+/** A record queryAll answered as deleted: its words for the omitted record. */
+export const deletionOf = (fields: Record<string, unknown>): string | null => (fields.IsDeleted === true ? 'Deleted in Salesforce' : null);
+
 export async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: Parameters<Connector['pull']>[3]): AsyncIterable<PullBatch> {
   const api = salesforceApi(ctx);
   const d = await describe(api, object);
@@ -167,7 +196,9 @@ export async function* pull(ctx: ConnectorContext, object: string, since: string
   const from = window ? soqlDateTime(window.from.toISOString()) : at.since;
   const where = [from ? `SystemModstamp >= ${from}` : null, window ? `SystemModstamp < ${soqlDateTime(window.to.toISOString())}` : null].filter(Boolean);
   const soql = `SELECT ${selectList(d).join(', ')} FROM ${d.name}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp ASC, Id ASC`;
-  const first = `${API_ROOT}/query?q=${encodeURIComponent(soql)}`;
+  // queryAll answers the records deleted since (IsDeleted true, in the recycle bin) as well, where
+  // the object allows it: one describe calls replicateable, whose deletions Salesforce keeps
+  const first = `${API_ROOT}/${readsDeletions(d) ? 'queryAll' : 'query'}?q=${encodeURIComponent(soql)}`;
   // Salesforce answers 200 to 2,000 records a page, as asked
   const batchSize = Math.min(Math.max(options?.batchSize ?? 2000, 200), 2000);
   const headers = { 'sforce-query-options': `batchSize=${batchSize}` };
@@ -219,6 +250,9 @@ export const searchMany = (ctx: ConnectorContext, object: string, queries: Searc
 async function searchOn(api: SalesforceApi, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]> {
   const d = await describe(api, object);
   const answers: SourceRecord[][] = queries.map(() => []);
+  // an import row is never matched by Tributary: each record is a new row, and NPSP's batch
+  // processing matches its Contact and Donation by the org's own Data Importer settings
+  if (d.name === NPSP_DATA_IMPORT) return answers;
   // each search as a condition: all its criteria; one that cannot be a literal matches nothing
   const asked: { i: number; where: string; criteria: [SfField, SearchCriterion][] }[] = [];
   queries.forEach((q, i) => {
@@ -277,16 +311,19 @@ function bodyOf(d: Describe, fields: Obj, op: 'create' | 'update'): { body: Obj 
   const body: Obj = { attributes: { type: d.name } };
   const missing: string[] = [];
   const readOnly: string[] = [];
+  const npsp: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     const f = d.fields.find((x) => x.name.toLowerCase() === name.toLowerCase());
     if (!f) { missing.push(name); continue; }
     if (f.name === 'Id') continue;
+    if (npspSets(d.name, f.name)) { npsp.push(f.name); continue; }
     if (!(op === 'create' ? f.createable : f.updateable)) { readOnly.push(f.name); continue; }
     const v = valueFor(f, value);
     if (v === null && op === 'create') continue;
     body[f.name] = v;
   }
   if (missing.length) return { error: `Salesforce's ${d.name} has no field ${missing.join(', ')}.` };
+  if (npsp.length) return { error: `NPSP writes ${npsp.join(', ')} when it processes an import row: Tributary leaves ${npsp.length > 1 ? 'them' : 'it'} blank. Remove ${npsp.length > 1 ? 'them' : 'it'} from the mapping.` };
   if (readOnly.length) return { error: `Salesforce does not let Tributary write ${readOnly.join(', ')} of a ${d.name}${op === 'update' ? ' that exists' : ''}.` };
   return { body };
 }
@@ -311,6 +348,16 @@ async function collections(api: SalesforceApi, writes: Write[], request: (record
     }
   }
   return out;
+}
+
+/** Writes through one Bulk API 2.0 job (bulk.ts); answers each row's result in order, as collections does. */
+async function bulk(api: SalesforceApi, object: string, operation: 'update' | 'upsert', reference: string, rows: Obj[], signal?: AbortSignal): Promise<SaveResult[]> {
+  const results = await bulkWrite(api, object, operation, reference, rows, signal ? { signal } : {});
+  return rows.map((r) => {
+    const x = results.get(bulkKey(r[reference]))!;
+    // sf__Error is Salesforce's "CODE:message:fields --"
+    return x.success ? { success: true, id: x.id ?? null, created: x.created ?? false } : { success: false, errors: [{ message: x.error ?? 'no reason given' }] };
+  });
 }
 
 /** After a crash mid-create: the record the first try may have made, found by what it was to hold. */
@@ -360,7 +407,9 @@ export async function upsert(ctx: ConnectorContext, object: string, items: Upser
   }
 
   // existing records: their changed fields
-  const updated = await collections(api, updates, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects` }));
+  const updated = updates.length > BULK_THRESHOLD
+    ? await bulk(api, d.name, 'update', 'Id', updates.map((w) => { const { attributes: _, id, ...fields } = w.body; return { Id: id, ...fields }; }), ctx.signal)
+    : await collections(api, updates, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects` }));
   updates.forEach((w, n) => {
     const r = updated[n]!;
     if (r.success) results.set(w.item.idempotencyKey, { idempotencyKey: w.item.idempotencyKey, id: w.item.id!, outcome: 'updated', replayed: false });
@@ -368,7 +417,9 @@ export async function upsert(ctx: ConnectorContext, object: string, items: Upser
   });
 
   // new records with an External ID: upserted by it, so a retry never creates a second one
-  const upserted = await collections(api, upserts, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects/${d.name}/${external?.name}` }));
+  const upserted = upserts.length > BULK_THRESHOLD
+    ? await bulk(api, d.name, 'upsert', external!.name, upserts.map((w) => { const { attributes: _, ...fields } = w.body; return fields; }), ctx.signal)
+    : await collections(api, upserts, () => ({ method: 'PATCH', path: `${API_ROOT}/composite/sobjects/${d.name}/${external?.name}` }));
   upserts.forEach((w, n) => {
     const r = upserted[n]!;
     if (r.success && r.id) results.set(w.item.idempotencyKey, { idempotencyKey: w.item.idempotencyKey, id: r.id, outcome: r.created === false ? 'updated' : 'created', replayed: false });

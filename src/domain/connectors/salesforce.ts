@@ -61,6 +61,7 @@ export const salesforce: ConnectorDefinition = {
     { name: 'Task', label: 'Tasks' },
     { name: 'npe01__OppPayment__c', label: 'Payments (NPSP)' },
     { name: 'npe03__Recurring_Donation__c', label: 'Recurring donations (NPSP)' },
+    { name: 'npsp__DataImport__c', label: 'NPSP Data Import (rows for NPSP batch processing)' },
   ],
   authentication: 'OAuth 2.0 at /services/oauth2/token of login.salesforce.com, test.salesforce.com or your My Domain: the web server flow (Connect, with PKCE; the refresh token is kept), the username-password flow (password plus security token) or the client-credentials flow of a connected app.',
   docs: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_flows.htm',

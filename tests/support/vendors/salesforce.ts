@@ -10,18 +10,26 @@
  * - GET / (the resources of the version, as "Resources by Version" lists them by name and URI).
  * - GET /sobjects and /sobjects/{object}/describe (fields with type, custom, nillable,
  *   createable, updateable, filterable, externalId...).
- * - GET /query?q=SOQL (a small SOQL parser: SELECT, FROM, WHERE with AND/OR/NOT, =, !=, <, <=,
+ * - GET /query?q=SOQL and /queryAll?q=SOQL (the latter answers deleted records too, IsDeleted true; a small SOQL parser: SELECT, FROM, WHERE with AND/OR/NOT, =, !=, <, <=,
  *   >, >=, LIKE, IN, string literals with SOQL's escapes, ORDER BY, LIMIT), paged as
  *   { totalSize, done, records, nextRecordsUrl } by the `Sforce-Query-Options: batchSize=N`
  *   header; GET /query/{locator} for the next page, 400 INVALID_QUERY_LOCATOR for one it does not hold.
  * - /composite/sobjects: POST creates, PATCH updates by id, PATCH /composite/sobjects/{object}/{field}
  *   upserts by an External ID; at most 200 records; per record { id, success, errors: [{ statusCode,
  *   message, fields }] } (and `created` for upserts), allOrNone honoured.
+ * - Bulk API 2.0 ingest (/jobs/ingest): create (object, operation insert/update/upsert with
+ *   externalIdFieldName, contentType CSV, lineEnding), PUT .../batches (text/csv, while Open), PATCH
+ *   state UploadComplete or Aborted, GET the job (each look a step on: UploadComplete, InProgress,
+ *   JobComplete, or Failed with errorMessage), GET successfulResults/ (sf__Id, sf__Created) and
+ *   failedResults/ (sf__Id, sf__Error "CODE:message:fields --"), each with the row's own columns and
+ *   not in the upload's order; an empty cell leaves a field, #N/A clears it.
  * Request URIs longer than 16,384 bytes answer 414. Error bodies are lists of { message, errorCode, fields? }. NPSP: a Contact created without an
- * AccountId gets a Household Account ("<LastName> Household"), as NPSP's triggers do; a duplicate
+ * AccountId gets a Household Account ("<LastName> Household"), as NPSP's triggers do; NPSP's import
+ * object npsp__DataImport__c takes rows (Contact1 and Donation fields) that NPSP processes later; a duplicate
  * rule blocks a second Contact with the same Email (DUPLICATES_DETECTED).
  */
 import type http from 'node:http';
+import { parseCsv } from '../../../src/domain/csv.ts';
 import { sendJson, startVendorServer } from './harness.ts';
 
 export const SF_APP = { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' };
@@ -77,6 +85,32 @@ export const DESCRIBES: Record<string, { label: string; prefix: string; fields: 
   },
 };
 
+// NPSP's import object (NPSP Data Importer): Contact1, Household address and Donation fields, and what NPSP writes as it processes a row
+DESCRIBES.npsp__DataImport__c = {
+  label: 'NPSP Data Import', prefix: 'a0D',
+  fields: [
+    ...SYSTEM().map((x) => (x.name === 'Id' ? { ...x, label: 'Record ID' } : x)),
+    f('npsp__Contact1_Firstname__c', 'Contact1 First Name', 'string'),
+    f('npsp__Contact1_Lastname__c', 'Contact1 Last Name', 'string'),
+    f('npsp__Contact1_Personal_Email__c', 'Contact1 Personal Email', 'email'),
+    f('npsp__Contact1_Home_Phone__c', 'Contact1 Home Phone', 'phone'),
+    f('npsp__Home_City__c', 'Home City', 'string'),
+    f('npsp__Donation_Amount__c', 'Donation Amount', 'currency'),
+    f('npsp__Donation_Date__c', 'Donation Date', 'date'),
+    f('npsp__Donation_Donor__c', 'Donation Donor', 'picklist'),
+    f('npsp__Donation_Stage__c', 'Donation Stage', 'picklist'),
+    f('npsp__Donation_Campaign_Name__c', 'Donation Campaign Name', 'string'),
+    f('npsp__Payment_Method__c', 'Payment Method', 'picklist'),
+    f('npsp__Status__c', 'Status', 'picklist'),
+    f('npsp__FailureInformation__c', 'Failure Information', 'textarea', { filterable: false }),
+    f('npsp__ImportedDate__c', 'Imported Date', 'datetime'),
+    f('npsp__Contact1Imported__c', 'Contact1 Imported', 'reference', { referenceTo: ['Contact'] }),
+    f('npsp__Contact1ImportStatus__c', 'Contact1 Import Status', 'string'),
+    f('npsp__DonationImported__c', 'Donation Imported', 'reference', { referenceTo: [] }),
+    f('npsp__DonationImportStatus__c', 'Donation Import Status', 'string'),
+  ],
+};
+
 export interface SfSeen { method: string; path: string; query: Record<string, string>; body: unknown; headers: http.IncomingHttpHeaders }
 
 export interface FakeSalesforce {
@@ -103,10 +137,33 @@ export interface FakeSalesforce {
   forgetLocators(): void;
   /** a Contact entered in Salesforce (its Household Account made as NPSP would) */
   addContact(c: Obj): Obj;
+  /** a record deleted in Salesforce: in the recycle bin (IsDeleted true, SystemModstamp moved), answered only by queryAll */
+  remove(object: string, id: string): void;
+  /** Bulk API 2.0 ingest jobs, in the order they were created */
+  jobs: FakeBulkJob[];
+  /** when set, the next job Salesforce processes fails as a whole with these words (state Failed, errorMessage) */
+  failNextJob: string | null;
+  /** the query resources asked, 'queryAll' for each queryAll */
+  queried: string[];
   close(): Promise<void>;
 }
 
 type Answer = [number, unknown, Record<string, string>?];
+/** an answer body that is CSV (Bulk API results), not JSON */
+class Csv { constructor(readonly text: string) {} }
+const csvCell = (v: unknown) => `"${String(v ?? '').replaceAll('"', '""')}"`;
+
+/** A Bulk API 2.0 ingest job as the fake keeps it. */
+export interface FakeBulkJob {
+  id: string; object: string; operation: string; externalIdFieldName?: string; lineEnding: string;
+  state: 'Open' | 'UploadComplete' | 'InProgress' | 'JobComplete' | 'Failed' | 'Aborted';
+  /** the CSV uploads, as sent */
+  uploads: string[];
+  columns: string[];
+  successful: Obj[];
+  failed: Obj[];
+  errorMessage?: string;
+}
 const err = (status: number, errorCode: string, message: string, fields?: string[]): Answer => [status, [{ message, errorCode, ...(fields ? { fields } : {}) }]];
 
 // ------------------------------------------------------------------ SOQL
@@ -266,6 +323,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
   const records: Record<string, Map<string, Obj>> = Object.fromEntries(Object.keys(DESCRIBES).map((o) => [o, new Map()]));
   const queries: string[] = [];
   const versions = new Set<string>();
+  const queried: string[] = [];
   const locators = new Map<string, { rows: Obj[]; at: number; size: number }>();
   const refreshTokens = new Set<string>();
   const access = new Set<string>();
@@ -329,7 +387,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
 
   const update = (object: string, id: string, body: Obj): SaveResult => {
     const row = records[object]?.get(id);
-    if (!row) return failed('ENTITY_IS_DELETED', 'entity is deleted', []);
+    if (!row || row.IsDeleted === true) return failed('ENTITY_IS_DELETED', 'entity is deleted', []);
     const bad = check(object, body, 'update');
     if (bad) return bad;
     const d = describeOf(object)!;
@@ -356,12 +414,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
       // upsert by External ID
       const [object, field] = rest as [string, string];
       if (type !== object) return failed('INVALID_TYPE', `Record type ${type} does not match ${object}`);
-      const key = r[field];
-      if (key === undefined || key === null || key === '') return failed('MISSING_ARGUMENT', `${field} not specified`, [field]);
-      const hits = [...records[object]!.values()].filter((x) => String(x[field] ?? '').toLowerCase() === String(key).toLowerCase());
-      if (hits.length > 1) return failed('DUPLICATE_EXTERNAL_ID', `${field}: more than one record found for external id field: [${hits.map((h) => String(h.Id)).join(', ')}]`, [field]);
-      if (hits.length === 1) return { ...update(object, String(hits[0]!.Id), r), created: false };
-      return { ...create(object, r), created: true };
+      return upsertOne(object, field, r);
     });
     if (allOrNone && results.some((r) => !r.success) && snapshot) {
       for (const k of Object.keys(records)) records[k] = snapshot[k]!;
@@ -370,7 +423,118 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     return [200, results];
   };
 
-  const query = (soql: string, batch: number): Answer => {
+  /** an upsert by External ID; `index` (the object's records by that field, lower case) spares a job's many rows a scan each */
+  const upsertOne = (object: string, field: string, r: Obj, index?: Map<string, Obj[]>): SaveResult => {
+    const key = r[field];
+    if (key === undefined || key === null || key === '') return failed('MISSING_ARGUMENT', `${field} not specified`, [field]);
+    const want = String(key).toLowerCase();
+    const hits = index ? index.get(want) ?? [] : [...records[object]!.values()].filter((x) => String(x[field] ?? '').toLowerCase() === want);
+    if (hits.length > 1) return failed('DUPLICATE_EXTERNAL_ID', `${field}: more than one record found for external id field: [${hits.map((h) => String(h.Id)).join(', ')}]`, [field]);
+    if (hits.length === 1) return { ...update(object, String(hits[0]!.Id), r), created: false };
+    const made = create(object, r);
+    if (made.success) index?.set(want, [records[object]!.get(made.id!)!]);
+    return { ...made, created: true };
+  };
+
+  /** a query; `all` (queryAll) answers deleted records too, as the recycle bin holds them */
+  // ------------------------------------------------------------ Bulk API 2.0 ingest
+  const jobs: FakeBulkJob[] = [];
+  const jobInfo = (j: FakeBulkJob) => ({
+    id: j.id, operation: j.operation, object: j.object, createdById: '005Rv0000000001', createdDate: '2026-11-01T00:00:00.000+0000', systemModstamp: '2026-11-01T00:00:00.000+0000',
+    state: j.state, ...(j.externalIdFieldName ? { externalIdFieldName: j.externalIdFieldName } : {}), concurrencyMode: 'Parallel', contentType: 'CSV', apiVersion: 62.0,
+    jobType: 'V2Ingest', contentUrl: `services/data/v62.0/jobs/ingest/${j.id}/batches`, lineEnding: j.lineEnding, columnDelimiter: 'COMMA',
+    numberRecordsProcessed: j.successful.length + j.failed.length, numberRecordsFailed: j.failed.length, retries: 0, totalProcessingTime: 0,
+    ...(j.errorMessage ? { errorMessage: j.errorMessage } : {}),
+  });
+  const typed = (object: string, name: string, text: string): unknown => {
+    if (text === '#N/A') return null;
+    const type = typesOf(object).get(name);
+    if (type === 'boolean') return text.toLowerCase() === 'true';
+    if (['int', 'double', 'currency', 'percent', 'long'].includes(type ?? '')) return Number(text);
+    return text;
+  };
+  const errorCell = (r: SaveResult) => r.errors.map((e) => `${e.statusCode}:${e.message}:${e.fields.join(',')} --`).join(' ');
+  /** Salesforce processes the job's rows: each a save of its own (partial success), results kept by row */
+  const processJob = (j: FakeBulkJob) => {
+    if (fake.failNextJob) { j.state = 'Failed'; j.errorMessage = fake.failNextJob; fake.failNextJob = null; return; }
+    const index = new Map<string, Obj[]>();
+    if (j.operation === 'upsert') {
+      for (const x of records[j.object]!.values()) {
+        const k = String(x[j.externalIdFieldName!] ?? '').toLowerCase();
+        if (k) index.set(k, [...(index.get(k) ?? []), x]);
+      }
+    }
+    for (const text of j.uploads) {
+      const [header, ...rows] = parseCsv(text);
+      j.columns = header ?? [];
+      for (const cells of rows) {
+        const original = Object.fromEntries(j.columns.map((c, i) => [c, cells[i] ?? '']));
+        const body: Obj = {};
+        for (const [k, v] of Object.entries(original)) if (v !== '') body[k] = typed(j.object, k, v);
+        let r: SaveResult;
+        if (j.operation === 'update') {
+          const { Id, ...rest } = body;
+          r = typeof Id === 'string' ? update(j.object, Id, { ...rest, id: Id }) : failed('MISSING_ARGUMENT', 'Id not specified in an update call', ['Id']);
+        } else if (j.operation === 'upsert') r = upsertOne(j.object, j.externalIdFieldName!, body, index);
+        else r = create(j.object, body);
+        if (r.success) j.successful.push({ sf__Id: r.id, sf__Created: String(r.created ?? j.operation === 'insert'), ...original });
+        else j.failed.push({ sf__Id: '', sf__Error: errorCell(r), ...original });
+      }
+    }
+    j.state = 'JobComplete';
+  };
+  const resultsCsv = (j: FakeBulkJob, first: string[], rows: Obj[]) => {
+    const columns = [...first, ...j.columns];
+    // Salesforce does not keep the upload's order in results: the fake answers them last first
+    return new Csv(`${[columns.map(csvCell).join(','), ...[...rows].reverse().map((r) => columns.map((c) => csvCell(r[c])).join(','))].join('\n')}\n`);
+  };
+  const bulk = (method: string, rest: string, body: Obj, raw: string, headers: http.IncomingHttpHeaders): Answer | null => {
+    let m: RegExpMatchArray | null;
+    if (method === 'POST' && /^\/jobs\/ingest\/?$/.test(rest)) {
+      const object = String(body.object ?? '');
+      const operation = String(body.operation ?? '');
+      if (!describeOf(object)) return err(400, 'INVALIDJOB', `InvalidJob : Invalid object: ${object}`);
+      if (!['insert', 'update', 'upsert', 'delete', 'hardDelete'].includes(operation)) return err(400, 'INVALIDJOB', `InvalidJob : Invalid operation: ${operation}`);
+      if ((body.contentType ?? 'CSV') !== 'CSV') return err(400, 'INVALIDJOB', 'InvalidJob : Invalid content type');
+      const ext = body.externalIdFieldName === undefined ? undefined : String(body.externalIdFieldName);
+      if (operation === 'upsert' && !describeOf(object)!.fields.some((x) => x.name === ext && x.externalId)) {
+        return err(400, 'INVALIDJOB', `InvalidJob : Field name provided, ${ext ?? ''} is not an External ID or indexed field for ${object}`);
+      }
+      const j: FakeBulkJob = { id: `750Rv${String(++counter).padStart(10, '0')}AAA`, object, operation, ...(ext ? { externalIdFieldName: ext } : {}), lineEnding: String(body.lineEnding ?? 'LF'), state: 'Open', uploads: [], columns: [], successful: [], failed: [] };
+      jobs.push(j);
+      return [200, jobInfo(j)];
+    }
+    if (!(m = rest.match(/^\/jobs\/ingest\/([A-Za-z0-9]+)(\/[A-Za-z]+)?\/?$/))) return null;
+    const j = jobs.find((x) => x.id === m![1]);
+    if (!j) return err(404, 'NOT_FOUND', 'The requested resource does not exist');
+    const part = m[2] ?? '';
+    if (method === 'PUT' && part === '/batches') {
+      if (!String(headers['content-type'] ?? '').startsWith('text/csv')) return err(400, 'INVALIDJOB', 'InvalidJob : Unsupported content type: expected text/csv');
+      if (j.state !== 'Open') return err(409, 'INVALIDJOBSTATE', `Job ${j.id} is not open for uploads: its state is ${j.state}`);
+      j.uploads.push(raw);
+      return [201, null];
+    }
+    if (method === 'PATCH' && part === '') {
+      const to = String(body.state ?? '');
+      if (to === 'UploadComplete' && j.state === 'Open') j.state = 'UploadComplete';
+      else if (to === 'Aborted' && ['Open', 'UploadComplete', 'InProgress'].includes(j.state)) j.state = 'Aborted';
+      else return err(400, 'INVALIDSTATUS', `Invalid state change from ${j.state} to ${to}`);
+      return [200, jobInfo(j)];
+    }
+    if (method === 'GET' && part === '') {
+      // each look finds the job a step further: UploadComplete, InProgress, then done
+      if (j.state === 'InProgress') processJob(j);
+      else if (j.state === 'UploadComplete') j.state = 'InProgress';
+      return [200, jobInfo(j)];
+    }
+    if (method === 'GET' && (part === '/successfulResults' || part === '/failedResults')) {
+      if (j.state !== 'JobComplete' && j.state !== 'Failed') return err(400, 'INVALIDJOBSTATE', `Job ${j.id} is not complete: its state is ${j.state}`);
+      return part === '/successfulResults' ? [200, resultsCsv(j, ['sf__Id', 'sf__Created'], j.successful)] : [200, resultsCsv(j, ['sf__Id', 'sf__Error'], j.failed)];
+    }
+    return err(404, 'NOT_FOUND', 'The requested resource does not exist');
+  };
+
+  const query = (soql: string, batch: number, all = false): Answer => {
     queries.push(soql);
     let q: Soql;
     try { q = parseSoql(soql); } catch (e) { return err(400, 'MALFORMED_QUERY', (e as Error).message); }
@@ -380,7 +544,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     for (const name of [...q.fields, ...fieldsOf(q.where), ...q.order.map((o) => o.field)]) {
       if (!types.has(name)) return err(400, 'INVALID_FIELD', `No such column '${name}' on entity '${q.object}'.`);
     }
-    let rows = [...records[q.object]!.values()].filter((r) => !q.where || holds(q.where, r, types));
+    let rows = [...records[q.object]!.values()].filter((r) => (all || r.IsDeleted !== true) && (!q.where || holds(q.where, r, types)));
     rows.sort((a, b) => {
       for (const o of q.order) {
         const t = types.get(o.field);
@@ -407,11 +571,15 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     return [200, { totalSize: rows.length, done, ...(next ? { nextRecordsUrl: next } : {}), records }];
   };
 
-  const api = (method: string, rest: string, q: URLSearchParams, body: Obj, headers: http.IncomingHttpHeaders): Answer => {
+  const api = (method: string, rest: string, q: URLSearchParams, body: Obj, headers: http.IncomingHttpHeaders, raw: string): Answer => {
     let m: RegExpMatchArray | null;
+    const job = bulk(method, rest, body, raw, headers);
+    if (job) return job;
     const batch = Math.min(Math.max(Number(/batchSize=(\d+)/.exec(String(headers['sforce-query-options'] ?? ''))?.[1] ?? 2000), 200), 2000);
     if (method === 'GET' && (rest === '/query' || rest === '/query/')) return query(q.get('q') ?? '', batch);
-    if (method === 'GET' && (m = rest.match(/^\/query\/([A-Za-z0-9]+)-(\d+)$/))) {
+    if (method === 'GET' && (rest === '/queryAll' || rest === '/queryAll/')) { queried.push('queryAll'); return query(q.get('q') ?? '', batch, true); }
+    // queryAll's nextRecordsUrl says query too; either resource takes the locator
+    if (method === 'GET' && (m = rest.match(/^\/query(?:All)?\/([A-Za-z0-9]+)-(\d+)$/))) {
       const l = locators.get(m[1]!);
       if (!l) return err(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
       return page(l.rows, l.at, l.size);
@@ -421,7 +589,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     }
     if (method === 'GET' && rest === '/sobjects') {
       return [200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: [
-        ...Object.entries(DESCRIBES).map(([name, d]) => ({ name, label: d.label, labelPlural: `${d.label}s`, keyPrefix: d.prefix, custom: false, queryable: true, createable: true, updateable: true })),
+        ...Object.entries(DESCRIBES).map(([name, d]) => ({ name, label: d.label, labelPlural: `${d.label}s`, keyPrefix: d.prefix, custom: name.endsWith('__c'), queryable: true, createable: true, updateable: true })),
         { name: 'npe03__Recurring_Donation__c', label: 'Recurring Donation', keyPrefix: 'a09', custom: true, queryable: true, createable: true, updateable: true },
         { name: 'Volunteer_Shift__c', label: 'Volunteer Shift', keyPrefix: 'a0B', custom: true, queryable: true, createable: true, updateable: true },
         { name: 'ApexLog', label: 'Apex Debug Log', keyPrefix: '07L', custom: false, queryable: false, createable: false, updateable: false },
@@ -430,7 +598,7 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     if (method === 'GET' && (m = rest.match(/^\/sobjects\/([A-Za-z0-9_]+)\/describe\/?$/))) {
       const d = describeOf(m[1]!);
       if (!d) return err(404, 'NOT_FOUND', 'The requested resource does not exist');
-      return [200, { name: m[1], label: d.label, keyPrefix: d.prefix, custom: false, createable: true, queryable: true, fields: d.fields }];
+      return [200, { name: m[1], label: d.label, keyPrefix: d.prefix, custom: m[1]!.endsWith('__c'), createable: true, queryable: true, replicateable: true, fields: d.fields }];
     }
     if ((method === 'POST' || method === 'PATCH') && (m = rest.match(/^\/composite\/sobjects(?:\/([A-Za-z0-9_]+)\/([A-Za-z0-9_]+))?$/))) {
       return collection(method, m[1] ? [m[1], m[2]!] : [], body);
@@ -470,12 +638,16 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
       throttled--;
       return send([503, [{ message: 'Server is temporarily unavailable. Try again later.', errorCode: 'SERVER_UNAVAILABLE' }], { ...limit, 'retry-after': String(throttleSeconds) }]);
     }
-    const [status, payload, headers] = api(method, m[2]!, url.searchParams, (body && typeof body === 'object' ? body : {}) as Obj, req.headers);
+    const [status, payload, headers] = api(method, m[2]!, url.searchParams, (body && typeof body === 'object' ? body : {}) as Obj, req.headers, raw);
+    if (payload instanceof Csv) {
+      res.writeHead(status, { 'content-type': 'text/csv', ...limit, ...headers });
+      return res.end(payload.text);
+    }
     return send([status, payload, { ...limit, ...headers }]);
   });
 
   const fake: FakeSalesforce = {
-    url: server.url, seen, records, queries, versions,
+    url: server.url, seen, records, queries, versions, jobs, failNextJob: null,
     apiLimit: 15000,
     apiUsed: 0,
     grant: () => { const t = `5Aep861-refresh-${++counter}`; refreshTokens.add(t); return t; },
@@ -483,6 +655,12 @@ export async function startFakeSalesforce(): Promise<FakeSalesforce> {
     expireTokens: () => { access.clear(); },
     throttle: (n, seconds = 1) => { throttled = n; throttleSeconds = seconds; },
     forgetLocators: () => { locators.clear(); },
+    queried,
+    remove(object, id) {
+      const row = records[object]!.get(id)!;
+      row.IsDeleted = true;
+      row.SystemModstamp = tick();
+    },
     addContact(c) {
       const r = create('Contact', c);
       if (!r.success) throw new Error(JSON.stringify(r.errors));
