@@ -1,7 +1,6 @@
 /** What jsdom lacks and Mantine uses, for every test that renders a screen, and how long a test waits for what it expects. */
 import * as React from 'react';
 import { configure } from '@testing-library/react';
-import { DEFAULT_THEME } from '@mantine/core';
 import { preloadModal } from '../../src/ui/LazyModal.tsx';
 import { EXPECTED_WAIT_MS } from './modelPaths.ts';
 
@@ -22,12 +21,8 @@ if (internals && 'recentlyCreatedOwnerStacks' in internals) {
 // path to fail wait the old second at most (expectingFailure, proofWaitOf in tests/support/modelPaths.ts).
 configure({ asyncUtilTimeout: EXPECTED_WAIT_MS });
 
-// screens render as for a user who asks for reduced motion (the app's theme respects it): Mantine's
-// dialogs, menus and notices then open and close without their transitions, so a test waits for what
-// a screen shows rather than for an animation's timer
-(DEFAULT_THEME as { respectReducedMotion: boolean }).respectReducedMotion = true;
 window.matchMedia ??= ((query: string) => ({
-  matches: query.includes('prefers-reduced-motion: reduce'), media: query, onchange: null, addListener: () => {}, removeListener: () => {},
+  matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
   addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
 })) as typeof window.matchMedia;
 globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
