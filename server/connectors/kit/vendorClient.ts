@@ -96,6 +96,8 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
     stats,
     async call<T>(req: VendorCall): Promise<T> {
       let forced = false;
+      // a refused token is refreshed once, for the try right after the refusal only
+      let refreshNow = false;
       for (let attempt = 1; ; attempt++) {
         o.signal?.throwIfAborted();
         let res: VendorResponse;
@@ -103,9 +105,11 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           await o.pace?.take(o.signal);
           await req.pace?.take(o.signal);
           stats.calls++;
+          const auth = await o.auth(refreshNow);
+          refreshNow = false;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
-            headers: { accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...req.headers, ...(await o.auth(forced)) },
+            headers: { accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...req.headers, ...auth },
             ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
             maxBytes: VENDOR_DATA_MAX_BYTES,
             signal: o.signal,
@@ -127,7 +131,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         }
         const quota = o.quota?.(res, body);
         if (quota) throw quota;
-        if (res.status === 401 && !forced) { forced = true; continue; }
+        if (res.status === 401 && !forced) { forced = true; refreshNow = true; continue; }
         if (res.status === 401) throw refused(`${o.name} refused the ${o.credential ?? 'access token'} (HTTP 401).`);
         if (res.status === 429 || res.status === 503) {
           const wait = retryAfterMs(res.header?.('retry-after')) ?? BACKOFF_MS * 2 ** (attempt - 1);

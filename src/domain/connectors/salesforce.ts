@@ -92,7 +92,7 @@ export const pardot: ConnectorDefinition = {
   ],
   authentication: 'Salesforce OAuth 2.0 (username-password flow); Pardot API v5 calls carry the bearer token and the Pardot-Business-Unit-Id header.',
   docs: 'https://developer.salesforce.com/docs/marketing/pardot/guide/authentication.html',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const salesforceMarketingCloud: ConnectorDefinition = {
