@@ -198,7 +198,12 @@ async function searchMany(ctx: ConnectorContext, object: string, queries: Search
 
 function value(v: unknown, type: FieldInfo['type'] | undefined): unknown {
   if (v === undefined || v === null) return null;
-  if (type === 'boolean') return typeof v === 'boolean' ? v : ['true', 'yes', '1', 'y'].includes(String(v).trim().toLowerCase());
+  if (type === 'boolean') {
+    if (typeof v === 'boolean') return v;
+    const s = String(v).trim().toLowerCase();
+    // an empty cell says nothing (consent above all is never set by a blank)
+    return s === '' ? undefined : ['true', 'yes', '1', 'y'].includes(s);
+  }
   if (type === 'number') return String(v).trim() === '' ? null : Number(v);
   if (v instanceof Date) return v.toISOString().slice(0, 10);
   const s = String(v).trim();
@@ -220,7 +225,8 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
     for (const [k, v] of Object.entries(item.fields)) {
       if (STANDARD.some((f) => f.name === k && f.readOnly)) continue;
       if (!types.has(k)) return fail(`Pardot prospects have no field ${k} in this business unit.`);
-      prospect[k] = value(v, types.get(k));
+      const given = value(v, types.get(k));
+      if (given !== undefined) prospect[k] = given;
     }
     if (prospect.optedOut === false) {
       // consent is the prospect's: one who opted out is never opted back in by a formula
