@@ -158,6 +158,8 @@ describe('the wizard with Constant Contact, Emma and Pardot', () => {
 async function sourceRuns(o: {
   dataSourceId: string; object: string; parts: Record<string, unknown>;
   seed: (i: number) => void; later: () => void; throttle: () => void; between?: () => void; email: (i: number) => string; laterEmail: string;
+  /** what the second run asked the vendor for: only what changed since the first */
+  askedSince: () => unknown;
 }) {
   for (let i = 0; i < 3; i++) o.seed(i);
   const { _source: _, ...parts } = o.parts;
@@ -172,6 +174,7 @@ async function sourceRuns(o: {
   const second = await runOnce(id);
   expect(second.status, JSON.stringify(second)).toBe('finished');
   expect(second.counts.collected).toBeLessThanOrEqual(2);
+  expect(o.askedSince()).toBeTruthy();
   expect(await crmHas(o.laterEmail)).toMatchObject({ firstName: 'Later' });
 }
 
@@ -192,6 +195,7 @@ describe('Constant Contact', () => {
       between: () => { cc.expireTokens(); refreshes = cc.refreshes(); },
       later: () => cc.add({ email: 'cc.later@example.org', first: 'Later', last: 'Tributary' }),
       laterEmail: 'cc.later@example.org',
+      askedSince: () => cc.seen.filter((r) => r.path === '/v3/contacts' && !r.query.email && !r.query.cursor).at(-1)?.query.updated_after,
     });
     expect(cc.refreshes()).toBe(refreshes + 1);
   });
@@ -228,6 +232,8 @@ describe('Emma', () => {
       throttle: () => em.throttle(1),
       later: () => em.add({ email: 'em.later@example.org', fields: { first_name: 'Later', last_name: 'Tributary' } }),
       laterEmail: 'em.later@example.org',
+      // Emma's listing has no date filter: the second run reads every member and keeps only the one that changed
+      askedSince: () => (em.seen.filter((r) => r.path === '/members').length ? 'read whole' : null),
     });
   });
 
@@ -264,6 +270,7 @@ describe('Pardot', () => {
       between: () => { pi.expireTokens(); issued = pi.tokensIssued(); },
       later: () => pi.add({ email: 'pi.later@example.org', firstName: 'Later', lastName: 'Tributary' }),
       laterEmail: 'pi.later@example.org',
+      askedSince: () => pi.seen.filter((r) => r.path === '/api/v5/objects/prospects' && !r.query.email && !r.query.nextPageToken).at(-1)?.query.updatedAtAfterOrEqualTo,
     });
     expect(pi.tokensIssued()).toBe(issued + 1);
   });
