@@ -13,7 +13,9 @@ import { constantContactConnector } from '../../server/connectors/constantContac
 import { emmaConnector, emmaDate } from '../../server/connectors/emma/connector.ts';
 import type { AccessToken, GrantStore } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
+import { authorizeUrl, exchangeCode } from '../../server/connectors/oauth/flow.ts';
 import { pardotConnector } from '../../server/connectors/pardot/connector.ts';
+import { OAUTH_VENDORS } from '../../src/domain/connectors/oauth.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { CC_APP, CC_LIST, startFakeConstantContact, type FakeConstantContact } from '../support/vendors/constantContact.ts';
 import { EMMA_ACCOUNT, EMMA_GROUP, EMMA_KEYS, startFakeEmma, type FakeEmma } from '../support/vendors/emma.ts';
@@ -75,6 +77,21 @@ describe('Constant Contact', () => {
     cc.seen.length = 0;
     cc.contacts.clear();
     grant = memoryGrant({ clientId: CC_APP.clientId, clientSecret: CC_APP.clientSecret, refreshToken: cc.grant() });
+  });
+
+  it('connects through its consent page with PKCE: the code exchanged (HTTP Basic app credentials, the verifier) for the refresh token kept', async () => {
+    const vendor = OAUTH_VENDORS['constant-contact']!;
+    const redirectUri = 'https://tributary.example/integrations/oauth/callback';
+    const codeVerifier = 'v'.repeat(43);
+    const consent = new URL(authorizeUrl(vendor, {}, { clientId: CC_APP.clientId, redirectUri, state: 'st-1', codeVerifier }));
+    expect(consent.pathname).toBe('/oauth2/default/v1/authorize');
+    expect(consent.searchParams.get('scope')).toBe('account_read contact_data offline_access');
+    const back = new URL(cc.authorize(consent.searchParams));
+    expect(back.searchParams.get('state')).toBe('st-1');
+    const granted = await exchangeCode(vendor, {}, CC_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier });
+    expect(granted.refreshToken).toBe(cc.grant());
+    // a code is good once
+    await expect(exchangeCode(vendor, {}, CC_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier })).rejects.toThrow('the authorization was not valid any more (invalid_grant)');
   });
 
   it('signs in with the refresh token (HTTP Basic app credentials) and keeps the rotated one; a grant no longer good needs reconnecting', async () => {

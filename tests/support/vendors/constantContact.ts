@@ -1,6 +1,10 @@
 /**
  * A local fake of Constant Contact's v3 API and its OAuth token endpoint, answering as Constant
  * Contact documents them (developer.constantcontact.com/api_guide):
+ * - the consent (authorize(query) stands for GET /oauth2/default/v1/authorize and the user
+ *   granting it: the application's client id, response_type=code, a PKCE S256 challenge and the
+ *   offline_access scope are required) and POST /oauth2/default/v1/token with
+ *   grant_type=authorization_code (the code once, the same redirect_uri, the challenge's verifier);
  * - POST /oauth2/default/v1/token: the application's id and secret as HTTP Basic,
  *   grant_type=refresh_token; refresh tokens rotate (each is good once; the answer carries the
  *   next), an unknown or used one is `400 invalid_grant`; access tokens live a day (expireTokens
@@ -13,7 +17,7 @@
  *   as documented it sets an existing contact's permission_to_send to explicit, unsubscribed or not.
  * Errors are lists of { error_key, error_message }; throttle(n) answers 429 too_many_requests.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { sendJson, startVendorServer } from './harness.ts';
 
@@ -39,6 +43,8 @@ export interface FakeConstantContact {
   customFields: { custom_field_id: string; name: string; label: string; type: string }[];
   /** the refresh token good now (each use hands out the next) */
   grant(): string;
+  /** the consent page granting an authorize request: the redirect with its code and state, or with an error */
+  authorize(query: URLSearchParams): string;
   refreshes(): number;
   expireTokens(): void;
   add(c: { email: string; first?: string; last?: string; permission?: string; volunteer?: string; updatedAt?: Date }): CcContact;
@@ -61,10 +67,24 @@ export async function startFakeConstantContact(): Promise<FakeConstantContact> {
   let clock = Date.parse('2026-01-05T09:00:00Z');
   const stamp = (at?: Date) => new Date(at ? at.getTime() : (clock = Math.max(clock + 1000, Date.now()))).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const cursors = new Map<string, { list: CcContact[]; offset: number; limit: number }>();
+  const codes = new Map<string, { redirectUri: string; challenge: string }>();
 
   const fake: FakeConstantContact = {
     url: '', seen, contacts, customFields,
     grant: () => refresh,
+    authorize(q) {
+      const back = new URL(q.get('redirect_uri') ?? 'http://invalid/');
+      if (q.get('state')) back.searchParams.set('state', q.get('state')!);
+      const scopes = (q.get('scope') ?? '').split(' ');
+      if (q.get('client_id') !== CC_APP.clientId || q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !scopes.includes('offline_access')) {
+        back.searchParams.set('error', 'invalid_request');
+        return back.toString();
+      }
+      const code = `cc-code-${randomUUID().slice(0, 8)}`;
+      codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')! });
+      back.searchParams.set('code', code);
+      return back.toString();
+    },
     refreshes: () => refreshCount,
     expireTokens() { for (const k of tokens.keys()) tokens.set(k, 0); },
     add(c) {
@@ -176,6 +196,18 @@ export async function startFakeConstantContact(): Promise<FakeConstantContact> {
       const form = new URLSearchParams(req.raw);
       const basic = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString('utf8');
       if (basic !== `${CC_APP.clientId}:${CC_APP.clientSecret}`) return sendJson(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed.' });
+      if (form.get('grant_type') === 'authorization_code') {
+        const issued = codes.get(form.get('code') ?? '');
+        codes.delete(form.get('code') ?? '');
+        const verifier = form.get('code_verifier') ?? '';
+        if (!issued || issued.redirectUri !== form.get('redirect_uri') || createHash('sha256').update(verifier, 'ascii').digest('base64url') !== issued.challenge) {
+          return sendJson(res, 400, { error: 'invalid_grant', error_description: 'The authorization code is invalid or has expired.' });
+        }
+        refresh = `cc-refresh-${randomUUID().slice(0, 8)}`;
+        const access = `cc-access-${randomUUID().slice(0, 8)}`;
+        tokens.set(access, Date.now() + 86_400_000);
+        return sendJson(res, 200, { access_token: access, token_type: 'Bearer', expires_in: 86_400, refresh_token: refresh, scope: 'account_read contact_data offline_access' });
+      }
       if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== refresh) {
         return sendJson(res, 400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired.' });
       }
