@@ -253,6 +253,7 @@ describe('Pardot', () => {
   beforeEach(() => {
     pi.seen.length = 0;
     pi.prospects.clear();
+    pi.memberships.clear();
     pi.exhaust(false);
   });
 
@@ -296,6 +297,17 @@ describe('Pardot', () => {
     const spent = await all(pardotConnector.pull(c, 'prospects', watermark)).catch((e: unknown) => e);
     expect(spent).toBeInstanceOf(QuotaExhausted);
     expect((spent as Error).message).toMatch(/^Pardot's daily API allowance is spent/);
+  });
+
+  it('list memberships as a source, by updatedAt through nextPageUrl; read only', async () => {
+    const ada = pi.add({ email: 'ada@example.org' });
+    for (let i = 0; i < 3; i++) pi.join(ada.id, 100 + i, `2026-01-11T09:0${i}:00.000Z`);
+    const batches = await all(pardotConnector.pull(ctx(), 'list-memberships', null, { batchSize: 2 }));
+    expect(batches.flatMap((b) => b.records.map((r) => r.fields))).toEqual([0, 1, 2].map((i) => expect.objectContaining({ listId: 100 + i, prospectId: ada.id, optedOut: false })));
+    expect(api().filter((s) => s.path === '/api/v5/objects/list-memberships')[0]!.query).toMatchObject({ fields: 'id,listId,prospectId,optedOut,createdAt,updatedAt', orderBy: 'updatedAt' });
+    expect(JSON.parse(batches.at(-1)!.watermark!)).toMatchObject({ since: '2026-01-11T09:02:00.000Z' });
+    expect((await pardotConnector.listObjects(ctx())).map((o) => o.name)).toEqual(['prospects', 'list-memberships']);
+    await expect(pardotConnector.matchingProblem!(ctx(), 'list-memberships', [{ name: 'Id', fields: ['id'] }])).resolves.toBe('Tributary writes Pardot prospects; list-memberships are read only.');
   });
 
   it('finds prospects by e-mail; upserts by e-mail (upsertLatestByEmail), never opting back in one who opted out; refusals in Pardot\'s words', async () => {

@@ -125,7 +125,7 @@ describe('the wizard with Constant Contact, Emma and Pardot', () => {
     expect(await json(await send(`${DS}/${emma}/test`, { method: 'POST' }))).toMatchObject({ status: 'success', detail: `Signed in to Emma account ${EMMA_ACCOUNT} (5 member fields).` });
     expect(await json(await send(`${DS}/${pardot}/test`, { method: 'POST' }))).toMatchObject({ status: 'success', detail: `Signed in to Pardot business unit ${PARDOT_SETTINGS.businessUnitId}.` });
     const objects = async (id: string) => (await json<{ objects: { name: string }[] }>(await send(`${DS}/${id}/objects`))).objects.map((o) => o.name);
-    expect([await objects(constantContact), await objects(emma), await objects(pardot)]).toEqual([['contacts'], ['members'], ['prospects']]);
+    expect([await objects(constantContact), await objects(emma), await objects(pardot)]).toEqual([['contacts'], ['members'], ['prospects', 'list-memberships']]);
     const fields = async (id: string, object: string) => (await json<{ fields: { name: string }[] }>(await send(`${DS}/${id}/objects/${object}/fields`))).fields.map((f) => f.name);
     expect(await fields(constantContact, 'contacts')).toEqual(expect.arrayContaining(['email_address', 'first_name', 'custom.volunteer_interest']));
     expect(await fields(emma, 'members')).toEqual(expect.arrayContaining(['email', 'first_name', 'volunteer_hours']));

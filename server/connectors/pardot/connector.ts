@@ -9,7 +9,8 @@
  * code 122 (the daily API allowance is spent) pauses the formula; a 429 (code 66, too many
  * requests at once) is waited out through the client.
  *
- * Source: prospects changed on or after the watermark (`updatedAtAfterOrEqualTo`,
+ * Source: prospects, and list memberships (which prospect is on which list, and opted out of it),
+ * each changed on or after the watermark (`updatedAtAfterOrEqualTo`,
  * `orderBy=updatedAt`), every field named in `fields=` (v5 answers only the fields asked for),
  * paged with `nextPageUrl` (its `nextPageToken`). The watermark is the latest `updatedAt` seen; the
  * prospects of that very moment are read again, harmlessly.
@@ -132,9 +133,25 @@ async function fieldNames(ctx: ConnectorContext, p: Pardot): Promise<string[]> {
   return [...STANDARD.map((f) => f.name), ...(await customFields(ctx, p)).map(customName)];
 }
 
-function objectOf(object: string): 'prospects' {
+/** A list membership's fields (v5): read only, as a source. */
+const MEMBERSHIP: FieldInfo[] = [
+  { name: 'id', label: 'List membership ID', type: 'string', readOnly: true },
+  { name: 'listId', label: 'List ID', type: 'string', readOnly: true },
+  { name: 'prospectId', label: 'Prospect ID', type: 'string', readOnly: true },
+  { name: 'optedOut', label: 'Opted out of the list', type: 'boolean', readOnly: true },
+  { name: 'createdAt', label: 'Created', type: 'datetime', readOnly: true },
+  { name: 'updatedAt', label: 'Updated', type: 'datetime', readOnly: true },
+];
+type PardotObject = 'prospects' | 'list-memberships';
+const PATHS: Record<PardotObject, string> = { 'prospects': 'prospects', 'list-memberships': 'list-memberships' };
+
+function objectOf(object: string, write = false): PardotObject {
   if (object === 'prospects') return object;
-  throw new ConnectorInputError(`Tributary reads and writes Pardot prospects; ${object} is not one of them yet.`);
+  if (object === 'list-memberships') {
+    if (write) throw new ConnectorInputError('Tributary writes Pardot prospects; list memberships are read only.');
+    return object;
+  }
+  throw new ConnectorInputError(`Tributary reads Pardot prospects and list memberships, and writes prospects; ${object} is not one of them yet.`);
 }
 
 export function prospectRecord(p: Prospect): SourceRecord {
@@ -146,15 +163,15 @@ export function prospectRecord(p: Prospect): SourceRecord {
 const isoOf = (v: unknown) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? new Date(Date.parse(v)).toISOString() : null);
 
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
-  objectOf(object);
+  const which = objectOf(object);
   const p = pardotSession(ctx);
-  const names = await fieldNames(ctx, p);
+  const names = which === 'prospects' ? await fieldNames(ctx, p) : MEMBERSHIP.map((f) => f.name);
   const at = positionSince(since);
   const window = options?.window;
   const from = at.since ?? (window ? window.from.toISOString() : null);
   let latest = at.latest;
   const limit = Math.min(options?.batchSize ?? PARDOT_PAGE, PARDOT_PAGE);
-  const first = `${ROOT}/prospects?${new URLSearchParams({
+  const first = `${ROOT}/${PATHS[which]}?${new URLSearchParams({
     fields: names.join(','), orderBy: 'updatedAt', limit: String(limit),
     ...(from ? { updatedAtAfterOrEqualTo: from } : {}),
     ...(window ? { updatedAtBefore: window.to.toISOString() } : {}),
@@ -176,7 +193,7 @@ async function prospectsByEmail(p: Pardot, names: string[], email: string): Prom
 }
 
 async function searchMany(ctx: ConnectorContext, object: string, queries: SearchQuery[]): Promise<SourceRecord[][]> {
-  objectOf(object);
+  objectOf(object, true);
   const p = pardotSession(ctx);
   const names = await fieldNames(ctx, p);
   const out: SourceRecord[][] = [];
@@ -211,7 +228,7 @@ function value(v: unknown, type: FieldInfo['type'] | undefined): unknown {
 }
 
 async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
-  objectOf(object);
+  objectOf(object, true);
   const p = pardotSession(ctx);
   const custom = await customFields(ctx, p);
   const types = new Map<string, FieldInfo['type'] | undefined>([
@@ -251,10 +268,10 @@ export const pardotConnector: Connector = {
     return { detail: `Signed in to Pardot business unit ${ctx.settings.businessUnitId}.` };
   },
   async listObjects() {
-    return pardot.objects.filter((o) => o.name === 'prospects');
+    return pardot.objects.filter((o) => o.name in PATHS);
   },
   async describeFields(ctx, object) {
-    objectOf(object);
+    if (objectOf(object) === 'list-memberships') return MEMBERSHIP;
     const custom = await customFields(ctx, pardotSession(ctx));
     return [...STANDARD, ...custom.map((f): FieldInfo => ({ name: customName(f), label: f.name || f.fieldId!, type: CF_TYPES[f.type ?? ''] ?? 'string' }))];
   },
@@ -265,7 +282,7 @@ export const pardotConnector: Connector = {
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {
-    if (object !== 'prospects') return `Tributary writes Pardot prospects; ${object} is not one of them yet.`;
+    if (object !== 'prospects') return `Tributary writes Pardot prospects; ${object} ${object === 'list-memberships' ? 'are read only' : 'is not one of them yet'}.`;
     return emailOnlyProblem(NAME, 'prospects', 'email', 'id', scenarios);
   },
 };

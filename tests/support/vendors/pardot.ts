@@ -8,7 +8,7 @@
  * - GET /api/v5/objects/prospects: `fields` required (only those fields answered), `orderBy`,
  *   `updatedAtAfterOrEqualTo`, `updatedAtBefore`, `email`, `limit` (at most 1000), paged by
  *   `nextPageToken` with `nextPageUrl`; GET …/prospects/{id};
- * - GET /api/v5/objects/custom-fields;
+ * - GET /api/v5/objects/custom-fields; GET /api/v5/objects/list-memberships (the same query and paging);
  * - POST …/prospects/do/upsertLatestByEmail `{ matchEmail, prospect }`: the most recently updated
  *   prospect with that address, else a new one; an address Pardot cannot use is `400 { code: 30 }`.
  * throttle(n) answers 429 code 66 (too many requests at once); exhaust() answers code 122 (the
@@ -24,12 +24,15 @@ export const PARDOT_SETTINGS = {
 };
 
 export type PardotProspect = Record<string, unknown> & { id: number; email: string; createdAt: string; updatedAt: string; optedOut: boolean };
+export interface PardotMembership { id: number; listId: number; prospectId: number; optedOut: boolean; createdAt: string; updatedAt: string; [k: string]: unknown }
 export interface PardotSeen { method: string; path: string; query: Record<string, string>; body: unknown; headers: http.IncomingHttpHeaders }
 
 export interface FakePardot {
   url: string;
   seen: PardotSeen[];
   prospects: Map<number, PardotProspect>;
+  memberships: Map<number, PardotMembership>;
+  join(prospectId: number, listId: number, updatedAt?: string): PardotMembership;
   add(p: Partial<PardotProspect> & { email: string; updatedAt?: string }): PardotProspect;
   tokensIssued(): number;
   expireTokens(): void;
@@ -46,6 +49,8 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
 export async function startFakePardot(): Promise<FakePardot> {
   const seen: PardotSeen[] = [];
   const prospects = new Map<number, PardotProspect>();
+  const memberships = new Map<number, PardotMembership>();
+  let nextMembership = 900_001;
   const tokens = new Set<string>();
   let issued = 0;
   let nextId = 5_000_001;
@@ -53,10 +58,17 @@ export async function startFakePardot(): Promise<FakePardot> {
   let exhausted = false;
   let clock = Date.parse('2026-01-05T09:00:00Z');
   const stamp = () => new Date((clock = Math.max(clock + 1000, Date.now()))).toISOString();
-  const pages = new Map<string, { list: PardotProspect[]; offset: number; limit: number; fields: string[] }>();
+  type Row = Record<string, unknown> & { id: number; updatedAt: string };
+  const pages = new Map<string, { list: Row[]; offset: number; limit: number; fields: string[]; path: string }>();
 
   const fake: FakePardot = {
-    url: '', seen, prospects,
+    url: '', seen, prospects, memberships,
+    join(prospectId, listId, updatedAt) {
+      const at = updatedAt ?? stamp();
+      const m: PardotMembership = { id: nextMembership++, listId, prospectId, optedOut: false, createdAt: at, updatedAt: at };
+      memberships.set(m.id, m);
+      return m;
+    },
     add(p) {
       const at = p.updatedAt ?? stamp();
       const prospect = { optedOut: false, ...p, id: nextId++, createdAt: at, updatedAt: at } as PardotProspect;
@@ -71,20 +83,22 @@ export async function startFakePardot(): Promise<FakePardot> {
   };
 
   const known = new Set([...STANDARD, ...CUSTOM.map((c) => `${c.fieldId}__c`)]);
-  const pick = (p: PardotProspect, fields: string[]) => Object.fromEntries(fields.map((f) => [f, p[f] ?? null]));
-  const page = (state: { list: PardotProspect[]; offset: number; limit: number; fields: string[] }): [number, unknown] => {
+  const pick = (p: Row, fields: string[]) => Object.fromEntries(fields.map((f) => [f, p[f] ?? null]));
+  const page = (state: { list: Row[]; offset: number; limit: number; fields: string[]; path: string }): [number, unknown] => {
     const values = state.list.slice(state.offset, state.offset + state.limit).map((p) => pick(p, state.fields));
     let nextPageToken: string | null = null;
     if (state.offset + state.limit < state.list.length) {
       nextPageToken = randomUUID();
       pages.set(nextPageToken, { ...state, offset: state.offset + state.limit });
     }
-    return [200, { values, nextPageToken, nextPageUrl: nextPageToken ? `https://pi.pardot.com/api/v5/objects/prospects?nextPageToken=${nextPageToken}` : null }];
+    return [200, { values, nextPageToken, nextPageUrl: nextPageToken ? `https://pi.pardot.com${state.path}?nextPageToken=${nextPageToken}` : null }];
   };
 
   function route(method: string, path: string, q: URLSearchParams, body: Record<string, unknown>): [number, unknown] | null {
     if (method === 'GET' && path === '/api/v5/objects/custom-fields') return [200, { values: CUSTOM, nextPageToken: null, nextPageUrl: null }];
-    if (method === 'GET' && path === '/api/v5/objects/prospects') {
+    if (method === 'GET' && (path === '/api/v5/objects/prospects' || path === '/api/v5/objects/list-memberships')) {
+      const isProspects = path.endsWith('/prospects');
+      const allowed = isProspects ? known : new Set(['id', 'listId', 'prospectId', 'optedOut', 'createdAt', 'updatedAt']);
       const token = q.get('nextPageToken');
       if (token) {
         const state = pages.get(token);
@@ -92,22 +106,22 @@ export async function startFakePardot(): Promise<FakePardot> {
       }
       const fields = (q.get('fields') ?? '').split(',').filter(Boolean);
       if (!fields.length) return [400, { code: 63, message: 'Missing required parameter: fields' }];
-      const unknown = fields.filter((f) => !known.has(f));
+      const unknown = fields.filter((f) => !allowed.has(f));
       if (unknown.length) return [400, { code: 64, message: `Invalid field: ${unknown[0]}` }];
       const limit = Number(q.get('limit') ?? 200);
       if (limit > 1000) return [400, { code: 65, message: 'The limit must be at most 1000.' }];
-      let list = [...prospects.values()];
+      let list: Row[] = isProspects ? [...prospects.values()] : [...memberships.values()];
       const after = q.get('updatedAtAfterOrEqualTo');
       const before = q.get('updatedAtBefore');
       const email = q.get('email');
       if (after) list = list.filter((p) => Date.parse(p.updatedAt) >= Date.parse(after));
       if (before) list = list.filter((p) => Date.parse(p.updatedAt) < Date.parse(before));
-      if (email) list = list.filter((p) => p.email.toLowerCase() === email.toLowerCase());
+      if (email) list = list.filter((p) => String(p.email).toLowerCase() === email.toLowerCase());
       const order = q.get('orderBy') ?? 'id';
       const desc = / desc$/i.test(order);
       const by = order.replace(/ (asc|desc)$/i, '');
       list.sort((a, b) => (by === 'updatedAt' ? Date.parse(a.updatedAt) - Date.parse(b.updatedAt) || a.id - b.id : a.id - b.id) * (desc ? -1 : 1));
-      return page({ list, offset: 0, limit, fields });
+      return page({ list, offset: 0, limit, fields, path });
     }
     const m = /^\/api\/v5\/objects\/prospects\/(\d+)$/.exec(path);
     if (method === 'GET' && m) {
