@@ -19,7 +19,7 @@ import { OAUTH_VENDORS } from '../../src/domain/connectors/oauth.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { CC_APP, CC_LIST, startFakeConstantContact, type FakeConstantContact } from '../support/vendors/constantContact.ts';
 import { EMMA_ACCOUNT, EMMA_GROUP, EMMA_KEYS, startFakeEmma, type FakeEmma } from '../support/vendors/emma.ts';
-import { PARDOT_SETTINGS, startFakePardot, type FakePardot } from '../support/vendors/pardot.ts';
+import { PARDOT_REFRESH_TOKEN, PARDOT_SETTINGS, startFakePardot, type FakePardot } from '../support/vendors/pardot.ts';
 
 let ccVendor: VendorFakeSetup<FakeConstantContact>;
 let emmaVendor: VendorFakeSetup<FakeEmma>;
@@ -265,6 +265,21 @@ describe('Pardot', () => {
     const fields = await pardotConnector.describeFields(ctx(), 'prospects');
     expect(fields.find((f) => f.name === 'Volunteer_Interest__c')).toMatchObject({ label: 'Volunteer interest' });
     expect(fields.find((f) => f.name === 'optedOut')!.label).toMatch(/consent/);
+  });
+
+  it('signs in with Connect\'s refresh token (Salesforce\'s web server flow, with pardot_api); one Salesforce refuses needs reconnecting', async () => {
+    const vendor = OAUTH_VENDORS.pardot!;
+    const consent = new URL(authorizeUrl(vendor, { environment: 'production' }, { clientId: PARDOT_SETTINGS.clientId, redirectUri: 'https://tributary.example/integrations/oauth/callback', state: 's', codeVerifier: 'v'.repeat(43) }));
+    expect(consent.origin + consent.pathname).toBe(`${pi.url}/services/oauth2/authorize`);
+    expect(consent.searchParams.get('scope')).toBe('api pardot_api refresh_token');
+    expect(consent.searchParams.get('code_challenge_method')).toBe('S256');
+    const { environment, businessUnitId, clientId, clientSecret } = PARDOT_SETTINGS;
+    const oauth = { environment, businessUnitId, clientId, clientSecret, authenticationType: 'oauth', refreshToken: PARDOT_REFRESH_TOKEN };
+    await expect(pardotConnector.test(ctxWith(oauth, {}, memoryGrant(oauth).store))).resolves.toEqual({ detail: `Signed in to Pardot business unit ${businessUnitId}.` });
+    expect(Object.fromEntries(new URLSearchParams(String(pi.seen[0]!.body)))).toEqual({ grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: PARDOT_REFRESH_TOKEN });
+    const revoked = memoryGrant({ ...oauth, refreshToken: 'revoked' });
+    await expect(pardotConnector.test(ctxWith(revoked.state.settings, {}, revoked.store))).rejects.toBeInstanceOf(GrantRevoked);
+    expect(revoked.state.reconnect).toMatch(/^Pardot no longer accepts this connection's sign-in/);
   });
 
   it('prospects updated on or after the watermark, ordered by updatedAt, every field asked for, paged by nextPageUrl; a 429 and an expired token in the middle; a spent allowance pauses', async () => {

@@ -1,9 +1,10 @@
 /**
  * Pardot (Account Engagement) API v5 as a source and a destination, on the connector kit.
  *
- * Sign-in: Salesforce OAuth 2.0 at the login host (salesforce/client.ts's token exchange, the
- * username-password flow of the connection's connected app); the access token is kept by the
- * kit's grant store like Salesforce's. Every call goes to pi.pardot.com (pi.demo.pardot.com for a
+ * Sign-in: Salesforce OAuth 2.0 at the login host (salesforce/client.ts's token exchange): the
+ * refresh token Connect saved (web server flow with PKCE, scopes api, pardot_api and
+ * refresh_token), or the username-password flow of the connection's connected app; the access
+ * token is kept by the kit's grant store like Salesforce's. Every call goes to pi.pardot.com (pi.demo.pardot.com for a
  * sandbox) with the bearer token and the `Pardot-Business-Unit-Id` header. Error bodies are
  * `{ code, message }`: code 184 (an invalid or expired token, HTTP 401) refreshes the token once;
  * code 122 (the daily API allowance is spent) pauses the formula; a 429 (code 66, too many
@@ -65,7 +66,8 @@ export function pardotSession(ctx: ConnectorContext, opts: { sleep?: (ms: number
   const session = oauthSession({
     system: 'pardot', name: NAME, settings: ctx.settings, store: ctx.dataSourceId ? ctx.grant : undefined,
     async exchange(settings) {
-      const t = await exchangeToken('pardot', { ...settings, authenticationType: 'username-password' }, ctx.signal);
+      // Connect's refresh token (a grant Salesforce refuses needs reconnecting), else the username-password flow
+      const t = await exchangeToken('pardot', { ...settings, authenticationType: settings.authenticationType === 'oauth' ? 'oauth' : 'username-password' }, ctx.signal);
       return { token: { accessToken: t.accessToken, expiresOn: new Date(Date.now() + ASSUMED_TOKEN_LIFETIME_MS) } };
     },
   });

@@ -100,12 +100,19 @@ const constantContact: OAuthVendor = {
   refreshTokenField: 'refreshToken',
 };
 
+/**
+ * Pardot (Account Engagement): Salesforce's web server flow at the login host, as for Salesforce,
+ * with `pardot_api` beside `api` and `refresh_token`.
+ */
+const pardot: OAuthVendor = { ...salesforce, system: 'pardot', scopes: ['api', 'pardot_api', 'refresh_token'] };
+
 export const OAUTH_VENDORS: Partial<Record<SystemId, OAuthVendor>> = {
   renxt: skyApi('renxt'),
   fenxt: skyApi('fenxt'),
   salesforce,
   hubspot,
   'constant-contact': constantContact,
+  pardot,
 };
 
 /** The system's OAuth description, when it signs in with OAuth. */

@@ -2,7 +2,8 @@
  * A local fake of Account Engagement (Pardot) API v5 and the Salesforce token endpoint it signs in
  * through, answering as Salesforce documents them (developer.salesforce.com/docs/marketing/pardot):
  * - POST /services/oauth2/token, the username-password flow (client id and secret, password with
- *   the security token appended); `400 invalid_grant` for anything else;
+ *   the security token appended) or a refresh token Connect saved (REFRESH_TOKEN); `400
+ *   invalid_grant` for anything else;
  * - every v5 call needs the bearer token (401 `{ code: 184 }` once expireTokens ended it) and the
  *   `Pardot-Business-Unit-Id` header (401 `{ code: 181 }`);
  * - GET /api/v5/objects/prospects: `fields` required (only those fields answered), `orderBy`,
@@ -22,6 +23,9 @@ export const PARDOT_SETTINGS = {
   environment: 'production', businessUnitId: '0Uv5g000000ABCDEFG', clientId: '3MVG9-pardot-app', clientSecret: 'pardot-secret',
   username: 'marketing@riverside.org', password: 'pi-pass', securityToken: 'pitoken',
 };
+
+/** the refresh token of a Connect grant this fake accepts */
+export const PARDOT_REFRESH_TOKEN = '5Aep861-pardot-refresh';
 
 export type PardotProspect = Record<string, unknown> & { id: number; email: string; createdAt: string; updatedAt: string; optedOut: boolean };
 export interface PardotMembership { id: number; listId: number; prospectId: number; optedOut: boolean; createdAt: string; updatedAt: string; [k: string]: unknown }
@@ -150,7 +154,9 @@ export async function startFakePardot(): Promise<FakePardot> {
       const f = new URLSearchParams(req.raw);
       const s = PARDOT_SETTINGS;
       if (f.get('client_id') !== s.clientId || f.get('client_secret') !== s.clientSecret) return sendJson(res, 400, { error: 'invalid_client_id', error_description: 'client identifier invalid' });
-      if (f.get('grant_type') !== 'password' || f.get('username') !== s.username || f.get('password') !== `${s.password}${s.securityToken}`) {
+      const byPassword = f.get('grant_type') === 'password' && f.get('username') === s.username && f.get('password') === `${s.password}${s.securityToken}`;
+      const byRefresh = f.get('grant_type') === 'refresh_token' && f.get('refresh_token') === PARDOT_REFRESH_TOKEN;
+      if (!byPassword && !byRefresh) {
         return sendJson(res, 400, { error: 'invalid_grant', error_description: 'authentication failure' });
       }
       const token = `pi-access-${++issued}`;
