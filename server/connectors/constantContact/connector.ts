@@ -5,7 +5,7 @@
  * Sign-in: OAuth 2.0 (Connect, with PKCE; consent at authz.constantcontact.com). The refresh token
  * is exchanged at /oauth2/default/v1/token with the application's id and secret as HTTP Basic;
  * Constant Contact rotates refresh tokens, and the kit's grant store saves each new one at once.
- * Limits: four calls a second per application (paced here) and a daily allowance; a 429 is waited
+ * Limits: four calls a second per application, its API key (paced here), and a daily allowance; a 429 is waited
  * out through the client. Error bodies are lists of { error_key, error_message }.
  *
  * Source: contacts updated after the watermark (`updated_after`, every status), with their list
@@ -37,6 +37,7 @@ import { laterStamp, linkPages, positionSince, type PullPosition } from '../kit/
 import { eachRecord, writtenResult } from '../kit/results.ts';
 import { refreshTokenGrant } from '../kit/tokenExchange.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
+import { oauthClient } from '../oauth/flow.ts';
 
 const NAME = 'Constant Contact';
 export const CONSTANT_CONTACT_API = 'https://api.cc.email';
@@ -66,7 +67,8 @@ export function constantContactSession(ctx: ConnectorContext, opts: { sleep?: (m
       system: 'constant-contact', name: NAME, url: CONSTANT_CONTACT_TOKEN_URL, clientAuthentication: 'basic', settings, signal: ctx.signal, defaultLifetimeS: TOKEN_LIFETIME_S,
     }),
   });
-  const key = createHash('sha256').update(`cc:${ctx.settings.clientId ?? ''}:${ctx.dataSourceId ?? ctx.settings.refreshToken ?? ''}`).digest('hex');
+  // the limit is the application's (its API key), whichever account it calls
+  const key = createHash('sha256').update(`cc:${oauthClient('constant-contact', ctx.settings)?.clientId ?? ''}`).digest('hex');
   const client = vendorClient({
     system: 'constant-contact', name: NAME, baseUrl: CONSTANT_CONTACT_API, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
     pace: sharedPacer(`constant-contact:${key}`, CALLS_PER_SECOND),

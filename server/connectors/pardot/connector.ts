@@ -190,7 +190,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
 }
 
 async function prospectsByEmail(p: Pardot, names: string[], email: string): Promise<Prospect[]> {
-  const answer = await p.client.call<{ values?: Prospect[] }>({ path: `${ROOT}/prospects`, query: { email: email.trim(), fields: names.join(','), orderBy: 'updatedAt DESC' } });
+  const answer = await p.client.call<{ values?: Prospect[] }>({ path: `${ROOT}/prospects`, query: { email: email.trim(), fields: names.join(','), orderBy: 'updatedAt desc' } });
   return answer.values ?? [];
 }
 
