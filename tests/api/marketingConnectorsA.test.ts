@@ -262,6 +262,8 @@ describe('Pardot', () => {
     expect(new URLSearchParams(String(pi.seen[0]!.body)).get('grant_type')).toBe('password');
     expect(api()[0]!.headers).toMatchObject({ authorization: expect.stringMatching(/^Bearer pi-access-/), 'pardot-business-unit-id': PARDOT_SETTINGS.businessUnitId });
     await expect(pardotConnector.test(ctxWith({ ...PARDOT_SETTINGS, password: 'nope' }))).rejects.toThrow('Salesforce refused the sign-in: authentication failure.');
+    await expect(pardotConnector.test(ctxWith({ ...PARDOT_SETTINGS, businessUnitId: '0Uv5g000000ZZZZZZZ' })))
+      .rejects.toThrow('Pardot does not know the business unit 0Uv5g000000ZZZZZZZ for this user (HTTP 401, code 181).');
     const fields = await pardotConnector.describeFields(ctx(), 'prospects');
     expect(fields.find((f) => f.name === 'Volunteer_Interest__c')).toMatchObject({ label: 'Volunteer interest' });
     expect(fields.find((f) => f.name === 'optedOut')!.label).toMatch(/consent/);

@@ -52,6 +52,8 @@ export interface VendorClientOptions {
   messageOf?(body: unknown): string;
   /** a spent quota the vendor announces its own way (SKY API: 403 with Retry-After) */
   quota?(res: VendorResponse, body: unknown): QuotaExhausted | null;
+  /** a refusal the vendor explains better than its status does (Pardot's 401 for an unknown business unit), in words */
+  refusal?(res: VendorResponse, body: unknown): ConnectionProblem | null;
   /** every answer, for what its headers say (Salesforce's daily usage in Sforce-Limit-Info) */
   observe?(res: VendorResponse): void;
   signal?: AbortSignal | undefined;
@@ -131,6 +133,8 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         }
         const quota = o.quota?.(res, body);
         if (quota) throw quota;
+        const own = o.refusal?.(res, body);
+        if (own) throw own;
         if (res.status === 401 && !forced) { forced = true; refreshNow = true; continue; }
         if (res.status === 401) throw refused(`${o.name} refused the ${o.credential ?? 'access token'} (HTTP 401).`);
         if (res.status === 429 || res.status === 503) {

@@ -76,6 +76,11 @@ export function pardotSession(ctx: ConnectorContext, opts: { sleep?: (ms: number
     pace: sharedPacer(`pardot:${createHash('sha256').update(businessUnit).digest('hex')}`, CALLS_PER_SECOND),
     auth: async (force) => ({ authorization: `Bearer ${await session.accessToken(force)}`, 'pardot-business-unit-id': businessUnit }),
     messageOf: pardotMessageOf,
+    refusal(res, body) {
+      // code 181: the business unit is not one this user reaches (answered with a 401, no token would mend it)
+      if ((body as { code?: unknown } | null)?.code !== 181) return null;
+      return refused(`${NAME} does not know the business unit ${businessUnit} for this user (HTTP ${res.status}, code 181). Check the business unit ID (Setup > Account Engagement > Business Unit Setup).`);
+    },
     quota(res, body) {
       if ((body as { code?: unknown } | null)?.code !== 122) return null;
       // the allowance is per day (the business unit's time zone): look again in an hour
