@@ -13,14 +13,11 @@ import { startVendorServer } from './vendors/harness.ts';
 export const FAKE_CREDENTIALS = {
   mailchimp: { apiKey: '0123456789abcdef0123456789abcdef-us21' },
   gofundmePro: { clientId: 'gfm-client', clientSecret: 'gfm-secret', organizationId: '424242' },
-  emma: { accountId: '1700123', publicApiKey: 'emma-public', privateApiKey: 'emma-private' },
   encompass: { clientId: 'enc-client', clientSecret: 'enc-secret' },
   engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
   everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
   appFx: { username: 'RIVERSIDE\\tributary', password: 'crm-pass', database: 'BBInfinity' },
-  constantContact: { clientId: 'cc-client', clientSecret: 'cc-secret', refreshToken: 'cc-refresh-0' },
   salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
-  pardot: { businessUnitId: '0Uv5g000000ABCDEFG' },
   sfmc: { subdomain: 'mc563885gzs27c5t9-63k636ttgm', clientId: 'sfmc-client', clientSecret: 'sfmc-secret', accountId: '514009999' },
   stripe: { secretKey: 'sk_test_51FakeKeyForTributaryTests' },
   swoogo: { consumerKey: 'swoogo key+1', consumerSecret: 'swoogo/secret' },
@@ -123,9 +120,6 @@ function salesforceReportRun(r: Req, reportId: string): Answer {
   }];
 }
 
-/** Constant Contact rotates refresh tokens: the valid one changes with every use. */
-let ccRefresh: string = C.constantContact.refreshToken;
-let ccRotations = 0;
 
 function appFxFake(path: string): Fake {
   return (r) => {
@@ -164,14 +158,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     }
     return undefined;
   },
-  'emma': (r) => {
-    const m = /^\/(\d+)\/fields$/.exec(r.path);
-    if (r.method !== 'GET' || !m) return undefined;
-    // this fake echoes the key it was given, as some APIs do: Tributary must not pass it on
-    if (!isBasic(r.headers, C.emma.publicApiKey, C.emma.privateApiKey)) return [401, { error: `Unauthorized key ${basicOf(r.headers)?.[1] ?? ''}` }];
-    if (m[1] !== C.emma.accountId) return [404, { error: 'Account not found' }];
-    return [200, [{ field_id: 1, shortcut_name: 'first_name' }, { field_id: 2, shortcut_name: 'last_name' }]];
-  },
   'encompass': (r) => {
     if (r.method !== 'POST' || r.path !== '/oauth2/token') return undefined;
     if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
@@ -190,19 +176,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
   },
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
-  'constant-contact': (r) => {
-    if (r.method === 'POST' && r.path === '/oauth2/default/v1/token') {
-      const f = form(r);
-      if (!isBasic(r.headers, C.constantContact.clientId, C.constantContact.clientSecret)) return unauthorized;
-      if (f.get('grant_type') !== 'refresh_token' || f.get('refresh_token') !== ccRefresh) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired.' }];
-      ccRefresh = `cc-refresh-${++ccRotations}`;
-      return [200, { access_token: 'cc-access', token_type: 'Bearer', expires_in: 86400, refresh_token: ccRefresh }];
-    }
-    if (r.method === 'GET' && r.path === '/v3/account/summary') {
-      return bearer(r.headers) === 'cc-access' ? [200, { organization_name: 'Riverside Youth Arts' }] : [401, { error_message: 'Unauthorized' }];
-    }
-    return undefined;
-  },
   'salesforce': (r) => {
     const token = salesforceToken(r);
     if (token) return token;
@@ -224,16 +197,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
       if (bearer(r.headers) !== 'sf-access') return [401, [{ errorCode: 'INVALID_SESSION_ID' }]];
       if (!/application\/json/.test(r.headers['content-type'] ?? '')) return [415, [{ errorCode: 'UNSUPPORTED_MEDIA_TYPE' }]];
       return salesforceReportRun(r, run[1]!);
-    }
-    return undefined;
-  },
-  'pardot': (r) => {
-    const token = salesforceToken(r);
-    if (token) return token;
-    if (r.method === 'GET' && r.path === '/api/v5/objects/prospects') {
-      if (bearer(r.headers) !== 'sf-access') return [401, { code: 184, message: 'Access token is invalid, unknown, or malformed' }];
-      if (r.headers['pardot-business-unit-id'] !== C.pardot.businessUnitId) return [401, { code: 181, message: 'Invalid Business Unit ID' }];
-      return [200, { values: [], nextPageUrl: null }];
     }
     return undefined;
   },
@@ -297,8 +260,6 @@ export interface VendorFakes {
   outage: Set<string>;
   /** Salesforce's report: the gifts it holds, its row limit, a failure to answer with, the runs it saw */
   salesforceReport: FakeSalesforceReport;
-  /** the refresh token Constant Contact's fake accepts now */
-  constantContactRefreshToken(): string;
   close(): Promise<void>;
 }
 
@@ -321,7 +282,6 @@ export async function startVendorFakes(): Promise<VendorFakes> {
   });
   return {
     url: server.url, seen, outage, salesforceReport,
-    constantContactRefreshToken: () => ccRefresh,
     close: server.close,
   };
 }

@@ -17,7 +17,9 @@ describe('what each system does', () => {
       'fenxt': 'source and destination',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',
-      'constant-contact': 'connection test only',
+      'constant-contact': 'source and destination',
+      'emma': 'source and destination',
+      'pardot': 'source and destination',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

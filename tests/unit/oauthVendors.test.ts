@@ -12,7 +12,7 @@ describe('the OAuth vendors', () => {
       const field = formFields(connectorFor(vendor.system).settings).find((f) => f.key === vendor.refreshTokenField);
       expect(field, vendor.system).toMatchObject({ secret: true, required: false });
     }
-    expect(Object.keys(OAUTH_VENDORS).sort()).toEqual(['fenxt', 'hubspot', 'renxt', 'salesforce']);
+    expect(Object.keys(OAUTH_VENDORS).sort()).toEqual(['constant-contact', 'fenxt', 'hubspot', 'pardot', 'renxt', 'salesforce']);
     expect(Object.values(OAUTH_VENDORS).every((v) => v.pkce)).toBe(true);
   });
 

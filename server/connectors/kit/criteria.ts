@@ -14,3 +14,27 @@ export function meets(have: string, want: string, operator: SearchOperator | und
   if (operator === 'starts-with') return have.startsWith(want);
   return have === want;
 }
+
+/** Every criterion holds on the fields of a record a vendor's search answered (compared as `lowered` writes them). */
+export function holdsAll(fields: Record<string, unknown>, criteria: { field: string; operator?: SearchOperator; value: string }[]): boolean {
+  return criteria.every((c) => {
+    const want = lowered(c.value);
+    return !!want && meets(lowered(fields[c.field]), want, c.operator);
+  });
+}
+
+/**
+ * Why a vendor that finds its people by e-mail address only cannot answer these scenarios (each
+ * must compare its e-mail field, or its id), or null when every scenario can be answered.
+ */
+export function emailOnlyProblem(
+  name: string, what: string, emailField: string, idField: string,
+  scenarios: { name: string; fields: string[] }[],
+): string | null {
+  for (const s of scenarios) {
+    if (!s.fields.includes(emailField) && !s.fields.includes(idField)) {
+      return `${name} finds ${what} by e-mail address only: the scenario "${s.name}" compares ${s.fields.join(', ') || 'nothing'}. Add the e-mail address to it.`;
+    }
+  }
+  return null;
+}

@@ -56,6 +56,8 @@ export interface VendorClientOptions {
   messageOf?(body: unknown): string;
   /** a spent quota the vendor announces its own way (SKY API: 403 with Retry-After) */
   quota?(res: VendorResponse, body: unknown): QuotaExhausted | null;
+  /** a refusal the vendor explains better than its status does (Pardot's 401 for an unknown business unit), in words */
+  refusal?(res: VendorResponse, body: unknown): ConnectionProblem | null;
   /** every answer, for what its headers say (Salesforce's daily usage in Sforce-Limit-Info) */
   observe?(res: VendorResponse): void;
   signal?: AbortSignal | undefined;
@@ -100,6 +102,8 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
     stats,
     async call<T>(req: VendorCall): Promise<T> {
       let forced = false;
+      // a refused token is refreshed once, for the try right after the refusal only
+      let refreshNow = false;
       for (let attempt = 1; ; attempt++) {
         o.signal?.throwIfAborted();
         let res: VendorResponse;
@@ -107,11 +111,13 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           await o.pace?.take(o.signal);
           await req.pace?.take(o.signal);
           stats.calls++;
+          const auth = await o.auth(refreshNow);
+          refreshNow = false;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
             headers: {
               accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(req.body ? { 'content-type': req.body.contentType } : {}),
-              ...req.headers, ...(await o.auth(forced)),
+              ...req.headers, ...auth,
             },
             ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : req.body ? { body: req.body.text } : {}),
             maxBytes: VENDOR_DATA_MAX_BYTES,
@@ -135,7 +141,9 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
         }
         const quota = o.quota?.(res, body);
         if (quota) throw quota;
-        if (res.status === 401 && !forced) { forced = true; continue; }
+        const own = o.refusal?.(res, body);
+        if (own) throw own;
+        if (res.status === 401 && !forced) { forced = true; refreshNow = true; continue; }
         if (res.status === 401) throw refused(`${o.name} refused the ${o.credential ?? 'access token'} (HTTP 401).`);
         if (res.status === 429 || res.status === 503) {
           const wait = retryAfterMs(res.header?.('retry-after')) ?? BACKOFF_MS * 2 ** (attempt - 1);

@@ -60,7 +60,7 @@ export function limitInfo(header: string | undefined): { used: number; max: numb
 export const salesforceTokenUrl = (settings: Record<string, string>) => `${salesforceLoginHost(settings)}/services/oauth2/token`;
 
 /** The token exchange for the connection's way of signing in. */
-async function exchangeToken(system: SystemId, settings: Record<string, string>, signal: AbortSignal | undefined) {
+export async function exchangeToken(system: SystemId, settings: Record<string, string>, signal: AbortSignal | undefined) {
   const type = settings.authenticationType;
   let body: Record<string, string | undefined>;
   if (type === 'oauth') {

@@ -46,7 +46,7 @@ export const emma: ConnectorDefinition = {
     publicApiKey: secret('Public API key'),
     privateApiKey: secret('Private API key'),
   }),
-  additionalSettings: { destination: settingsSchema({ groupId: text('Group ID for new members', { required: false }) }) },
+  additionalSettings: { destination: settingsSchema({ groupId: text('Group ID for new members', { required: false, description: 'New members join this group. A member\'s status (opted out or not) is never changed.' }) }) },
   objects: [
     { name: 'members', label: 'Members' },
     { name: 'groups', label: 'Groups' },
@@ -55,7 +55,7 @@ export const emma: ConnectorDefinition = {
   ],
   authentication: 'HTTP Basic with the public API key as user name and the private API key as password, at https://api.e2ma.net/{account_id}/.',
   docs: 'https://api.myemma.com/#authentication',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const encompass: ConnectorDefinition = {
@@ -149,11 +149,16 @@ export const constantContact: ConnectorDefinition = {
   vendor: 'Constant Contact',
   roles: { source: true, destination: true },
   settings: settingsSchema({
-    clientId: text('API key (client ID)'),
-    clientSecret: secret('Client secret'),
-    refreshToken: secret('Refresh token', { description: 'From the authorisation code flow of your application; it rotates and Tributary keeps the newest.' }),
+    // Connect signs in through Constant Contact's consent page; the server's application (OAUTH_CLIENT_ID_CONSTANT_CONTACT) may stand in
+    clientId: text('API key (client ID)', { required: false }),
+    clientSecret: secret('Client secret', { required: false }),
+    refreshToken: secret('Refresh token', { required: false, description: 'Saved by Connect; it rotates and Tributary keeps the newest. An Administrator who already has one may paste it.' }),
   }),
-  additionalSettings: { destination: settingsSchema({ listId: text('Contact list ID') }) },
+  additionalSettings: {
+    destination: settingsSchema({
+      listId: text('Contact list ID for new contacts', { description: 'New contacts join this list (Constant Contact\'s sign-up form). Existing contacts keep their lists and their permission to send.' }),
+    }),
+  },
   objects: [
     { name: 'contacts', label: 'Contacts' },
     { name: 'contact_lists', label: 'Contact lists' },
@@ -161,9 +166,9 @@ export const constantContact: ConnectorDefinition = {
     { name: 'emails', label: 'E-mail campaigns' },
     { name: 'contact_tags', label: 'Tags' },
   ],
-  authentication: 'OAuth 2.0: refresh token exchanged at authz.constantcontact.com/oauth2/default/v1/token with HTTP Basic client id and secret; v3 API at api.cc.email.',
+  authentication: 'OAuth 2.0 (Connect, with PKCE): the refresh token is exchanged at authz.constantcontact.com/oauth2/default/v1/token with HTTP Basic client id and secret, and rotates; v3 API at api.cc.email.',
   docs: 'https://developer.constantcontact.com/api_guide/server_flow.html',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const mobileCommons: ConnectorDefinition = {

@@ -84,11 +84,35 @@ const hubspot: OAuthVendor = {
   when: { field: 'authenticationType', is: 'oauth' },
 };
 
+/**
+ * Constant Contact: https://developer.constantcontact.com/api_guide/server_flow.html (consent at
+ * authz.constantcontact.com/oauth2/default/v1/authorize, tokens at …/v1/token with the
+ * application's id and secret as HTTP Basic, PKCE S256); `offline_access` yields the refresh
+ * token, which Constant Contact rotates on every use.
+ */
+const constantContact: OAuthVendor = {
+  system: 'constant-contact',
+  authorizeUrl: () => 'https://authz.constantcontact.com/oauth2/default/v1/authorize',
+  tokenUrl: () => 'https://authz.constantcontact.com/oauth2/default/v1/token',
+  scopes: ['account_read', 'contact_data', 'offline_access'],
+  pkce: true,
+  clientAuthentication: 'basic',
+  refreshTokenField: 'refreshToken',
+};
+
+/**
+ * Pardot (Account Engagement): Salesforce's web server flow at the login host, as for Salesforce,
+ * with `pardot_api` beside `api` and `refresh_token`.
+ */
+const pardot: OAuthVendor = { ...salesforce, system: 'pardot', scopes: ['api', 'pardot_api', 'refresh_token'] };
+
 export const OAUTH_VENDORS: Partial<Record<SystemId, OAuthVendor>> = {
   renxt: skyApi('renxt'),
   fenxt: skyApi('fenxt'),
   salesforce,
   hubspot,
+  'constant-contact': constantContact,
+  pardot,
 };
 
 /** The system's OAuth description, when it signs in with OAuth. */

@@ -68,6 +68,12 @@ export const salesforce: ConnectorDefinition = {
   support: 'full',
 };
 
+const PARDOT_AUTH = [
+  { value: 'username-password', label: 'User name and password' },
+  { value: 'oauth', label: 'Sign in with Salesforce (OAuth)' },
+];
+const PARDOT_PASSWORD = { field: 'authenticationType', is: ['username-password', ''] };
+
 export const pardot: ConnectorDefinition = {
   system: 'pardot',
   name: 'Pardot (Account Engagement)',
@@ -76,11 +82,15 @@ export const pardot: ConnectorDefinition = {
   settings: settingsSchema({
     environment: choice('Environment', ENVIRONMENT_OPTIONS, { description: 'Sandbox uses test.salesforce.com and pi.demo.pardot.com.' }),
     businessUnitId: text('Business unit ID', { pattern: { regex: /^0Uv[A-Za-z0-9]{12}([A-Za-z0-9]{3})?$/, message: 'A business unit ID starts with 0Uv and has 15 or 18 characters.' } }),
-    clientId: text('Consumer key (client ID)'),
-    clientSecret: secret('Consumer secret'),
-    username: email('Salesforce user name'),
-    password: secret('Password'),
-    securityToken: secret('Security token', { required: false }),
+    // connections saved before Connect came have no authentication type: the username-password flow
+    authenticationType: choice('Authentication type', PARDOT_AUTH, { required: false, defaultValue: 'username-password' }),
+    // signing in with OAuth, the server's connected app (OAUTH_CLIENT_ID_PARDOT) may stand in
+    clientId: text('Consumer key (client ID)', { required: true, requiredWhen: PARDOT_PASSWORD }),
+    clientSecret: secret('Consumer secret', { required: true, requiredWhen: PARDOT_PASSWORD }),
+    username: email('Salesforce user name', { when: PARDOT_PASSWORD }),
+    password: secret('Password', { when: PARDOT_PASSWORD }),
+    securityToken: secret('Security token', { required: false, when: PARDOT_PASSWORD }),
+    refreshToken: secret('Refresh token', { required: false, when: { field: 'authenticationType', is: ['oauth'] }, description: 'Saved by Connect. An Administrator who already has one may paste it.' }),
   }),
   additionalSettings: {},
   objects: [
@@ -91,9 +101,9 @@ export const pardot: ConnectorDefinition = {
     { name: 'visitor-activities', label: 'Visitor activities' },
     { name: 'custom-fields', label: 'Custom fields' },
   ],
-  authentication: 'Salesforce OAuth 2.0 (username-password flow); Pardot API v5 calls carry the bearer token and the Pardot-Business-Unit-Id header.',
+  authentication: 'Salesforce OAuth 2.0: Connect (the web server flow with PKCE; the refresh token is kept) or the username-password flow; Pardot API v5 calls carry the bearer token and the Pardot-Business-Unit-Id header.',
   docs: 'https://developer.salesforce.com/docs/marketing/pardot/guide/authentication.html',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const salesforceMarketingCloud: ConnectorDefinition = {
