@@ -12,12 +12,10 @@
  *   subscribed again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/domain/api/formulas.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
-import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun.ts';
-import { VALID_PARTS } from '../support/formulaParts.ts';
+import { AUTOSENDING_PARTS, dropCsv, formulaBetween, runToEnd, tenantSession, type FormulaEnd, type TenantSession } from '../support/engineRun.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { CC_APP, CC_LIST, startFakeConstantContact, type FakeConstantContact } from '../support/vendors/constantContact.ts';
@@ -45,40 +43,12 @@ const json = async <T = Record<string, unknown>>(res: Response) => res.json() as
 const tenant = () => forTenant(server.database.db, admin.tenantId);
 const dropFile = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'marketing-a', name, rows);
 
-async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000): Promise<RunView> {
-  const stop = Date.now() + timeoutMs;
-  for (;;) {
-    const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${formulaId}/runs`));
-    const run = runs.find((r) => r.id === runId);
-    if (run?.finishedOn) return run;
-    if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-const runOnce = async (formula: string) => waitForRun(formula, (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
+const runOnce = (formula: string) => runToEnd(send, formula);
 
-type Ends = { source: { dataSourceId: string; object: string; settings?: Record<string, string> }; destination: { dataSourceId: string; object: string; settings?: Record<string, string> } };
+type Ends = { source: FormulaEnd; destination: FormulaEnd };
 
 /** A formula with its parts saved (a draft); `live` activates it. */
-async function formula(ends: Ends, parts: Record<string, unknown>, live = true): Promise<string> {
-  const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `Marketing A ${Math.random().toString(36).slice(2, 8)}` } }));
-  const res = await send(`${F}/${id}`, { method: 'PATCH', body: ends });
-  expect(res.status, await res.clone().text()).toBe(200);
-  const all = {
-    ...VALID_PARTS, transform: { fields: [] }, validation: { rules: [] },
-    routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
-    schedule: { mode: 'continuous' as const }, autosend: { enabled: true }, ...parts,
-  };
-  for (const [part, body] of Object.entries(all)) {
-    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
-    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
-  }
-  if (live) {
-    const activated = await send(`${F}/${id}/activate`, { method: 'POST' });
-    expect(activated.status, await activated.clone().text()).toBe(200);
-  }
-  return id;
-}
+const formula = (ends: Ends, parts: Record<string, unknown>, live = true) => formulaBetween(send, ends, { ...AUTOSENDING_PARTS, ...parts }, live);
 
 const failures = async (formulaId: string) => (await server.database.pool.query<{ state: string; bucket: string | null; error_reason: string | null; destination_record_id: string | null }>(
   'select state, bucket, error_reason, destination_record_id from records where formula_id = $1 order by state, error_reason', [formulaId])).rows;

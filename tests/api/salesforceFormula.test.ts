@@ -7,13 +7,11 @@
  * Sandbox CRM, and a later run reads only what changed since.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/domain/api/formulas.ts';
 import { BULK_POLL, BULK_THRESHOLD } from '../../server/connectors/salesforce/bulk.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
-import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun.ts';
-import { VALID_PARTS } from '../support/formulaParts.ts';
+import { AUTOSENDING_PARTS, dropCsv, formulaBetween, runToEnd, tenantSession, type FormulaEnd, type TenantSession } from '../support/engineRun.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { SF_APP, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
@@ -33,35 +31,9 @@ const tenant = () => forTenant(server.database.db, admin.tenantId);
 
 const dropFile = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'salesforce', name, rows);
 
-async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000): Promise<RunView> {
-  const stop = Date.now() + timeoutMs;
-  for (;;) {
-    const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${formulaId}/runs`));
-    const run = runs.find((r) => r.id === runId);
-    if (run?.finishedOn) return run;
-    if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-const runOnce = async (formula: string) => waitForRun(formula, (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
+const runOnce = (formula: string) => runToEnd(send, formula);
 
-async function liveFormula(ends: { source: { dataSourceId: string; object: string; settings?: Record<string, string> }; destination: { dataSourceId: string; object: string; settings?: Record<string, string> } }, parts: Record<string, unknown>): Promise<string> {
-  const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `SF ${Math.random().toString(36).slice(2, 8)}` } }));
-  const res = await send(`${F}/${id}`, { method: 'PATCH', body: ends });
-  expect(res.status, await res.clone().text()).toBe(200);
-  const all = {
-    ...VALID_PARTS, transform: { fields: [] }, validation: { rules: [] },
-    routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
-    schedule: { mode: 'continuous' as const }, autosend: { enabled: true }, ...parts,
-  };
-  for (const [part, body] of Object.entries(all)) {
-    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
-    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
-  }
-  const live = await send(`${F}/${id}/activate`, { method: 'POST' });
-  expect(live.status, await live.clone().text()).toBe(200);
-  return id;
-}
+const liveFormula = (ends: { source: FormulaEnd; destination: FormulaEnd }, parts: Record<string, unknown>) => formulaBetween(send, ends, { ...AUTOSENDING_PARTS, ...parts });
 
 beforeAll(async () => {
   vendor = await withVendorFake('salesforce', startFakeSalesforce, { server: { work: true, env: { RUN_SLICE_MS: '100000' } } });

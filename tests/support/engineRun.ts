@@ -35,31 +35,56 @@ export function dropCsv(dataDir: string, tenantId: string, folder: string, name:
   fs.utimesSync(file, t, t);
 }
 
-/** A live formula from `source` (a flat-file data source) into the Sandbox CRM's constituents. */
-export async function liveFormula(send: Send, ends: { source: string; crm: string; object: string }, parts: Partial<typeof VALID_PARTS> = {}): Promise<string> {
-  const { id } = await (await send(F, { method: 'POST', body: { name: `Records ${Math.random().toString(36).slice(2, 8)}` } })).json() as { id: string };
-  const res = await send(`${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: ends.source, object: ends.object }, destination: { dataSourceId: ends.crm, object: 'constituents' } } });
+/** One end of a formula: a data source, its object, and the end's own settings. */
+export interface FormulaEnd { dataSourceId: string; object: string; settings?: Record<string, string> }
+
+/**
+ * Parts for a formula that sends what it collects: every record Ready (matched or new) and sent
+ * automatically, nothing transformed or validated; the vendor journeys' formulas start from these.
+ */
+export const AUTOSENDING_PARTS = {
+  ...VALID_PARTS, transform: { fields: [] }, validation: { rules: [] },
+  routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
+  schedule: { mode: 'continuous' as const }, autosend: { enabled: true },
+};
+
+/** A formula between two ends with these parts saved, activated unless `live` is false. */
+export async function formulaBetween(send: Send, ends: { source: FormulaEnd; destination: FormulaEnd }, parts: Record<string, unknown>, live = true): Promise<string> {
+  const { id } = await (await send(F, { method: 'POST', body: { name: `Formula ${Math.random().toString(36).slice(2, 8)}` } })).json() as { id: string };
+  const res = await send(`${F}/${id}`, { method: 'PATCH', body: ends });
   expect(res.status, await res.clone().text()).toBe(200);
-  for (const [part, body] of Object.entries({ ...VALID_PARTS, schedule: { mode: 'continuous' as const }, ...parts })) {
+  for (const [part, body] of Object.entries(parts)) {
     const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
     expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
   }
-  const live = await send(`${F}/${id}/activate`, { method: 'POST' });
-  expect(live.status, await live.clone().text()).toBe(200);
+  if (live) {
+    const activated = await send(`${F}/${id}/activate`, { method: 'POST' });
+    expect(activated.status, await activated.clone().text()).toBe(200);
+  }
   return id;
+}
+
+/** A live formula from `source` (a flat-file data source) into the Sandbox CRM's constituents. */
+export async function liveFormula(send: Send, ends: { source: string; crm: string; object: string }, parts: Partial<typeof VALID_PARTS> = {}): Promise<string> {
+  return formulaBetween(send, { source: { dataSourceId: ends.source, object: ends.object }, destination: { dataSourceId: ends.crm, object: 'constituents' } },
+    { ...VALID_PARTS, schedule: { mode: 'continuous' as const }, ...parts });
+}
+
+/** Waits for a run of the formula to finish (or to be as `until` says), reading its run history. */
+export async function waitForRun(send: Send, formulaId: string, runId: string, timeoutMs = 60_000, until: (run: RunView) => boolean = (r) => !!r.finishedOn): Promise<RunView> {
+  const stop = Date.now() + timeoutMs;
+  for (;;) {
+    const { runs } = await (await send(`${F}/${formulaId}/runs`)).json() as { runs: RunView[] };
+    const run = runs.find((r) => r.id === runId);
+    if (run && until(run)) return run;
+    if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Runs the formula now and waits for the run to finish. */
 export async function runToEnd(send: Send, formulaId: string, timeoutMs = 60_000): Promise<RunView> {
   const started = await send(`${F}/${formulaId}/run`, { method: 'POST', body: {} });
   expect(started.status, await started.clone().text()).toBe(202);
-  const { id } = await started.json() as RunView;
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const { runs } = await (await send(`${F}/${formulaId}/runs`)).json() as { runs: RunView[] };
-    const run = runs.find((r) => r.id === id);
-    if (run?.finishedOn) return run;
-    if (Date.now() > until) throw new Error(`run ${id} did not finish: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return waitForRun(send, formulaId, (await started.json() as RunView).id, timeoutMs);
 }
