@@ -13,7 +13,7 @@ import type { DataSourceListItem } from '../../src/domain/connectors/types.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { call } from '../support/api.ts';
-import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun.ts';
+import { dropCsv, formulaBetween, tenantSession, waitForRun as waitForFormulaRun, type TenantSession } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
@@ -36,16 +36,7 @@ const tenant = () => forTenant(server.database.db, admin.tenantId);
 
 const dropFile = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'renxt', name, rows);
 
-async function waitForRun(formulaId: string, runId: string, until: (r: RunView) => boolean = (r) => !!r.finishedOn, timeoutMs = 90_000): Promise<RunView> {
-  const stop = Date.now() + timeoutMs;
-  for (;;) {
-    const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${formulaId}/runs`));
-    const run = runs.find((r) => r.id === runId);
-    if (run && until(run)) return run;
-    if (Date.now() > stop) throw new Error(`run ${runId} did not get there: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const waitForRun = (formulaId: string, runId: string, until?: (r: RunView) => boolean) => waitForFormulaRun(send, formulaId, runId, 90_000, until);
 const startRun = async (formula: string) => json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }));
 const status = async (id: string) => json<FormulaStatus>(await send(`${F}/${id}/status`));
 
@@ -62,15 +53,6 @@ async function until(ok: () => boolean, timeoutMs = 10_000): Promise<void> {
 const READY = { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const };
 
 async function liveFormula(object: string, ends: { source?: { dataSourceId: string; object: string }; destination?: { dataSourceId: string; object: string; settings?: Record<string, string> }; parts?: Record<string, unknown> } = {}): Promise<string> {
-  const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `RE NXT ${Math.random().toString(36).slice(2, 8)}` } }));
-  const res = await send(`${F}/${id}`, {
-    method: 'PATCH',
-    body: {
-      source: ends.source ?? { dataSourceId: flat, object },
-      destination: ends.destination ?? { dataSourceId: renxt, object: 'constituents', settings: { constituentCode: 'Donor' } },
-    },
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
   const parts = {
     ...VALID_PARTS,
     mapping: { fields: [...VALID_PARTS.mapping.fields, { destination: 'phone', kind: 'source' as const, source: 'Phone' }] },
@@ -80,13 +62,10 @@ async function liveFormula(object: string, ends: { source?: { dataSourceId: stri
     autosend: { enabled: true },
     ...ends.parts,
   };
-  for (const [part, body] of Object.entries(parts)) {
-    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
-    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
-  }
-  const live = await send(`${F}/${id}/activate`, { method: 'POST' });
-  expect(live.status, await live.clone().text()).toBe(200);
-  return id;
+  return formulaBetween(send, {
+    source: ends.source ?? { dataSourceId: flat, object },
+    destination: ends.destination ?? { dataSourceId: renxt, object: 'constituents', settings: { constituentCode: 'Donor' } },
+  }, parts);
 }
 
 beforeAll(async () => {
