@@ -200,12 +200,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     if (r.body !== C.engagingNetworks.apiToken) return [401, { message: 'Invalid API user token' }];
     return [200, { 'ens-auth-token': 'ens-session', expires: 3_600_000 }];
   },
-  'everyaction': (r) => {
-    if (r.method !== 'POST' || r.path !== '/v4/echoes') return undefined;
-    const e = C.everyaction;
-    if (!isBasic(r.headers, e.applicationName, `${e.apiKey}|${e.databaseMode}`)) return [401, { errors: [{ code: 'UNAUTHORIZED', text: 'Authorization has been denied' }] }];
-    return [201, { message: json(r).message }];
-  },
   'fenxt': skyFake('/generalledger/v1/accounts'),
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),

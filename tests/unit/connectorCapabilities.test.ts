@@ -14,6 +14,7 @@ describe('what each system does', () => {
       'sftp': 'source',
       'http': 'source',
       'salesforce': 'source and destination',
+      'everyaction': 'source and destination',
       'fenxt': 'connection test only',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',

@@ -140,7 +140,7 @@ export const everyaction: ConnectorDefinition = {
   ],
   authentication: 'HTTP Basic with the application name as user name and "{API key}|{database mode}" as password, at api.securevan.com/v4.',
   docs: 'https://docs.everyaction.com/reference/authentication',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const constantContact: ConnectorDefinition = {

