@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
-import { POLL } from '../../server/connectors/everyaction/connector.ts';
+import { JOB_POLL } from '../../server/connectors/kit/exportJob.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
@@ -83,7 +83,7 @@ const outcomes = async (formulaId: string) => (await server.database.pool.query<
   'select state, bucket, error_reason from records where formula_id = $1 order by state, error_reason', [formulaId])).rows;
 
 beforeAll(async () => {
-  POLL.firstMs = 5;
+  JOB_POLL.firstMs = 5;
   const env: Record<string, string> = {};
   vanVendor = await withVendorFake('everyaction', startFakeEveryAction, { server: { work: true, env: { RUN_SLICE_MS: '100000', ...env } } });
   ({ fake: van, server } = vanVendor);

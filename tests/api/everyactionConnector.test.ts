@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
-import { everyactionConnector, POLL } from '../../server/connectors/everyaction/connector.ts';
+import { everyactionConnector } from '../../server/connectors/everyaction/connector.ts';
+import { JOB_POLL } from '../../server/connectors/kit/exportJob.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { startFakeEveryAction, VAN_APP, VAN_KEY, type FakeEveryAction } from '../support/vendors/everyaction.ts';
 
@@ -17,7 +18,7 @@ let vendor: VendorFakeSetup<FakeEveryAction>;
 beforeAll(async () => {
   vendor = await withVendorFake('everyaction', startFakeEveryAction);
   van = vendor.fake;
-  POLL.firstMs = 5;
+  JOB_POLL.firstMs = 5;
 });
 afterAll(async () => {
   await vendor?.close();

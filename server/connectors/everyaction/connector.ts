@@ -24,7 +24,7 @@ import {
   ConnectorInputError, processingError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
   type SourceRecord, type UpsertItem, type UpsertResult,
 } from '../connector.ts';
-import { parseCsvText } from '../flatFile/csv.ts';
+import { awaitJob, exportBatches, readJobAt } from '../kit/exportJob.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
@@ -39,8 +39,6 @@ const RESOURCE: Record<VanObject, string> = { people: 'Contacts', contributions:
 const ID_COLUMN: Record<VanObject, string> = { people: 'VanID', contributions: 'ContributionID' };
 /** rows a batch when the formula does not say */
 const ROWS = 500;
-/** the first look at a job, then twice as long each time up to the longest */
-export const POLL = { firstMs: 200, maxMs: 10_000, giveUpMs: 30 * 60_000 };
 /** a pull with no watermark starts here: everything VAN has changed */
 const EPOCH = '2000-01-01T00:00:00Z';
 
@@ -124,39 +122,27 @@ async function describe(client: VendorClient, object: VanObject): Promise<FieldI
   return out;
 }
 
-/** Where a pull stands while an export job's files are read: the job, the file and the rows done. */
-interface JobAt { job: number; to: string; file: number; row: number }
-
-const sleepFor = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (signal?.aborted) { reject(signal.reason); return; }
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
-});
-
-async function finishedJob(ctx: ConnectorContext, client: VendorClient, id: number): Promise<ExportJob | null> {
-  const started = Date.now();
-  for (let wait = POLL.firstMs; ; wait = Math.min(wait * 2, POLL.maxMs)) {
-    let job: ExportJob;
-    try {
-      job = await client.call<ExportJob>({ path: `/v4/changedEntityExportJobs/${id}`, own: [404] });
-    } catch (err) {
-      if (err instanceof VendorRefusal && err.status === 404) return null;
-      throw err;
-    }
-    const state = (job.jobStatus ?? '').toLowerCase();
-    if (state === 'complete') return job;
-    if (state === 'error') throw processingError(`${NAME} could not export the changes${job.message ? `: ${job.message}` : '.'}`);
-    if (Date.now() - started > POLL.giveUpMs) throw processingError(`${NAME} has not finished exporting the changes after ${POLL.giveUpMs / 60_000} minutes. Try again later.`);
-    await sleepFor(wait, ctx.signal);
+async function lookAtJob(client: VendorClient, id: string): Promise<ExportJob | null> {
+  try {
+    return await client.call<ExportJob>({ path: `/v4/changedEntityExportJobs/${encodeURIComponent(id)}`, own: [404] });
+  } catch (err) {
+    if (err instanceof VendorRefusal && err.status === 404) return null;
+    throw err;
   }
 }
 
-async function download(ctx: ConnectorContext, url: string): Promise<string[][]> {
+const finishedJob = (ctx: ConnectorContext, client: VendorClient, id: string) => awaitJob<ExportJob>({
+  name: NAME, signal: ctx.signal, look: () => lookAtJob(client, id),
+  state: (job) => { const s = (job.jobStatus ?? '').toLowerCase(); return s === 'complete' ? 'done' : s === 'error' ? 'failed' : 'waiting'; },
+  failed: (job) => `${NAME} could not export the changes${job.message ? `: ${job.message}` : '.'}`,
+});
+
+async function download(ctx: ConnectorContext, url: string): Promise<string> {
   // the file lives where VAN put it (its storage host): fetched without our credentials
   const res = await vendorFetch('everyaction', NAME, url, { headers: { accept: 'text/csv' }, maxBytes: VENDOR_DATA_MAX_BYTES, signal: ctx.signal });
   const text = await res.text();
   if (res.status !== 200) throw processingError(`${NAME}'s export file could not be downloaded (HTTP ${res.status}).`);
-  return parseCsvText(text.replace(/^\uFEFF/, ''), ',');
+  return text;
 }
 
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
@@ -165,13 +151,11 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const at = positionSince(since);
   const window = options?.window;
   const from = at.since ?? (window ? window.from.toISOString() : EPOCH);
-  const size = Math.max(1, options?.batchSize ?? ROWS);
-  let resume: JobAt | null = null;
-  try { resume = at.next ? JSON.parse(at.next) as JobAt : null; } catch { resume = null; }
-
+  let resume = readJobAt(at.next);
   let job: ExportJob | null = resume ? await finishedJob(ctx, client, resume.job) : null;
   let to = resume?.to ?? '';
   if (!job) {
+    // a job VAN no longer has is asked for again
     resume = null;
     to = (window ? window.to : new Date()).toISOString();
     const fields = (await exportFields(client, kind)).map((f) => f.fieldName).filter((n): n is string => !!n);
@@ -180,30 +164,16 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
       json: { dateChangedFrom: from, dateChangedTo: to, resourceType: RESOURCE[kind], requestedFields: fields, excludeChangesFromSelf: false },
     });
     if (!created.exportJobId) throw processingError(`${NAME} did not say which export job it started.`);
-    job = await finishedJob(ctx, client, created.exportJobId);
+    job = await finishedJob(ctx, client, String(created.exportJobId));
     if (!job) throw processingError(`${NAME} lost the export job it had just started. Try again later.`);
   }
-  const jobId = job.exportJobId!;
-  const files = (job.files ?? []).map((f) => f.downloadUrl).filter((u): u is string => !!u);
-  const done: PullPosition = { since: to, next: null, latest: null };
-  if (!files.length) { yield { records: [], watermark: JSON.stringify(done) }; return; }
-  for (let file = resume?.file ?? 0; file < files.length; file++) {
-    const [header, ...rows] = await download(ctx, files[file]!);
-    const idAt = (header ?? []).indexOf(ID_COLUMN[kind]);
-    if (!header || idAt < 0) throw processingError(`${NAME}'s export file has no ${ID_COLUMN[kind]} column.`);
-    const start = file === resume?.file ? resume.row : 0;
-    let row = start;
-    do {
-      const slice = rows.slice(row, row + size);
-      const records: SourceRecord[] = slice.map((cells) => ({
-        id: cells[idAt] ?? '',
-        fields: Object.fromEntries(header.map((h, i) => [h, cells[i] ?? '']).filter(([, v]) => v !== '')),
-      }));
-      row += slice.length;
-      const last = file === files.length - 1 && row >= rows.length;
-      const next: JobAt = row >= rows.length ? { job: jobId, to, file: file + 1, row: 0 } : { job: jobId, to, file, row };
-      yield { records, watermark: JSON.stringify(last ? done : { since: from, next: JSON.stringify(next), latest: null }) };
-    } while (row < rows.length);
+  const urls = (job.files ?? []).map((f) => f.downloadUrl).filter((u): u is string => !!u);
+  for await (const batch of exportBatches({
+    name: NAME, job: String(job.exportJobId), to, files: urls.map((u) => () => download(ctx, u)), idColumn: ID_COLUMN[kind],
+    size: Math.max(1, options?.batchSize ?? ROWS), resume,
+  })) {
+    const position: PullPosition = batch.last ? { since: to, next: null, latest: null } : { since: from, next: JSON.stringify(batch.next), latest: null };
+    yield { records: batch.records, watermark: JSON.stringify(position) };
   }
 }
 
