@@ -27,7 +27,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'gofundme-pro': { settings: { ...C.gofundmePro }, wrong: { clientSecret: 'nope' }, detail: /Riverside Food Bank/ },
   'emma': { settings: { ...C.emma }, wrong: { privateApiKey: 'nope' }, detail: /account 1700123/ },
   'encompass': { settings: { ...C.encompass }, wrong: { clientSecret: 'nope' }, detail: /access token/ },
-  'engaging-networks': { settings: { dataCentre: 'us', ...C.engagingNetworks }, wrong: { apiToken: 'nope' }, detail: /accepted/ },
   'fenxt': { settings: { ...C.sky }, wrong: { refreshToken: 'nope' }, detail: /Financial Edge NXT/ },
   'bbcrm': { settings: { url: 'https://crm.riverside.org/bbappfx/appfxwebservice.asmx', ...C.appFx }, wrong: { password: 'nope' }, detail: /database BBInfinity/ },
   'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },

@@ -19,6 +19,7 @@ import { dropCsv, tenantSession, type TenantSession } from '../support/engineRun
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { startFakeEveryAction, VAN_APP, VAN_KEY, type FakeEveryAction } from '../support/vendors/everyaction.ts';
+import { ENS_TOKEN, startFakeEngagingNetworks, type FakeEngagingNetworks } from '../support/vendors/engagingNetworks.ts';
 import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 
 const F = '/web-api/v1/formulas';
@@ -30,7 +31,9 @@ let flat: string;
 let crm: string;
 let everyaction: string;
 let vanVendor: VendorFakeWithServer<FakeEveryAction>;
-const others: VendorFakeSetup<unknown & { close(): Promise<void>; url: string }>[] = [];
+let en: FakeEngagingNetworks;
+let engagingNetworks: string;
+const others: VendorFakeSetup<{ close(): Promise<void>; url: string }>[] = [];
 
 const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
 const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
@@ -85,6 +88,13 @@ const outcomes = async (formulaId: string) => (await server.database.pool.query<
 beforeAll(async () => {
   JOB_POLL.firstMs = 5;
   const env: Record<string, string> = {};
+  const started = async <F extends { close(): Promise<void>; url: string }>(setup: Promise<VendorFakeSetup<F>>): Promise<F> => {
+    const v = await setup;
+    others.push(v);
+    Object.assign(env, v.env);
+    return v.fake;
+  };
+  en = await started(withVendorFake('engaging-networks', startFakeEngagingNetworks));
   vanVendor = await withVendorFake('everyaction', startFakeEveryAction, { server: { work: true, env: { RUN_SLICE_MS: '100000', ...env } } });
   ({ fake: van, server } = vanVendor);
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
@@ -95,6 +105,7 @@ beforeAll(async () => {
   };
   flat = await create({ system: 'flat-file', displayName: 'Engagement drop', settings: { folder: 'engagement' } });
   everyaction = await create({ system: 'everyaction', displayName: 'Riverside EveryAction', settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1' } });
+  engagingNetworks = await create({ system: 'engaging-networks', displayName: 'Riverside Engaging Networks', settings: { dataCentre: 'us', apiToken: ENS_TOKEN } });
   const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
   crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
 }, 120_000);
@@ -106,7 +117,8 @@ afterAll(async () => {
 describe('the catalogue', () => {
   it('says each system reads and writes records', async () => {
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
-    expect(systems.filter((s) => ['everyaction'].includes(s.system)).map((s) => s.does)).toEqual(['source and destination']);
+    const ours = ['everyaction', 'engaging-networks'];
+    expect(systems.filter((s) => ours.includes(s.system)).map((s) => s.does)).toEqual(ours.map(() => 'source and destination'));
   });
 });
 
@@ -147,5 +159,45 @@ describe('EveryAction', () => {
     const rows = await outcomes(id);
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
     expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: "EveryAction refused the person: 'bad@@example' is not a valid email address. (emails[0].email)" });
+  });
+});
+
+describe('Engaging Networks', () => {
+  it('supporters into the Sandbox CRM through an export job: every one on the first run (a 429 waited out), and after the session expired only what changed since that day', async () => {
+    for (let i = 0; i < 3; i++) en.addSupporter({ 'Email Address': `en${i}@example.org`, 'First Name': `En${i}`, 'Last Name': 'Supporter' }, new Date(Date.UTC(2026, 0, 2 + i)));
+    const id = await toCrm(engagingNetworks, 'supporters', [['firstName', 'First Name'], ['lastName', 'Last Name'], ['email', 'Email Address']], 'Email Address');
+    en.throttle(1, 0);
+    const first = await runOnce(id);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts).toMatchObject({ collected: 3, created: 3 });
+    expect(await constituent('en2@example.org')).toMatchObject({ firstName: 'En2', lastName: 'Supporter' });
+    en.expireSessions();
+    const signedIn = en.authentications();
+    en.addSupporter({ 'Email Address': 'en.later@example.org', 'First Name': 'Later', 'Last Name': 'Supporter' });
+    const second = await runOnce(id);
+    expect(second.status, JSON.stringify(second)).toBe('finished');
+    expect(second.counts).toMatchObject({ collected: 1, created: 1 });
+    expect(en.authentications()).toBe(signedIn + 1);
+    expect(await constituent('en.later@example.org')).toMatchObject({ firstName: 'Later' });
+  });
+
+  it('a file into supporters: the known one updated, the new one created by e-mail, the one ENS refuses in Exceptions with its words', async () => {
+    const known = en.addSupporter({ 'Email Address': 'ada@analytical.example', 'First Name': 'Ada', 'Last Name': 'Lovelace' });
+    const id = await formula({ dataSourceId: flat, object: 'en-supporters-*.csv' }, { dataSourceId: engagingNetworks, object: 'supporters' },
+      [['First Name', 'First name'], ['Last Name', 'Last name'], ['Email Address', 'Email'], ['City', 'City']], [['Email', 'Email Address']]);
+    dropFile('en-supporters-1.csv', [
+      ['First name', 'Last name', 'Email', 'City'],
+      ['Ada', 'Lovelace', 'ADA@analytical.example', 'London'],
+      ['Grace', 'Hopper', 'grace@navy.example', 'Arlington'],
+      ['Bad', 'Address', 'bad@@example', ''],
+    ]);
+    const done = await runOnce(id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 1, updated: 1 });
+    expect(en.supporters.get(known.supporterId)!.fields).toMatchObject({ City: 'London' });
+    expect([...en.supporters.values()].find((x) => x.fields['Email Address'] === 'grace@navy.example')?.fields).toMatchObject({ 'First Name': 'Grace' });
+    const rows = await outcomes(id);
+    expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
+    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: "Engaging Networks refused the supporter: 'bad@@example' is not a valid email address (supporter.email.invalid)" });
   });
 });

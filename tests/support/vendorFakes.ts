@@ -195,11 +195,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
     return [200, { access_token: 'enc-access', token_type: 'Bearer', expires_in: 3600 }];
   },
-  'engaging-networks': (r) => {
-    if (r.method !== 'POST' || r.path !== '/ens/service/authenticate') return undefined;
-    if (r.body !== C.engagingNetworks.apiToken) return [401, { message: 'Invalid API user token' }];
-    return [200, { 'ens-auth-token': 'ens-session', expires: 3_600_000 }];
-  },
   'fenxt': skyFake('/generalledger/v1/accounts'),
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),

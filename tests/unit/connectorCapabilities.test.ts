@@ -15,6 +15,7 @@ describe('what each system does', () => {
       'http': 'source',
       'salesforce': 'source and destination',
       'everyaction': 'source and destination',
+      'engaging-networks': 'source and destination',
       'fenxt': 'connection test only',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',

@@ -114,7 +114,7 @@ export const engagingNetworks: ConnectorDefinition = {
   ],
   authentication: 'POST the API user token to /ens/service/authenticate; the answer\'s ens-auth-token goes in the header of later calls.',
   docs: 'https://www.engagingnetworks.support/api/rest/',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const everyaction: ConnectorDefinition = {
