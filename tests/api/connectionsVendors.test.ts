@@ -32,7 +32,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
   'pardot': { settings: { environment: 'production', ...C.pardot, clientId: C.salesforce.clientId, clientSecret: C.salesforce.clientSecret, username: C.salesforce.username, password: C.salesforce.password, securityToken: C.salesforce.securityToken }, wrong: { businessUnitId: '0Uv5g000000ZZZZZZZ' }, detail: /business unit/ },
-  'salesforce-marketing-cloud': { settings: { ...C.sfmc }, wrong: { clientSecret: 'nope' }, detail: /514009999/ },
   'stripe': { settings: { ...C.stripe }, wrong: { secretKey: 'sk_test_51WrongKeyForTheFakeStripe' }, detail: /test mode/ },
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'mobile-commons': { settings: { ...C.mobileCommons }, wrong: { password: 'nope' }, detail: /Signed in/ },

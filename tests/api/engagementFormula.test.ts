@@ -21,6 +21,7 @@ import type { TestServer } from '../support/server.ts';
 import { startFakeEveryAction, VAN_APP, VAN_KEY, type FakeEveryAction } from '../support/vendors/everyaction.ts';
 import { ENS_TOKEN, startFakeEngagingNetworks, type FakeEngagingNetworks } from '../support/vendors/engagingNetworks.ts';
 import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
+import { DE_KEY, SFMC, startFakeMarketingCloud, type FakeMarketingCloud } from '../support/vendors/salesforceMarketingCloud.ts';
 
 const F = '/web-api/v1/formulas';
 const DS = '/integrations/v1/data-sources';
@@ -33,6 +34,8 @@ let everyaction: string;
 let vanVendor: VendorFakeWithServer<FakeEveryAction>;
 let en: FakeEngagingNetworks;
 let engagingNetworks: string;
+let mcloud: FakeMarketingCloud;
+let marketingCloud: string;
 const others: VendorFakeSetup<{ close(): Promise<void>; url: string }>[] = [];
 
 const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
@@ -95,6 +98,7 @@ beforeAll(async () => {
     return v.fake;
   };
   en = await started(withVendorFake('engaging-networks', startFakeEngagingNetworks));
+  mcloud = await started(withVendorFake('salesforce-marketing-cloud', startFakeMarketingCloud));
   vanVendor = await withVendorFake('everyaction', startFakeEveryAction, { server: { work: true, env: { RUN_SLICE_MS: '100000', ...env } } });
   ({ fake: van, server } = vanVendor);
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
@@ -106,6 +110,7 @@ beforeAll(async () => {
   flat = await create({ system: 'flat-file', displayName: 'Engagement drop', settings: { folder: 'engagement' } });
   everyaction = await create({ system: 'everyaction', displayName: 'Riverside EveryAction', settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1' } });
   engagingNetworks = await create({ system: 'engaging-networks', displayName: 'Riverside Engaging Networks', settings: { dataCentre: 'us', apiToken: ENS_TOKEN } });
+  marketingCloud = await create({ system: 'salesforce-marketing-cloud', displayName: 'Riverside Marketing Cloud', settings: { ...SFMC } });
   const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
   crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
 }, 120_000);
@@ -117,7 +122,7 @@ afterAll(async () => {
 describe('the catalogue', () => {
   it('says each system reads and writes records', async () => {
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
-    const ours = ['everyaction', 'engaging-networks'];
+    const ours = ['everyaction', 'engaging-networks', 'salesforce-marketing-cloud'];
     expect(systems.filter((s) => ours.includes(s.system)).map((s) => s.does)).toEqual(ours.map(() => 'source and destination'));
   });
 });
@@ -199,5 +204,48 @@ describe('Engaging Networks', () => {
     const rows = await outcomes(id);
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
     expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: "Engaging Networks refused the supporter: 'bad@@example' is not a valid email address (supporter.email.invalid)" });
+  });
+});
+
+describe('Salesforce Marketing Cloud', () => {
+  it('data extension rows into the Sandbox CRM: every one on the first run (a 429 waited out), and after the token expired only the rows changed since', async () => {
+    for (let i = 0; i < 3; i++) mcloud.addRow(DE_KEY, { SubscriberKey: `de${i}`, EmailAddress: `de${i}@example.org`, FirstName: `De${i}`, LastName: 'Row', ModifiedDate: new Date(Date.UTC(2026, 0, 2, i)).toISOString() });
+    const id = await toCrm(marketingCloud, 'data-extensions', [['firstName', 'firstname'], ['lastName', 'lastname'], ['email', 'emailaddress']], 'emailaddress', { dataExtension: DE_KEY, modifiedField: 'modifieddate' });
+    mcloud.throttle(1, 0);
+    const first = await runOnce(id);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts).toMatchObject({ collected: 3, created: 3 });
+    expect(await constituent('de2@example.org')).toMatchObject({ firstName: 'De2', lastName: 'Row' });
+    mcloud.expireTokens();
+    const tokens = mcloud.tokens();
+    mcloud.addRow(DE_KEY, { SubscriberKey: 'de.later', EmailAddress: 'de.later@example.org', FirstName: 'Later', LastName: 'Row', ModifiedDate: new Date(Date.UTC(2026, 0, 3)).toISOString() });
+    const second = await runOnce(id);
+    expect(second.status, JSON.stringify(second)).toBe('finished');
+    // the newest, and perhaps the last of the first run (its own instant, read again harmlessly)
+    expect(second.counts.collected).toBeGreaterThanOrEqual(1);
+    expect(second.counts.collected).toBeLessThanOrEqual(2);
+    expect(mcloud.tokens()).toBe(tokens + 1);
+    expect(await constituent('de.later@example.org')).toMatchObject({ firstName: 'Later' });
+  });
+
+  it('a file into a data extension: the known row updated, the new one upserted by its primary key, the one Marketing Cloud refuses in Exceptions with its words', async () => {
+    mcloud.addRow(DE_KEY, { SubscriberKey: 'ada', EmailAddress: 'ada@analytical.example', FirstName: 'Ada' });
+    const id = await formula({ dataSourceId: flat, object: 'de-rows-*.csv' }, { dataSourceId: marketingCloud, object: 'data-extensions', settings: { dataExtension: DE_KEY } },
+      [['subscriberkey', 'Key'], ['emailaddress', 'Email'], ['firstname', 'First name'], ['lastname', 'Last name']], [['Email', 'emailaddress']]);
+    dropFile('de-rows-1.csv', [
+      ['Key', 'Email', 'First name', 'Last name'],
+      ['ada', 'ADA@analytical.example', 'Ada', 'Lovelace'],
+      ['grace', 'grace@navy.example', 'Grace', 'Hopper'],
+      ['bad', 'bad@@example', 'Bad', 'Address'],
+    ]);
+    const done = await runOnce(id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 1, updated: 1 });
+    const rows = mcloud.dataExtensions.get(DE_KEY)!.rows;
+    expect(rows.get('ada')).toMatchObject({ lastname: 'Lovelace' });
+    expect(rows.get('grace')).toMatchObject({ firstname: 'Grace' });
+    const records = await outcomes(id);
+    expect(records.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
+    expect(records[0]).toMatchObject({ bucket: 'exception', error_reason: 'Salesforce Marketing Cloud refused the row: Unable to save rows for data extension ID Riverside_Supporters; The value for column [emailaddress] is not a valid email address: bad@@example' });
   });
 });

@@ -245,15 +245,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     }
     return undefined;
   },
-  'salesforce-marketing-cloud': (r) => {
-    if (r.method !== 'POST' || r.path !== '/v2/token') return undefined;
-    const b = json(r);
-    if (!/application\/json/.test(r.headers['content-type'] ?? '') || b.grant_type !== 'client_credentials' || b.client_id !== C.sfmc.clientId || b.client_secret !== C.sfmc.clientSecret) {
-      return [401, { error: 'invalid_client', error_description: 'Invalid client ID' }];
-    }
-    if (b.account_id !== undefined && b.account_id !== Number(C.sfmc.accountId)) return [401, { error: 'unauthorized_client' }];
-    return [200, { access_token: 'sfmc-access', token_type: 'Bearer', expires_in: 1080, rest_instance_url: 'https://mc.rest.marketingcloudapis.com/' }];
-  },
   'stripe': (r) => {
     if (r.method !== 'GET' || r.path !== '/v1/balance') return undefined;
     if (bearer(r.headers) !== C.stripe.secretKey) return [401, { error: { message: 'Invalid API Key provided', type: 'invalid_request_error' } }];

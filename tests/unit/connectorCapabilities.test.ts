@@ -16,6 +16,7 @@ describe('what each system does', () => {
       'salesforce': 'source and destination',
       'everyaction': 'source and destination',
       'engaging-networks': 'source and destination',
+      'salesforce-marketing-cloud': 'source and destination',
       'fenxt': 'connection test only',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',

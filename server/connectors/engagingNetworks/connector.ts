@@ -25,8 +25,8 @@ import {
 } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { awaitJob, exportBatches, readJobAt } from '../kit/exportJob.ts';
-import { EXPIRY_MARGIN_MS } from '../kit/oauthSession.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
+import { vendorSession, type Session } from '../kit/session.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { expectJson, JSON_BODY, vendorFetch } from '../vendorHttp.ts';
 
@@ -54,17 +54,14 @@ export function ensMessageOf(body: unknown): string {
   return (typeof o.messageId === 'string' && o.messageId ? `${o.message} (${o.messageId})` : o.message).slice(0, 500);
 }
 
-/** Sessions of this process, by data centre and API token (hashed): one authentication serves every call until it nears expiry. */
-const sessions = new Map<string, { token: string; expiresOn: number }>();
-
-async function authenticate(ctx: ConnectorContext): Promise<{ token: string; expiresOn: number }> {
+async function authenticate(ctx: ConnectorContext): Promise<Session> {
   const res = await vendorFetch('engaging-networks', NAME, `${hostOf(ctx)}/ens/service/authenticate`, {
     method: 'POST', headers: { ...JSON_BODY, accept: 'application/json' }, body: ctx.settings.apiToken ?? '', signal: ctx.signal,
   });
   const body = await expectJson<{ 'ens-auth-token'?: string; expires?: number }>(NAME, res, 'the API user token');
   const token = body['ens-auth-token'];
   if (!token) throw refused(`${NAME} answered without a session token.`);
-  return { token, expiresOn: Date.now() + (Number(body.expires) > 0 ? Number(body.expires) : 3_600_000) };
+  return { token, expiresOn: Date.now() + (Number(body.expires) > 0 ? Number(body.expires) : 3_600_000), about: {} };
 }
 
 export function ensClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): VendorClient {
@@ -72,15 +69,8 @@ export function ensClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) =>
   return vendorClient({
     system: 'engaging-networks', name: NAME, baseUrl: hostOf(ctx), signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
     credential: 'session token',
-    async auth(force) {
-      let s = sessions.get(key);
-      // a session near its end, or one ENS refused: authenticate again
-      if (force || !s || s.expiresOn - EXPIRY_MARGIN_MS <= Date.now()) {
-        s = await authenticate(ctx);
-        sessions.set(key, s);
-      }
-      return { 'ens-auth-token': s.token };
-    },
+    // one session per token and data centre in this process; one ENS refused: authenticate again
+    auth: async (force) => ({ 'ens-auth-token': (await vendorSession(`ens:${key}`, force, () => authenticate(ctx))).token }),
     messageOf: ensMessageOf,
   });
 }

@@ -111,11 +111,13 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           await o.pace?.take(o.signal);
           await req.pace?.take(o.signal);
           stats.calls++;
+          // signed in first: a vendor whose host comes with its token (Marketing Cloud) is known by then
+          const auth = await o.auth(forced);
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
             headers: {
               accept: req.text ?? 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(req.body ? { 'content-type': req.body.contentType } : {}),
-              ...req.headers, ...(await o.auth(forced)),
+              ...req.headers, ...auth,
             },
             ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : req.body ? { body: req.body.text } : {}),
             maxBytes: VENDOR_DATA_MAX_BYTES,
