@@ -34,7 +34,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'pardot': { settings: { environment: 'production', ...C.pardot, clientId: C.salesforce.clientId, clientSecret: C.salesforce.clientSecret, username: C.salesforce.username, password: C.salesforce.password, securityToken: C.salesforce.securityToken }, wrong: { businessUnitId: '0Uv5g000000ZZZZZZZ' }, detail: /business unit/ },
   'stripe': { settings: { ...C.stripe }, wrong: { secretKey: 'sk_test_51WrongKeyForTheFakeStripe' }, detail: /test mode/ },
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
-  'mobile-commons': { settings: { ...C.mobileCommons }, wrong: { password: 'nope' }, detail: /Signed in/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
   'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
   'donordrive': { settings: { siteUrl: 'https://riverside.donordrive.com', ...C.donordrive }, wrong: { apiToken: 'nope' }, detail: /riverside\.donordrive\.com/ },

@@ -21,6 +21,7 @@ import type { TestServer } from '../support/server.ts';
 import { startFakeEveryAction, VAN_APP, VAN_KEY, type FakeEveryAction } from '../support/vendors/everyaction.ts';
 import { ENS_TOKEN, startFakeEngagingNetworks, type FakeEngagingNetworks } from '../support/vendors/engagingNetworks.ts';
 import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
+import { MC_LOGIN, startFakeMobileCommons, type FakeMobileCommons } from '../support/vendors/mobileCommons.ts';
 import { DE_KEY, SFMC, startFakeMarketingCloud, type FakeMarketingCloud } from '../support/vendors/salesforceMarketingCloud.ts';
 
 const F = '/web-api/v1/formulas';
@@ -36,6 +37,8 @@ let en: FakeEngagingNetworks;
 let engagingNetworks: string;
 let mcloud: FakeMarketingCloud;
 let marketingCloud: string;
+let sms: FakeMobileCommons;
+let mobileCommons: string;
 const others: VendorFakeSetup<{ close(): Promise<void>; url: string }>[] = [];
 
 const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
@@ -99,6 +102,7 @@ beforeAll(async () => {
   };
   en = await started(withVendorFake('engaging-networks', startFakeEngagingNetworks));
   mcloud = await started(withVendorFake('salesforce-marketing-cloud', startFakeMarketingCloud));
+  sms = await started(withVendorFake('mobile-commons', startFakeMobileCommons));
   vanVendor = await withVendorFake('everyaction', startFakeEveryAction, { server: { work: true, env: { RUN_SLICE_MS: '100000', ...env } } });
   ({ fake: van, server } = vanVendor);
   admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
@@ -111,6 +115,7 @@ beforeAll(async () => {
   everyaction = await create({ system: 'everyaction', displayName: 'Riverside EveryAction', settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1' } });
   engagingNetworks = await create({ system: 'engaging-networks', displayName: 'Riverside Engaging Networks', settings: { dataCentre: 'us', apiToken: ENS_TOKEN } });
   marketingCloud = await create({ system: 'salesforce-marketing-cloud', displayName: 'Riverside Marketing Cloud', settings: { ...SFMC } });
+  mobileCommons = await create({ system: 'mobile-commons', displayName: 'Riverside SMS', settings: { ...MC_LOGIN } });
   const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
   crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;
 }, 120_000);
@@ -122,7 +127,7 @@ afterAll(async () => {
 describe('the catalogue', () => {
   it('says each system reads and writes records', async () => {
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
-    const ours = ['everyaction', 'engaging-networks', 'salesforce-marketing-cloud'];
+    const ours = ['everyaction', 'engaging-networks', 'salesforce-marketing-cloud', 'mobile-commons'];
     expect(systems.filter((s) => ours.includes(s.system)).map((s) => s.does)).toEqual(ours.map(() => 'source and destination'));
   });
 });
@@ -247,5 +252,42 @@ describe('Salesforce Marketing Cloud', () => {
     const records = await outcomes(id);
     expect(records.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
     expect(records[0]).toMatchObject({ bucket: 'exception', error_reason: 'Salesforce Marketing Cloud refused the row: Unable to save rows for data extension ID Riverside_Supporters; The value for column [emailaddress] is not a valid email address: bad@@example' });
+  });
+});
+
+describe('Mobile Commons', () => {
+  it('profiles into the Sandbox CRM: every one on the first run (a 429 waited out), a later run only what changed', async () => {
+    for (let i = 0; i < 3; i++) sms.add({ phone: `50355501${i}0`, email: `sms${i}@example.org`, firstName: `Sms${i}`, lastName: 'Profile', updatedAt: new Date(Date.UTC(2026, 0, 2, i)) });
+    const id = await toCrm(mobileCommons, 'profiles', [['firstName', 'first_name'], ['lastName', 'last_name'], ['email', 'email'], ['phone', 'phone_number']], 'email');
+    sms.throttle(1, 0);
+    const first = await runOnce(id);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts).toMatchObject({ collected: 3, created: 3 });
+    expect(await constituent('sms1@example.org')).toMatchObject({ firstName: 'Sms1', lastName: 'Profile' });
+    sms.add({ phone: '5035550999', email: 'sms.later@example.org', firstName: 'Later', lastName: 'Profile' });
+    const second = await runOnce(id);
+    expect(second.status, JSON.stringify(second)).toBe('finished');
+    expect(second.counts).toMatchObject({ collected: 1, created: 1 });
+    expect(await constituent('sms.later@example.org')).toMatchObject({ firstName: 'Later' });
+  });
+
+  it('a file into profiles by phone number: the known one updated, the new one created, the one Mobile Commons refuses in Exceptions with its words; nobody opted in', async () => {
+    const known = sms.add({ phone: '15035550401', firstName: 'Ada', lastName: 'Lovelace' });
+    const id = await formula({ dataSourceId: flat, object: 'sms-profiles-*.csv' }, { dataSourceId: mobileCommons, object: 'profiles' },
+      [['phone_number', 'Phone'], ['first_name', 'First name'], ['last_name', 'Last name'], ['email', 'Email']], [['Phone', 'phone_number']]);
+    dropFile('sms-profiles-1.csv', [
+      ['Phone', 'First name', 'Last name', 'Email'],
+      ['(503) 555-0401', 'Ada', 'Lovelace', 'ada@analytical.example'],
+      ['503-555-0402', 'Grace', 'Hopper', 'grace@navy.example'],
+      ['503-555-0403', 'Bad', 'Address', 'bad@@example'],
+    ]);
+    const done = await runOnce(id);
+    expect(done.status, JSON.stringify(done)).toBe('finished');
+    expect(done.counts).toMatchObject({ collected: 3, created: 1, updated: 1 });
+    expect(sms.profiles.get(known.id)).toMatchObject({ email: 'ada@analytical.example', optInPaths: [] });
+    expect([...sms.profiles.values()].find((p) => p.phone === '15035550402')).toMatchObject({ firstName: 'Grace', optInPaths: [] });
+    const rows = await outcomes(id);
+    expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
+    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'Mobile Commons refused the profile: Invalid email address: bad@@example' });
   });
 });

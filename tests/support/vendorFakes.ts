@@ -256,13 +256,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     const ok = b && decodeURIComponent(b[0]) === C.swoogo.consumerKey && decodeURIComponent(b[1]) === C.swoogo.consumerSecret && form(r).get('grant_type') === 'client_credentials';
     return ok ? [200, { access_token: 'swoogo-access', token_type: 'bearer', expires_in: 1800 }] : [401, { name: 'Unauthorized', message: 'Invalid credentials' }];
   },
-  'mobile-commons': (r) => {
-    if (r.method !== 'GET' || r.path !== '/api/campaigns') return undefined;
-    if (!isBasic(r.headers, C.mobileCommons.username, C.mobileCommons.password)) {
-      return [200, '<?xml version="1.0" encoding="UTF-8"?><response success="false"><error id="1" message="Invalid username or password"/></response>', 'text/xml'];
-    }
-    return [200, '<?xml version="1.0" encoding="UTF-8"?><response success="true"><campaigns></campaigns></response>', 'text/xml'];
-  },
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
     return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];

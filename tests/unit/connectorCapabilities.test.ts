@@ -17,6 +17,7 @@ describe('what each system does', () => {
       'everyaction': 'source and destination',
       'engaging-networks': 'source and destination',
       'salesforce-marketing-cloud': 'source and destination',
+      'mobile-commons': 'source and destination',
       'fenxt': 'connection test only',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',

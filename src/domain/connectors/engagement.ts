@@ -186,7 +186,7 @@ export const mobileCommons: ConnectorDefinition = {
   ],
   authentication: 'HTTP Basic with the user\'s e-mail and password at secure.mcommons.com/api (XML answers).',
   docs: 'https://mobilecommons.zendesk.com/hc/en-us/articles/202052534-REST-API',
-  support: 'connection-test',
+  support: 'full',
 };
 
 const HUBSPOT_AUTH = [
