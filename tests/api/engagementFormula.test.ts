@@ -145,6 +145,9 @@ describe('EveryAction', () => {
     const second = await runOnce(id);
     expect(second.status, JSON.stringify(second)).toBe('finished');
     expect(second.counts).toMatchObject({ collected: 1, created: 1 });
+    // the second job asks only for what changed after the first one's window
+    const jobs = van.seen.filter((x) => x.method === 'POST' && x.path === '/v4/changedEntityExportJobs').map((x) => x.body as { dateChangedFrom: string; dateChangedTo: string });
+    expect(jobs.at(-1)!.dateChangedFrom).toBe(jobs.at(-2)!.dateChangedTo);
     expect(await constituent('van.later@example.org')).toMatchObject({ firstName: 'Later' });
   });
 
@@ -188,6 +191,8 @@ describe('Engaging Networks', () => {
     expect(second.status, JSON.stringify(second)).toBe('finished');
     expect(second.counts).toMatchObject({ collected: 1, created: 1 });
     expect(en.authentications()).toBe(signedIn + 1);
+    const jobs = en.seen.filter((x) => x.method === 'POST' && x.path === '/ens/service/export/job').map((x) => x.body as { startDate: string; endDate: string });
+    expect(jobs.at(-1)!.startDate).toBe(jobs.at(-2)!.endDate);
     expect(await constituent('en.later@example.org')).toMatchObject({ firstName: 'Later' });
   });
 
@@ -230,6 +235,8 @@ describe('Salesforce Marketing Cloud', () => {
     expect(second.counts.collected).toBeGreaterThanOrEqual(1);
     expect(second.counts.collected).toBeLessThanOrEqual(2);
     expect(mcloud.tokens()).toBe(tokens + 1);
+    const reads = mcloud.seen.filter((x) => x.method === 'GET' && x.path.endsWith('/rowset'));
+    expect(reads.at(-1)!.query.$filter).toBe("modifieddate gte '2026-01-02T02:00:00.000Z'");
     expect(await constituent('de.later@example.org')).toMatchObject({ firstName: 'Later' });
   });
 
@@ -268,6 +275,8 @@ describe('Mobile Commons', () => {
     const second = await runOnce(id);
     expect(second.status, JSON.stringify(second)).toBe('finished');
     expect(second.counts).toMatchObject({ collected: 1, created: 1 });
+    const pages = sms.seen.filter((x) => x.path === '/api/profiles');
+    expect(pages.at(-1)!.query.from).toBe(pages[0]!.query.to);
     expect(await constituent('sms.later@example.org')).toMatchObject({ firstName: 'Later' });
   });
 
