@@ -114,7 +114,7 @@ beforeAll(async () => {
   flat = await create({ system: 'flat-file', displayName: 'Engagement drop', settings: { folder: 'engagement' } });
   everyaction = await create({ system: 'everyaction', displayName: 'Riverside EveryAction', settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1' } });
   engagingNetworks = await create({ system: 'engaging-networks', displayName: 'Riverside Engaging Networks', settings: { dataCentre: 'us', apiToken: ENS_TOKEN } });
-  marketingCloud = await create({ system: 'salesforce-marketing-cloud', displayName: 'Riverside Marketing Cloud', settings: { ...SFMC } });
+  marketingCloud = await create({ system: 'salesforce-marketing-cloud', displayName: 'Riverside Marketing Cloud', settings: { ...SFMC, dataExtensions: DE_KEY } });
   mobileCommons = await create({ system: 'mobile-commons', displayName: 'Riverside SMS', settings: { ...MC_LOGIN } });
   const { dataSources } = await json<{ dataSources: { id: string; system: string }[] }>(await send(DS));
   crm = dataSources.find((d) => d.system === 'sandbox-crm')!.id;

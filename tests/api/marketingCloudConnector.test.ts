@@ -51,6 +51,10 @@ describe('signing in', () => {
     expect(mc.tokens()).toBe(before + 2);
     expect(fields.find((f) => f.name === 'subscriberkey')).toMatchObject({ required: true, searchable: true });
     expect(fields.find((f) => f.name === 'emailaddress')).toMatchObject({ type: 'email' });
+    // the wizard's look, without a formula: the data extensions the connection names
+    const wizard = await sfmc.describeFields(ctx({}, { dataExtensions: ` ${DE_KEY} ` }), 'data-extensions');
+    expect(wizard.map((f) => [f.name, f.required ?? false])).toEqual([['subscriberkey', false], ['modifieddate', false], ['emailaddress', false]]);
+    await expect(sfmc.describeFields(ctx({}), 'data-extensions')).rejects.toThrow("Name the data extensions (their external keys) in the connection's settings: Marketing Cloud's REST API cannot list them.");
     const error = await sfmc.test(ctx({}, { clientSecret: 'nope' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionProblem);
     expect((error as Error).message).toMatch(/Salesforce Marketing Cloud/);

@@ -116,9 +116,7 @@ async function rows(client: VendorClient, key: string, page: number, size: numbe
   return answer.items ?? [];
 }
 
-async function describe(ctx: ConnectorContext, client: VendorClient): Promise<FieldInfo[]> {
-  const key = (ctx.endSettings?.dataExtension ?? '').trim();
-  if (!key) return [];
+async function describeOne(ctx: ConnectorContext, client: VendorClient, key: string): Promise<FieldInfo[]> {
   // the REST API describes a data extension by its rows: the first one's keys and values
   const [first] = await rows(client, key, 1, 1);
   if (!first) throw new ConnectorInputError(`The data extension ${key} has no rows yet, so Marketing Cloud's REST API cannot describe its fields.`);
@@ -129,6 +127,23 @@ async function describe(ctx: ConnectorContext, client: VendorClient): Promise<Fi
     name, label: name, type: /email/.test(name) ? 'email' as const : /date/.test(name) ? 'datetime' as const : 'string' as const, searchable: true,
     ...(keys.includes(name) ? { required: true } : {}),
   }));
+}
+
+/** The formula's data extension, or (the wizard's look, without a formula) those the connection names, each field once. */
+async function describe(ctx: ConnectorContext, client: VendorClient): Promise<FieldInfo[]> {
+  const formula = (ctx.endSettings?.dataExtension ?? '').trim();
+  const keys = formula ? [formula] : (ctx.settings.dataExtensions ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  if (!keys.length) throw new ConnectorInputError('Name the data extensions (their external keys) in the connection\'s settings: Marketing Cloud\'s REST API cannot list them.');
+  const byName = new Map<string, FieldInfo>();
+  for (const key of keys) {
+    for (const f of await describeOne(ctx, client, key)) {
+      if (byName.has(f.name)) continue;
+      // a primary key of one of several data extensions is not required of every formula
+      if (!formula) delete f.required;
+      byName.set(f.name, f);
+    }
+  }
+  return [...byName.values()];
 }
 
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
@@ -228,7 +243,7 @@ export const salesforceMarketingCloudConnector: Connector = {
     return salesforceMarketingCloud.objects.filter((o) => o.name === OBJECT);
   },
   async describeFields(ctx, object) {
-    keyOf({ ...ctx, endSettings: { dataExtension: 'any', ...ctx.endSettings } }, object);
+    if (object !== OBJECT) keyOf(ctx, object);
     return describe(ctx, sfmcClient(ctx));
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
