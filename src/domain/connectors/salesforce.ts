@@ -110,7 +110,7 @@ export const salesforceMarketingCloud: ConnectorDefinition = {
     clientSecret: secret('Client secret'),
     accountId: text('Account ID (MID)', { required: false, pattern: { regex: /^\d+$/, message: 'The MID is a number.' } }),
     // Marketing Cloud's REST API cannot list data extensions: the wizard describes the fields of these
-    dataExtensions: text('Data extensions (external keys)', { required: false, description: 'Comma-separated: the data extensions formulas will read or write, so the wizard can show their fields.' }),
+    dataExtensions: text('Data extensions', { required: false, description: 'Their external keys, comma-separated: the data extensions formulas will read or write, so the wizard can show their fields.' }),
   }),
   additionalSettings: {
     source: settingsSchema({
