@@ -124,8 +124,27 @@ afterAll(async () => {
   for (const o of others) await o.close();
 });
 
-describe('the catalogue', () => {
-  it('says each system reads and writes records', async () => {
+describe('the wizard and the catalogue', () => {
+  it('tests each connection, lists its objects and describes their fields through the API; the catalogue says each reads and writes records', async () => {
+    for (const ds of [everyaction, engagingNetworks, marketingCloud, mobileCommons]) {
+      expect(await json(await send(`${DS}/${ds}/test`, { method: 'POST' })), ds).toMatchObject({ status: 'success' });
+    }
+    const objects = async (id: string) => (await json<{ objects: { name: string }[] }>(await send(`${DS}/${id}/objects`))).objects.map((o) => o.name);
+    expect(await objects(everyaction)).toEqual(['people', 'contributions']);
+    expect(await objects(engagingNetworks)).toEqual(['supporters', 'transactions']);
+    expect(await objects(marketingCloud)).toEqual(['data-extensions']);
+    expect(await objects(mobileCommons)).toEqual(['profiles']);
+    mcloud.addRow(DE_KEY, { SubscriberKey: 'wizard', EmailAddress: 'wizard@example.org', FirstName: 'Wiz' });
+    sms.add({ phone: '5035550001', custom: { 'Favorite Color': 'Teal' } });
+    const fields = async (id: string, object: string) => (await json<{ fields: { name: string }[] }>(await send(`${DS}/${id}/objects/${object}/fields`))).fields.map((f) => f.name);
+    expect(await fields(everyaction, 'people')).toEqual(expect.arrayContaining(['VanID', 'FirstName', 'Email', 'DateModified']));
+    expect(await fields(everyaction, 'contributions')).toEqual(expect.arrayContaining(['VanID', 'Amount', 'DateReceived']));
+    expect(await fields(engagingNetworks, 'supporters')).toEqual(expect.arrayContaining(['Email Address', 'Volunteer Interest']));
+    expect(await fields(marketingCloud, 'data-extensions')).toEqual(expect.arrayContaining(['subscriberkey', 'emailaddress', 'firstname']));
+    expect(await fields(mobileCommons, 'profiles')).toEqual(expect.arrayContaining(['phone_number', 'opt_in_path_id', 'Favorite Color']));
+    mcloud.dataExtensions.get(DE_KEY)!.rows.clear();
+    sms.profiles.clear();
+    sms.seen.length = 0;
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     const ours = ['everyaction', 'engaging-networks', 'salesforce-marketing-cloud', 'mobile-commons'];
     expect(systems.filter((s) => ours.includes(s.system)).map((s) => s.does)).toEqual(ours.map(() => 'source and destination'));
