@@ -80,6 +80,12 @@ describe('as a source', () => {
     const rest = await all(everyactionConnector.pull(ctx(), 'people', batches[0]!.watermark, { batchSize: 2 }));
     expect(rest.flatMap((b) => b.records.map((r) => r.fields.FirstName))).toEqual(['P2', 'P3', 'P4']);
     expect(van.seen.some((s) => s.method === 'POST')).toBe(false);
+    // once the job's files expired, the same window is asked for again
+    van.expireFiles();
+    van.seen.length = 0;
+    const afresh = await all(everyactionConnector.pull(ctx(), 'people', batches[0]!.watermark, { batchSize: 10 }));
+    expect(afresh.flatMap((b) => b.records)).toHaveLength(5);
+    expect(van.seen.find((s) => s.method === 'POST')!.body).toMatchObject({ dateChangedFrom: '2000-01-01T00:00:00Z' });
 
     van.seen.length = 0;
     van.addPerson({ firstName: 'Later', lastName: 'Person', changedAt: new Date(Date.now() + 60_000) });

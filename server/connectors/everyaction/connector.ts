@@ -153,9 +153,11 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const from = at.since ?? (window ? window.from.toISOString() : EPOCH);
   let resume = readJobAt(at.next);
   let job: ExportJob | null = resume ? await finishedJob(ctx, client, resume.job) : null;
+  // files VAN no longer keeps (each has its expiry) cannot be read again
+  if (job?.files?.some((f) => f.dateExpired && Date.parse(f.dateExpired) <= Date.now())) job = null;
   let to = resume?.to ?? '';
   if (!job) {
-    // a job VAN no longer has is asked for again
+    // a job VAN no longer has, or whose files expired, is asked for again
     resume = null;
     to = (window ? window.to : new Date()).toISOString();
     const fields = (await exportFields(client, kind)).map((f) => f.fieldName).filter((n): n is string => !!n);

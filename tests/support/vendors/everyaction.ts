@@ -35,6 +35,8 @@ export interface FakeEveryAction {
   throttle(n: number, seconds?: number): void;
   /** rows of one export file */
   fileRows: number;
+  /** every export file given so far has expired */
+  expireFiles(): void;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export async function startFakeEveryAction(): Promise<FakeEveryAction> {
   const seen: VanSeen[] = [];
   const people = new Map<number, VanPerson>();
   const contributions = new Map<number, VanContribution>();
-  const jobs = new Map<number, { looks: number; resource: string; files: string[]; from: string; to: string }>();
+  const jobs = new Map<number, { looks: number; resource: string; files: string[]; from: string; to: string; expires: number }>();
   const files = new Map<string, string>();
   let nextVan = 100_001;
   let nextContribution = 5_001;
@@ -77,6 +79,7 @@ export async function startFakeEveryAction(): Promise<FakeEveryAction> {
       return made;
     },
     throttle(n, seconds = 1) { throttled = n; throttleSeconds = seconds; },
+    expireFiles() { for (const j of jobs.values()) { j.expires = Date.now() - 1000; for (const f of j.files) files.delete(f); } },
     close: async () => {},
   };
 
@@ -149,7 +152,7 @@ export async function startFakeEveryAction(): Promise<FakeEveryAction> {
         files.set(name, '\uFEFF' + [header, ...rows.slice(i, i + fake.fileRows)].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n');
         names.push(name);
       }
-      jobs.set(id, { looks: 0, resource, files: names, from: iso(from), to: iso(to) });
+      jobs.set(id, { looks: 0, resource, files: names, from: iso(from), to: iso(to), expires: Date.now() + 86_400_000 });
       return [201, { exportJobId: id, jobStatus: 'Pending', dateChangedFrom: iso(from), dateChangedTo: iso(to), files: [], message: null, exportedRecordCount: null }];
     }
     m = /^\/v4\/changedEntityExportJobs\/(\d+)$/.exec(path);
@@ -160,7 +163,7 @@ export async function startFakeEveryAction(): Promise<FakeEveryAction> {
       const done = job.looks > 1;
       return [200, {
         exportJobId: Number(m[1]), jobStatus: done ? 'Complete' : 'InProcess', dateChangedFrom: job.from, dateChangedTo: job.to, message: null,
-        files: done ? job.files.map((f) => ({ downloadUrl: `https://ngpvan.blob.core.windows.net/exports${f}`, dateExpired: iso(Date.now() + 86_400_000) })) : [],
+        files: done ? job.files.map((f) => ({ downloadUrl: `https://ngpvan.blob.core.windows.net/exports${f}`, dateExpired: iso(job.expires) })) : [],
       }];
     }
     if (method === 'POST' && path === '/v4/people/find') {
