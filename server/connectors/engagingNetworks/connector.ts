@@ -28,7 +28,7 @@ import { awaitJob, exportBatches, readJobAt } from '../kit/exportJob.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
-import { expectJson, JSON_BODY, vendorFetch } from '../vendorHttp.ts';
+import { expectJson, JSON_BODY, vendorFetch, vendorUrl } from '../vendorHttp.ts';
 
 const NAME = 'Engaging Networks';
 
@@ -65,7 +65,8 @@ async function authenticate(ctx: ConnectorContext): Promise<Session> {
 }
 
 export function ensClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): VendorClient {
-  const key = createHash('sha256').update(`${hostOf(ctx)}\n${ctx.settings.apiToken ?? ''}`).digest('hex');
+  // the host as called (a redirected one included), so a session is never offered to another host
+  const key = createHash('sha256').update(`${vendorUrl('engaging-networks', hostOf(ctx)).url}\n${ctx.settings.apiToken ?? ''}`).digest('hex');
   return vendorClient({
     system: 'engaging-networks', name: NAME, baseUrl: hostOf(ctx), signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
     credential: 'session token',

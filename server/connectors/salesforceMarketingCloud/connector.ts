@@ -30,7 +30,7 @@ import { lowered, meets } from '../kit/criteria.ts';
 import { laterStamp, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
-import { expectJson, JSON_BODY, vendorFetch } from '../vendorHttp.ts';
+import { expectJson, JSON_BODY, vendorFetch, vendorUrl } from '../vendorHttp.ts';
 
 const NAME = 'Salesforce Marketing Cloud';
 /** rows a page: Marketing Cloud's most */
@@ -64,7 +64,9 @@ async function signIn(ctx: ConnectorContext): Promise<Session<{ rest: string }>>
 
 export function sfmcClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): VendorClient {
   if (!ctx.settings.subdomain || !/^[a-z0-9-]{4,60}$/i.test(ctx.settings.subdomain)) throw refused('Enter the subdomain of your Marketing Cloud authentication base URI.');
-  const key = `sfmc:${createHash('sha256').update([ctx.settings.subdomain, ctx.settings.clientId, ctx.settings.clientSecret, ctx.settings.accountId ?? ''].join('\n')).digest('hex')}`;
+  // the auth host as called (a redirected one included), so a token is never offered to another host
+  const auth = vendorUrl('salesforce-marketing-cloud', `https://${ctx.settings.subdomain}.auth.marketingcloudapis.com/v2/token`).url;
+  const key = `sfmc:${createHash('sha256').update([auth, ctx.settings.clientId, ctx.settings.clientSecret, ctx.settings.accountId ?? ''].join('\n')).digest('hex')}`;
   let rest = '';
   const session = async (force: boolean) => {
     const s = await vendorSession(key, force, () => signIn(ctx));
