@@ -163,17 +163,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
     return [200, { access_token: 'enc-access', token_type: 'Bearer', expires_in: 3600 }];
   },
-  'engaging-networks': (r) => {
-    if (r.method !== 'POST' || r.path !== '/ens/service/authenticate') return undefined;
-    if (r.body !== C.engagingNetworks.apiToken) return [401, { message: 'Invalid API user token' }];
-    return [200, { 'ens-auth-token': 'ens-session', expires: 3_600_000 }];
-  },
-  'everyaction': (r) => {
-    if (r.method !== 'POST' || r.path !== '/v4/echoes') return undefined;
-    const e = C.everyaction;
-    if (!isBasic(r.headers, e.applicationName, `${e.apiKey}|${e.databaseMode}`)) return [401, { errors: [{ code: 'UNAUTHORIZED', text: 'Authorization has been denied' }] }];
-    return [201, { message: json(r).message }];
-  },
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
   'salesforce': (r) => {
@@ -200,15 +189,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     }
     return undefined;
   },
-  'salesforce-marketing-cloud': (r) => {
-    if (r.method !== 'POST' || r.path !== '/v2/token') return undefined;
-    const b = json(r);
-    if (!/application\/json/.test(r.headers['content-type'] ?? '') || b.grant_type !== 'client_credentials' || b.client_id !== C.sfmc.clientId || b.client_secret !== C.sfmc.clientSecret) {
-      return [401, { error: 'invalid_client', error_description: 'Invalid client ID' }];
-    }
-    if (b.account_id !== undefined && b.account_id !== Number(C.sfmc.accountId)) return [401, { error: 'unauthorized_client' }];
-    return [200, { access_token: 'sfmc-access', token_type: 'Bearer', expires_in: 1080, rest_instance_url: 'https://mc.rest.marketingcloudapis.com/' }];
-  },
   'stripe': (r) => {
     if (r.method !== 'GET' || r.path !== '/v1/balance') return undefined;
     if (bearer(r.headers) !== C.stripe.secretKey) return [401, { error: { message: 'Invalid API Key provided', type: 'invalid_request_error' } }];
@@ -219,13 +199,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     const b = basicOf(r.headers);
     const ok = b && decodeURIComponent(b[0]) === C.swoogo.consumerKey && decodeURIComponent(b[1]) === C.swoogo.consumerSecret && form(r).get('grant_type') === 'client_credentials';
     return ok ? [200, { access_token: 'swoogo-access', token_type: 'bearer', expires_in: 1800 }] : [401, { name: 'Unauthorized', message: 'Invalid credentials' }];
-  },
-  'mobile-commons': (r) => {
-    if (r.method !== 'GET' || r.path !== '/api/campaigns') return undefined;
-    if (!isBasic(r.headers, C.mobileCommons.username, C.mobileCommons.password)) {
-      return [200, '<?xml version="1.0" encoding="UTF-8"?><response success="false"><error id="1" message="Invalid username or password"/></response>', 'text/xml'];
-    }
-    return [200, '<?xml version="1.0" encoding="UTF-8"?><response success="true"><campaigns></campaigns></response>', 'text/xml'];
   },
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;

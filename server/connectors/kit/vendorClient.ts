@@ -20,7 +20,8 @@ const BACKOFF_MS = 250;
 
 /** The vendor refused one request (a 4xx other than sign-in and rate limits): its status and words. */
 export class VendorRefusal extends ConnectionProblem {
-  constructor(name: string, readonly status: number, readonly vendorMessage: string) {
+  /** `body`: the answer's JSON, for a refusal the caller reads further (a 302 that names what was found) */
+  constructor(name: string, readonly status: number, readonly vendorMessage: string, readonly body?: unknown) {
     super('processing-error', `${name} refused the request (HTTP ${status})${vendorMessage ? `: ${vendorMessage}` : '.'}`);
   }
 }
@@ -31,16 +32,16 @@ export interface VendorCall {
   path: string;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
-  /** a body that is not JSON (Salesforce's Bulk API takes CSV), with its content type */
-  body?: { contentType: string; text: string };
-  /** answer the body as text instead of parsing JSON (Salesforce's Bulk API answers results as CSV) */
-  text?: boolean;
   /** headers of this call only (Salesforce's Sforce-Query-Options) */
   headers?: Record<string, string>;
   /** a limit of this kind of call, kept beside the client's (HubSpot's searches: a few a second) */
   pace?: Pacer;
   /** refusals the caller tells apart itself (a report the user may not read): thrown as a VendorRefusal with their status */
   own?: number[];
+  /** a body other than JSON (an XML document, a form, Salesforce Bulk API's CSV), sent as it is with its content type */
+  body?: { text: string; contentType: string };
+  /** the answer is not JSON (CSV, XML): its text is answered as it is, and the Accept header says what is wanted */
+  text?: string;
 }
 
 export interface VendorClientOptions {
@@ -52,8 +53,8 @@ export interface VendorClientOptions {
   credential?: string;
   /** headers that authenticate a call; `force` after the vendor refused the last token */
   auth(force: boolean): Promise<Record<string, string>>;
-  /** the vendor's words from an error body */
-  messageOf?(body: unknown): string;
+  /** the vendor's words from an error body (its text too, for a vendor that does not answer JSON) */
+  messageOf?(body: unknown, text: string): string;
   /** a spent quota the vendor announces its own way (SKY API: 403 with Retry-After) */
   quota?(res: VendorResponse, body: unknown): QuotaExhausted | null;
   /** a refusal the vendor explains better than its status does (Pardot's 401 for an unknown business unit), in words */
@@ -83,6 +84,8 @@ const parse = (text: string): unknown => { try { return text ? JSON.parse(text) 
 export interface VendorClient {
   /** the answer's JSON (null for an empty body) */
   call<T = unknown>(req: VendorCall): Promise<T>;
+  /** the answer's text, for a call with `text` (its Accept) */
+  text(req: VendorCall & { text: string }): Promise<string>;
   /** calls made, waits honoured and retries done, for tests and logs */
   readonly stats: { calls: number; waits: number; retries: number };
 }
@@ -98,8 +101,9 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
     return url.toString();
   };
 
-  return {
+  const client: VendorClient = {
     stats,
+    async text(req) { return client.call<string>(req); },
     async call<T>(req: VendorCall): Promise<T> {
       let forced = false;
       // a refused token is refreshed once, for the try right after the refusal only
@@ -111,12 +115,13 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           await o.pace?.take(o.signal);
           await req.pace?.take(o.signal);
           stats.calls++;
+          // signed in first: a vendor whose host comes with its token (Marketing Cloud) is known by then
           const auth = await o.auth(refreshNow);
           refreshNow = false;
           res = await vendorFetch(o.system, o.name, urlOf(req), {
             method: req.method ?? 'GET',
             headers: {
-              accept: 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(req.body ? { 'content-type': req.body.contentType } : {}),
+              accept: req.text ?? 'application/json', ...(req.json !== undefined ? JSON_BODY : {}), ...(req.body ? { 'content-type': req.body.contentType } : {}),
               ...req.headers, ...auth,
             },
             ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : req.body ? { body: req.body.text } : {}),
@@ -157,10 +162,11 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
           if (attempt < MAX_ATTEMPTS) { stats.retries++; await sleep(BACKOFF_MS * 2 ** (attempt - 1)); continue; }
           throw transientProblem(processingError(`${o.name} answered with a server error (HTTP ${res.status}). Try again later.`));
         }
-        if (req.own?.includes(res.status)) throw new VendorRefusal(o.name, res.status, messageOf(body));
-        if (res.status === 403) throw refused(`${o.name} refused access (HTTP 403)${messageOf(body) ? `: ${messageOf(body)}` : '.'}`);
-        throw new VendorRefusal(o.name, res.status, messageOf(body));
+        if (req.own?.includes(res.status)) throw new VendorRefusal(o.name, res.status, messageOf(body, text), body);
+        if (res.status === 403) throw refused(`${o.name} refused access (HTTP 403)${messageOf(body, text) ? `: ${messageOf(body, text)}` : '.'}`);
+        throw new VendorRefusal(o.name, res.status, messageOf(body, text));
       }
     },
   };
+  return client;
 }

@@ -78,7 +78,7 @@ export async function bulkWrite(
   if (!job.id) throw processingError('Salesforce did not name the Bulk API job it created.');
   const at = `${API_ROOT}/jobs/ingest/${job.id}`;
   try {
-    await api.call({ method: 'PUT', path: `${at}/batches`, body: { contentType: 'text/csv', text: bulkCsv(rows) }, text: true });
+    await api.call({ method: 'PUT', path: `${at}/batches`, body: { contentType: 'text/csv', text: bulkCsv(rows) }, text: 'application/json' }); // 201 with no body
     await api.call<JobInfo>({ method: 'PATCH', path: at, json: { state: 'UploadComplete' } });
   } catch (err) {
     // a job left open would never run: it is aborted, and the send tried again as a whole
@@ -102,7 +102,7 @@ export async function bulkWrite(
   if (info.state !== 'Aborted') {
     const csv = async (which: 'successfulResults' | 'failedResults') => {
       try {
-        return resultRows(await api.call<string>({ path: `${at}/${which}/`, headers: { accept: 'text/csv' }, text: true }));
+        return resultRows(await api.call<string>({ path: `${at}/${which}/`, text: 'text/csv' }));
       } catch (err) {
         // a job Salesforce failed as a whole may have no results to give
         if (info.state === 'Failed' && err instanceof VendorRefusal) return [];

@@ -114,7 +114,7 @@ export const engagingNetworks: ConnectorDefinition = {
   ],
   authentication: 'POST the API user token to /ens/service/authenticate; the answer\'s ens-auth-token goes in the header of later calls.',
   docs: 'https://www.engagingnetworks.support/api/rest/',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const everyaction: ConnectorDefinition = {
@@ -140,7 +140,7 @@ export const everyaction: ConnectorDefinition = {
   ],
   authentication: 'HTTP Basic with the application name as user name and "{API key}|{database mode}" as password, at api.securevan.com/v4.',
   docs: 'https://docs.everyaction.com/reference/authentication',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const constantContact: ConnectorDefinition = {
@@ -191,7 +191,7 @@ export const mobileCommons: ConnectorDefinition = {
   ],
   authentication: 'HTTP Basic with the user\'s e-mail and password at secure.mcommons.com/api (XML answers).',
   docs: 'https://mobilecommons.zendesk.com/hc/en-us/articles/202052534-REST-API',
-  support: 'connection-test',
+  support: 'full',
 };
 
 const HUBSPOT_AUTH = [

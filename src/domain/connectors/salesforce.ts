@@ -120,9 +120,18 @@ export const salesforceMarketingCloud: ConnectorDefinition = {
     clientId: text('Client ID'),
     clientSecret: secret('Client secret'),
     accountId: text('Account ID (MID)', { required: false, pattern: { regex: /^\d+$/, message: 'The MID is a number.' } }),
+    // Marketing Cloud's REST API cannot list data extensions: the wizard describes the fields of these
+    dataExtensions: text('Data extensions', { required: false, description: 'Their external keys, comma-separated: the data extensions formulas will read or write, so the wizard can show their fields.' }),
   }),
   additionalSettings: {
-    destination: settingsSchema({ dataExtension: text('Data extension external key') }),
+    source: settingsSchema({
+      dataExtension: text('Data extension external key'),
+      modifiedField: text('Date field of the last change', { required: false, description: 'A date field of the data extension: only rows changed since the last run are read. Without one, every row is read each time.' }),
+    }),
+    destination: settingsSchema({
+      dataExtension: text('Data extension external key'),
+      primaryKeys: text('Primary key fields', { required: false, description: 'Comma-separated. Without them, Tributary reads them from the data extension\'s rows.' }),
+    }),
   },
   objects: [
     { name: 'data-extensions', label: 'Data extensions' },
@@ -131,9 +140,9 @@ export const salesforceMarketingCloud: ConnectorDefinition = {
     { name: 'sends', label: 'Sends' },
     { name: 'journeys', label: 'Journeys' },
   ],
-  authentication: 'OAuth 2.0 client credentials of an installed package, at https://{subdomain}.auth.marketingcloudapis.com/v2/token (JSON body, optional account_id).',
+  authentication: 'OAuth 2.0 client credentials of an installed package, at https://{subdomain}.auth.marketingcloudapis.com/v2/token (JSON body, optional account_id); REST calls at the answer\'s rest_instance_url.',
   docs: 'https://developer.salesforce.com/docs/marketing/marketing-cloud/guide/access-token-s2s.html',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const SALESFORCE = [salesforce, pardot, salesforceMarketingCloud];

@@ -1,0 +1,37 @@
+/**
+ * Mobile Commons answers in XML: a document is read into elements with the project's XML parser
+ * (saxes), never with patterns over its text. An element keeps its name, attributes, children and
+ * text; a document that is not well-formed is null.
+ */
+import { SaxesParser } from 'saxes';
+
+export interface XmlElement { name: string; attributes: Record<string, string>; children: XmlElement[]; text: string }
+
+export function parseXml(xml: string): XmlElement | null {
+  const parser = new SaxesParser({ position: false });
+  const stack: XmlElement[] = [];
+  let root: XmlElement | null = null;
+  parser.on('opentag', (tag) => {
+    const el: XmlElement = { name: tag.name, attributes: Object.fromEntries(Object.entries(tag.attributes).map(([k, v]) => [k, String(typeof v === 'string' ? v : v.value)])), children: [], text: '' };
+    stack.at(-1)?.children.push(el);
+    if (!root) root = el;
+    stack.push(el);
+  });
+  const text = (t: string) => { const top = stack.at(-1); if (top) top.text += t; };
+  parser.on('text', text);
+  parser.on('cdata', text);
+  parser.on('closetag', () => { stack.pop(); });
+  try {
+    parser.write(xml).close();
+  } catch {
+    return null;
+  }
+  return root;
+}
+
+/** the first child element named `name` */
+export const child = (el: XmlElement | null | undefined, name: string): XmlElement | undefined => el?.children.find((c) => c.name === name);
+/** every child element named `name` */
+export const children = (el: XmlElement | null | undefined, name: string): XmlElement[] => el?.children.filter((c) => c.name === name) ?? [];
+/** the trimmed text of the first child named `name` ('' when absent) */
+export const textOf = (el: XmlElement | null | undefined, name: string): string => child(el, name)?.text.trim() ?? '';
