@@ -232,3 +232,8 @@ export function testOnlyConnector(system: SystemId, test: Connector['test'], obj
     async upsert() { throw new NotSupported(system, 'writing records yet'); },
   };
 }
+
+/** A connector's one search as the first of its many (`searchMany`), for systems that answer a batch of queries their own way. */
+export function searchOneOf(searchMany: NonNullable<Connector['searchMany']>): Connector['search'] {
+  return async (ctx, object, query) => (await searchMany(ctx, object, [query]))[0]!;
+}

@@ -27,8 +27,7 @@ import { createHash } from 'node:crypto';
 import { constantContact } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
-  type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { emailOnlyProblem, holdsAll } from '../kit/criteria.ts';
 import { once } from '../kit/memo.ts';
 import { oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
@@ -288,9 +287,7 @@ export const constantContactConnector: Connector = {
     return [...FIXED, ...custom.map((f): FieldInfo => ({ name: customKey(f), label: f.label || f.name!, type: CF_TYPES[f.type ?? ''] ?? 'string' }))];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {

@@ -20,8 +20,7 @@ import { createHash } from 'node:crypto';
 import { emma } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
-  type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { emailOnlyProblem, holdsAll } from '../kit/criteria.ts';
 import { once } from '../kit/memo.ts';
 import { sharedPacer } from '../kit/pace.ts';
@@ -202,9 +201,7 @@ export const emmaConnector: Connector = {
     return [...FIXED, ...own.map((f): FieldInfo => ({ name: f.shortcut_name!, label: f.display_name || f.shortcut_name!, type: TYPES[f.field_type ?? ''] ?? 'string' }))];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {

@@ -21,8 +21,7 @@ import { createHash } from 'node:crypto';
 import { engagingNetworks } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions,
-  type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { awaitJob, exportBatches, readJobAt } from '../kit/exportJob.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
@@ -229,9 +228,7 @@ export const engagingNetworksConnector: Connector = {
     return describe(ensClient(ctx), objectOf(object));
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {

@@ -22,8 +22,7 @@
 import { everyaction } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, processingError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
-  type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { awaitJob, exportBatches, readJobAt } from '../kit/exportJob.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
@@ -321,9 +320,7 @@ export const everyactionConnector: Connector = {
     return describe(everyactionClient(ctx).client, objectOf(ctx, object));
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   async upsert(ctx, object, items) {
     return objectOf(ctx, object) === 'people' ? upsertPeople(ctx, items) : upsertContributions(ctx, items);

@@ -25,8 +25,7 @@
 import { hubspot } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchCriterion,
-  type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
@@ -335,9 +334,7 @@ export const hubspotConnector: Connector = {
     return (await properties(ctx, hs(ctx), which)).map((p) => fieldOf(which, p));
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(ctx, object, scenarios) {

@@ -24,8 +24,7 @@ import { createHash } from 'node:crypto';
 import { mailchimp } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
-  type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
@@ -296,9 +295,7 @@ export const mailchimpConnector: Connector = {
     return describe(ctx, mailchimpClient(ctx));
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {

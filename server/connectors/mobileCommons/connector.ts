@@ -19,8 +19,7 @@
 import { mobileCommons } from '../../../src/domain/connectors/engagement.ts';
 import {
   ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions,
-  type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
@@ -206,9 +205,7 @@ export const mobileCommonsConnector: Connector = {
     return [...FIXED, ...[...custom].filter((n) => !FIXED.some((f) => f.name === n)).map((name): FieldInfo => ({ name, label: `${name} (custom column)`, type: 'string' }))];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {

@@ -29,8 +29,7 @@ import { createHash } from 'node:crypto';
 import { pardot } from '../../../src/domain/connectors/salesforce.ts';
 import {
   ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
-  type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { emailOnlyProblem, holdsAll } from '../kit/criteria.ts';
 import { once } from '../kit/memo.ts';
 import { oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
@@ -283,9 +282,7 @@ export const pardotConnector: Connector = {
     return [...STANDARD, ...custom.map((f): FieldInfo => ({ name: customName(f), label: f.name || f.fieldId!, type: CF_TYPES[f.type ?? ''] ?? 'string' }))];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object, scenarios) {

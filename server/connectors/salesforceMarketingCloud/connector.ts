@@ -24,8 +24,7 @@ import { createHash } from 'node:crypto';
 import { salesforceMarketingCloud } from '../../../src/domain/connectors/salesforce.ts';
 import {
   ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions,
-  type SearchCriterion, type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type SearchCriterion, type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { laterStamp, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
@@ -249,9 +248,7 @@ export const salesforceMarketingCloudConnector: Connector = {
     return describe(ctx, sfmcClient(ctx));
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   upsert,
   async matchingProblem(_ctx, object) {

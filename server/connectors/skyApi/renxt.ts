@@ -16,8 +16,7 @@
 import { renxt } from '../../../src/domain/connectors/blackbaud.ts';
 import {
   ConnectorInputError, type Connector, type ConnectorContext, type SearchCriterion, type SearchQuery, type SourceRecord,
-  type UpsertItem, type UpsertResult,
-} from '../connector.ts';
+  type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { meets } from '../kit/criteria.ts';
 import { perRun } from '../kit/perRun.ts';
 import { VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
@@ -333,9 +332,7 @@ export const renxtConnector: Connector = {
   async *pull(ctx, object, since, options) {
     yield* skyPull(sky(ctx).client, PULLS[objectOf(object)], since, options);
   },
-  async search(ctx, object, query) {
-    return (await searchMany(ctx, object, [query]))[0]!;
-  },
+  search: searchOneOf(searchMany),
   searchMany,
   references: (object) => RENXT_REFERENCES[objectOf(object)],
   async upsert(ctx, object, items) {
