@@ -123,7 +123,8 @@ describe('a run from a flat file into the Sandbox CRM', () => {
       ['Bad', 'Address', 'not-an-email'],
     ]);
     const run = await json<RunView>(await send('admin', `${F}/${formula}/run`, { method: 'POST', body: {} }));
-    expect(run).toMatchObject({ kind: 'on-demand', status: 'waiting' });
+    // the job wakes its worker as it is sent: the run may have started by the time the answer is made
+    expect(run).toMatchObject({ kind: 'on-demand', status: expect.stringMatching(/^(waiting|running)$/) });
     const done = await waitForRun(formula, run.id);
     expect(done.status, JSON.stringify(done)).toBe('finished');
     expect(done.counts).toMatchObject({ collected: 5, created: 2, 'bucket:new': 2, 'bucket:validation-exception/Bad e-mail': 1 });
