@@ -17,6 +17,7 @@ describe('what each system does', () => {
       'fenxt': 'source and destination',
       'mailchimp': 'source and destination',
       'hubspot': 'source and destination',
+      'stripe': 'source',
       'constant-contact': 'connection test only',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
