@@ -34,7 +34,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
   'pardot': { settings: { environment: 'production', ...C.pardot, clientId: C.salesforce.clientId, clientSecret: C.salesforce.clientSecret, username: C.salesforce.username, password: C.salesforce.password, securityToken: C.salesforce.securityToken }, wrong: { businessUnitId: '0Uv5g000000ZZZZZZZ' }, detail: /business unit/ },
   'salesforce-marketing-cloud': { settings: { ...C.sfmc }, wrong: { clientSecret: 'nope' }, detail: /514009999/ },
-  'stripe': { settings: { ...C.stripe }, wrong: { secretKey: 'sk_test_51WrongKeyForTheFakeStripe' }, detail: /test mode/ },
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'mobile-commons': { settings: { ...C.mobileCommons }, wrong: { password: 'nope' }, detail: /Signed in/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
@@ -107,13 +106,13 @@ describe.each(Object.entries(CASES) as [SystemId, NonNullable<(typeof CASES)[Sys
 
 describe('failures to reach a vendor', () => {
   it('says the vendor refused the connection when nothing listens at its address', async () => {
-    const name = baseUrlVariable('stripe');
+    const name = baseUrlVariable('emma');
     const before = process.env[name];
     process.env[name] = `http://127.0.0.1:${await freePort()}`;
     try {
-      const res = await test('stripe', { ...C.stripe });
+      const res = await test('emma', { ...C.emma });
       expect(res.status).toBe(422);
-      expect(await res.json()).toMatchObject({ code: 'clientdatasource-connection-failed', detail: expect.stringContaining('Stripe refused the connection') });
+      expect(await res.json()).toMatchObject({ code: 'clientdatasource-connection-failed', detail: expect.stringContaining('Emma refused the connection') });
     } finally {
       process.env[name] = before;
     }
