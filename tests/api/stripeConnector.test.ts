@@ -60,10 +60,10 @@ describe('the Stripe connector', () => {
   });
 
   it('lists the objects it reads and their fields', async () => {
-    expect((await stripeConnector.listObjects(ctx())).map((o) => o.name)).toEqual(['charges', 'customers', 'refunds']);
+    expect((await stripeConnector.listObjects(ctx())).map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds']);
     const fields = (await stripeConnector.describeFields(ctx(), 'charges')).map((f) => f.name);
     expect(fields).toEqual(expect.arrayContaining(['amount', 'currency', 'refunded', 'amount_refunded', 'customer_email', 'customer_last_name', 'date']));
-    await expect(stripeConnector.describeFields(ctx(), 'payouts')).rejects.toThrow('Tributary reads Stripe charges, customers and refunds; payouts is not one of them yet.');
+    await expect(stripeConnector.describeFields(ctx(), 'payouts')).rejects.toThrow('Tributary reads Stripe charges, payment intents, customers, subscriptions, invoices and refunds; payouts is not one of them yet.');
   });
 
   it('amounts from the currency\'s minor unit: cents become decimals, zero-decimal currencies stay whole', () => {
@@ -137,6 +137,38 @@ describe('the Stripe connector', () => {
   });
 });
 
+describe('payment intents, subscriptions and invoices', () => {
+  beforeEach(() => st.clear());
+
+  it('each with its customer expanded and its amounts turned into amounts; canceled subscriptions too', async () => {
+    const ada = st.customer({ name: 'Ada Lovelace', email: 'ada@analytical.example', created: day(1) });
+    const pi = st.paymentIntent({ amount: 4200, customer: ada.id, created: day(2) });
+    const waiting = st.paymentIntent({ amount: 300000, currency: 'jpy', status: 'requires_payment_method', created: day(3) });
+    const monthly = st.subscription({ customer: ada.id, unitAmount: 1500, quantity: 2, created: day(4) });
+    const ended = st.subscription({ customer: ada.id, unitAmount: 999, interval: 'year', status: 'canceled', created: day(5) });
+    const paid = st.invoice({ customer: ada.id, total: 3000, subscription: monthly.id, created: day(6) });
+    const open = st.invoice({ customer: ada.id, total: 1250, paid: false, created: day(7) });
+
+    const read = async (object: string) => (await all(stripeConnector.pull(ctx(), object, null, {}))).flatMap((b) => b.records);
+    expect(await read('payment_intents')).toEqual([
+      { id: waiting.id, fields: expect.objectContaining({ amount: 300000, amount_received: 0, currency: 'JPY', status: 'requires_payment_method' }) },
+      { id: pi.id, fields: expect.objectContaining({ amount: 42, amount_received: 42, currency: 'USD', status: 'succeeded', customer: ada.id, customer_email: 'ada@analytical.example', customer_last_name: 'Lovelace', latest_charge: pi.latest_charge }) },
+    ]);
+    const subs = await read('subscriptions');
+    expect(subs.map((r) => r.id)).toEqual([ended.id, monthly.id]);
+    expect(subs[1]!.fields).toMatchObject({ amount: 30, currency: 'USD', interval: 'month', status: 'active', start_date: '2026-03-04', customer_name: 'Ada Lovelace' });
+    expect(subs[0]!.fields).toMatchObject({ amount: 9.99, interval: 'year', status: 'canceled', canceled_at: '2026-03-06T12:00:00.000Z' });
+    const invoices = await read('invoices');
+    expect(invoices.map((r) => r.id)).toEqual([open.id, paid.id]);
+    expect(invoices[1]!.fields).toMatchObject({ total: 30, amount_paid: 30, amount_remaining: 0, status: 'paid', subscription: monthly.id, paid_at: '2026-03-06T12:00:00.000Z', customer_email: 'ada@analytical.example' });
+    expect(invoices[0]!.fields).toMatchObject({ total: 12.5, amount_paid: 0, amount_remaining: 12.5, status: 'open', number: 'RIV-0002' });
+    for (const path of ['/v1/payment_intents', '/v1/subscriptions', '/v1/invoices']) expect(lists(path)[0]!.query.get('expand[]'), path).toBe('data.customer');
+    expect(lists('/v1/subscriptions')[0]!.query.get('status')).toBe('all');
+    const fields = (await stripeConnector.describeFields(ctx(), 'subscriptions')).map((f) => f.name);
+    expect(fields).toEqual(expect.arrayContaining(['amount', 'interval', 'status', 'customer_email']));
+  });
+});
+
 describe('a whole formula: Stripe charges → Sandbox CRM constituents and their gifts', () => {
   const F = '/web-api/v1/formulas';
   const DS = '/integrations/v1/data-sources';
@@ -162,7 +194,7 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
     const stripe = (await json<{ id: string }>(made)).id;
     const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
     expect(await json(await send(`${DS}/${stripe}/test`, { method: 'POST' }))).toMatchObject({ status: 'success', detail: 'Stripe accepted the key (test mode).' });
-    expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${stripe}/objects`))).objects.map((o) => o.name)).toEqual(['charges', 'customers', 'refunds']);
+    expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${stripe}/objects`))).objects.map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds']);
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     expect(systems.find((s) => s.system === 'stripe')?.does).toBe('source');
 

@@ -5,8 +5,8 @@
  * kit's client does; calls are paced to 25 a second per key (Stripe's test-mode read limit, the
  * lower of its two).
  *
- * Source: charges (each with its customer expanded, `expand[]=data.customer`), customers and
- * refunds created since the watermark (`created[gte]`), paged with `starting_after` while
+ * Source: charges, payment intents, subscriptions and invoices (each with its customer expanded,
+ * `expand[]=data.customer`; subscriptions canceled too, `status=all`), customers and refunds created since the watermark (`created[gte]`), paged with `starting_after` while
  * `has_more` says so, 100 a page. Stripe lists newest first, so the watermark's date stays where
  * it was while the window is read (a page's position is its last id), and moves to the newest
  * `created` seen only with the window's last batch, once every page before it is stored; a run
@@ -29,12 +29,12 @@ const NAME = 'Stripe';
 export const STRIPE_PAGE = 100;
 const CALLS_PER_SECOND = 25;
 
-const OBJECTS = ['charges', 'customers', 'refunds'] as const;
+const OBJECTS = ['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds'] as const;
 type StripeObject = (typeof OBJECTS)[number];
 
 function objectOf(object: string): StripeObject {
   if ((OBJECTS as readonly string[]).includes(object)) return object as StripeObject;
-  throw new ConnectorInputError(`Tributary reads Stripe charges, customers and refunds; ${object} is not one of them yet.`);
+  throw new ConnectorInputError(`Tributary reads Stripe charges, payment intents, customers, subscriptions, invoices and refunds; ${object} is not one of them yet.`);
 }
 
 /** Stripe's words: the error's message, with its code when it has one. */
@@ -116,15 +116,20 @@ function refundState(c: Obj, currency: string): string {
   return c.status === 'succeeded' ? 'Paid' : c.status === 'failed' ? 'Failed' : c.status === 'pending' ? 'Pending' : '';
 }
 
+/** The customer of a charge, payment intent, subscription or invoice: expanded (an object), only its id, or none (a guest's); what the object itself says of the payer when the customer does not. */
+function customerFields(o: Obj, payer: { name?: unknown; email?: unknown; phone?: unknown } = {}): Obj {
+  const customer = obj(o.customer);
+  const name = customer.name || payer.name;
+  const { first, last } = nameParts(name);
+  return {
+    customer: typeof o.customer === 'string' ? o.customer : customer.id, customer_name: name, customer_first_name: first, customer_last_name: last,
+    customer_email: customer.email || payer.email, customer_phone: customer.phone || payer.phone,
+  };
+}
+
 export function chargeRecord(c: Obj): SourceRecord {
   const currency = String(c.currency ?? '').toUpperCase();
   const billing = obj(c.billing_details);
-  // the customer expanded (an object), or only its id, or none (a guest's charge)
-  const customer = obj(c.customer);
-  const customerId = typeof c.customer === 'string' ? c.customer : customer.id;
-  const name = customer.name || billing.name;
-  const email = customer.email || billing.email || c.receipt_email;
-  const { first, last } = nameParts(name);
   const amount = typeof c.amount === 'number' ? c.amount : 0;
   const refunded = typeof c.amount_refunded === 'number' ? c.amount_refunded : 0;
   const method = obj(c.payment_method_details);
@@ -136,8 +141,8 @@ export function chargeRecord(c: Obj): SourceRecord {
       refunded: c.refunded === true, state: refundState(c, currency), status: c.status, paid: c.paid, description: c.description,
       statement_descriptor: c.statement_descriptor, payment_intent: c.payment_intent, invoice: c.invoice,
       payment_method: method.type, card_brand: obj(method.card).brand,
-      customer: customerId, customer_name: name, customer_first_name: first, customer_last_name: last, customer_email: email,
-      customer_phone: customer.phone || billing.phone, ...address('billing_address.', billing.address), ...metadata(c.metadata),
+      ...customerFields(c, { name: billing.name, email: billing.email || c.receipt_email, phone: billing.phone }),
+      ...address('billing_address.', billing.address), ...metadata(c.metadata),
     }),
   };
 }
@@ -153,7 +158,55 @@ export function refundRecord(r: Obj): SourceRecord {
   };
 }
 
-const RECORD: Record<StripeObject, (o: Obj) => SourceRecord> = { charges: chargeRecord, customers: customerRecord, refunds: refundRecord };
+export function paymentIntentRecord(p: Obj): SourceRecord {
+  const currency = String(p.currency ?? '').toUpperCase();
+  return {
+    id: String(p.id),
+    fields: clean({
+      id: p.id, created: iso(p.created), date: iso(p.created)?.slice(0, 10), amount: amountOf(p.amount, currency), amount_received: amountOf(p.amount_received, currency),
+      currency, status: p.status, description: p.description, latest_charge: typeof p.latest_charge === 'string' ? p.latest_charge : obj(p.latest_charge).id,
+      invoice: p.invoice, ...customerFields(p, { email: p.receipt_email }), ...metadata(p.metadata),
+    }),
+  };
+}
+
+/** A subscription's amount each interval: its items' prices times their quantities. */
+export function subscriptionRecord(s: Obj): SourceRecord {
+  const items = (Array.isArray(obj(s.items).data) ? obj(s.items).data as unknown[] : []).map(obj);
+  const prices = items.map((i) => ({ price: obj(i.price), quantity: typeof i.quantity === 'number' ? i.quantity : 1 }));
+  const currency = String(s.currency ?? prices[0]?.price.currency ?? '').toUpperCase();
+  const minor = prices.every((p) => typeof p.price.unit_amount === 'number') ? prices.reduce((sum, p) => sum + (p.price.unit_amount as number) * p.quantity, 0) : undefined;
+  const recurring = obj(prices[0]?.price.recurring);
+  return {
+    id: String(s.id),
+    fields: clean({
+      id: s.id, created: iso(s.created), start_date: iso(s.start_date)?.slice(0, 10), status: s.status, amount: prices.length ? amountOf(minor, currency) : undefined, currency,
+      interval: recurring.interval, interval_count: recurring.interval_count, cancel_at_period_end: s.cancel_at_period_end, canceled_at: iso(s.canceled_at), ended_at: iso(s.ended_at),
+      description: s.description, ...customerFields(s), ...metadata(s.metadata),
+    }),
+  };
+}
+
+export function invoiceRecord(i: Obj): SourceRecord {
+  const currency = String(i.currency ?? '').toUpperCase();
+  const subscription = i.subscription ?? obj(obj(i.parent).subscription_details).subscription;
+  return {
+    id: String(i.id),
+    fields: clean({
+      id: i.id, created: iso(i.created), date: iso(i.created)?.slice(0, 10), number: i.number, status: i.status, currency,
+      total: amountOf(i.total, currency), amount_due: amountOf(i.amount_due, currency), amount_paid: amountOf(i.amount_paid, currency), amount_remaining: amountOf(i.amount_remaining, currency),
+      paid_at: iso(obj(i.status_transitions).paid_at), due_date: iso(i.due_date)?.slice(0, 10), description: i.description,
+      subscription: typeof subscription === 'string' ? subscription : obj(subscription).id,
+      ...customerFields(i, { name: i.customer_name, email: i.customer_email, phone: i.customer_phone }), ...metadata(i.metadata),
+    }),
+  };
+}
+
+const RECORD: Record<StripeObject, (o: Obj) => SourceRecord> = {
+  charges: chargeRecord, payment_intents: paymentIntentRecord, customers: customerRecord, subscriptions: subscriptionRecord, invoices: invoiceRecord, refunds: refundRecord,
+};
+/** the objects whose customer comes expanded with them */
+const EXPANDS_CUSTOMER = new Set<StripeObject>(['charges', 'payment_intents', 'subscriptions', 'invoices']);
 
 const ADDRESS_FIELDS = (prefix: string, label: string): FieldInfo[] => [
   ['line1', 'line 1'], ['line2', 'line 2'], ['city', 'city'], ['state', 'state'], ['postal_code', 'postal code'], ['country', 'country'],
@@ -161,15 +214,34 @@ const ADDRESS_FIELDS = (prefix: string, label: string): FieldInfo[] => [
 
 const ro = (name: string, label: string, type: FieldInfo['type'] = 'string'): FieldInfo => ({ name, label, type, readOnly: true });
 
+const CUSTOMER_FIELDS: FieldInfo[] = [
+  ro('customer', 'Customer ID'), ro('customer_name', 'Customer name'), ro('customer_first_name', 'Customer first name'), ro('customer_last_name', 'Customer last name'),
+  ro('customer_email', 'Customer e-mail', 'email'), ro('customer_phone', 'Customer phone', 'phone'),
+];
+
 export const STRIPE_FIELDS: Record<StripeObject, FieldInfo[]> = {
   charges: [
     ro('id', 'Charge ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('amount', 'Amount', 'number'), ro('currency', 'Currency'),
     ro('amount_refunded', 'Amount refunded', 'number'), ro('net_amount', 'Amount less refunds', 'number'), ro('refunded', 'Refunded in full', 'boolean'),
     ro('state', 'Paid, refunded or partly refunded'), ro('status', 'Status'), ro('paid', 'Paid', 'boolean'), ro('description', 'Description'),
     ro('statement_descriptor', 'Statement descriptor'), ro('payment_intent', 'Payment intent ID'), ro('invoice', 'Invoice ID'),
-    ro('payment_method', 'Payment method'), ro('card_brand', 'Card brand'), ro('customer', 'Customer ID'), ro('customer_name', 'Customer name'),
-    ro('customer_first_name', 'Customer first name'), ro('customer_last_name', 'Customer last name'), ro('customer_email', 'Customer e-mail', 'email'),
-    ro('customer_phone', 'Customer phone', 'phone'), ...ADDRESS_FIELDS('billing_address.', 'Billing address'),
+    ro('payment_method', 'Payment method'), ro('card_brand', 'Card brand'), ...CUSTOMER_FIELDS, ...ADDRESS_FIELDS('billing_address.', 'Billing address'),
+  ],
+  payment_intents: [
+    ro('id', 'Payment intent ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('amount', 'Amount', 'number'),
+    ro('amount_received', 'Amount received', 'number'), ro('currency', 'Currency'), ro('status', 'Status'), ro('description', 'Description'),
+    ro('latest_charge', 'Latest charge ID'), ro('invoice', 'Invoice ID'), ...CUSTOMER_FIELDS,
+  ],
+  subscriptions: [
+    ro('id', 'Subscription ID'), ro('created', 'Created', 'datetime'), ro('start_date', 'Start date', 'date'), ro('status', 'Status'),
+    ro('amount', 'Amount each interval', 'number'), ro('currency', 'Currency'), ro('interval', 'Interval (day, week, month, year)'), ro('interval_count', 'Intervals between payments', 'number'),
+    ro('cancel_at_period_end', 'Cancels at the end of the period', 'boolean'), ro('canceled_at', 'Canceled at', 'datetime'), ro('ended_at', 'Ended at', 'datetime'),
+    ro('description', 'Description'), ...CUSTOMER_FIELDS,
+  ],
+  invoices: [
+    ro('id', 'Invoice ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('number', 'Number'), ro('status', 'Status'), ro('currency', 'Currency'),
+    ro('total', 'Total', 'number'), ro('amount_due', 'Amount due', 'number'), ro('amount_paid', 'Amount paid', 'number'), ro('amount_remaining', 'Amount remaining', 'number'),
+    ro('paid_at', 'Paid at', 'datetime'), ro('due_date', 'Due date', 'date'), ro('description', 'Description'), ro('subscription', 'Subscription ID'), ...CUSTOMER_FIELDS,
   ],
   customers: [
     ro('id', 'Customer ID'), ro('created', 'Created', 'datetime'), ro('name', 'Name'), ro('first_name', 'First name'), ro('last_name', 'Last name'),
@@ -198,7 +270,9 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
         limit, starting_after: cursor ?? undefined,
         'created[gte]': from ? seconds(from) : undefined,
         'created[lt]': window ? seconds(window.to) : undefined,
-        'expand[]': which === 'charges' ? 'data.customer' : undefined,
+        'expand[]': EXPANDS_CUSTOMER.has(which) ? 'data.customer' : undefined,
+        // Stripe leaves canceled subscriptions out unless asked
+        status: which === 'subscriptions' ? 'all' : undefined,
       },
     });
     if (answer?.object !== 'list' || !Array.isArray(answer.data)) throw refused(`Stripe answered the list of ${which} with something other than a list.`);

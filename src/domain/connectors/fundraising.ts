@@ -37,10 +37,13 @@ export const stripe: ConnectorDefinition = {
     }),
   }),
   additionalSettings: {},
-  // read today; payment intents, subscriptions, invoices, payouts and balance transactions are still to come
+  // read today; payouts and balance transactions are still to come
   objects: [
     { name: 'charges', label: 'Charges' },
+    { name: 'payment_intents', label: 'Payment intents' },
     { name: 'customers', label: 'Customers' },
+    { name: 'subscriptions', label: 'Subscriptions' },
+    { name: 'invoices', label: 'Invoices' },
     { name: 'refunds', label: 'Refunds' },
   ],
   authentication: 'Bearer secret key (or restricted read key) at api.stripe.com/v1.',

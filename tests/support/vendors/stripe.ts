@@ -1,10 +1,11 @@
 /**
  * A local fake of Stripe's API (docs.stripe.com/api), answering the calls Tributary makes as Stripe
- * documents them: a secret or restricted key as a bearer token; GET /v1/charges, /v1/customers and
- * /v1/refunds as list objects `{ object: 'list', data, has_more, url }`, newest first, with
+ * documents them: a secret or restricted key as a bearer token; GET /v1/charges, /v1/payment_intents,
+ * /v1/customers, /v1/subscriptions (canceled ones only with `status=canceled` or `all`), /v1/invoices
+ * and /v1/refunds as list objects `{ object: 'list', data, has_more, url }`, newest first, with
  * `limit` (1 to 100, 10 when absent), `starting_after` (an id of the list; an unknown one is 404
  * resource_missing), `created[gte|gt|lte|lt]` (Unix seconds) and `expand[]=data.customer` on
- * charges (anything else cannot be expanded: 400). Errors are `{ error: { type, code, message,
+ * charges, payment intents, subscriptions and invoices (anything else cannot be expanded: 400). Errors are `{ error: { type, code, message,
  * param } }`; a restricted key without the permission is 403; a 429 is Stripe's rate limit
  * (`code: rate_limit`, no Retry-After: Stripe asks for exponential backoff). Amounts are in the
  * currency's minor unit, currencies lower-case. Point Tributary at it with CONNECTOR_BASE_URL_STRIPE.
@@ -22,11 +23,15 @@ export interface StripeSeen { method: string; path: string; query: URLSearchPara
 export interface FakeStripe {
   url: string;
   seen: StripeSeen[];
-  objects: { charges: Obj[]; customers: Obj[]; refunds: Obj[] };
+  objects: { charges: Obj[]; payment_intents: Obj[]; customers: Obj[]; subscriptions: Obj[]; invoices: Obj[]; refunds: Obj[] };
   customer(c: { name?: string; email?: string; created?: Date; phone?: string }): Obj;
   charge(c: { amount: number; currency?: string; customer?: string; billing?: { name?: string; email?: string }; created?: Date; description?: string }): Obj;
   /** refunds part or all of a charge: a refund object, and the charge's amount_refunded and refunded */
   refund(chargeId: string, amount?: number, created?: Date): Obj;
+  paymentIntent(p: { amount: number; currency?: string; customer?: string; status?: string; created?: Date }): Obj;
+  /** a subscription of one price, `quantity` times */
+  subscription(p: { customer: string; unitAmount: number; quantity?: number; interval?: string; status?: string; created?: Date }): Obj;
+  invoice(p: { customer: string; total: number; paid?: boolean; subscription?: string; created?: Date }): Obj;
   /** the next `n` calls answer 429 */
   throttle(n: number): void;
   clear(): void;
@@ -36,11 +41,12 @@ export interface FakeStripe {
 type Answer = [number, unknown];
 const error = (status: number, type: string, message: string, more: Record<string, unknown> = {}): Answer => [status, { error: { type, message, ...more } }];
 const randomId = (prefix: string) => `${prefix}_${Math.random().toString(36).slice(2, 12)}${Math.random().toString(36).slice(2, 12)}`;
-const SINGULAR: Record<string, string> = { charges: 'charge', customers: 'customer', refunds: 'refund' };
+const SINGULAR: Record<string, string> = { charges: 'charge', payment_intents: 'payment_intent', customers: 'customer', subscriptions: 'subscription', invoices: 'invoice', refunds: 'refund' };
+const EXPANDS_CUSTOMER = ['charges', 'payment_intents', 'subscriptions', 'invoices'];
 
 export async function startFakeStripe(): Promise<FakeStripe> {
   const seen: StripeSeen[] = [];
-  const objects: FakeStripe['objects'] = { charges: [], customers: [], refunds: [] };
+  const objects: FakeStripe['objects'] = { charges: [], payment_intents: [], customers: [], subscriptions: [], invoices: [], refunds: [] };
   let clock = Math.floor(Date.parse('2026-03-01T12:00:00Z') / 1000);
   const at = (d?: Date) => (d ? Math.floor(d.getTime() / 1000) : (clock += 1));
   let throttled = 0;
@@ -76,6 +82,42 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       objects.refunds.push(r);
       return r;
     },
+    paymentIntent(p) {
+      const status = p.status ?? 'succeeded';
+      const o: Obj = {
+        id: randomId('pi'), object: 'payment_intent', created: at(p.created), amount: p.amount, amount_received: status === 'succeeded' ? p.amount : 0, currency: p.currency ?? 'usd',
+        customer: p.customer ?? null, description: null, status, latest_charge: status === 'succeeded' ? randomId('ch') : null, receipt_email: null, livemode: false, metadata: {},
+      };
+      objects.payment_intents.push(o);
+      return o;
+    },
+    subscription(p) {
+      const created = at(p.created);
+      const canceled = p.status === 'canceled';
+      const o: Obj = {
+        id: randomId('sub'), object: 'subscription', created, start_date: created, customer: p.customer, status: p.status ?? 'active', currency: 'usd',
+        cancel_at_period_end: false, canceled_at: canceled ? created + 86_400 : null, ended_at: canceled ? created + 86_400 : null, description: null, livemode: false, metadata: {},
+        items: { object: 'list', has_more: false, url: '/v1/subscription_items', data: [{
+          id: randomId('si'), object: 'subscription_item', quantity: p.quantity ?? 1,
+          price: { id: randomId('price'), object: 'price', currency: 'usd', unit_amount: p.unitAmount, recurring: { interval: p.interval ?? 'month', interval_count: 1 } },
+        }] },
+      };
+      objects.subscriptions.push(o);
+      return o;
+    },
+    invoice(p) {
+      const created = at(p.created);
+      const customer = objects.customers.find((c) => c.id === p.customer);
+      const o: Obj = {
+        id: randomId('in'), object: 'invoice', created, customer: p.customer, customer_name: customer?.name ?? null, customer_email: customer?.email ?? null,
+        number: `RIV-${String(objects.invoices.length + 1).padStart(4, '0')}`, status: p.paid === false ? 'open' : 'paid', currency: 'usd',
+        total: p.total, amount_due: p.total, amount_paid: p.paid === false ? 0 : p.total, amount_remaining: p.paid === false ? p.total : 0,
+        status_transitions: { paid_at: p.paid === false ? null : created }, due_date: null, description: null,
+        parent: p.subscription ? { type: 'subscription_details', subscription_details: { subscription: p.subscription } } : null, livemode: false, metadata: {},
+      };
+      objects.invoices.push(o);
+      return o;
+    },
     throttle(n) { throttled = n; },
     clear() { for (const list of Object.values(objects)) list.length = 0; seen.length = 0; },
     close: async () => {},
@@ -91,7 +133,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
     const expand = q.getAll('expand[]');
     for (const e of expand) {
-      if (!(kind === 'charges' && e === 'data.customer')) return error(400, 'invalid_request_error', `This property cannot be expanded (${e}).`, { param: 'expand' });
+      if (!(EXPANDS_CUSTOMER.includes(kind) && e === 'data.customer')) return error(400, 'invalid_request_error', `This property cannot be expanded (${e}).`, { param: 'expand' });
     }
     let rows = objects[kind].map((o, i) => ({ o, i }));
     for (const [op, test] of [['gte', (a: number, b: number) => a >= b], ['gt', (a: number, b: number) => a > b], ['lte', (a: number, b: number) => a <= b], ['lt', (a: number, b: number) => a < b]] as const) {
@@ -99,6 +141,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (v === null) continue;
       if (!/^\d+$/.test(v)) return error(400, 'invalid_request_error', `Invalid integer: ${v}`, { code: 'parameter_invalid_integer', param: `created[${op}]` });
       rows = rows.filter(({ o }) => test(o.created, Number(v)));
+    }
+    if (kind === 'subscriptions') {
+      const status = q.get('status');
+      rows = rows.filter(({ o }) => (status ? status === 'all' || o.status === status : o.status !== 'canceled'));
     }
     // newest first, as Stripe lists
     rows.sort((a, b) => b.o.created - a.o.created || b.i - a.i);
@@ -109,7 +155,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       rows = rows.slice(at + 1);
     }
     const page = rows.slice(0, limit).map(({ o }) => {
-      if (kind === 'charges' && expand.includes('data.customer') && typeof o.customer === 'string') {
+      if (expand.includes('data.customer') && typeof o.customer === 'string') {
         return { ...o, customer: objects.customers.find((c) => c.id === o.customer) ?? o.customer };
       }
       return o;
@@ -128,7 +174,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       throttled--;
       answer = error(429, 'invalid_request_error', 'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.', { code: 'rate_limit' });
     } else {
-      const m = /^\/v1\/(charges|customers|refunds)$/.exec(req.url.pathname);
+      const m = /^\/v1\/(charges|payment_intents|customers|subscriptions|invoices|refunds)$/.exec(req.url.pathname);
       answer = m && req.method === 'GET'
         ? list(m[1] as keyof FakeStripe['objects'], req.url.searchParams, key)
         : error(404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${req.url.pathname}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`);
