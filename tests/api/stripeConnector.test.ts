@@ -124,6 +124,19 @@ describe('the Stripe connector', () => {
     expect(first.value!.records[0]!.fields).toMatchObject({ first_name: 'Donor', last_name: '3', currency: 'USD' });
   });
 
+  it('a page cursor Stripe no longer knows (its customer deleted between slices) reads the window again from its newest; a revoked key stops the pull in words', async () => {
+    for (let i = 0; i < 5; i++) st.customer({ name: `Gone ${i}`, email: `g${i}@example.org`, created: day(11, i) });
+    const first = await stripeConnector.pull(ctx(), 'customers', null, { batchSize: 2 })[Symbol.asyncIterator]().next();
+    const watermark = first.value!.watermark!;
+    const cursor = JSON.parse(watermark).next as string;
+    st.objects.customers.splice(st.objects.customers.findIndex((c) => c.id === cursor), 1);
+    const rest = (await all(stripeConnector.pull(ctx(), 'customers', watermark, { batchSize: 2 }))).flatMap((b) => b.records.map((r) => r.fields.email));
+    // g3 was the cursor: g4 (stored already) is read again
+    expect(rest).toEqual(['g4@example.org', 'g2@example.org', 'g1@example.org', 'g0@example.org']);
+    expect(lists('/v1/customers').slice(1).map((c) => c.query.get('starting_after'))).toEqual([cursor, null, expect.any(String)]);
+    await expect(all(stripeConnector.pull(ctx('rk_test_51RevokedKeyStripeNoLongerKnows'), 'charges', null, {}))).rejects.toThrow('Stripe refused the restricted key (HTTP 401).');
+  });
+
   it('refunds, and a run once reads only its window', async () => {
     const a = st.charge({ amount: 1000, created: day(12) });
     const b = st.charge({ amount: 2000, created: day(12) });

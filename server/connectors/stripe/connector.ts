@@ -19,10 +19,10 @@
  */
 import { createHash } from 'node:crypto';
 import { stripe } from '../../../src/domain/connectors/fundraising.ts';
-import { ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { cursorPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
-import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
+import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 
 const NAME = 'Stripe';
 /** objects a page: Stripe's most */
@@ -263,19 +263,29 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const from = at.since ?? (window ? window.from.toISOString() : null);
   let latest = at.latest;
   const limit = Math.max(1, Math.min(options?.batchSize ?? STRIPE_PAGE, STRIPE_PAGE));
+  const list = (cursor: string | null) => client.call<StripeList>({
+    path: `/v1/${which}`,
+    // a cursor Stripe no longer knows (the customer it names was deleted between slices) is told apart
+    own: cursor ? [404] : [],
+    query: {
+      limit, starting_after: cursor ?? undefined,
+      'created[gte]': from ? seconds(from) : undefined,
+      'created[lt]': window ? seconds(window.to) : undefined,
+      'expand[]': EXPANDS_CUSTOMER.has(which) ? 'data.customer' : undefined,
+      // Stripe leaves canceled subscriptions out unless asked
+      status: which === 'subscriptions' ? 'all' : undefined,
+    },
+  });
   for await (const page of cursorPages(async (cursor) => {
-    const answer = await client.call<StripeList>({
-      path: `/v1/${which}`,
-      query: {
-        limit, starting_after: cursor ?? undefined,
-        'created[gte]': from ? seconds(from) : undefined,
-        'created[lt]': window ? seconds(window.to) : undefined,
-        'expand[]': EXPANDS_CUSTOMER.has(which) ? 'data.customer' : undefined,
-        // Stripe leaves canceled subscriptions out unless asked
-        status: which === 'subscriptions' ? 'all' : undefined,
-      },
-    });
-    if (answer?.object !== 'list' || !Array.isArray(answer.data)) throw refused(`Stripe answered the list of ${which} with something other than a list.`);
+    let answer: StripeList;
+    try {
+      answer = await list(cursor);
+    } catch (err) {
+      if (!(cursor && err instanceof VendorRefusal && err.status === 404)) throw err;
+      // the window read again from its newest: what was stored already is stored again harmlessly
+      answer = await list(null);
+    }
+    if (answer?.object !== 'list' || !Array.isArray(answer.data)) throw processingError(`Stripe answered the list of ${which} with something other than a list.`);
     const items = answer.data;
     return { items, cursor: answer.has_more && items.length ? String(items.at(-1)!.id) : null };
   }, at.next)) {
