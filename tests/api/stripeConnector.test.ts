@@ -237,6 +237,14 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
       const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
       expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
     }
+    const fields = (await json<{ fields: { name: string; type: string }[] }>(await send(`${DS}/${stripe}/objects/charges/fields`))).fields;
+    expect(fields).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'customer_email', type: 'email' }), expect.objectContaining({ name: 'amount', type: 'number' })]));
+    // a dry run previews the donors and writes nothing
+    const dry = await send(`${F}/${id}/dry-run`, { method: 'POST', body: { limit: 10 } });
+    expect(dry.status, await dry.clone().text()).toBe(200);
+    // two donors new, Ada's second charge her again; each gift held for its donor
+    expect((await json<{ byOutcome: Record<string, number> }>(dry)).byOutcome).toMatchObject({ create: 2, update: 1, hold: 3, exception: 0 });
+    expect(await crm().search('constituents', { criteria: [{ field: 'email', value: 'ada.stripe@example.org' }] })).toEqual([]);
     const activated = await send(`${F}/${id}/activate`, { method: 'POST' });
     expect(activated.status, await activated.clone().text()).toBe(200);
 
