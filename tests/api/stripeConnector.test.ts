@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
 import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
-import { amountOf, stripeConnector } from '../../server/connectors/stripe/connector.ts';
+import { amountOf, STRIPE_VERSION, stripeConnector } from '../../server/connectors/stripe/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
 import { tenantSession, type TenantSession } from '../support/engineRun.ts';
@@ -46,6 +46,7 @@ describe('the Stripe connector', () => {
   it('signs in with a secret or restricted key as a bearer token; a bad key, and a key without the permission, refused in words', async () => {
     await expect(stripeConnector.test(ctx())).resolves.toEqual({ detail: 'Stripe accepted the key (test mode).' });
     await expect(stripeConnector.test(ctx(STRIPE_READ_KEY))).resolves.toEqual({ detail: 'Stripe accepted the key (test mode).' });
+    expect(st.seen.map((s) => s.version)).toEqual([STRIPE_VERSION, STRIPE_VERSION]);
     expect(st.seen.map((s) => [s.path, s.query.get('limit'), s.authorization])).toEqual([
       ['/v1/charges', '1', `Bearer ${STRIPE_KEY}`], ['/v1/charges', '1', `Bearer ${STRIPE_READ_KEY}`],
     ]);

@@ -28,6 +28,8 @@ const NAME = 'Stripe';
 /** objects a page: Stripe's most */
 export const STRIPE_PAGE = 100;
 const CALLS_PER_SECOND = 25;
+/** the API version the records are read in, whatever the account's default: its shapes are those this file reads (an invoice's subscription at its top, a payment intent's latest_charge) */
+export const STRIPE_VERSION = '2024-06-20';
 
 const OBJECTS = ['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds'] as const;
 type StripeObject = (typeof OBJECTS)[number];
@@ -53,7 +55,7 @@ export function stripeClient(ctx: ConnectorContext, opts: { sleep?: (ms: number)
     system: 'stripe', name: NAME, baseUrl: 'https://api.stripe.com', signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
     pace: sharedPacer(`stripe:${createHash('sha256').update(key).digest('hex')}`, CALLS_PER_SECOND),
     credential: key.startsWith('rk_') ? 'restricted key' : 'secret key',
-    auth: async () => ({ authorization: `Bearer ${key}` }),
+    auth: async () => ({ authorization: `Bearer ${key}`, 'stripe-version': STRIPE_VERSION }),
     messageOf: stripeMessageOf,
   });
 }

@@ -18,7 +18,7 @@ export const STRIPE_CUSTOMERS_ONLY_KEY = 'rk_test_51RiversideCustomersOnlyKey00'
 export const STRIPE_READ_KEY = 'rk_test_51RiversideReadKey0000000000';
 
 type Obj = Record<string, unknown> & { id: string; created: number };
-export interface StripeSeen { method: string; path: string; query: URLSearchParams; authorization: string | undefined }
+export interface StripeSeen { method: string; path: string; query: URLSearchParams; authorization: string | undefined; version: string | undefined }
 
 export interface FakeStripe {
   url: string;
@@ -165,7 +165,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 
   const server = await startVendorServer((req, res) => {
     const authorization = req.headers.authorization;
-    seen.push({ method: req.method, path: req.url.pathname, query: req.url.searchParams, authorization });
+    const version = req.headers['stripe-version'] as string | undefined;
+    seen.push({ method: req.method, path: req.url.pathname, query: req.url.searchParams, authorization, version });
     const key = /^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '';
     let answer: Answer;
     if (![STRIPE_KEY, STRIPE_READ_KEY, STRIPE_CUSTOMERS_ONLY_KEY].includes(key)) {
