@@ -106,9 +106,18 @@ describe('the Stripe connector', () => {
 
     st.seen.length = 0;
     const later = st.charge({ amount: 99, currency: 'usd', customer: ada.id, created: day(6) });
-    const again = (await all(stripeConnector.pull(ctx(), 'charges', watermark, {}))).flatMap((b) => b.records);
+    // a charge read on the first pull, refunded since: read again, after the window's charges
+    const early = st.objects.charges[0]!;
+    st.refund(early.id, undefined, day(6, 13));
+    const againBatches = await all(stripeConnector.pull(ctx(), 'charges', watermark, {}));
+    const again = againBatches.flatMap((b) => b.records);
     // created[gte] reads the watermark's own second again, harmlessly
-    expect(again.map((r) => r.id)).toEqual([later.id, part.id]);
+    expect(again.map((r) => r.id)).toEqual([later.id, part.id, early.id]);
+    expect(again[2]!.fields).toMatchObject({ amount: 10, refunded: true, state: 'Refunded', customer_email: 'ada@analytical.example' });
+    expect(JSON.parse(againBatches[0]!.watermark!)).toMatchObject({ since: '2026-03-05T12:00:00.000Z', next: 'refunds:' });
+    expect(JSON.parse(againBatches.at(-1)!.watermark!)).toEqual({ since: '2026-03-06T12:00:00.000Z', next: null, latest: null });
+    expect(lists('/v1/refunds')[0]!.query.get('created[gte]')).toBe(String(Date.UTC(2026, 2, 5, 12) / 1000));
+    expect(lists(`/v1/charges/${early.id}`).map((c) => c.query.get('expand[]'))).toEqual(['customer']);
     expect(lists('/v1/charges')[0]!.query.get('created[gte]')).toBe(String(Date.UTC(2026, 2, 5, 12) / 1000));
     expect(lists('/v1/charges')[0]!.query.get('limit')).toBe('100');
   });
@@ -200,7 +209,7 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
     }
   }
 
-  it('the wizard\'s calls, a first run (a 429 waited out) writing each donor once with their gifts, the refunded one said so; a later run only the new charge', async () => {
+  it('the wizard\'s calls, a first run (a 429 waited out) writing each donor once with their gifts, the refunded one said so; a later run only the new charge and the one refunded since', async () => {
     st.clear();
     admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
     const made = await send(DS, { method: 'POST', body: { system: 'stripe', displayName: 'Riverside Stripe', settings: { secretKey: STRIPE_READ_KEY } } });
@@ -269,12 +278,18 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
 
     st.seen.length = 0;
     st.charge({ amount: 700, customer: ada.id, created: day(6), description: 'Spring appeal' });
+    // Ada's first gift refunded since the first run
+    st.refund(st.objects.charges[0]!.id, undefined, day(6, 13));
     const second = await runOnce(id);
     expect(second.status, JSON.stringify(second)).toBe('finished');
-    // the new charge, and the newest of the first run (the watermark's own second, read again harmlessly)
-    expect(second.counts.collected).toBeLessThanOrEqual(2);
+    // the new charge, the newest of the first run (the watermark's own second, read again harmlessly), and the one refunded since
+    expect(second.counts.collected).toBeLessThanOrEqual(3);
     expect(lists('/v1/charges')[0]!.query.get('created[gte]')).toBe(String(day(4).getTime() / 1000));
     expect(await crm().search('constituents', { criteria: [{ field: 'email', value: 'ada.stripe@example.org' }] })).toHaveLength(1);
-    expect(await crm().search('gifts', { criteria: [{ field: 'constituentId', value: adaC!.id }] })).toHaveLength(3);
+    const after = (await crm().search('gifts', { criteria: [{ field: 'constituentId', value: adaC!.id }] })).map((g) => g.fields);
+    expect(after).toHaveLength(3);
+    expect(after).toEqual(expect.arrayContaining([
+      expect.objectContaining({ amount: '25.00', date: '2026-03-02', type: 'Refunded' }), expect.objectContaining({ amount: '7.00', date: '2026-03-06', type: 'Paid' }),
+    ]));
   }, 120_000);
 });

@@ -13,7 +13,9 @@
  * once reads `created[gte]` to `created[lt]` of its window. Amounts are in the currency's minor
  * unit: turned into amounts (zero-decimal currencies such as JPY stay whole), the currency
  * upper-cased. A charge carries its customer's name and e-mail (the expanded customer's, else its
- * billing details'), and what was refunded of it.
+ * billing details'), and what was refunded of it; a later pull of charges also reads the refunds
+ * made since the watermark and reads their charges again (`GET /v1/charges/{id}`), so a gift
+ * written before its refund is shown refunded.
  *
  * Our own thin client on the kit: the `stripe` package is not among the project's packages.
  */
@@ -257,6 +259,9 @@ export const STRIPE_FIELDS: Record<StripeObject, FieldInfo[]> = {
 
 interface StripeList { object?: string; data?: Obj[]; has_more?: boolean; url?: string }
 
+/** A charges pull's position while it reads the refunds made in its window: `refunds:` and the refunds' cursor. */
+const REFUNDS = 'refunds:';
+
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
   const which = objectOf(object);
   const client = stripeClient(ctx);
@@ -265,40 +270,62 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const from = at.since ?? (window ? window.from.toISOString() : null);
   let latest = at.latest;
   const limit = Math.max(1, Math.min(options?.batchSize ?? STRIPE_PAGE, STRIPE_PAGE));
-  const list = (cursor: string | null) => client.call<StripeList>({
-    path: `/v1/${which}`,
+  const list = (kind: StripeObject, cursor: string | null) => client.call<StripeList>({
+    path: `/v1/${kind}`,
     // a cursor Stripe no longer knows (the customer it names was deleted between slices) is told apart
     own: cursor ? [404] : [],
     query: {
       limit, starting_after: cursor ?? undefined,
       'created[gte]': from ? seconds(from) : undefined,
       'created[lt]': window ? seconds(window.to) : undefined,
-      'expand[]': EXPANDS_CUSTOMER.has(which) ? 'data.customer' : undefined,
+      'expand[]': EXPANDS_CUSTOMER.has(kind) ? 'data.customer' : undefined,
       // Stripe leaves canceled subscriptions out unless asked
-      status: which === 'subscriptions' ? 'all' : undefined,
+      status: kind === 'subscriptions' ? 'all' : undefined,
     },
   });
-  for await (const page of cursorPages(async (cursor) => {
+  const pages = (kind: StripeObject, from: string | null) => cursorPages(async (cursor) => {
     let answer: StripeList;
     try {
-      answer = await list(cursor);
+      answer = await list(kind, cursor);
     } catch (err) {
       if (!(cursor && err instanceof VendorRefusal && err.status === 404)) throw err;
       // the window read again from its newest: what was stored already is stored again harmlessly
-      answer = await list(null);
+      answer = await list(kind, null);
     }
-    if (answer?.object !== 'list' || !Array.isArray(answer.data)) throw processingError(`Stripe answered the list of ${which} with something other than a list.`);
+    if (answer?.object !== 'list' || !Array.isArray(answer.data)) throw processingError(`Stripe answered the list of ${kind} with something other than a list.`);
     const items = answer.data;
     return { items, cursor: answer.has_more && items.length ? String(items.at(-1)!.id) : null };
-  }, at.next)) {
-    const records = page.items.map((o) => RECORD[which](o));
-    for (const o of page.items) {
-      const created = iso(o.created);
-      if (created && (!latest || created > latest)) latest = created;
+  }, from);
+  // newest first: the date moves only once the whole window is read and stored
+  const done = (): string => JSON.stringify({ since: latest ?? from, next: null, latest: null } satisfies PullPosition);
+  const under = (next: string): string => JSON.stringify({ since: from, next, latest } satisfies PullPosition);
+  // charges read before: those refunded since are read again, so their gifts say so (a first read sees every charge as it is now)
+  const refundsPass = which === 'charges' && !!from;
+  const inRefunds = !!at.next?.startsWith(REFUNDS);
+
+  if (!inRefunds) {
+    for await (const page of pages(which, at.next)) {
+      const records = page.items.map((o) => RECORD[which](o));
+      for (const o of page.items) {
+        const created = iso(o.created);
+        if (created && (!latest || created > latest)) latest = created;
+      }
+      const next = page.next ?? (refundsPass ? REFUNDS : null);
+      yield { records, watermark: next ? under(next) : done() };
     }
-    // newest first: the date moves only once the whole window is read and stored
-    const position: PullPosition = page.next ? { since: from, next: page.next, latest } : { since: latest ?? from, next: null, latest: null };
-    yield { records, watermark: JSON.stringify(position) };
+  }
+  if (!refundsPass) return;
+  for await (const page of pages('refunds', inRefunds ? at.next!.slice(REFUNDS.length) || null : null)) {
+    const ids = [...new Set(page.items.map((r) => (typeof r.charge === 'string' ? r.charge : obj(r.charge).id)).filter((id): id is string => typeof id === 'string' && !!id))];
+    const records: SourceRecord[] = [];
+    for (const id of ids) {
+      try {
+        records.push(chargeRecord(await client.call<Obj>({ path: `/v1/charges/${encodeURIComponent(id)}`, query: { 'expand[]': 'customer' }, own: [404] })));
+      } catch (err) {
+        if (!(err instanceof VendorRefusal && err.status === 404)) throw err;
+      }
+    }
+    yield { records, watermark: page.next ? under(REFUNDS + page.next) : done() };
   }
 }
 

@@ -5,7 +5,8 @@
  * and /v1/refunds as list objects `{ object: 'list', data, has_more, url }`, newest first, with
  * `limit` (1 to 100, 10 when absent), `starting_after` (an id of the list; an unknown one is 404
  * resource_missing), `created[gte|gt|lte|lt]` (Unix seconds) and `expand[]=data.customer` on
- * charges, payment intents, subscriptions and invoices (anything else cannot be expanded: 400). Errors are `{ error: { type, code, message,
+ * charges, payment intents, subscriptions and invoices (anything else cannot be expanded: 400); GET
+ * /v1/charges/{id} with `expand[]=customer`. Errors are `{ error: { type, code, message,
  * param } }`; a restricted key without the permission is 403; a 429 is Stripe's rate limit
  * (`code: rate_limit`, no Retry-After: Stripe asks for exponential backoff). Amounts are in the
  * currency's minor unit, currencies lower-case. Point Tributary at it with CONNECTOR_BASE_URL_STRIPE.
@@ -163,6 +164,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return [200, { object: 'list', data: page, has_more: rows.length > limit, url: `/v1/${kind}` }];
   }
 
+  /** GET /v1/charges/{id}, `expand[]=customer` */
+  function charge(id: string, q: URLSearchParams): Answer {
+    const o = objects.charges.find((c) => c.id === id);
+    if (!o) return error(404, 'invalid_request_error', `No such charge: '${id}'`, { code: 'resource_missing', param: 'id' });
+    for (const e of q.getAll('expand[]')) if (e !== 'customer') return error(400, 'invalid_request_error', `This property cannot be expanded (${e}).`, { param: 'expand' });
+    const customer = q.getAll('expand[]').includes('customer') && typeof o.customer === 'string' ? objects.customers.find((c) => c.id === o.customer) ?? o.customer : o.customer;
+    return [200, { ...o, customer }];
+  }
+
   const server = await startVendorServer((req, res) => {
     const authorization = req.headers.authorization;
     const version = req.headers['stripe-version'] as string | undefined;
@@ -176,8 +186,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       answer = error(429, 'invalid_request_error', 'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.', { code: 'rate_limit' });
     } else {
       const m = /^\/v1\/(charges|payment_intents|customers|subscriptions|invoices|refunds)$/.exec(req.url.pathname);
+      const one = /^\/v1\/charges\/([^/]+)$/.exec(req.url.pathname);
       answer = m && req.method === 'GET'
         ? list(m[1] as keyof FakeStripe['objects'], req.url.searchParams, key)
+        : one && req.method === 'GET' ? charge(decodeURIComponent(one[1]!), req.url.searchParams)
         : error(404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${req.url.pathname}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`);
     }
     sendJson(res, answer[0], answer[1], { 'request-id': randomId('req') });
