@@ -29,7 +29,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'bbcrm': { settings: { url: 'https://crm.riverside.org/bbappfx/appfxwebservice.asmx', ...C.appFx }, wrong: { password: 'nope' }, detail: /database BBInfinity/ },
   'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
-  'stripe': { settings: { ...C.stripe }, wrong: { secretKey: 'sk_test_51WrongKeyForTheFakeStripe' }, detail: /test mode/ },
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
   'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
@@ -101,13 +100,13 @@ describe.each(Object.entries(CASES) as [SystemId, NonNullable<(typeof CASES)[Sys
 
 describe('failures to reach a vendor', () => {
   it('says the vendor refused the connection when nothing listens at its address', async () => {
-    const name = baseUrlVariable('stripe');
+    const name = baseUrlVariable('swoogo');
     const before = process.env[name];
     process.env[name] = `http://127.0.0.1:${await freePort()}`;
     try {
-      const res = await test('stripe', { ...C.stripe });
+      const res = await test('swoogo', { ...C.swoogo });
       expect(res.status).toBe(422);
-      expect(await res.json()).toMatchObject({ code: 'clientdatasource-connection-failed', detail: expect.stringContaining('Stripe refused the connection') });
+      expect(await res.json()).toMatchObject({ code: 'clientdatasource-connection-failed', detail: expect.stringContaining('Swoogo refused the connection') });
     } finally {
       process.env[name] = before;
     }

@@ -19,7 +19,6 @@ export const FAKE_CREDENTIALS = {
   appFx: { username: 'RIVERSIDE\\tributary', password: 'crm-pass', database: 'BBInfinity' },
   salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
   sfmc: { subdomain: 'mc563885gzs27c5t9-63k636ttgm', clientId: 'sfmc-client', clientSecret: 'sfmc-secret', accountId: '514009999' },
-  stripe: { secretKey: 'sk_test_51FakeKeyForTributaryTests' },
   swoogo: { consumerKey: 'swoogo key+1', consumerSecret: 'swoogo/secret' },
   mobileCommons: { username: 'sms@riverside.org', password: 'mc-pass' },
   givecampus: { apiToken: 'gc-token' },
@@ -188,11 +187,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
       return salesforceReportRun(r, run[1]!);
     }
     return undefined;
-  },
-  'stripe': (r) => {
-    if (r.method !== 'GET' || r.path !== '/v1/balance') return undefined;
-    if (bearer(r.headers) !== C.stripe.secretKey) return [401, { error: { message: 'Invalid API Key provided', type: 'invalid_request_error' } }];
-    return [200, { object: 'balance', livemode: false, available: [{ amount: 0, currency: 'usd' }] }];
   },
   'swoogo': (r) => {
     if (r.method !== 'POST' || r.path !== '/api/v1/oauth2/token.json') return undefined;

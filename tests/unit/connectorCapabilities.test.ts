@@ -24,6 +24,7 @@ describe('what each system does', () => {
       'constant-contact': 'source and destination',
       'emma': 'source and destination',
       'pardot': 'source and destination',
+      'stripe': 'source',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

@@ -37,6 +37,7 @@ export const stripe: ConnectorDefinition = {
     }),
   }),
   additionalSettings: {},
+  // read today; payouts and balance transactions are still to come
   objects: [
     { name: 'charges', label: 'Charges' },
     { name: 'payment_intents', label: 'Payment intents' },
@@ -44,12 +45,10 @@ export const stripe: ConnectorDefinition = {
     { name: 'subscriptions', label: 'Subscriptions' },
     { name: 'invoices', label: 'Invoices' },
     { name: 'refunds', label: 'Refunds' },
-    { name: 'payouts', label: 'Payouts' },
-    { name: 'balance_transactions', label: 'Balance transactions' },
   ],
-  authentication: 'Bearer secret key at api.stripe.com/v1.',
+  authentication: 'Bearer secret key (or restricted read key) at api.stripe.com/v1.',
   docs: 'https://docs.stripe.com/api/authentication',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const swoogo: ConnectorDefinition = {
