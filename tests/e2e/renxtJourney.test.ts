@@ -453,6 +453,9 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     // the phone merge field comes mapped by its name too
     await expect.poll(() => summary.getByRole('table', { name: 'Mapped fields' }).locator('tbody td:first-child').allTextContents(), SOON)
       .toEqual(['First name', 'Last name', 'E-mail (primary)', 'Phone (primary)']);
+    // each from the member's field by the name Mailchimp gives it
+    expect(await summary.getByRole('table', { name: 'Mapped fields' }).locator('tbody td:nth-child(2)').allTextContents())
+      .toEqual(['First Name', 'Last Name', 'E-mail address', 'Phone Number']);
     await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
     await page.screenshot({ path: '/tmp/mailchimp-review.png' });
     await button('Continue').click();
