@@ -194,11 +194,13 @@ export interface MappingData {
   giftSaved?: boolean;
 }
 
-/** What the review shows: the parts the formula has, its objects' labels by `{dataSourceId}/{object}`, and its destination fields' labels by name. */
+/** What the review shows: the parts the formula has, its objects' labels by `{dataSourceId}/{object}`, and its destination and source fields' labels by name. */
 export interface ReviewData {
   parts: Partial<Record<FormulaPartName, unknown>>;
   objectLabels: Record<string, string>;
   fieldLabels: Record<string, string>;
+  /** a connector source's fields by the names its system gives them (Mailchimp's FNAME is First Name) */
+  sourceFieldLabels?: Record<string, string>;
 }
 
 /** The parts the formula has, as the server has it now (a step may have saved one since). */
@@ -208,13 +210,15 @@ async function readFormulaParts(f: Pick<StepCalls['formulas'], 'get' | 'getPart'
   return Object.fromEntries(await Promise.all(names.map(async (p) => [p, await f.getPart(formula.id, p, { silent: true })] as const)));
 }
 
+const FILE_SYSTEMS = new Set(['file-upload', 'flat-file']);
+
 /** The labels of the objects of one end's data source; none when they cannot be read (the summary shows names). */
 async function objectLabelsOf(i: Pick<StepCalls['integrations'], 'objects'>, dataSourceId: string): Promise<Record<string, string>> {
   return i.objects(dataSourceId, { silent: true })
     .then((list) => Object.fromEntries(list.objects.map((o) => [`${dataSourceId}/${o.name}`, o.label])), () => ({}));
 }
 
-/** The labels of the destination's fields; none when they cannot be read (the summary shows names). */
+/** The labels of an end's fields; none when they cannot be read (the summary shows names). */
 async function fieldLabelsOf(i: Partial<Pick<StepCalls['integrations'], 'fields'>>, end: FormulaView['firstDestinationDataSource']): Promise<Record<string, string>> {
   if (!end || !i.fields) return {};
   const fields = i.fields;
@@ -238,13 +242,16 @@ export async function readReview(
     ? Object.fromEntries(connectorFor(e.system).objects.map((o) => [`${e.dataSourceId}/${o.name}`, o.label]))
     : objectLabelsOf(calls.integrations, e.dataSourceId))));
   const fieldLabels = fieldLabelsOf(calls.integrations, formula.firstDestinationDataSource);
+  // a file's columns are their own labels: only a system's fields are asked for
+  const source = formula.sourceDataSource;
+  const sourceFieldLabels = source && !FILE_SYSTEMS.has(source.system) ? fieldLabelsOf(calls.integrations, source) : Promise.resolve({});
   let parts: ReviewData['parts'];
   try {
     parts = await readFormulaParts(calls.formulas, formula);
   } catch (err) {
     throw new StepUnread([(err as { problem?: { detail?: string } }).problem?.detail ?? 'The formula\'s parts could not be read.']);
   }
-  return { parts, objectLabels: Object.assign({}, ...await labels), fieldLabels: await fieldLabels };
+  return { parts, objectLabels: Object.assign({}, ...await labels), fieldLabels: await fieldLabels, sourceFieldLabels: await sourceFieldLabels };
 }
 
 /** A step that could not be read, each reason on a line of its detail. */

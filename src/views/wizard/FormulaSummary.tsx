@@ -130,14 +130,17 @@ export interface FormulaSummaryProps {
   objectLabels?: Record<string, string>;
   /** the destination fields' labels by name (the mapping shows names where one is missing) */
   fieldLabels?: Record<string, string>;
+  /** the source's fields' labels by name (a file's columns are their names) */
+  sourceFieldLabels?: Record<string, string>;
   customRouting: boolean;
   /** with it, each part links back to its step */
   onGoTo?: (step: WizardStep) => void;
 }
 
-export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels = {}, customRouting, onGoTo }: FormulaSummaryProps) {
+export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels = {}, sourceFieldLabels = {}, customRouting, onGoTo }: FormulaSummaryProps) {
   // a destination field by its label wherever the summary names one
   const named = (field: string) => fieldLabels[field] ?? field;
+  const sourceNamed = (field: string) => sourceFieldLabels[field] ?? field;
   const part = <P extends FormulaPartName>(p: P) => parts[p] ?? null;
   const goTo = onGoTo;
   const stepOf = (p: FormulaPartName) => stepOfPart(p, customRouting);
@@ -190,7 +193,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
                   {mapped.map((f) => (
                     <Table.Tr key={f.destination}>
                       <Table.Td>{named(f.destination)}</Table.Td>
-                      <Table.Td>{f.kind === 'source' ? f.source : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
+                      <Table.Td>{f.kind === 'source' ? sourceNamed(f.source) : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
@@ -211,7 +214,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
                   {gift.fields.filter((f) => f.kind !== 'ignored').map((f) => (
                     <Table.Tr key={f.destination}>
                       <Table.Td>{GIFT_FIELD_LABELS[f.destination] ?? f.destination}</Table.Td>
-                      <Table.Td>{f.kind === 'source' ? f.source : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
+                      <Table.Td>{f.kind === 'source' ? sourceNamed(f.source) : f.kind === 'defined' ? `the value ${f.value}` : ''}</Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
@@ -254,7 +257,7 @@ export function FormulaSummary({ formula, parts, objectLabels = {}, fieldLabels 
             <List size="sm">
               {matching.scenarios.map((s, i) => (
                 <List.Item key={i}>
-                  {s.name} ({s.isPrimary ? 'primary' : 'secondary'}): {s.criteria.map((c) => `${c.source} matches ${named(c.destination)}`).join(' and ')}; reason: {s.matchReason}
+                  {s.name} ({s.isPrimary ? 'primary' : 'secondary'}): {s.criteria.map((c) => `${sourceNamed(c.source)} matches ${named(c.destination)}`).join(' and ')}; reason: {s.matchReason}
                 </List.Item>
               ))}
             </List>

@@ -45,6 +45,7 @@ export function PrintFormulaReviewPage({ logic = printReviewMachine }: { logic?:
   const parts = useSelector(review, (s) => (s.context.review?.parts ?? null) as SummaryParts | null);
   const objectLabels = useSelector(review, (s) => s.context.review?.objectLabels ?? NO_LABELS);
   const fieldLabels = useSelector(review, (s) => s.context.review?.fieldLabels ?? NO_LABELS);
+  const sourceFieldLabels = useSelector(review, (s) => s.context.review?.sourceFieldLabels ?? NO_LABELS);
   const error = useSelector(review, (s) => (s.matches('unavailable') ? s.context.error : null));
   const partsError = useSelector(review, (s) => (s.matches('failed') ? s.context.error : null));
   const customRouting = useCustomRouting(formulaId);
@@ -71,7 +72,7 @@ export function PrintFormulaReviewPage({ logic = printReviewMachine }: { logic?:
         </Alert>
       )}
       {!error && !partsError && !parts && <Stack aria-label="Loading the review"><Skeleton h={28} /><Skeleton h={240} /></Stack>}
-      {formula && parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} fieldLabels={fieldLabels} customRouting={customRouting} />}
+      {formula && parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} fieldLabels={fieldLabels} sourceFieldLabels={sourceFieldLabels} customRouting={customRouting} />}
     </Stack>
   );
 }

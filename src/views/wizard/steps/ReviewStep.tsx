@@ -27,6 +27,7 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
   const parts = (data?.parts ?? null) as SummaryParts | null;
   const objectLabels = data?.objectLabels ?? NO_LABELS;
   const fieldLabels = data?.fieldLabels ?? NO_LABELS;
+  const sourceFieldLabels = data?.sourceFieldLabels ?? NO_LABELS;
   const dryRun = useSelector(editor, (s) => (s.children as StepEditorChildren).dryRun);
   const reload = () => editor.send({ type: 'retry' });
   // the samples show the fields the buckets show, else the mapped ones
@@ -48,7 +49,7 @@ function Review({ props, editor }: { props: StepProps; editor: StepEditorRef }) 
         </Alert>
       )}
       {!parts && !error && <Stack aria-label="Loading the review"><Skeleton h={24} /><Skeleton h={160} /></Stack>}
-      {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} fieldLabels={fieldLabels} customRouting={customRouting} onGoTo={onGoTo} />}
+      {parts && <FormulaSummary formula={formula} parts={parts} objectLabels={objectLabels} fieldLabels={fieldLabels} sourceFieldLabels={sourceFieldLabels} customRouting={customRouting} onGoTo={onGoTo} />}
       <Divider />
       {props.canEdit ? (
         dryRun && <DryRunPanel formula={formula} customRouting={customRouting} onGoTo={onGoTo} preferredFields={preferredFields} dryRun={dryRun} />
