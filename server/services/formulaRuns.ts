@@ -283,13 +283,14 @@ export function formulaRunsService(deps: EngineDeps & { runs: RunQueue; formulaN
       // an archived formula's run was ended when it was archived; its job, if it still started, does nothing
       if (!run || !row || run.finishedOn || row.archivedOn) return { continued: false };
       if (row.paused && run.kind !== 'reprocess') {
-        // paused: the run waits where it stopped; resume queues it again
-        await tenant.runs.update(run.id, { status: 'paused', jobId: attempt.jobId });
-        await tenant.formulas.setRunState(row.id, { jobStatus: 'paused' });
+        // paused: the run waits where it stopped; resume queues it again (unless it was ended meanwhile)
+        if (await tenant.runs.updateOpen(run.id, { status: 'paused', jobId: attempt.jobId })) await tenant.formulas.setRunState(row.id, { jobStatus: 'paused' });
         return { continued: false };
       }
       const working: JobStatus = run.kind === 'reprocess' ? 'applying-edits' : 'running';
-      await tenant.runs.update(run.id, { status: working, attempt: attempt.retry + 1, jobId: attempt.jobId, ...(run.startedOn ? {} : { startedOn: new Date() }) });
+      // a run its formula's archiving ended since it was read is left ended, and not worked
+      const started = await tenant.runs.updateOpen(run.id, { status: working, attempt: attempt.retry + 1, jobId: attempt.jobId, ...(run.startedOn ? {} : { startedOn: new Date() }) });
+      if (!started) return { continued: false };
       await tenant.formulas.setRunState(row.id, { jobStatus: working, lastRunId: run.id });
       if (run.status === 'waiting' || run.status === 'on-demand' || (run.kind === 'reprocess' && attempt.retry === 0 && !run.params.cursor)) {
         await recordEvent(tenant, {

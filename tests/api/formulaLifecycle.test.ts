@@ -154,6 +154,9 @@ describe('archiving', () => {
     expect((await send('producer', `${F}/${id}/archive`, POST)).status).toBe(200);
     const [ended] = await tenant().runs.latest(id, 1);
     expect(ended).toMatchObject({ id: waiting!.id, status: 'finished', error: 'Cancelled: the formula was archived.', finishedOn: expect.any(Date) });
+    // a job that read the run just before the archive cannot bring it back as paused or running
+    expect(await tenant().runs.updateOpen(waiting!.id, { status: 'paused' })).toBeUndefined();
+    expect((await tenant().runs.get(waiting!.id))?.status).toBe('finished');
     // resuming does not bring the run back, and the run's job, worked once more, collects nothing
     await send('producer', `${F}/${id}/resume`, POST);
     const worked = await server.services.formulaRuns.work(tenant(), { tenantId: sessions.admin!.tenantId, formulaId: id, runId: waiting!.id, correlationId: 'test' },

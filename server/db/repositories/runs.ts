@@ -28,6 +28,15 @@ export function runsRepository(db: Executor, tenantId: string) {
       return row;
     },
 
+    /**
+     * Changes a run that has not ended. A run ended meanwhile (its formula archived while its job
+     * started) stays as it ended: answers undefined then.
+     */
+    async updateOpen(id: string, changes: Partial<Omit<NewRun, 'formulaId'>>): Promise<RunRow | undefined> {
+      const [row] = await db.update(formulaRuns).set(changes).where(and(mine, eq(formulaRuns.id, id), isNull(formulaRuns.finishedOn))).returning();
+      return row;
+    },
+
     /** adds to the run's per-bucket and per-outcome counts */
     async addCounts(id: string, counts: Record<string, number>): Promise<void> {
       if (!Object.keys(counts).length) return;
