@@ -7,6 +7,45 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 /**
+ * The API contracts' endpoint summaries (`endpoint({ summary })` in src/domain/api) are words for
+ * the OpenAPI document the server builds; the browser's copy of a contract only calls and checks.
+ * The build leaves them out of the app's chunks (an empty string each), so each screen that calls
+ * a service loads that much less. Only the `summary` of an `endpoint(...)` call is touched: a
+ * schema's field of that name (a record's summary) stays.
+ */
+function contractSummariesLeftOut(): Plugin {
+  const contract = /[\\/]src[\\/]domain[\\/]api[\\/][^\\/]+\.ts$/;
+  type Node = { type: string; start: number; end: number; [key: string]: unknown };
+  return {
+    name: 'tributary:contract-summaries-left-out',
+    apply: 'build',
+    transform(code, id) {
+      if (!contract.test(id.split('?')[0]!) || !code.includes('summary')) return null;
+      const cuts: [number, number][] = [];
+      const visit = (node: unknown): void => {
+        if (!node || typeof node !== 'object') return;
+        if (Array.isArray(node)) { node.forEach(visit); return; }
+        const n = node as Node;
+        const callee = n.callee as Node & { name?: string } | undefined;
+        if (n.type === 'CallExpression' && callee?.type === 'Identifier' && callee.name === 'endpoint') {
+          const [options] = n.arguments as Node[];
+          for (const p of (options?.type === 'ObjectExpression' ? options.properties as Node[] : [])) {
+            const key = p.key as Node & { name?: string; value?: unknown } | undefined;
+            if (p.type === 'Property' && (key?.name === 'summary' || key?.value === 'summary')) cuts.push([(p.value as Node).start, (p.value as Node).end]);
+          }
+        }
+        for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
+      };
+      visit(this.parse(code));
+      if (!cuts.length) return null;
+      let out = code;
+      for (const [start, end] of cuts.sort((a, b) => b[0] - a[0])) out = `${out.slice(0, start)}''${out.slice(end)}`;
+      return { code: out, map: null };
+    },
+  };
+}
+
+/**
  * Mantine's styles per component, in the chunk that uses the component. Every Mantine component
  * imports its own `X.module.mjs` (its class names); this adds that component's stylesheet to it, so
  * a component's CSS travels with its code: the landing page gets only the styles it draws, each
@@ -123,7 +162,7 @@ function precompress(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), mantineBaseStylesFirst(), mantineStylesPerComponent(), scrollAreaWithoutFloatingUi(), precompress()],
+  plugins: [react(), contractSummariesLeftOut(), mantineBaseStylesFirst(), mantineStylesPerComponent(), scrollAreaWithoutFloatingUi(), precompress()],
   build: {
     outDir: 'dist',
     sourcemap: 'hidden',

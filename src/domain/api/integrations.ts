@@ -1,6 +1,6 @@
 /** Contracts of the integrations service (/integrations/v1): the connector catalogue and the tenant's data sources. */
 import * as v from 'valibot';
-import { CreateDataSourceBody, TestSettingsBody, UpdateDataSourceBody } from '../connectors/catalogue.ts';
+import { CreateDataSourceBody, TestSettingsBody, UpdateDataSourceBody } from '../connectors/bodies.ts';
 import { CAPABILITIES, SYSTEM_IDS } from '../connectors/types.ts';
 import { endpoint, service } from './contract.ts';
 import { SANDBOX_IMPORT_FIELDS } from '../sandboxImport.ts';
