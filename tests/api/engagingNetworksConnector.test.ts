@@ -6,11 +6,12 @@
  * parsed (jobs, CSV, supporter JSON, `{ messageId, message }` errors), a 429 in the middle.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { engagingNetworksConnector } from '../../server/connectors/engagingNetworks/connector.ts';
 import { JOB_POLL } from '../../server/connectors/kit/exportJob.ts';
 import { ENS_TOKEN, startFakeEngagingNetworks, type FakeEngagingNetworks } from '../support/vendors/engagingNetworks.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let en: FakeEngagingNetworks;
 let vendor: VendorFakeSetup<FakeEngagingNetworks>;
@@ -26,11 +27,7 @@ afterAll(async () => {
 
 const ctx = (settings: Record<string, string> = {}): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings: { dataCentre: 'us', apiToken: ENS_TOKEN, ...settings }, dataDir: '/tmp' });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 const calls = (path: RegExp) => en.seen.filter((s) => path.test(s.path));
 
 beforeEach(() => {

@@ -6,11 +6,12 @@
  * bodies), a 429 in the middle, and the Voter File mode honoured.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { everyactionConnector } from '../../server/connectors/everyaction/connector.ts';
 import { JOB_POLL } from '../../server/connectors/kit/exportJob.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { startFakeEveryAction, VAN_APP, VAN_KEY, type FakeEveryAction } from '../support/vendors/everyaction.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let van: FakeEveryAction;
 let vendor: VendorFakeSetup<FakeEveryAction>;
@@ -26,11 +27,7 @@ afterAll(async () => {
 
 const ctx = (settings: Record<string, string> = {}): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1', ...settings }, dataDir: '/tmp' });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 
 beforeEach(() => {
   van.seen.length = 0;

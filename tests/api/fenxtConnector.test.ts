@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
 import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
-import { connectionSettings, sealColumns } from '../../server/connectors/dataSources.ts';
-import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
+import { sealColumns } from '../../server/connectors/dataSources.ts';
 import { fenxtConnector, markOf } from '../../server/connectors/skyApi/fenxt.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
 import { openDatabase, type Database } from '../../server/db/database.ts';
@@ -20,6 +19,7 @@ import { createTestDatabase } from '../support/database.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { startFakeFenxt, type FakeFenxt } from '../support/vendors/fenxt.ts';
 import { SKY_APP } from '../support/vendors/skyApi.ts';
+import { contextFor, pullAll } from '../support/connectorContext.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
@@ -54,16 +54,9 @@ async function dataSource(): Promise<string> {
 const SETTINGS = { journal: 'Cash Receipts', debitAccount: '01-1000-00', creditAccount: '01-4100-00', batchDescriptionPrefix: 'Gifts' };
 
 /** The context the engine builds for a formula's end: one for the whole of a run. */
-async function ctxFor(id: string, endSettings: Record<string, string> = SETTINGS): Promise<ConnectorContext> {
-  const row = (await tenant.dataSources.get(id))!;
-  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id), endSettings };
-}
+const ctxFor = (id: string, endSettings: Record<string, string> = SETTINGS) => contextFor(tenant, box, id, endSettings);
 
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 
 const apiCalls = () => fe.seen.filter((s) => s.path !== '/token');
 const writes = () => apiCalls().filter((c) => c.method !== 'GET').map((c) => `${c.method} ${c.path.replace(/\/\d+\//, '/:id/')}`);

@@ -8,9 +8,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
-import { connectionSettings, sealColumns } from '../../server/connectors/dataSources.ts';
+import { sealColumns } from '../../server/connectors/dataSources.ts';
 import { HUBSPOT_SEARCH, hubspotConnector } from '../../server/connectors/hubspot/connector.ts';
-import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { authorizeUrl, exchangeCode } from '../../server/connectors/oauth/flow.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
@@ -21,6 +20,7 @@ import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { HUBSPOT_APP, HUBSPOT_TOKEN, startFakeHubSpot, type FakeHubSpot } from '../support/vendors/hubspot.ts';
+import { contextFor, pullAll } from '../support/connectorContext.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
@@ -48,15 +48,8 @@ async function dataSource(settings: Record<string, string>, secrets: Record<stri
   await tenant.dataSources.insert({ id, system: 'hubspot', displayName: `HubSpot ${id.slice(0, 8)}`, settings, ...sealColumns(box, tenant.tenantId, id, secrets) });
   return id;
 }
-async function ctxFor(id: string, endSettings: Record<string, string> = {}): Promise<ConnectorContext> {
-  const row = (await tenant.dataSources.get(id))!;
-  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id), endSettings };
-}
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const ctxFor = (id: string, endSettings: Record<string, string> = {}) => contextFor(tenant, box, id, endSettings);
+const all = pullAll;
 const api = () => hs.seen.filter((s) => !s.path.startsWith('/oauth/'));
 const searches = () => api().filter((s) => s.path.endsWith('/search'));
 

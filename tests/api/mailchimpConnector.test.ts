@@ -7,10 +7,11 @@
  * unsubscribed is never subscribed again.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { mailchimpBase, mailchimpConnector, subscriberHash } from '../../server/connectors/mailchimp/connector.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { AUDIENCE, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let mc: FakeMailchimp;
 let vendor: VendorFakeSetup<FakeMailchimp>;
@@ -26,11 +27,7 @@ afterAll(async () => {
 // no data source: Mailchimp keeps no grant, and its PUT needs no write ledger
 const ctx = (endSettings: Record<string, string> = { audienceId: AUDIENCE, status: 'subscribed' }, apiKey = MAILCHIMP_KEY): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings: { apiKey }, dataDir: '/tmp', endSettings });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 const calls = (path: RegExp) => mc.seen.filter((s) => path.test(s.path));
 
 beforeEach(() => {

@@ -7,10 +7,11 @@
  * an expired token.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { salesforceMarketingCloudConnector as sfmc } from '../../server/connectors/salesforceMarketingCloud/connector.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { DE_KEY, SFMC, startFakeMarketingCloud, type FakeMarketingCloud } from '../support/vendors/salesforceMarketingCloud.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let mc: FakeMarketingCloud;
 let vendor: VendorFakeSetup<FakeMarketingCloud>;
@@ -25,11 +26,7 @@ afterAll(async () => {
 
 const ctx = (endSettings: Record<string, string> = { dataExtension: DE_KEY }, settings: Record<string, string> = {}): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings: { ...SFMC, ...settings }, dataDir: '/tmp', endSettings });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 const rowsets = () => mc.seen.filter((s) => s.path.endsWith('/rowset') && s.method === 'GET');
 
 beforeEach(() => {

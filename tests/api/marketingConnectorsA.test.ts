@@ -20,6 +20,7 @@ import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness
 import { CC_APP, CC_LIST, startFakeConstantContact, type FakeConstantContact } from '../support/vendors/constantContact.ts';
 import { EMMA_ACCOUNT, EMMA_GROUP, EMMA_KEYS, startFakeEmma, type FakeEmma } from '../support/vendors/emma.ts';
 import { PARDOT_REFRESH_TOKEN, PARDOT_SETTINGS, startFakePardot, type FakePardot } from '../support/vendors/pardot.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let ccVendor: VendorFakeSetup<FakeConstantContact>;
 let emmaVendor: VendorFakeSetup<FakeEmma>;
@@ -63,11 +64,7 @@ function memoryGrant(settings: Record<string, string>) {
 }
 const ctxWith = (settings: Record<string, string>, endSettings: Record<string, string> = {}, grant?: GrantStore): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings, dataDir: '/tmp', endSettings, ...(grant ? { grant, dataSourceId: 'ds-under-test' } : {}) });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 
 describe('Constant Contact', () => {
   let grant: ReturnType<typeof memoryGrant>;

@@ -6,11 +6,12 @@
  * and custom columns, `success="false"` errors), a 429 in the middle, consent left alone.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { mobileCommonsConnector as mobile } from '../../server/connectors/mobileCommons/connector.ts';
 import { parseXml } from '../../server/connectors/mobileCommons/xml.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { MC_LOGIN, startFakeMobileCommons, type FakeMobileCommons } from '../support/vendors/mobileCommons.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let mc: FakeMobileCommons;
 let vendor: VendorFakeSetup<FakeMobileCommons>;
@@ -25,11 +26,7 @@ afterAll(async () => {
 
 const ctx = (settings: Record<string, string> = {}): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings: { ...MC_LOGIN, ...settings }, dataDir: '/tmp' });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 const calls = (path: string) => mc.seen.filter((s) => s.path === path);
 
 beforeEach(() => {

@@ -8,9 +8,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedSandboxCrm } from '../../server/connectors/sandboxCrm/seed.ts';
-import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
+import type { ConnectorContext, UpsertItem } from '../../server/connectors/connector.ts';
 import { connectionSettings, sealColumns } from '../../server/connectors/dataSources.ts';
-import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { renxtConnector } from '../../server/connectors/skyApi/renxt.ts';
 import { createSecretBox } from '../../server/connectors/secrets.ts';
@@ -20,6 +19,7 @@ import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
+import { contextFor, pullAll } from '../support/connectorContext.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
@@ -53,16 +53,9 @@ async function dataSource(): Promise<string> {
 }
 
 /** The context the engine builds for a data source: its settings as saved now, and its grant store. */
-async function ctxFor(id: string, endSettings: Record<string, string> = {}): Promise<ConnectorContext> {
-  const row = (await tenant.dataSources.get(id))!;
-  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id), endSettings };
-}
+const ctxFor = (id: string, endSettings: Record<string, string> = {}) => contextFor(tenant, box, id, endSettings);
 
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 
 const apiCalls = () => sky.seen.filter((s) => s.path !== '/token');
 let ds: string;

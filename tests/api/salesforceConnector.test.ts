@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
-import { connectionSettings, sealColumns } from '../../server/connectors/dataSources.ts';
-import { grantStoreFor } from '../../server/connectors/kit/grant.ts';
+import { sealColumns } from '../../server/connectors/dataSources.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { checkSalesforceReport, salesforceConnector } from '../../server/connectors/salesforce/connector.ts';
 import { BULK_POLL, BULK_THRESHOLD } from '../../server/connectors/salesforce/bulk.ts';
@@ -22,6 +21,7 @@ import { forTenant, type TenantScope } from '../../server/db/tenancy.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { parseSoql, SF_APP, SF_INSTANCE, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
+import { contextFor, pullAll } from '../support/connectorContext.ts';
 
 let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
 let database: Database;
@@ -52,20 +52,13 @@ async function dataSource(settings: Record<string, string> = PASSWORD, secrets: 
   await tenant.dataSources.insert({ id, system: 'salesforce', displayName: `SF ${id.slice(0, 8)}`, settings, ...sealColumns(box, tenant.tenantId, id, secrets) });
   return id;
 }
-async function ctxFor(id: string, endSettings: Record<string, string> = {}): Promise<ConnectorContext> {
-  const row = (await tenant.dataSources.get(id))!;
-  return { tenant, settings: connectionSettings(box, row), dataSourceId: id, dataDir: '/tmp', grant: grantStoreFor(tenant, box, id), endSettings };
-}
+const ctxFor = (id: string, endSettings: Record<string, string> = {}) => contextFor(tenant, box, id, endSettings);
 /** the first batch only, as a run killed after storing it would have read */
 async function firstOf(it: AsyncIterable<PullBatch>): Promise<PullBatch> {
   for await (const b of it) return b;
   throw new Error('no batch');
 }
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 const apiCalls = () => sf.seen.filter((s) => s.path !== '/services/oauth2/token');
 const writes = () => apiCalls().filter((s) => s.method !== 'GET').map((s) => `${s.method} ${s.path}`);
 

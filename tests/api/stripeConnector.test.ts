@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
-import { ConnectionProblem, type ConnectorContext, type PullBatch } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { amountOf, STRIPE_VERSION, stripeConnector } from '../../server/connectors/stripe/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
@@ -18,6 +18,7 @@ import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { STRIPE_CUSTOMERS_ONLY_KEY, STRIPE_KEY, STRIPE_READ_KEY, startFakeStripe, type FakeStripe } from '../support/vendors/stripe.ts';
+import { pullAll } from '../support/connectorContext.ts';
 
 let st: FakeStripe;
 let vendor: VendorFakeWithServer<FakeStripe>;
@@ -32,11 +33,7 @@ afterAll(async () => {
 });
 
 const ctx = (secretKey = STRIPE_KEY): ConnectorContext => ({ tenant: {} as ConnectorContext['tenant'], settings: { secretKey }, dataDir: '/tmp' });
-async function all(it: AsyncIterable<PullBatch>): Promise<PullBatch[]> {
-  const out: PullBatch[] = [];
-  for await (const b of it) out.push(b);
-  return out;
-}
+const all = pullAll;
 const lists = (path: string) => st.seen.filter((s) => s.path === path);
 const day = (d: number, h = 12) => new Date(Date.UTC(2026, 2, d, h));
 
