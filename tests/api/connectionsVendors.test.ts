@@ -24,7 +24,6 @@ const savedEnv: Record<string, string | undefined> = {};
 
 /** Valid settings for each system, and one change the vendor refuses. */
 const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong: Record<string, string>; detail: RegExp }>> = {
-  'gofundme-pro': { settings: { ...C.gofundmePro }, wrong: { clientSecret: 'nope' }, detail: /Riverside Food Bank/ },
   'encompass': { settings: { ...C.encompass }, wrong: { clientSecret: 'nope' }, detail: /access token/ },
   'bbcrm': { settings: { url: 'https://crm.riverside.org/bbappfx/appfxwebservice.asmx', ...C.appFx }, wrong: { password: 'nope' }, detail: /database BBInfinity/ },
   'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },
@@ -32,7 +31,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
   'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
-  'donordrive': { settings: { siteUrl: 'https://riverside.donordrive.com', ...C.donordrive }, wrong: { apiToken: 'nope' }, detail: /riverside\.donordrive\.com/ },
   'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },
 };
 

@@ -12,7 +12,6 @@ import { startVendorServer } from './vendors/harness.ts';
 
 export const FAKE_CREDENTIALS = {
   mailchimp: { apiKey: '0123456789abcdef0123456789abcdef-us21' },
-  gofundmePro: { clientId: 'gfm-client', clientSecret: 'gfm-secret', organizationId: '424242' },
   encompass: { clientId: 'enc-client', clientSecret: 'enc-secret' },
   engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
   everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
@@ -24,7 +23,6 @@ export const FAKE_CREDENTIALS = {
   givecampus: { apiToken: 'gc-token' },
   hubspot: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' },
   luminate: { apiKey: 'lo-api-key', loginName: 'apiadmin', loginPassword: 'lo-pass' },
-  donordrive: { apiToken: 'dd-token' },
   wealthengine: { apiKey: 'we-api-key' },
 } as const;
 
@@ -144,19 +142,6 @@ function salesforceToken(r: Req): Answer | undefined {
 }
 
 const FAKES: Partial<Record<SystemId, Fake>> = {
-  'gofundme-pro': (r) => {
-    if (r.method === 'POST' && r.path === '/oauth2/auth') {
-      const f = form(r);
-      if (f.get('grant_type') !== 'client_credentials' || f.get('client_id') !== C.gofundmePro.clientId || f.get('client_secret') !== C.gofundmePro.clientSecret) return unauthorized;
-      return [200, { access_token: 'gfm-access', token_type: 'bearer', expires_in: 3600 }];
-    }
-    const m = /^\/2\.0\/organizations\/(\d+)$/.exec(r.path);
-    if (r.method === 'GET' && m) {
-      if (bearer(r.headers) !== 'gfm-access') return [401, { error: 'invalid_token' }];
-      return m[1] === C.gofundmePro.organizationId ? [200, { id: Number(m[1]), name: 'Riverside Food Bank' }] : [404, { error: 'Not found' }];
-    }
-    return undefined;
-  },
   'encompass': (r) => {
     if (r.method !== 'POST' || r.path !== '/oauth2/token') return undefined;
     if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
@@ -207,10 +192,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     }
     if (r.query.size > 0) return [400, { errorResponse: { code: '1', message: 'credentials belong in the body' } }];
     return [200, { listUserFieldsResponse: { field: [{ name: 'name.first' }, { name: 'email.primary_address' }] } }];
-  },
-  'donordrive': (r) => {
-    if (r.method !== 'GET' || r.path !== '/api/events') return undefined;
-    return bearer(r.headers) === C.donordrive.apiToken ? [200, [{ eventID: 1, name: 'Riverside Run' }]] : [401, { message: 'Unauthorized' }];
   },
   'wealthengine': (r) => {
     if (r.method !== 'GET' || r.path !== '/v1/health') return undefined;

@@ -22,7 +22,7 @@ export const gofundmePro: ConnectorDefinition = {
   ],
   authentication: 'OAuth 2.0 client credentials at api.classy.org/oauth2/auth; API 2.0 calls carry the bearer token.',
   docs: 'https://developers.classy.org/overview/authentication',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const stripe: ConnectorDefinition = {
@@ -113,11 +113,10 @@ export const donordrive: ConnectorDefinition = {
     { name: 'participants', label: 'Participants' },
     { name: 'teams', label: 'Teams' },
     { name: 'donations', label: 'Donations' },
-    { name: 'incentives', label: 'Incentives' },
   ],
-  authentication: 'Bearer API token against your DonorDrive site\'s /api.',
+  authentication: 'Public API at your DonorDrive site\'s /api (version 1.1); the API token, when given, as a bearer token.',
   docs: 'https://github.com/DonorDrive/PublicAPI',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const wealthengine: ConnectorDefinition = {
