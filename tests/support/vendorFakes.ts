@@ -188,12 +188,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     }
     return undefined;
   },
-  'swoogo': (r) => {
-    if (r.method !== 'POST' || r.path !== '/api/v1/oauth2/token.json') return undefined;
-    const b = basicOf(r.headers);
-    const ok = b && decodeURIComponent(b[0]) === C.swoogo.consumerKey && decodeURIComponent(b[1]) === C.swoogo.consumerSecret && form(r).get('grant_type') === 'client_credentials';
-    return ok ? [200, { access_token: 'swoogo-access', token_type: 'bearer', expires_in: 1800 }] : [401, { name: 'Unauthorized', message: 'Invalid credentials' }];
-  },
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
     return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];

@@ -72,8 +72,8 @@ export const swoogo: ConnectorDefinition = {
     { name: 'transactions', label: 'Transactions' },
   ],
   authentication: 'OAuth 2.0 client credentials: HTTP Basic of key and secret at api.swoogo.com/api/v1/oauth2/token.json.',
-  docs: 'https://developer.swoogo.com/authentication',
-  support: 'connection-test',
+  docs: 'https://developer.swoogo.com/api-reference/introduction',
+  support: 'full',
 };
 
 export const givecampus: ConnectorDefinition = {
