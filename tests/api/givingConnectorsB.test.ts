@@ -1,11 +1,14 @@
 /**
- * Swoogo as a source through the connector kit, against its local fake (tests/support/vendors/swoogo.ts),
- * with one test server for the file: our requests as Swoogo documents them (client-credentials
+ * Swoogo and Encompass as sources through the connector kit, against their local fakes
+ * (tests/support/vendors/swoogo.ts, encompass.ts), with one test server for the file. Swoogo: our requests as Swoogo documents them (client-credentials
  * token of the URL-encoded key and secret, `event_id`, `fields`, `search=updated_at>=…`,
  * `sort=updated_at`, `page` and `per-page` while `_meta` says there are more), a 429 in the
  * middle, an expired token renewed, bad credentials refused in Swoogo's words; then a whole formula,
  * Swoogo registrants → the Sandbox CRM's constituents, first run and a later one reading only what
- * changed.
+ * changed. Encompass: the community's client-credentials token, e-mail campaigns by the SPEC's
+ * filter (under 60 days old; one campaign, or all sent within a week or month) and their recipients
+ * with their opens, `startAt`/`maxResults` paging, a 429 and an expired token in the middle; a
+ * whole formula of recipients into constituents, first run and a later one.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
@@ -20,17 +23,26 @@ import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { startFakeSwoogo, SWOOGO_CREDENTIALS, type FakeSwoogo } from '../support/vendors/swoogo.ts';
+import { ENCOMPASS_CREDENTIALS, startFakeEncompass, type FakeEncompass } from '../support/vendors/encompass.ts';
+import { encompassConnector } from '../../server/connectors/encompass/connector.ts';
+import type { VendorFakeSetup } from '../support/vendors/harness.ts';
 
 let sw: FakeSwoogo;
+let enc: FakeEncompass;
 let vendors: VendorFakeWithServer<FakeSwoogo>;
+let encompassFake: VendorFakeSetup<FakeEncompass>;
 let server: TestServer;
 
 beforeAll(async () => {
-  vendors = await withVendorFake('swoogo', startFakeSwoogo, { server: { work: true, env: { RUN_SLICE_MS: '100000' } } });
+  // both fakes, and one server sent to both
+  encompassFake = await withVendorFake('encompass', startFakeEncompass);
+  enc = encompassFake.fake;
+  vendors = await withVendorFake('swoogo', startFakeSwoogo, { server: { work: true, env: { RUN_SLICE_MS: '100000', ...encompassFake.env } } });
   ({ fake: sw, server } = vendors);
 }, 120_000);
 afterAll(async () => {
   await vendors?.close();
+  await encompassFake?.close();
 });
 
 const all = pullAll;
@@ -192,5 +204,140 @@ describe('a whole formula: Swoogo registrants → Sandbox CRM constituents', () 
     expect(adaC!.fields).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace' });
     expect(await crm().search('constituents', { criteria: [{ field: 'email', value: 'mary.swoogo@example.org' }] })).toHaveLength(1);
     expect(await crm().search('constituents', { criteria: [{ field: 'email', value: 'alan.swoogo@example.org' }] })).toHaveLength(1);
+  }, 120_000);
+});
+
+const encCtx = (endSettings: Record<string, string>, settings: Record<string, string> = ENCOMPASS_CREDENTIALS): ConnectorContext =>
+  ({ tenant: {} as ConnectorContext['tenant'], settings, dataDir: '/tmp', endSettings });
+const encCalls = (path: string) => enc.seen.filter((s) => s.path === path);
+const people = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ email: `${tag}${i}@alumni.example`, first: `${tag}${i}`, last: 'Alum', constituentId: 9000 + i }));
+
+describe('the Encompass connector', () => {
+  beforeEach(() => enc.clear());
+
+  it('signs in with the community\'s client credentials; bad ones refused in Encompass\'s words', async () => {
+    await expect(encompassConnector.test(encCtx({}))).resolves.toEqual({ detail: 'Encompass issued an access token for these credentials.' });
+    expect(enc.seen[0]).toMatchObject({ method: 'POST', path: '/oauth2/token', authorization: `Basic ${Buffer.from('riverside-community:enc-secret-1').toString('base64')}` });
+    await expect(encompassConnector.test(encCtx({}, { ...ENCOMPASS_CREDENTIALS, clientSecret: 'nope' }))).rejects.toMatchObject({
+      code: 'clientdatasource-connection-failed', message: 'Encompass refused the client ID and secret (HTTP 401): The client credentials are invalid for this community.',
+    });
+    expect((await encompassConnector.listObjects(encCtx({}))).map((o) => o.name)).toEqual(['emailCampaigns', 'emailRecipients']);
+  });
+
+  it('campaigns by the SPEC\'s filter: within a week, within a month, or a single one, never one 60 days old or more', async () => {
+    const old = enc.campaign({ name: 'Spring news', daysAgo: 70, to: [] });
+    const tenDays = enc.campaign({ name: 'Reunion', daysAgo: 10, to: [] });
+    enc.campaign({ name: 'Giving Day', daysAgo: 5, to: [] });
+    enc.campaign({ name: 'Thank you', daysAgo: 2, to: [] });
+    const names = async (settings: Record<string, string>) => (await all(encompassConnector.pull(encCtx(settings), 'emailCampaigns', null, {}))).flatMap((b) => b.records.map((r) => r.fields.emailName));
+    expect(await names({ campaignFilter: 'week' })).toEqual(['Giving Day', 'Thank you']);
+    expect(await names({ campaignFilter: 'month' })).toEqual(['Reunion', 'Giving Day', 'Thank you']);
+    expect(await names({ campaignFilter: 'single', campaignId: String(tenDays.id) })).toEqual(['Reunion']);
+    expect(await names({ campaignFilter: 'single', campaignId: String(old.id) })).toEqual([]);
+    const [week, , single] = encCalls('/v2/messages');
+    const span = (c: typeof week) => Number(c!.query.get('toTimestamp')) - Number(c!.query.get('fromTimestamp'));
+    expect(span(week)).toBe(7 * 86_400_000);
+    expect(span(single)).toBe(60 * 86_400_000);
+    expect(week!.query.get('startAt')).toBe('0');
+    const record = (await all(encompassConnector.pull(encCtx({ campaignFilter: 'single', campaignId: String(tenDays.id) }), 'emailCampaigns', null, {})))[0]!.records[0]!;
+    expect(record.fields).toMatchObject({ id: String(tenDays.id), subjectLine: 'Reunion!', fromAddress: 'alumni@riverside.edu', sentCount: 0, sentDate: new Date(tenDays.actualSendTimestamp as number).toISOString() });
+    await expect(all(encompassConnector.pull(encCtx({}), 'emailCampaigns', null, {}))).rejects.toThrow('Choose which Encompass e-mail campaigns to read');
+  });
+
+  it('recipients with their opens, every page; a 429 and an expired token in the middle; a later pull only campaigns sent since', async () => {
+    const first = enc.campaign({ name: 'Giving Day', daysAgo: 5, to: people(3, 'gd'), opened: ['GD1@alumni.example'] });
+    const pages = encompassConnector.pull(encCtx({ campaignFilter: 'month' }), 'emailRecipients', null, { batchSize: 2 })[Symbol.asyncIterator]();
+    const one = await pages.next();
+    enc.throttle(1);
+    enc.expireTokens();
+    const two = await pages.next();
+    expect((await pages.next()).done).toBe(true);
+    const read = [...one.value!.records, ...two.value!.records];
+    expect(read.map((r) => [r.id, r.fields.emailAddress, r.fields.opened])).toEqual([
+      [`${first.id}:9000`, 'gd0@alumni.example', false], [`${first.id}:9001`, 'gd1@alumni.example', true], [`${first.id}:9002`, 'gd2@alumni.example', false],
+    ]);
+    expect(read[1]!.fields).toMatchObject({ campaignId: String(first.id), campaignName: 'Giving Day', constituentId: '9001', firstName: 'gd1', lastName: 'Alum', classYear: '2001', firstOpen: expect.any(String) });
+    const recipientCalls = encCalls(`/v2/messages/${first.id}/recipients`);
+    expect(recipientCalls.map((c) => [c.query.get('startAt'), c.query.get('maxResults')])).toEqual([['0', '2'], ['2', '2'], ['2', '2'], ['2', '2']]);
+    expect(recipientCalls.at(-1)!.authorization).toBe(`Bearer enc-token-${enc.tokens}`);
+    expect(JSON.parse(one.value!.watermark!)).toMatchObject({ since: null, next: String(first.id) });
+    const watermark = two.value!.watermark!;
+    expect(JSON.parse(watermark)).toEqual({ since: new Date(first.actualSendTimestamp as number).toISOString(), next: null, latest: null });
+
+    const newer = enc.campaign({ name: 'Thank you', daysAgo: 1, to: people(1, 'ty') });
+    const later = (await all(encompassConnector.pull(encCtx({ campaignFilter: 'month' }), 'emailRecipients', watermark, {}))).flatMap((b) => b.records);
+    // the watermark's own campaign (its millisecond) read again harmlessly, then the new one
+    expect(later.map((r) => r.fields.campaignId)).toEqual([String(first.id), String(first.id), String(first.id), String(newer.id)]);
+    expect(encCalls('/v2/messages').at(-1)!.query.get('fromTimestamp')).toBe(String(first.actualSendTimestamp));
+  });
+});
+
+describe('a whole formula: Encompass e-mail recipients → Sandbox CRM constituents', () => {
+  const F = '/web-api/v1/formulas';
+  const DS = '/integrations/v1/data-sources';
+  let admin: TenantSession;
+  const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+  const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
+  const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
+
+  async function runOnce(formula: string): Promise<RunView> {
+    const runId = (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id;
+    for (const stop = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
+      const run = (await json<{ runs: RunView[] }>(await send(`${F}/${formula}/runs`))).runs.find((r) => r.id === runId);
+      if (run?.finishedOn) return run;
+      if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
+    }
+  }
+
+  it('the wizard\'s calls, a first run writing each recipient once, a later run only the new campaign\'s recipients', async () => {
+    enc.clear();
+    admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
+    const made = await send(DS, { method: 'POST', body: { system: 'encompass', displayName: 'Riverside Encompass', settings: ENCOMPASS_CREDENTIALS } });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const source = (await json<{ id: string }>(made)).id;
+    const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
+    expect(await json(await send(`${DS}/${source}/test`, { method: 'POST' }))).toMatchObject({ status: 'success' });
+    const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
+    expect(systems.find((s) => s.system === 'encompass')?.does).toBe('source');
+    const givingDay = enc.campaign({ name: 'Giving Day', daysAgo: 5, to: people(2, 'wf'), opened: ['wf0@alumni.example'] });
+
+    const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: 'Campaign recipients' } }));
+    const ends = { source: { dataSourceId: source, object: 'emailRecipients', settings: { campaignFilter: 'month' } }, destination: { dataSourceId: crmId, object: 'constituents', settings: {} } };
+    expect((await send(`${F}/${id}`, { method: 'PATCH', body: ends })).status).toBe(200);
+    const parts = {
+      ...VALID_PARTS, transform: { fields: [] }, validation: { rules: [] },
+      routing: { ...VALID_PARTS.routing, unmatched: 'ready' as const, singleMatch: 'ready' as const },
+      schedule: { mode: 'continuous' as const }, autosend: { enabled: true },
+      mapping: { fields: [
+        { destination: 'firstName', kind: 'source', source: 'firstName' }, { destination: 'lastName', kind: 'source', source: 'lastName' },
+        { destination: 'email', kind: 'source', source: 'emailAddress' },
+      ] },
+      matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'emailAddress', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+    };
+    for (const [part, body] of Object.entries(parts)) {
+      const put = await send(`${F}/${id}/parts/${part}`, { method: 'PUT', body });
+      expect(put.status, `${part}: ${await put.clone().text()}`).toBe(200);
+    }
+    const dry = await send(`${F}/${id}/dry-run`, { method: 'POST', body: { limit: 10 } });
+    expect(dry.status, await dry.clone().text()).toBe(200);
+    expect((await json<{ byOutcome: Record<string, number> }>(dry)).byOutcome).toMatchObject({ create: 2, exception: 0 });
+    expect((await send(`${F}/${id}/activate`, { method: 'POST' })).status).toBe(200);
+
+    enc.throttle(1);
+    const first = await runOnce(id);
+    expect(first.status, JSON.stringify(first)).toBe('finished');
+    expect(first.counts).toMatchObject({ collected: 2, created: 2 });
+
+    enc.campaign({ name: 'Thank you', daysAgo: 1, to: [...people(1, 'wf'), ...people(1, 'tyf')] });
+    enc.seen.length = 0;
+    const second = await runOnce(id);
+    expect(second.status, JSON.stringify(second)).toBe('finished');
+    // the new campaign's two recipients (wf0 known already, tyf0 new); the first campaign's read again and found unchanged
+    expect(second.counts).toMatchObject({ created: 1 });
+    // campaigns sent from the first run's latest send on, not the whole month again
+    expect(encCalls('/v2/messages').map((c) => c.query.get('fromTimestamp'))).toEqual([String(givingDay.actualSendTimestamp)]);
+    for (const email of ['wf0@alumni.example', 'wf1@alumni.example', 'tyf0@alumni.example']) {
+      expect(await crm().search('constituents', { criteria: [{ field: 'email', value: email }] }), email).toHaveLength(1);
+    }
   }, 120_000);
 });

@@ -157,11 +157,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
     }
     return undefined;
   },
-  'encompass': (r) => {
-    if (r.method !== 'POST' || r.path !== '/oauth2/token') return undefined;
-    if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
-    return [200, { access_token: 'enc-access', token_type: 'Bearer', expires_in: 3600 }];
-  },
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
   'salesforce': (r) => {

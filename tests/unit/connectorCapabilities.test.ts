@@ -26,6 +26,7 @@ describe('what each system does', () => {
       'pardot': 'source and destination',
       'stripe': 'source',
       'swoogo': 'source',
+      'encompass': 'source',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

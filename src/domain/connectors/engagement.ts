@@ -87,8 +87,8 @@ export const encompass: ConnectorDefinition = {
     { name: 'formSubmissions', label: 'Form submissions' },
   ],
   authentication: 'OAuth 2.0 client credentials issued for your community, exchanged at the API\'s token endpoint.',
-  docs: 'https://api.imodules.com/docs',
-  support: 'connection-test',
+  docs: 'https://support.imodules.com/hc/en-us/articles/228929707-Email-Metric-API',
+  support: 'full',
 };
 
 export const engagingNetworks: ConnectorDefinition = {
