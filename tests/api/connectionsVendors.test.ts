@@ -24,11 +24,9 @@ const savedEnv: Record<string, string | undefined> = {};
 
 /** Valid settings for each system, and one change the vendor refuses. */
 const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong: Record<string, string>; detail: RegExp }>> = {
-  'encompass': { settings: { ...C.encompass }, wrong: { clientSecret: 'nope' }, detail: /access token/ },
   'bbcrm': { settings: { url: 'https://crm.riverside.org/bbappfx/appfxwebservice.asmx', ...C.appFx }, wrong: { password: 'nope' }, detail: /database BBInfinity/ },
   'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
-  'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
   'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
   'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },

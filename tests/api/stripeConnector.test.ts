@@ -58,10 +58,10 @@ describe('the Stripe connector', () => {
   });
 
   it('lists the objects it reads and their fields', async () => {
-    expect((await stripeConnector.listObjects(ctx())).map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds']);
+    expect((await stripeConnector.listObjects(ctx())).map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds', 'disputes', 'payouts', 'balance_transactions']);
     const fields = (await stripeConnector.describeFields(ctx(), 'charges')).map((f) => f.name);
     expect(fields).toEqual(expect.arrayContaining(['amount', 'currency', 'refunded', 'amount_refunded', 'customer_email', 'customer_last_name', 'date']));
-    await expect(stripeConnector.describeFields(ctx(), 'payouts')).rejects.toThrow('Tributary reads Stripe charges, payment intents, customers, subscriptions, invoices and refunds; payouts is not one of them yet.');
+    await expect(stripeConnector.describeFields(ctx(), 'transfers')).rejects.toThrow('Tributary reads Stripe charges, payment intents, customers, subscriptions, invoices, refunds, disputes, payouts and balance transactions; transfers is not one of them yet.');
   });
 
   it('amounts from the currency\'s minor unit: cents become decimals, zero-decimal currencies stay whole', () => {
@@ -189,6 +189,60 @@ describe('payment intents, subscriptions and invoices', () => {
   });
 });
 
+describe('disputes, payouts and balance transactions', () => {
+  beforeEach(() => st.clear());
+
+  it('a later pull of charges reads the disputes opened since the watermark, after the refunds, and shows their charges disputed', async () => {
+    const ada = st.customer({ name: 'Ada Lovelace', email: 'ada@analytical.example', created: day(1) });
+    const gift = st.charge({ amount: 4000, customer: ada.id, created: day(2) });
+    const kept = st.charge({ amount: 1500, customer: ada.id, created: day(3) });
+    const first = await all(stripeConnector.pull(ctx(), 'charges', null, {}));
+    expect(first.flatMap((b) => b.records).map((r) => r.fields.disputed)).toEqual([false, false]);
+    expect(st.seen.some((s) => s.path === '/v1/disputes')).toBe(false);
+    const watermark = first.at(-1)!.watermark!;
+    const opened = st.dispute(gift.id, { reason: 'fraudulent', created: day(5) });
+    st.seen.length = 0;
+    const batches = await all(stripeConnector.pull(ctx(), 'charges', watermark, { batchSize: 1 }));
+    const again = batches.flatMap((b) => b.records);
+    // the watermark's own charge read again harmlessly, then the disputed one
+    expect(again.map((r) => r.id)).toEqual([kept.id, gift.id]);
+    expect(again[1]!.fields).toMatchObject({ amount: 40, disputed: true, state: 'Disputed', dispute_status: 'needs_response', dispute_reason: 'fraudulent', customer_email: 'ada@analytical.example' });
+    expect(st.seen.map((s) => s.path)).toEqual(['/v1/charges', '/v1/refunds', '/v1/disputes', `/v1/charges/${gift.id}`]);
+    expect(lists('/v1/disputes')[0]!.query.get('created[gte]')).toBe(String(day(3).getTime() / 1000));
+    expect(batches.map((b) => JSON.parse(b.watermark!).next)).toEqual(['refunds:', 'disputes:', null]);
+    // a pull stopped between the refunds and the disputes goes on with the disputes
+    const resumed = (await all(stripeConnector.pull(ctx(), 'charges', batches[1]!.watermark, {}))).flatMap((b) => b.records);
+    expect(resumed.map((r) => r.id)).toEqual([gift.id]);
+    // disputes are an object of their own too
+    expect((await all(stripeConnector.pull(ctx(), 'disputes', null, {}))).flatMap((b) => b.records)).toEqual([
+      { id: opened.id, fields: expect.objectContaining({ amount: 40, currency: 'USD', charge: gift.id, reason: 'fraudulent', status: 'needs_response', evidence_due_by: '2026-03-12T12:00:00.000Z' }) },
+    ]);
+  });
+
+  it('payouts and balance transactions, created since the watermark, paged, amounts turned into amounts', async () => {
+    const fee = st.balanceTransaction({ amount: 10000, fee: 320, source: 'ch_1', created: day(1) });
+    const payout = st.payout({ amount: 9680, arrival: day(4), created: day(2) });
+    const payouts = (await all(stripeConnector.pull(ctx(), 'payouts', null, {}))).flatMap((b) => b.records);
+    expect(payouts).toEqual([{ id: payout.id, fields: expect.objectContaining({
+      amount: 96.8, currency: 'USD', arrival_date: '2026-03-04', status: 'paid', method: 'standard', type: 'bank_account', balance_transaction: payout.balance_transaction,
+    }) }]);
+    const batches = await all(stripeConnector.pull(ctx(), 'balance_transactions', null, { batchSize: 1 }));
+    expect(batches.flatMap((b) => b.records).map((r) => [r.id, r.fields.amount, r.fields.fee, r.fields.net, r.fields.type])).toEqual([
+      [payout.balance_transaction, -96.8, 0, -96.8, 'payout'], [fee.id, 100, 3.2, 96.8, 'charge'],
+    ]);
+    expect(lists('/v1/balance_transactions').map((c) => c.query.get('starting_after'))).toEqual([null, payout.balance_transaction]);
+    const newer = st.payout({ amount: 500, created: day(6) });
+    const watermark = (await all(stripeConnector.pull(ctx(), 'payouts', null, {}))).at(-1)!.watermark;
+    expect(JSON.parse(watermark!)).toMatchObject({ since: '2026-03-06T12:00:00.000Z' });
+    st.payout({ amount: 700, created: day(8) });
+    const later = (await all(stripeConnector.pull(ctx(), 'payouts', watermark, {}))).flatMap((b) => b.records);
+    // the watermark's own second read again, harmlessly
+    expect(later.map((r) => r.fields.amount)).toEqual([7, 5]);
+    expect(lists('/v1/payouts').at(-1)!.query.get('created[gte]')).toBe(String(day(6).getTime() / 1000));
+    expect(newer.id).toBe(later[1]!.id);
+  });
+});
+
 describe('a whole formula: Stripe charges → Sandbox CRM constituents and their gifts', () => {
   const F = '/web-api/v1/formulas';
   const DS = '/integrations/v1/data-sources';
@@ -214,7 +268,7 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
     const stripe = (await json<{ id: string }>(made)).id;
     const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
     expect(await json(await send(`${DS}/${stripe}/test`, { method: 'POST' }))).toMatchObject({ status: 'success', detail: 'Stripe accepted the key (test mode).' });
-    expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${stripe}/objects`))).objects.map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds']);
+    expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${stripe}/objects`))).objects.map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds', 'disputes', 'payouts', 'balance_transactions']);
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     expect(systems.find((s) => s.system === 'stripe')?.does).toBe('source');
 

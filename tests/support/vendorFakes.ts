@@ -142,11 +142,6 @@ function salesforceToken(r: Req): Answer | undefined {
 }
 
 const FAKES: Partial<Record<SystemId, Fake>> = {
-  'encompass': (r) => {
-    if (r.method !== 'POST' || r.path !== '/oauth2/token') return undefined;
-    if (!isForm(r) || form(r).get('grant_type') !== 'client_credentials' || !isBasic(r.headers, C.encompass.clientId, C.encompass.clientSecret)) return unauthorized;
-    return [200, { access_token: 'enc-access', token_type: 'Bearer', expires_in: 3600 }];
-  },
   'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
   'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
   'salesforce': (r) => {
@@ -172,12 +167,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
       return salesforceReportRun(r, run[1]!);
     }
     return undefined;
-  },
-  'swoogo': (r) => {
-    if (r.method !== 'POST' || r.path !== '/api/v1/oauth2/token.json') return undefined;
-    const b = basicOf(r.headers);
-    const ok = b && decodeURIComponent(b[0]) === C.swoogo.consumerKey && decodeURIComponent(b[1]) === C.swoogo.consumerSecret && form(r).get('grant_type') === 'client_credentials';
-    return ok ? [200, { access_token: 'swoogo-access', token_type: 'bearer', expires_in: 1800 }] : [401, { name: 'Unauthorized', message: 'Invalid credentials' }];
   },
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;

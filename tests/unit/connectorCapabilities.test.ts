@@ -27,6 +27,8 @@ describe('what each system does', () => {
       'stripe': 'source',
       'gofundme-pro': 'source',
       'donordrive': 'source',
+      'swoogo': 'source',
+      'encompass': 'source',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

@@ -6,7 +6,8 @@
  * lower of its two).
  *
  * Source: charges, payment intents, subscriptions and invoices (each with its customer expanded,
- * `expand[]=data.customer`; subscriptions canceled too, `status=all`), customers and refunds created since the watermark (`created[gte]`), paged with `starting_after` while
+ * `expand[]=data.customer`; subscriptions canceled too, `status=all`), customers, refunds, disputes,
+ * payouts and balance transactions created since the watermark (`created[gte]`), paged with `starting_after` while
  * `has_more` says so, 100 a page. Stripe lists newest first, so the watermark's date stays where
  * it was while the window is read (a page's position is its last id), and moves to the newest
  * `created` seen only with the window's last batch, once every page before it is stored; a run
@@ -14,8 +15,9 @@
  * unit: turned into amounts (zero-decimal currencies such as JPY stay whole), the currency
  * upper-cased. A charge carries its customer's name and e-mail (the expanded customer's, else its
  * billing details'), and what was refunded of it; a later pull of charges also reads the refunds
- * made since the watermark and reads their charges again (`GET /v1/charges/{id}`), so a gift
- * written before its refund is shown refunded.
+ * made since the watermark, then the disputes opened since it, and reads their charges again (`GET
+ * /v1/charges/{id}`), so a gift written before its refund or dispute is shown refunded or disputed
+ * (a disputed charge carries its dispute's status and reason).
  *
  * Our own thin client on the kit: the `stripe` package is not among the project's packages.
  */
@@ -33,12 +35,12 @@ const CALLS_PER_SECOND = 25;
 /** the API version the records are read in, whatever the account's default: its shapes are those this file reads (an invoice's subscription at its top, a payment intent's latest_charge) */
 export const STRIPE_VERSION = '2024-06-20';
 
-const OBJECTS = ['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds'] as const;
+const OBJECTS = ['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds', 'disputes', 'payouts', 'balance_transactions'] as const;
 type StripeObject = (typeof OBJECTS)[number];
 
 function objectOf(object: string): StripeObject {
   if ((OBJECTS as readonly string[]).includes(object)) return object as StripeObject;
-  throw new ConnectorInputError(`Tributary reads Stripe charges, payment intents, customers, subscriptions, invoices and refunds; ${object} is not one of them yet.`);
+  throw new ConnectorInputError(`Tributary reads Stripe charges, payment intents, customers, subscriptions, invoices, refunds, disputes, payouts and balance transactions; ${object} is not one of them yet.`);
 }
 
 /** Stripe's words: the error's message, with its code when it has one. */
@@ -112,10 +114,11 @@ export function customerRecord(c: Obj): SourceRecord {
   };
 }
 
-/** What became of a charge: refunded whole, in part, or not. */
+/** What became of a charge: refunded whole, in part, disputed by the card holder, or none of these. */
 function refundState(c: Obj, currency: string): string {
   const refunded = typeof c.amount_refunded === 'number' ? c.amount_refunded : 0;
   if (c.refunded === true) return 'Refunded';
+  if (c.disputed === true) return 'Disputed';
   if (refunded > 0) return `Partly refunded (${amountOf(refunded, currency)} ${currency})`;
   return c.status === 'succeeded' ? 'Paid' : c.status === 'failed' ? 'Failed' : c.status === 'pending' ? 'Pending' : '';
 }
@@ -131,7 +134,8 @@ function customerFields(o: Obj, payer: { name?: unknown; email?: unknown; phone?
   };
 }
 
-export function chargeRecord(c: Obj): SourceRecord {
+/** A charge; `dispute`, when the charge is read for a dispute, adds what became of the dispute (a charge itself says only that it is disputed). */
+export function chargeRecord(c: Obj, dispute?: Obj): SourceRecord {
   const currency = String(c.currency ?? '').toUpperCase();
   const billing = obj(c.billing_details);
   const amount = typeof c.amount === 'number' ? c.amount : 0;
@@ -142,7 +146,8 @@ export function chargeRecord(c: Obj): SourceRecord {
     fields: clean({
       id: c.id, created: iso(c.created), date: iso(c.created)?.slice(0, 10),
       amount: amountOf(amount, currency), currency, amount_refunded: amountOf(refunded, currency), net_amount: amountOf(amount - refunded, currency),
-      refunded: c.refunded === true, state: refundState(c, currency), status: c.status, paid: c.paid, description: c.description,
+      refunded: c.refunded === true, disputed: c.disputed === true || !!dispute, dispute_status: dispute?.status, dispute_reason: dispute?.reason,
+      state: dispute && c.refunded !== true ? 'Disputed' : refundState(c, currency), status: c.status, paid: c.paid, description: c.description,
       statement_descriptor: c.statement_descriptor, payment_intent: c.payment_intent, invoice: c.invoice,
       payment_method: method.type, card_brand: obj(method.card).brand,
       ...customerFields(c, { name: billing.name, email: billing.email || c.receipt_email, phone: billing.phone }),
@@ -158,6 +163,45 @@ export function refundRecord(r: Obj): SourceRecord {
     fields: clean({
       id: r.id, created: iso(r.created), date: iso(r.created)?.slice(0, 10), amount: amountOf(r.amount, currency), currency,
       charge: r.charge, payment_intent: r.payment_intent, reason: r.reason, status: r.status, ...metadata(r.metadata),
+    }),
+  };
+}
+
+export function disputeRecord(d: Obj): SourceRecord {
+  const currency = String(d.currency ?? '').toUpperCase();
+  return {
+    id: String(d.id),
+    fields: clean({
+      id: d.id, created: iso(d.created), date: iso(d.created)?.slice(0, 10), amount: amountOf(d.amount, currency), currency,
+      charge: typeof d.charge === 'string' ? d.charge : obj(d.charge).id, payment_intent: d.payment_intent, reason: d.reason, status: d.status,
+      evidence_due_by: iso(obj(d.evidence_details).due_by), ...metadata(d.metadata),
+    }),
+  };
+}
+
+export function payoutRecord(p: Obj): SourceRecord {
+  const currency = String(p.currency ?? '').toUpperCase();
+  return {
+    id: String(p.id),
+    fields: clean({
+      id: p.id, created: iso(p.created), arrival_date: iso(p.arrival_date)?.slice(0, 10), amount: amountOf(p.amount, currency), currency,
+      status: p.status, method: p.method, type: p.type, automatic: p.automatic, description: p.description, statement_descriptor: p.statement_descriptor,
+      balance_transaction: typeof p.balance_transaction === 'string' ? p.balance_transaction : obj(p.balance_transaction).id,
+      failure_code: p.failure_code, failure_message: p.failure_message, ...metadata(p.metadata),
+    }),
+  };
+}
+
+/** A movement of the balance: its gross amount, Stripe's fees and what is left of it (net), each an amount. */
+export function balanceTransactionRecord(b: Obj): SourceRecord {
+  const currency = String(b.currency ?? '').toUpperCase();
+  return {
+    id: String(b.id),
+    fields: clean({
+      id: b.id, created: iso(b.created), date: iso(b.created)?.slice(0, 10), available_on: iso(b.available_on)?.slice(0, 10),
+      amount: amountOf(b.amount, currency), fee: amountOf(b.fee, currency), net: amountOf(b.net, currency), currency,
+      type: b.type, reporting_category: b.reporting_category, status: b.status, description: b.description,
+      source: typeof b.source === 'string' ? b.source : obj(b.source).id,
     }),
   };
 }
@@ -207,7 +251,8 @@ export function invoiceRecord(i: Obj): SourceRecord {
 }
 
 const RECORD: Record<StripeObject, (o: Obj) => SourceRecord> = {
-  charges: chargeRecord, payment_intents: paymentIntentRecord, customers: customerRecord, subscriptions: subscriptionRecord, invoices: invoiceRecord, refunds: refundRecord,
+  charges: (c) => chargeRecord(c), payment_intents: paymentIntentRecord, customers: customerRecord, subscriptions: subscriptionRecord, invoices: invoiceRecord, refunds: refundRecord,
+  disputes: disputeRecord, payouts: payoutRecord, balance_transactions: balanceTransactionRecord,
 };
 /** the objects whose customer comes expanded with them */
 const EXPANDS_CUSTOMER = new Set<StripeObject>(['charges', 'payment_intents', 'subscriptions', 'invoices']);
@@ -227,7 +272,8 @@ export const STRIPE_FIELDS: Record<StripeObject, FieldInfo[]> = {
   charges: [
     ro('id', 'Charge ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('amount', 'Amount', 'number'), ro('currency', 'Currency'),
     ro('amount_refunded', 'Amount refunded', 'number'), ro('net_amount', 'Amount less refunds', 'number'), ro('refunded', 'Refunded in full', 'boolean'),
-    ro('state', 'Paid, refunded or partly refunded'), ro('status', 'Status'), ro('paid', 'Paid', 'boolean'), ro('description', 'Description'),
+    ro('disputed', 'Disputed', 'boolean'), ro('dispute_status', 'Dispute status'), ro('dispute_reason', 'Dispute reason'),
+    ro('state', 'Paid, refunded, partly refunded or disputed'), ro('status', 'Status'), ro('paid', 'Paid', 'boolean'), ro('description', 'Description'),
     ro('statement_descriptor', 'Statement descriptor'), ro('payment_intent', 'Payment intent ID'), ro('invoice', 'Invoice ID'),
     ro('payment_method', 'Payment method'), ro('card_brand', 'Card brand'), ...CUSTOMER_FIELDS, ...ADDRESS_FIELDS('billing_address.', 'Billing address'),
   ],
@@ -255,12 +301,28 @@ export const STRIPE_FIELDS: Record<StripeObject, FieldInfo[]> = {
     ro('id', 'Refund ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('amount', 'Amount', 'number'), ro('currency', 'Currency'),
     ro('charge', 'Charge ID'), ro('payment_intent', 'Payment intent ID'), ro('reason', 'Reason'), ro('status', 'Status'),
   ],
+  disputes: [
+    ro('id', 'Dispute ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('amount', 'Amount', 'number'), ro('currency', 'Currency'),
+    ro('charge', 'Charge ID'), ro('payment_intent', 'Payment intent ID'), ro('reason', 'Reason'), ro('status', 'Status'), ro('evidence_due_by', 'Evidence due by', 'datetime'),
+  ],
+  payouts: [
+    ro('id', 'Payout ID'), ro('created', 'Created', 'datetime'), ro('arrival_date', 'Arrival date', 'date'), ro('amount', 'Amount', 'number'), ro('currency', 'Currency'),
+    ro('status', 'Status'), ro('method', 'Method (standard or instant)'), ro('type', 'Type (bank account or card)'), ro('automatic', 'Automatic', 'boolean'),
+    ro('description', 'Description'), ro('statement_descriptor', 'Statement descriptor'), ro('balance_transaction', 'Balance transaction ID'),
+    ro('failure_code', 'Failure code'), ro('failure_message', 'Failure message'),
+  ],
+  balance_transactions: [
+    ro('id', 'Balance transaction ID'), ro('created', 'Created', 'datetime'), ro('date', 'Date', 'date'), ro('available_on', 'Available on', 'date'),
+    ro('amount', 'Gross amount', 'number'), ro('fee', 'Fees', 'number'), ro('net', 'Net amount', 'number'), ro('currency', 'Currency'),
+    ro('type', 'Type'), ro('reporting_category', 'Reporting category'), ro('status', 'Status'), ro('description', 'Description'), ro('source', 'Source ID'),
+  ],
 };
 
 interface StripeList { object?: string; data?: Obj[]; has_more?: boolean; url?: string }
 
-/** A charges pull's position while it reads the refunds made in its window: `refunds:` and the refunds' cursor. */
+/** A charges pull's position while it reads the refunds (then the disputes) made in its window: `refunds:` (`disputes:`) and that list's cursor. */
 const REFUNDS = 'refunds:';
+const DISPUTES = 'disputes:';
 
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
   const which = objectOf(object);
@@ -299,11 +361,12 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   // newest first: the date moves only once the whole window is read and stored
   const done = (): string => JSON.stringify({ since: latest ?? from, next: null, latest: null } satisfies PullPosition);
   const under = (next: string): string => JSON.stringify({ since: from, next, latest } satisfies PullPosition);
-  // charges read before: those refunded since are read again, so their gifts say so (a first read sees every charge as it is now)
+  // charges read before: those refunded or disputed since are read again, so their gifts say so (a first read sees every charge as it is now)
   const refundsPass = which === 'charges' && !!from;
   const inRefunds = !!at.next?.startsWith(REFUNDS);
+  const inDisputes = !!at.next?.startsWith(DISPUTES);
 
-  if (!inRefunds) {
+  if (!inRefunds && !inDisputes) {
     for await (const page of pages(which, at.next)) {
       const records = page.items.map((o) => RECORD[which](o));
       for (const o of page.items) {
@@ -315,17 +378,30 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
     }
   }
   if (!refundsPass) return;
-  for await (const page of pages('refunds', inRefunds ? at.next!.slice(REFUNDS.length) || null : null)) {
-    const ids = [...new Set(page.items.map((r) => (typeof r.charge === 'string' ? r.charge : obj(r.charge).id)).filter((id): id is string => typeof id === 'string' && !!id))];
+  // the charges of a page of refunds or disputes, read again; a dispute's own status and reason go with its charge
+  const chargesOf = async (items: Obj[], disputes: boolean): Promise<SourceRecord[]> => {
+    const byCharge = new Map<string, Obj | undefined>();
+    for (const o of items) {
+      const id = typeof o.charge === 'string' ? o.charge : obj(o.charge).id;
+      if (typeof id === 'string' && id) byCharge.set(id, disputes ? o : undefined);
+    }
     const records: SourceRecord[] = [];
-    for (const id of ids) {
+    for (const [id, dispute] of byCharge) {
       try {
-        records.push(chargeRecord(await client.call<Obj>({ path: `/v1/charges/${encodeURIComponent(id)}`, query: { 'expand[]': 'customer' }, own: [404] })));
+        records.push(chargeRecord(await client.call<Obj>({ path: `/v1/charges/${encodeURIComponent(id)}`, query: { 'expand[]': 'customer' }, own: [404] }), dispute));
       } catch (err) {
         if (!(err instanceof VendorRefusal && err.status === 404)) throw err;
       }
     }
-    yield { records, watermark: page.next ? under(REFUNDS + page.next) : done() };
+    return records;
+  };
+  if (!inDisputes) {
+    for await (const page of pages('refunds', inRefunds ? at.next!.slice(REFUNDS.length) || null : null)) {
+      yield { records: await chargesOf(page.items, false), watermark: under(page.next ? REFUNDS + page.next : DISPUTES) };
+    }
+  }
+  for await (const page of pages('disputes', inDisputes ? at.next!.slice(DISPUTES.length) || null : null)) {
+    yield { records: await chargesOf(page.items, true), watermark: page.next ? under(DISPUTES + page.next) : done() };
   }
 }
 

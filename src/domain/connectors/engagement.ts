@@ -78,17 +78,14 @@ export const encompass: ConnectorDefinition = {
       campaignId: text('Campaign', { when: { field: 'campaignFilter', is: ['single'] } }),
     }),
   },
+  // read today (the Email Metric API); constituents, events, event registrations and form submissions are still to come
   objects: [
     { name: 'emailCampaigns', label: 'E-mail campaigns' },
     { name: 'emailRecipients', label: 'E-mail recipients and opens' },
-    { name: 'constituents', label: 'Constituents' },
-    { name: 'events', label: 'Events' },
-    { name: 'eventRegistrations', label: 'Event registrations' },
-    { name: 'formSubmissions', label: 'Form submissions' },
   ],
   authentication: 'OAuth 2.0 client credentials issued for your community, exchanged at the API\'s token endpoint.',
-  docs: 'https://api.imodules.com/docs',
-  support: 'connection-test',
+  docs: 'https://support.imodules.com/hc/en-us/articles/228929707-Email-Metric-API',
+  support: 'full',
 };
 
 export const engagingNetworks: ConnectorDefinition = {

@@ -37,7 +37,6 @@ export const stripe: ConnectorDefinition = {
     }),
   }),
   additionalSettings: {},
-  // read today; payouts and balance transactions are still to come
   objects: [
     { name: 'charges', label: 'Charges' },
     { name: 'payment_intents', label: 'Payment intents' },
@@ -45,6 +44,9 @@ export const stripe: ConnectorDefinition = {
     { name: 'subscriptions', label: 'Subscriptions' },
     { name: 'invoices', label: 'Invoices' },
     { name: 'refunds', label: 'Refunds' },
+    { name: 'disputes', label: 'Disputes' },
+    { name: 'payouts', label: 'Payouts' },
+    { name: 'balance_transactions', label: 'Balance transactions' },
   ],
   authentication: 'Bearer secret key (or restricted read key) at api.stripe.com/v1.',
   docs: 'https://docs.stripe.com/api/authentication',
@@ -70,8 +72,8 @@ export const swoogo: ConnectorDefinition = {
     { name: 'transactions', label: 'Transactions' },
   ],
   authentication: 'OAuth 2.0 client credentials: HTTP Basic of key and secret at api.swoogo.com/api/v1/oauth2/token.json.',
-  docs: 'https://developer.swoogo.com/authentication',
-  support: 'connection-test',
+  docs: 'https://developer.swoogo.com/api-reference/introduction',
+  support: 'full',
 };
 
 export const givecampus: ConnectorDefinition = {

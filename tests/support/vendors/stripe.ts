@@ -2,7 +2,7 @@
  * A local fake of Stripe's API (docs.stripe.com/api), answering the calls Tributary makes as Stripe
  * documents them: a secret or restricted key as a bearer token; GET /v1/charges, /v1/payment_intents,
  * /v1/customers, /v1/subscriptions (canceled ones only with `status=canceled` or `all`), /v1/invoices
- * and /v1/refunds as list objects `{ object: 'list', data, has_more, url }`, newest first, with
+ * /v1/refunds, /v1/disputes, /v1/payouts and /v1/balance_transactions as list objects `{ object: 'list', data, has_more, url }`, newest first, with
  * `limit` (1 to 100, 10 when absent), `starting_after` (an id of the list; an unknown one is 404
  * resource_missing), `created[gte|gt|lte|lt]` (Unix seconds) and `expand[]=data.customer` on
  * charges, payment intents, subscriptions and invoices (anything else cannot be expanded: 400); GET
@@ -24,11 +24,17 @@ export interface StripeSeen { method: string; path: string; query: URLSearchPara
 export interface FakeStripe {
   url: string;
   seen: StripeSeen[];
-  objects: { charges: Obj[]; payment_intents: Obj[]; customers: Obj[]; subscriptions: Obj[]; invoices: Obj[]; refunds: Obj[] };
+  objects: { charges: Obj[]; payment_intents: Obj[]; customers: Obj[]; subscriptions: Obj[]; invoices: Obj[]; refunds: Obj[]; disputes: Obj[]; payouts: Obj[]; balance_transactions: Obj[] };
   customer(c: { name?: string; email?: string; created?: Date; phone?: string }): Obj;
   charge(c: { amount: number; currency?: string; customer?: string; billing?: { name?: string; email?: string }; created?: Date; description?: string }): Obj;
   /** refunds part or all of a charge: a refund object, and the charge's amount_refunded and refunded */
   refund(chargeId: string, amount?: number, created?: Date): Obj;
+  /** the card holder disputes a charge: a dispute object, and the charge's `disputed` */
+  dispute(chargeId: string, p?: { reason?: string; status?: string; created?: Date }): Obj;
+  /** a payout to the bank, with its balance transaction */
+  payout(p: { amount: number; arrival?: Date; status?: string; created?: Date }): Obj;
+  /** a balance transaction of a charge: gross, Stripe's fee and net */
+  balanceTransaction(p: { amount: number; fee: number; type?: string; source?: string; created?: Date }): Obj;
   paymentIntent(p: { amount: number; currency?: string; customer?: string; status?: string; created?: Date }): Obj;
   /** a subscription of one price, `quantity` times */
   subscription(p: { customer: string; unitAmount: number; quantity?: number; interval?: string; status?: string; created?: Date }): Obj;
@@ -42,12 +48,12 @@ export interface FakeStripe {
 type Answer = [number, unknown];
 const error = (status: number, type: string, message: string, more: Record<string, unknown> = {}): Answer => [status, { error: { type, message, ...more } }];
 const randomId = (prefix: string) => `${prefix}_${Math.random().toString(36).slice(2, 12)}${Math.random().toString(36).slice(2, 12)}`;
-const SINGULAR: Record<string, string> = { charges: 'charge', payment_intents: 'payment_intent', customers: 'customer', subscriptions: 'subscription', invoices: 'invoice', refunds: 'refund' };
+const SINGULAR: Record<string, string> = { disputes: 'dispute', payouts: 'payout', balance_transactions: 'balance_transaction', charges: 'charge', payment_intents: 'payment_intent', customers: 'customer', subscriptions: 'subscription', invoices: 'invoice', refunds: 'refund' };
 const EXPANDS_CUSTOMER = ['charges', 'payment_intents', 'subscriptions', 'invoices'];
 
 export async function startFakeStripe(): Promise<FakeStripe> {
   const seen: StripeSeen[] = [];
-  const objects: FakeStripe['objects'] = { charges: [], payment_intents: [], customers: [], subscriptions: [], invoices: [], refunds: [] };
+  const objects: FakeStripe['objects'] = { charges: [], payment_intents: [], customers: [], subscriptions: [], invoices: [], refunds: [], disputes: [], payouts: [], balance_transactions: [] };
   let clock = Math.floor(Date.parse('2026-03-01T12:00:00Z') / 1000);
   const at = (d?: Date) => (d ? Math.floor(d.getTime() / 1000) : (clock += 1));
   let throttled = 0;
@@ -65,7 +71,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     charge(c) {
       const o: Obj = {
         id: randomId('ch'), object: 'charge', created: at(c.created), amount: c.amount, amount_captured: c.amount, amount_refunded: 0, refunded: false,
-        currency: c.currency ?? 'usd', customer: c.customer ?? null, description: c.description ?? null, paid: true, status: 'succeeded', captured: true,
+        currency: c.currency ?? 'usd', customer: c.customer ?? null, description: c.description ?? null, paid: true, status: 'succeeded', captured: true, disputed: false,
         billing_details: { name: c.billing?.name ?? null, email: c.billing?.email ?? null, phone: null, address: { line1: null, line2: null, city: null, state: null, postal_code: null, country: null } },
         payment_intent: randomId('pi'), payment_method_details: { type: 'card', card: { brand: 'visa', last4: '4242' } }, receipt_email: null,
         livemode: false, metadata: {},
@@ -82,6 +88,39 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const r: Obj = { id: randomId('re'), object: 'refund', created: at(created), amount: value, currency: ch.currency, charge: ch.id, payment_intent: ch.payment_intent, reason: 'requested_by_customer', status: 'succeeded', metadata: {} };
       objects.refunds.push(r);
       return r;
+    },
+    dispute(chargeId, p = {}) {
+      const ch = objects.charges.find((c) => c.id === chargeId)!;
+      ch.disputed = true;
+      const created = at(p.created);
+      const d: Obj = {
+        id: randomId('dp'), object: 'dispute', created, amount: ch.amount, currency: ch.currency, charge: ch.id, payment_intent: ch.payment_intent,
+        reason: p.reason ?? 'fraudulent', status: p.status ?? 'needs_response', is_charge_refundable: false,
+        evidence_details: { due_by: created + 7 * 86_400, has_evidence: false, past_due: false, submission_count: 0 }, livemode: false, metadata: {},
+      };
+      objects.disputes.push(d);
+      return d;
+    },
+    payout(p) {
+      const created = at(p.created);
+      const txn = fake.balanceTransaction({ amount: -p.amount, fee: 0, type: 'payout', created: new Date(created * 1000) });
+      const o: Obj = {
+        id: randomId('po'), object: 'payout', created, amount: p.amount, currency: 'usd', arrival_date: p.arrival ? Math.floor(p.arrival.getTime() / 1000) : created + 2 * 86_400,
+        status: p.status ?? 'paid', method: 'standard', type: 'bank_account', automatic: true, description: 'STRIPE PAYOUT', statement_descriptor: null,
+        balance_transaction: txn.id, failure_code: null, failure_message: null, destination: randomId('ba'), livemode: false, metadata: {},
+      };
+      txn.source = o.id;
+      objects.payouts.push(o);
+      return o;
+    },
+    balanceTransaction(p) {
+      const created = at(p.created);
+      const o: Obj = {
+        id: randomId('txn'), object: 'balance_transaction', created, available_on: created + 2 * 86_400, amount: p.amount, fee: p.fee, net: p.amount - p.fee,
+        currency: 'usd', type: p.type ?? 'charge', reporting_category: p.type === 'payout' ? 'payout' : 'charge', status: 'available', description: null, source: p.source ?? null,
+      };
+      objects.balance_transactions.push(o);
+      return o;
     },
     paymentIntent(p) {
       const status = p.status ?? 'succeeded';
@@ -185,7 +224,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       throttled--;
       answer = error(429, 'invalid_request_error', 'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.', { code: 'rate_limit' });
     } else {
-      const m = /^\/v1\/(charges|payment_intents|customers|subscriptions|invoices|refunds)$/.exec(req.url.pathname);
+      const m = /^\/v1\/(charges|payment_intents|customers|subscriptions|invoices|refunds|disputes|payouts|balance_transactions)$/.exec(req.url.pathname);
       const one = /^\/v1\/charges\/([^/]+)$/.exec(req.url.pathname);
       answer = m && req.method === 'GET'
         ? list(m[1] as keyof FakeStripe['objects'], req.url.searchParams, key)
