@@ -206,6 +206,28 @@ describe('the wizard with Blackbaud CRM and Altru', () => {
   });
 });
 
+describe('a dry run into Altru', () => {
+  it('previews what a send would do (the known constituent updated, the new one created) and writes nothing', async () => {
+    fx.clear();
+    fx.add('altru', 'constituents', { FIRSTNAME: 'Known', KEYNAME: 'Preview', EMAILADDRESS: 'preview.known@example.org' });
+    const id = await formulaBetween(send, {
+      source: { dataSourceId: flat, object: 'preview-*.csv' },
+      destination: { dataSourceId: altruDs, object: 'constituents', settings: CONSTITUENT_DESTINATION },
+    }, {
+      ...AUTOSENDING_PARTS,
+      mapping: { fields: [{ destination: 'EMAILADDRESS', kind: 'source', source: 'Email' }, { destination: 'KEYNAME', kind: 'source', source: 'Last name' }] },
+      'summary-fields': { fields: ['EMAILADDRESS', 'KEYNAME'] },
+      matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'EMAILADDRESS' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+    }, false);
+    dropCsv(server.config.dataDir, admin.tenantId, 'appfx', 'preview-1.csv', [['Email', 'Last name'], ['PREVIEW.known@example.org', 'Preview'], ['preview.new@example.org', 'New']]);
+    const dry = await send(`/web-api/v1/formulas/${id}/dry-run`, { method: 'POST', body: { limit: 10 } });
+    expect(dry.status, await dry.clone().text()).toBe(200);
+    expect((await json<{ byOutcome: Record<string, number> }>(dry)).byOutcome).toMatchObject({ create: 1, update: 1 });
+    expect(fx.seen.filter((s) => s.operation === 'SearchListLoad').length).toBeGreaterThan(0);
+    expect(fx.seen.some((s) => s.operation === 'DataFormSave')).toBe(false);
+  });
+});
+
 describe('whole formulas', () => {
   const crmHas = async (email: string) => (await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: email }] }))[0]?.fields;
 

@@ -34,7 +34,7 @@ import { eachRecord, writtenResult } from '../kit/results.ts';
 import { MAX_ATTEMPTS, MAX_WAIT_MS, VendorRefusal } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { basic, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
-import { APPFX_NS, child, envelope, fieldValues, parseXml, replyOf, rowsOf, textEl } from './soap.ts';
+import { APPFX_NS, child, envelope, fieldValues, replyOf, rowsOf, textEl } from './soap.ts';
 
 /** rows a DataListLoad answers at most (its MaxRows) */
 export const APPFX_PAGE = 500;
@@ -251,9 +251,6 @@ function appFxConnector(s: System): Connector {
     },
   };
 }
-
-/** for contract tests: the calls with a test's sleep */
-export const appFxInternals = { soap, pull, searchMany, upsert, SYSTEMS, parseXml };
 
 export const bbcrmConnector = appFxConnector(SYSTEMS.bbcrm);
 export const altruConnector = appFxConnector(SYSTEMS.altru);
