@@ -15,7 +15,6 @@ export const FAKE_CREDENTIALS = {
   encompass: { clientId: 'enc-client', clientSecret: 'enc-secret' },
   engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
   everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
-  appFx: { username: 'RIVERSIDE\\tributary', password: 'crm-pass', database: 'BBInfinity' },
   salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
   sfmc: { subdomain: 'mc563885gzs27c5t9-63k636ttgm', clientId: 'sfmc-client', clientSecret: 'sfmc-secret', accountId: '514009999' },
   swoogo: { consumerKey: 'swoogo key+1', consumerSecret: 'swoogo/secret' },
@@ -117,18 +116,6 @@ function salesforceReportRun(r: Req, reportId: string): Answer {
   }];
 }
 
-
-function appFxFake(path: string): Fake {
-  return (r) => {
-    if (r.method !== 'POST' || r.path.toLowerCase() !== path) return undefined;
-    if (r.headers.soapaction !== '"Blackbaud.AppFx.WebService.API.1/GetAvailableREDatabases"') return [500, '<soap:Fault>unknown action</soap:Fault>', 'text/xml'];
-    if (!/text\/xml/.test(r.headers['content-type'] ?? '') || !r.body.includes('GetAvailableREDatabasesRequest')) return [500, '<soap:Fault>bad request</soap:Fault>', 'text/xml'];
-    if (!isBasic(r.headers, C.appFx.username, C.appFx.password)) return [401, '<html>401 - Unauthorized</html>', 'text/html'];
-    return [200, `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>
-<GetAvailableREDatabasesReply xmlns="Blackbaud.AppFx.WebService.API.1"><Databases><string>BBInfinity</string><string>BBInfinity_Test</string></Databases></GetAvailableREDatabasesReply>
-</soap:Body></soap:Envelope>`, 'text/xml; charset=utf-8'];
-  };
-}
 
 function salesforceToken(r: Req): Answer | undefined {
   if (r.method !== 'POST' || r.path !== '/services/oauth2/token') return undefined;

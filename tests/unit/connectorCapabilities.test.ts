@@ -29,6 +29,8 @@ describe('what each system does', () => {
       'donordrive': 'source',
       'swoogo': 'source',
       'encompass': 'source',
+      'bbcrm': 'source and destination',
+      'altru': 'source and destination',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

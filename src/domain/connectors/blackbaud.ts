@@ -89,24 +89,33 @@ const appFxSettings = (urlExample: string) => settingsSchema({
   password: secret('Password'),
 });
 
+/** What a formula reads from and writes to the AppFx web service: a site's own data list, search list and forms, by ID. */
+const appFxSource = () => settingsSchema({
+  dataListId: text('Data list ID (changed since)', {
+    placeholder: '00000000-0000-0000-0000-000000000000',
+    description: 'The GUID of a data list that takes a DATECHANGEDSINCE parameter and returns ID and DATECHANGED with each row, oldest change first.',
+  }),
+});
+const appFxDestination = () => settingsSchema({
+  searchListId: text('Search list ID', { placeholder: '00000000-0000-0000-0000-000000000000', description: 'The GUID of the search list that finds a match; its filter fields are those the matching compares (LOOKUPID, EMAILADDRESS, KEYNAME).' }),
+  addFormId: text('Add form ID', { placeholder: '00000000-0000-0000-0000-000000000000', description: 'The GUID of the add data form that creates a record.' }),
+  editFormId: text('Edit form ID', { placeholder: '00000000-0000-0000-0000-000000000000', description: 'The GUID of the edit data form that updates a matched record.' }),
+});
+
 export const bbcrm: ConnectorDefinition = {
   system: 'bbcrm',
   name: 'Blackbaud CRM',
   vendor: 'Blackbaud',
   roles: { source: true, destination: true },
   settings: appFxSettings('https://crm.example.org/bbappfx/appfxwebservice.asmx'),
-  additionalSettings: {},
+  additionalSettings: { source: appFxSource(), destination: appFxDestination() },
   objects: [
-    { name: 'Constituent', label: 'Constituents' },
-    { name: 'Revenue', label: 'Revenue' },
-    { name: 'Interaction', label: 'Interactions' },
-    { name: 'Event', label: 'Events' },
-    { name: 'Registrant', label: 'Event registrants' },
-    { name: 'Designation', label: 'Designations' },
+    { name: 'constituents', label: 'Constituents' },
+    { name: 'revenue', label: 'Revenue' },
   ],
   authentication: 'HTTP Basic authentication of a CRM user against the AppFxWebService.asmx SOAP endpoint, naming the database in each request.',
   docs: 'https://www.blackbaud.com/files/support/guides/infinitytechref/Content/infinityapi/coinfinityapioverview.htm',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const altru: ConnectorDefinition = {
@@ -115,17 +124,15 @@ export const altru: ConnectorDefinition = {
   vendor: 'Blackbaud',
   roles: { source: true, destination: true },
   settings: appFxSettings('https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx'),
-  additionalSettings: {},
+  additionalSettings: { source: appFxSource(), destination: appFxDestination() },
   objects: [
-    { name: 'Constituent', label: 'Constituents' },
-    { name: 'Revenue', label: 'Revenue' },
-    { name: 'Membership', label: 'Memberships' },
-    { name: 'SalesOrder', label: 'Ticket orders' },
-    { name: 'Event', label: 'Events' },
+    { name: 'constituents', label: 'Constituents' },
+    { name: 'revenue', label: 'Revenue (read only)' },
+    { name: 'memberships', label: 'Memberships (read only)' },
   ],
-  authentication: 'HTTP Basic authentication of an Altru user against the hosted AppFxWebService.asmx SOAP endpoint.',
+  authentication: 'HTTP Basic authentication of an Altru user against the hosted AppFxWebService.asmx SOAP endpoint, naming the database in each request.',
   docs: 'https://www.blackbaud.com/files/support/guides/infinitytechref/Content/infinityapi/coinfinityapioverview.htm',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const luminateOnline: ConnectorDefinition = {
