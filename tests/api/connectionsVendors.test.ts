@@ -31,7 +31,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
   'swoogo': { settings: { ...C.swoogo }, wrong: { consumerSecret: 'nope' }, detail: /access token/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
-  'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
   'donordrive': { settings: { siteUrl: 'https://riverside.donordrive.com', ...C.donordrive }, wrong: { apiToken: 'nope' }, detail: /riverside\.donordrive\.com/ },
   'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },
 };

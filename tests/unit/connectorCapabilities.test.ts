@@ -25,6 +25,7 @@ describe('what each system does', () => {
       'emma': 'source and destination',
       'pardot': 'source and destination',
       'stripe': 'source',
+      'luminate-online': 'source and destination',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });
