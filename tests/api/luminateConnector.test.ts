@@ -156,6 +156,9 @@ describe('whole formulas through Luminate Online', () => {
     expect(await json(await send(`${DS}/${luminate}/test`, { method: 'POST' }))).toMatchObject({ status: 'success' });
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     expect(systems.find((s) => s.system === 'luminate-online')?.does).toBe('source and destination');
+    expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${luminate}/objects`))).objects.map((o) => o.name)).toEqual(['constituents', 'donations']);
+    const { fields } = await json<{ fields: { name: string; label: string }[] }>(await send(`${DS}/${luminate}/objects/constituents/fields`));
+    expect(fields).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'custom_string1', label: 'Chapter' }), expect.objectContaining({ name: 'email.primary_address' })]));
     const people = [0, 1, 2].map((i) => fake.user({ first: `Lum${i}`, last: 'Tributary', email: `lum${i}@example.org`, city: 'Riverside' }));
     const id = await formulaBetween(send, { source: { dataSourceId: luminate, object: 'constituents' }, destination: { dataSourceId: crm, object: 'constituents' } }, {
       ...AUTOSENDING_PARTS,
@@ -184,6 +187,24 @@ describe('whole formulas through Luminate Online', () => {
     expect(changed[0]!.fields).toMatchObject({ firstName: 'Lum0', city: 'Lakeside' });
   }, 120_000);
 
+  it('a create is never doubled: the same key again writes nothing, and a key left under way by a crash finds the constituent by e-mail first', async () => {
+    const saved: ConnectorContext = { tenant: forTenant(server.database.db, admin.tenantId), settings: { url: URL_, ...LUMINATE_SETTINGS }, dataSourceId: luminate, dataDir: '/tmp' };
+    const item = { idempotencyKey: 'lo-once-1', fields: { 'email.primary_address': 'once.lo@example.org', 'name.last': 'Once' } };
+    const [first] = await lo.upsert(saved, 'constituents', [item]);
+    expect(first).toMatchObject({ outcome: 'created', replayed: false });
+    fake.seen.length = 0;
+    const [again] = await lo.upsert(saved, 'constituents', [item]);
+    expect(again).toMatchObject({ id: first!.id, outcome: 'created', replayed: true });
+    expect(calls('createOrUpdate')).toEqual([]);
+    // the first try of another key was recorded as under way, Luminate created, and the worker died before our record
+    const made = fake.user({ last: 'Crashed', email: 'crash.lo@example.org' });
+    await saved.tenant.vendorState.beginWrite(luminate, 'constituents', 'lo-once-2');
+    const [retry] = await lo.upsert(saved, 'constituents', [{ idempotencyKey: 'lo-once-2', fields: { 'email.primary_address': 'crash.lo@example.org', 'name.last': 'Crashed' } }]);
+    expect(retry).toMatchObject({ id: made.cons_id, replayed: true });
+    expect(calls('createOrUpdate')).toEqual([]);
+    expect([...fake.users.values()].filter((u) => (u.email as { primary_address: string }).primary_address === 'once.lo@example.org')).toHaveLength(1);
+  });
+
   it('a dropped file into Luminate constituents: the known one updated and still opted out, the new one created, the refused one in Exceptions with Luminate\'s words', async () => {
     const flatMade = await send(DS, { method: 'POST', body: { system: 'flat-file', displayName: 'Luminate drop', settings: { folder: 'luminate-in' } } });
     expect(flatMade.status, await flatMade.clone().text()).toBe(201);
@@ -203,8 +224,16 @@ describe('whole formulas through Luminate Online', () => {
       ] },
       'summary-fields': { fields: ['email.primary_address', 'name.last'] },
       matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'Email', destination: 'email.primary_address' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
-    });
+    }, false);
     dropCsv(server.config.dataDir, admin.tenantId, 'luminate-in', 'lo-1.csv', [['Email', 'First', 'Last'], ['KNOWN.lo@example.org', 'Known', 'After'], ['joiner.lo@example.org', 'Joiner', 'New'], ['bad@@example', 'Bad', 'Address']]);
+    // a dry run searches Luminate and writes nothing
+    const dry = await send(`/web-api/v1/formulas/${id}/dry-run`, { method: 'POST', body: { limit: 10 } });
+    expect(dry.status, await dry.clone().text()).toBe(200);
+    expect((await json<{ byOutcome: Record<string, number> }>(dry)).byOutcome).toMatchObject({ create: 2, update: 1 });
+    expect(calls('createOrUpdate')).toEqual([]);
+    expect(calls('getUser').length).toBeGreaterThan(0);
+    const activated = await send(`/web-api/v1/formulas/${id}/activate`, { method: 'POST' });
+    expect(activated.status, await activated.clone().text()).toBe(200);
     const done = await runToEnd(send, id);
     expect(done.status, JSON.stringify(done)).toBe('finished');
     expect(done.counts).toMatchObject({ collected: 3, created: 1, updated: 1 });
