@@ -52,6 +52,8 @@ describe('the Luminate Online connector', () => {
     expect(bad).toBeInstanceOf(ConnectionProblem);
     expect(bad).toMatchObject({ code: 'clientdatasource-connection-failed' });
     expect((bad as Error).message).toMatch(/^Luminate Online refused the API key or login \(error 4\)/);
+    // the site's address is typed by a user: what it answered is not repeated
+    expect((bad as Error).message).not.toContain('Login failed');
   });
 
   it('lists constituents and donations, and the fields listUserFields describes, custom ones included; opt-in said to be written only when mapped', async () => {
