@@ -51,7 +51,8 @@ describe('the Luminate Online connector', () => {
     const bad = await lo.test(ctx({ loginPassword: 'nope' })).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ConnectionProblem);
     expect(bad).toMatchObject({ code: 'clientdatasource-connection-failed' });
-    expect((bad as Error).message).toMatch(/^Luminate Online refused the API key or login \(error 4\)/);
+    expect((bad as Error).message).toBe('Luminate Online refused the API key or login (error 3: authorization failed: the API administrator\'s login is wrong or lacks the permission).');
+    await expect(lo.test(ctx({ apiKey: 'nope' }))).rejects.toThrow('Luminate Online refused the API key or login (error 2: incorrect API key).');
     // the site's address is typed by a user: what it answered is not repeated
     expect((bad as Error).message).not.toContain('Login failed');
   });
@@ -126,7 +127,7 @@ describe('the Luminate Online connector', () => {
       { idempotencyKey: 'k2', fields: { 'email.primary_address': 'new@example.org', 'name.first': 'New', 'name.last': 'Joiner', 'email.accepts_email': true } },
       { idempotencyKey: 'k3', fields: { 'email.primary_address': 'bad@@example', 'name.last': 'Bad' } },
     ]);
-    expect(results.map((r) => [r.outcome, r.error])).toEqual([['updated', undefined], ['created', undefined], ['failed', 'Luminate Online refused the constituent: Invalid email address: bad@@example (error 11)']]);
+    expect(results.map((r) => [r.outcome, r.error])).toEqual([['updated', undefined], ['created', undefined], ['failed', 'Luminate Online refused the constituent: Invalid email address: bad@@example (error 1)']]);
     expect(fake.users.get(out.cons_id)).toMatchObject({ name: { last: 'Again' }, email: { accepts_email: false }, custom: { string: [{ id: 'custom_string1', content: 'South' }] } });
     const updates = calls('createOrUpdate');
     expect(updates[0]!.params.get('cons_id')).toBe(out.cons_id);
@@ -246,6 +247,6 @@ describe('whole formulas through Luminate Online', () => {
     const rows = (await server.database.pool.query<{ state: string; bucket: string | null; error_reason: string | null }>(
       'select state, bucket, error_reason from records where formula_id = $1 order by state', [id])).rows;
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
-    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'Luminate Online refused the constituent: Invalid email address: bad@@example (error 11)' });
+    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'Luminate Online refused the constituent: Invalid email address: bad@@example (error 1)' });
   }, 120_000);
 });

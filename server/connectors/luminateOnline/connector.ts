@@ -3,8 +3,8 @@
  * calls posted as a form to `{site}/SRConsAPI` (and `SRDonationAPI`), each carrying `api_key`,
  * `v=1.0`, `response_format=json` and the API administrator's `login_name` and `login_password`
  * in the body, so the credentials stay out of URLs and logs. An error is `{ errorResponse: { code,
- * message } }` (HTTP 403 mostly); its message is Luminate's words for the record it concerns, and
- * a refused login stops the run in them. A 429 or 503 is waited out by the kit's client; calls are
+ * message } }` (HTTP 403 mostly); its message is Luminate's words for the record it concerns. A
+ * refused sign-in (codes 2 to 5) stops the run, told by its documented code and meaning only. A 429 or 503 is waited out by the kit's client; calls are
  * paced to ten a second per site (Luminate asks integrations not to flood a site).
  *
  * Source: constituents (`SRConsAPI` `getUserChanges`) and donations (`SRDonationAPI`
@@ -40,8 +40,15 @@ const NAME = 'Luminate Online';
 /** records a page: kept small, as Luminate may answer fewer than asked on large lists */
 export const LUMINATE_PAGE = 100;
 const CALLS_PER_SECOND = 10;
-/** error codes of a refused api_key or login (Luminate's list: 1–5 are about the call's authentication) */
-const SIGN_IN_CODES = new Set(['1', '2', '3', '4', '5']);
+/** Luminate's documented error codes of a refused call's authentication, in its documentation's words */
+const SIGN_IN_CODES: Record<string, string> = {
+  '2': 'incorrect API key',
+  '3': 'authorization failed: the API administrator\'s login is wrong or lacks the permission',
+  '4': 'request not allowed from this IP address (the site\'s API IP filter)',
+  '5': 'the method is restricted',
+};
+/** no constituent matches the lookup (getUser, createOrUpdate by cons_id) */
+const NO_MATCH = '16';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -62,8 +69,8 @@ export function luminateMessageOf(body: unknown): string {
  */
 function callRefused(method: string, code: string, status: number) {
   const which = /^\d{1,6}$/.test(code) ? `error ${code}` : `HTTP ${status}`;
-  return SIGN_IN_CODES.has(code)
-    ? refused(`${NAME} refused the API key or login (${which}): check the API key, the API administrator's login and the site's allowed IP addresses.`)
+  return SIGN_IN_CODES[code]
+    ? refused(`${NAME} refused the API key or login (${which}: ${SIGN_IN_CODES[code]}).`)
     : refused(`${NAME} refused the ${method} call (${which}).`);
 }
 
@@ -94,13 +101,13 @@ export function luminateClient(ctx: ConnectorContext, opts: { sleep?: (ms: numbe
       } catch (err) {
         if (!(err instanceof VendorRefusal)) throw err;
         const code = String(obj(obj(err.body).errorResponse).code ?? '');
-        if (SIGN_IN_CODES.has(code) || !o.record) throw callRefused(method, code, err.status);
+        if (!!SIGN_IN_CODES[code] || !o.record) throw callRefused(method, code, err.status);
         throw err;
       }
       // an error answered with HTTP 200 (suppress_response_codes on the site)
       if (body && obj(body).errorResponse) {
         const code = String(obj(obj(body).errorResponse).code ?? '');
-        if (SIGN_IN_CODES.has(code) || !o.record) throw callRefused(method, code, 200);
+        if (!!SIGN_IN_CODES[code] || !o.record) throw callRefused(method, code, 200);
         throw new VendorRefusal(NAME, 200, luminateMessageOf(body), body);
       }
       return body as T;
@@ -223,8 +230,8 @@ async function userBy(lo: Luminate, by: { primary_email?: string; cons_id?: stri
     const user = obj(answer.getConsResponse);
     return user.cons_id !== undefined ? user : null;
   } catch (err) {
-    // no such constituent: Luminate refuses the lookup
-    if (err instanceof VendorRefusal) return null;
+    // no such constituent: Luminate refuses the lookup with its code 16
+    if (err instanceof VendorRefusal && String(obj(obj(err.body).errorResponse).code ?? '') === NO_MATCH) return null;
     throw err;
   }
 }

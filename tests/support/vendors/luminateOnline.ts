@@ -96,7 +96,7 @@ export async function startFakeLuminate(): Promise<FakeLuminate> {
     if (servlet === 'SRConsAPI' && method === 'listUserFields') return [200, { listUserFieldsResponse: { field: FIELDS } }];
     if (servlet === 'SRConsAPI' && method === 'getUser') {
       const u = p.get('cons_id') ? users.get(p.get('cons_id')!) : byEmail(p.get('primary_email') ?? '');
-      return u ? [200, { getConsResponse: u }] : error('101', 'The specified constituent does not exist.');
+      return u ? [200, { getConsResponse: u }] : error('16', 'Cannot access the user because no records match the search criteria.');
     }
     if (servlet === 'SRConsAPI' && method === 'getUserChanges') {
       return [200, { getUserChangesResponse: { user: listOf(listing([...users.values()], p)), total_number: users.size } }];
@@ -107,10 +107,10 @@ export async function startFakeLuminate(): Promise<FakeLuminate> {
     if (servlet === 'SRConsAPI' && method === 'createOrUpdate') {
       const consId = p.get('cons_id');
       const email = p.get('primary_email') ?? '';
-      if (email && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return error('11', `Invalid email address: ${email}`);
+      if (email && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return error('1', `Invalid email address: ${email}`);
       let u = consId ? users.get(consId) : email ? byEmail(email) : undefined;
-      if (consId && !u) return error('101', 'The specified constituent does not exist.');
-      if (!u && !email) return error('11', 'An email address is required to create a constituent.');
+      if (consId && !u) return error('16', 'Cannot access the user because no records match the search criteria.');
+      if (!u && !email) return error('9', 'One or more required parameters were missing from the request.');
       const created = !u;
       if (!u) {
         u = { cons_id: String(nextId++), name: {}, email: { primary_address: email, accepts_email: true }, primary_address: {}, custom: { string: [] }, creation_date: now(), modify_date: '' };
@@ -119,20 +119,20 @@ export async function startFakeLuminate(): Promise<FakeLuminate> {
       apply(u, p);
       return [200, { createOrUpdateConsResponse: { cons_id: u.cons_id, message: created ? 'User created.' : 'User updated.' } }];
     }
-    return error('2', `Unknown method ${method}.`);
+    return error('6', `No method specified or the method specified is invalid: ${method}.`);
   }
 
   const server = await startVendorServer((req, res) => {
     const m = /^\/riverside\/site\/(SRConsAPI|SRDonationAPI)$/.exec(req.url.pathname);
     const params = new URLSearchParams(req.form ? req.raw : '');
     seen.push({ servlet: m?.[1] ?? req.url.pathname, method: params.get('method') ?? '', params, query: req.url.searchParams });
-    if (throttled > 0) { throttled--; return sendJson(res, throttleStatus, { errorResponse: { code: '5', message: 'Too many requests.' } }, { 'retry-after': '0' }); }
+    if (throttled > 0) { throttled--; return sendJson(res, throttleStatus, { errorResponse: { code: '1', message: 'Too many requests.' } }, { 'retry-after': '0' }); }
     if (req.method !== 'POST' || !m) return sendJson(res, 404, { errorResponse: { code: '1', message: 'Not found' } });
     if (req.url.searchParams.has('login_password') || req.url.searchParams.has('api_key')) return sendJson(res, 400, { errorResponse: { code: '1', message: 'credentials belong in the body' } });
-    if (params.get('v') !== '1.0' || params.get('response_format') !== 'json') return sendJson(res, ...error('1', 'The v parameter must be 1.0.'));
+    if (params.get('v') !== '1.0' || params.get('response_format') !== 'json') return sendJson(res, ...error('9', 'The v parameter must be 1.0.'));
     if (params.get('api_key') !== LUMINATE_SETTINGS.apiKey) return sendJson(res, ...error('2', 'Incorrect API key.'));
     if (params.get('login_name') !== LUMINATE_SETTINGS.loginName || params.get('login_password') !== LUMINATE_SETTINGS.loginPassword) {
-      return sendJson(res, ...error('4', 'Login failed: the user name or password is incorrect, or the account is not an API administrator.'));
+      return sendJson(res, ...error('3', 'Login failed: the user name or password is incorrect.'));
     }
     const [status, body] = answer(m[1]!, params);
     return sendJson(res, status, body);
