@@ -28,7 +28,6 @@ const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong:
   'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
-  'luminate-online': { settings: { url: 'https://secure2.convio.net/riverside/site', ...C.luminate }, wrong: { loginPassword: 'nope' }, detail: /API administrator/ },
   'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },
 };
 

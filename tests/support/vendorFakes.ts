@@ -21,7 +21,6 @@ export const FAKE_CREDENTIALS = {
   mobileCommons: { username: 'sms@riverside.org', password: 'mc-pass' },
   givecampus: { apiToken: 'gc-token' },
   hubspot: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' },
-  luminate: { apiKey: 'lo-api-key', loginName: 'apiadmin', loginPassword: 'lo-pass' },
   wealthengine: { apiKey: 'we-api-key' },
 } as const;
 
@@ -158,16 +157,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
     return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];
-  },
-  'luminate-online': (r) => {
-    if (r.method !== 'POST' || r.path !== '/riverside/site/SRConsAPI') return undefined;
-    const f = form(r);
-    if (f.get('method') !== 'listUserFields' || f.get('v') !== '1.0' || f.get('response_format') !== 'json') return [200, { errorResponse: { code: '1', message: 'Unknown method' } }];
-    if (f.get('api_key') !== C.luminate.apiKey || f.get('login_name') !== C.luminate.loginName || f.get('login_password') !== C.luminate.loginPassword) {
-      return [403, { errorResponse: { code: '4', message: 'Invalid login, or the login is not an API administrator.' } }];
-    }
-    if (r.query.size > 0) return [400, { errorResponse: { code: '1', message: 'credentials belong in the body' } }];
-    return [200, { listUserFieldsResponse: { field: [{ name: 'name.first' }, { name: 'email.primary_address' }] } }];
   },
   'wealthengine': (r) => {
     if (r.method !== 'GET' || r.path !== '/v1/health') return undefined;

@@ -31,6 +31,7 @@ describe('what each system does', () => {
       'encompass': 'source',
       'bbcrm': 'source and destination',
       'altru': 'source and destination',
+      'luminate-online': 'source and destination',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });

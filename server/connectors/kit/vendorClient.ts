@@ -9,6 +9,7 @@
 import type { SystemId } from '../../../src/domain/connectors/types.ts';
 import { ConnectionProblem, processingError, refused, transientProblem } from '../connector.ts';
 import { JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch, type VendorResponse } from '../vendorHttp.ts';
+import type { NetworkPolicy } from '../network.ts';
 import type { Pacer } from './pace.ts';
 import { QuotaExhausted, retryAfterMs } from './problems.ts';
 
@@ -62,6 +63,8 @@ export interface VendorClientOptions {
   /** every answer, for what its headers say (Salesforce's daily usage in Sforce-Limit-Info) */
   observe?(res: VendorResponse): void;
   signal?: AbortSignal | undefined;
+  /** where a host typed in the settings may lead (ConnectorContext.network), for a vendor at a user's address (Luminate Online) */
+  network?: NetworkPolicy | undefined;
   /** the vendor's calls-per-second limit, kept before each call (kit/pace.ts) */
   pace?: Pacer;
   /** waits between tries; tests may shorten them */
@@ -127,6 +130,7 @@ export function vendorClient(o: VendorClientOptions): VendorClient {
             ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : req.body ? { body: req.body.text } : {}),
             maxBytes: VENDOR_DATA_MAX_BYTES,
             signal: o.signal,
+            ...(o.network ? { network: o.network } : {}),
           });
         } catch (err) {
           if (err instanceof ConnectionProblem && err.transient && attempt < MAX_ATTEMPTS) {

@@ -147,17 +147,14 @@ export const luminateOnline: ConnectorDefinition = {
     loginPassword: secret('API administrator password'),
   }),
   additionalSettings: {},
+  // constituents read and written, donations read; TeamRaiser, groups and surveys are still to come
   objects: [
     { name: 'constituents', label: 'Constituents' },
     { name: 'donations', label: 'Donations' },
-    { name: 'teamraisers', label: 'TeamRaiser participants' },
-    { name: 'groups', label: 'Groups' },
-    { name: 'surveys', label: 'Survey responses' },
-    { name: 'emailCampaigns', label: 'E-mail campaigns' },
   ],
-  authentication: 'Server API calls (SRConsAPI) carry api_key, v=1.0 and the API administrator\'s login_name and login_password.',
+  authentication: 'Server API calls (SRConsAPI, SRDonationAPI) posted as a form carrying api_key, v=1.0, response_format=json and the API administrator\'s login_name and login_password.',
   docs: 'https://www.blackbaud.com/files/support/guides/luminate-online-api/',
-  support: 'connection-test',
+  support: 'full',
 };
 
 export const BLACKBAUD = [renxt, fenxt, bbcrm, altru, luminateOnline];
