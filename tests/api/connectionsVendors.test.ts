@@ -24,8 +24,6 @@ const savedEnv: Record<string, string | undefined> = {};
 
 /** Valid settings for each system, and one change the vendor refuses. */
 const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong: Record<string, string>; detail: RegExp }>> = {
-  'bbcrm': { settings: { url: 'https://crm.riverside.org/bbappfx/appfxwebservice.asmx', ...C.appFx }, wrong: { password: 'nope' }, detail: /database BBInfinity/ },
-  'altru': { settings: { url: 'https://altru.blackbaudhosting.com/12345ABC/appfxwebservice.asmx', ...C.appFx }, wrong: { database: 'Elsewhere' }, detail: /Altru/ },
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
   'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },

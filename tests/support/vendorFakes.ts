@@ -12,7 +12,6 @@ import { startVendorServer } from './vendors/harness.ts';
 
 export const FAKE_CREDENTIALS = {
   mailchimp: { apiKey: '0123456789abcdef0123456789abcdef-us21' },
-  encompass: { clientId: 'enc-client', clientSecret: 'enc-secret' },
   engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
   everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
   salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
@@ -128,8 +127,6 @@ function salesforceToken(r: Req): Answer | undefined {
 }
 
 const FAKES: Partial<Record<SystemId, Fake>> = {
-  'bbcrm': appFxFake('/bbappfx/appfxwebservice.asmx'),
-  'altru': appFxFake('/12345abc/appfxwebservice.asmx'),
   'salesforce': (r) => {
     const token = salesforceToken(r);
     if (token) return token;
