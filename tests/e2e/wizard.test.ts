@@ -199,7 +199,9 @@ describe('the Formula Wizard in Chromium', () => {
     const transforms = page.getByRole('dialog', { name: 'Transforms of Last name' });
     await transforms.getByRole('button', { name: 'Change case' }).click();
     await transforms.getByRole('combobox', { name: 'Case' }).selectOption({ label: 'Title Case' });
-    await expect.poll(() => transforms.getByTestId('transform-sample').textContent(), SOON).toContain('“smith1” → “Smith1”');
+    const after = transforms.getByRole('table', { name: 'Sample rows before and after' }).locator('tbody td:nth-child(3)');
+    await expect.poll(() => after.allTextContents(), SOON).toEqual(['“Smith1”', '“Smith2”', '“Smith3”', '“Smith4”', '“Smith5”']);
+    await shot('4-transforms');
     await transforms.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => fieldsTable.getByRole('button', { name: 'Transforms of Last name (1)' }).isVisible(), SOON).toBe(true);
     await expect.poll(lastNames, SOON).toEqual(['Smith1', 'Smith2', 'Smith3', 'Smith4', 'Smith5']);

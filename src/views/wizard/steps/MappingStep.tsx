@@ -180,9 +180,10 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
 
   const editingField = editing ? data.destination.find((f) => f.name === editing.destination) : undefined;
   const editingDraft = editingField ? form.fields[editingField.name] : undefined;
-  const startValue: FieldValue = editingField && editingDraft && firstRow && editingDraft.kind !== 'ignored'
-    ? mappedValue(fieldMapping(editingField.name, editingDraft), firstRow)
-    : null;
+  // the transform editor shows the rows the preview table shows, each before and after the field's steps
+  const transformSamples = editingField && editingDraft && editingDraft.kind !== 'ignored' && sample.status === 'ready'
+    ? sample.sample.rows.slice(0, PREVIEW_ROWS).map((row) => ({ row, start: mappedValue(fieldMapping(editingField.name, editingDraft), row) }))
+    : [];
   const sampleValue = (() => {
     if (!editingField || !firstRow) return undefined;
     const parts = previewParts(form, [editingField]);
@@ -297,8 +298,7 @@ function MappingEditor({ step: props, editor, data }: { step: StepProps; editor:
           onChange={(steps) => setSteps(editingField.name, steps)}
           sourceFields={data.source}
           source={editingDraft?.kind === 'source' ? editingDraft.source : ''}
-          sampleRow={firstRow}
-          startValue={startValue}
+          samples={transformSamples}
           disabled={disabled}
         />
       )}

@@ -4,7 +4,7 @@
  * first sample row, computed by the engine's own functions.
  */
 import type { ReactNode } from 'react';
-import { ActionIcon, Button, Fieldset, Group, Modal, NativeSelect, NumberInput, SimpleGrid, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Fieldset, Group, Modal, NativeSelect, NumberInput, SimpleGrid, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import {
@@ -30,7 +30,7 @@ const options = <K extends string>(keys: readonly K[], labels: Record<K, string>
 const typed = (x: number | string): number | '' => (typeof x === 'number' && Number.isFinite(x) ? x : '');
 const shown = (value: FieldValue) => (value === null || value === '' ? '(empty)' : `“${valueText(value)}”`);
 
-export function TransformEditor({ opened, onClose, label, destination, steps, onChange, sourceFields, source, sampleRow, startValue, disabled }: {
+export function TransformEditor({ opened, onClose, label, destination, steps, onChange, sourceFields, source, samples, disabled }: {
   opened: boolean;
   onClose(): void;
   label: string;
@@ -41,9 +41,8 @@ export function TransformEditor({ opened, onClose, label, destination, steps, on
   sourceFields: SourceField[];
   /** the field's source field, which a new concatenation starts with */
   source: string;
-  /** the first sample row, and the field's value in it before its steps */
-  sampleRow: Record<string, unknown> | null;
-  startValue: FieldValue;
+  /** the preview's sample rows (the same rows as the table below the fields), each with the field's value before its steps */
+  samples: { row: Record<string, unknown>; start: FieldValue }[];
   disabled: boolean;
 }) {
   // a phone's screen is the editor's
@@ -56,7 +55,7 @@ export function TransformEditor({ opened, onClose, label, destination, steps, on
   };
   const checked = steps.map(checkStep);
   const complete = checked.every((c) => c.body);
-  const result = sampleRow && complete ? applySteps(checked.map((c) => c.body!), startValue, sampleRow) : null;
+  const bodies = complete ? checked.map((c) => c.body!) : null;
   const fieldOptions = [{ value: '', label: 'Choose a field' }, ...sourceFields.map((f) => ({ value: f.name, label: f.label }))];
 
   return (
@@ -184,11 +183,25 @@ export function TransformEditor({ opened, onClose, label, destination, steps, on
           </div>
         )}
 
-        {sampleRow && (
-          <Text size="sm" data-testid="transform-sample">
-            First sample row: {shown(startValue)} →{' '}
-            {!complete ? 'complete the steps to see the result' : result?.ok ? shown(result.value) : <Text span c="red">{result?.error}</Text>}
-          </Text>
+        {samples.length > 0 && <Text size="sm" fw={500}>The preview's sample rows, before and after these steps</Text>}
+        {samples.length > 0 && (
+          <Table aria-label="Sample rows before and after" withTableBorder verticalSpacing={4} fz="sm">
+            <Table.Thead>
+              <Table.Tr><Table.Th scope="col">Row</Table.Th><Table.Th scope="col">Before</Table.Th><Table.Th scope="col">After</Table.Th></Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {samples.map(({ row, start }, i) => {
+                const result = bodies ? applySteps(bodies, start, row) : null;
+                return (
+                  <Table.Tr key={i}>
+                    <Table.Th scope="row">{i + 1}</Table.Th>
+                    <Table.Td>{shown(start)}</Table.Td>
+                    <Table.Td>{!result ? 'complete the steps to see the result' : result.ok ? shown(result.value) : <Text span size="sm" c="red">{result.error}</Text>}</Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
         )}
         <Group justify="flex-end">
           <Button onClick={onClose}>Done</Button>
