@@ -1,7 +1,7 @@
 /**
  * The transforms of one destination field: steps applied in order (added, removed, reordered),
  * each with its settings, SPEC.md section 5's limits and messages, and what the steps make of the
- * first sample row, computed by the engine's own functions.
+ * preview's sample rows (the rows the table below the fields shows), computed by the engine's own functions.
  */
 import type { ReactNode } from 'react';
 import { ActionIcon, Button, Fieldset, Group, Modal, NativeSelect, NumberInput, SimpleGrid, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
