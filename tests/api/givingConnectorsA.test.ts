@@ -6,7 +6,6 @@
  * Sandbox CRM's constituents with their gifts, a first run and a later one reading only what changed.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/domain/api/formulas.ts';
 import type { FormulaPartBody } from '../../src/domain/formula/parts.ts';
 import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { donordriveConnector } from '../../server/connectors/donordrive/connector.ts';
@@ -16,7 +15,7 @@ import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
 import { pullAll } from '../support/connectorContext.ts';
-import { tenantSession, type TenantSession } from '../support/engineRun.ts';
+import { tenantSession, type TenantSession, runToEnd } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { DD_TOKEN, startFakeDonorDrive, type FakeDonorDrive } from '../support/vendors/donordrive.ts';
@@ -177,14 +176,7 @@ describe('whole formulas into the Sandbox CRM: constituents with their gifts, a 
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
-  async function runOnce(formula: string): Promise<RunView> {
-    const runId = (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id;
-    for (const stop = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
-      const run = (await json<{ runs: RunView[] }>(await send(`${F}/${formula}/runs`))).runs.find((r) => r.id === runId);
-      if (run?.finishedOn) return run;
-      if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
-    }
-  }
+  const runOnce = (formula: string) => runToEnd(send, formula);
 
   /** A formula from `object` of a new data source into the Sandbox CRM's constituents, activated. */
   async function formula(system: string, settings: Record<string, string>, object: string, m: { first: string; last: string; email?: string; amount: string; date: string }): Promise<string> {

@@ -11,14 +11,13 @@
  * whole formula of recipients into constituents, first run and a later one.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/domain/api/formulas.ts';
 import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { swoogoConnector } from '../../server/connectors/swoogo/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
 import { pullAll } from '../support/connectorContext.ts';
-import { tenantSession, type TenantSession } from '../support/engineRun.ts';
+import { tenantSession, type TenantSession, runToEnd } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
@@ -133,14 +132,7 @@ describe('a whole formula: Swoogo registrants → Sandbox CRM constituents', () 
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
-  async function runOnce(formula: string): Promise<RunView> {
-    const runId = (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id;
-    for (const stop = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const run = (await json<{ runs: RunView[] }>(await send(`${F}/${formula}/runs`))).runs.find((r) => r.id === runId);
-      if (run?.finishedOn) return run;
-      if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
-    }
-  }
+  const runOnce = (formula: string) => runToEnd(send, formula);
 
   it('the wizard\'s calls, a first run writing each registrant once, a later run only the registrants changed since', async () => {
     sw.clear();
@@ -280,14 +272,7 @@ describe('a whole formula: Encompass e-mail recipients → Sandbox CRM constitue
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
-  async function runOnce(formula: string): Promise<RunView> {
-    const runId = (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id;
-    for (const stop = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const run = (await json<{ runs: RunView[] }>(await send(`${F}/${formula}/runs`))).runs.find((r) => r.id === runId);
-      if (run?.finishedOn) return run;
-      if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
-    }
-  }
+  const runOnce = (formula: string) => runToEnd(send, formula);
 
   it('the wizard\'s calls, a first run writing each recipient once, a later run only the new campaign\'s recipients', async () => {
     enc.clear();

@@ -7,13 +7,12 @@
  * first run and a later one.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/domain/api/formulas.ts';
 import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { amountOf, STRIPE_VERSION, stripeConnector } from '../../server/connectors/stripe/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
 import { call } from '../support/api.ts';
-import { tenantSession, type TenantSession } from '../support/engineRun.ts';
+import { tenantSession, type TenantSession, runToEnd } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
@@ -251,14 +250,7 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
-  async function runOnce(formula: string): Promise<RunView> {
-    const runId = (await json<RunView>(await send(`${F}/${formula}/run`, { method: 'POST', body: {} }))).id;
-    for (const stop = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
-      const run = (await json<{ runs: RunView[] }>(await send(`${F}/${formula}/runs`))).runs.find((r) => r.id === runId);
-      if (run?.finishedOn) return run;
-      if (Date.now() > stop) throw new Error(`run ${runId} did not finish: ${JSON.stringify(run)}`);
-    }
-  }
+  const runOnce = (formula: string) => runToEnd(send, formula);
 
   it('the wizard\'s calls, a first run (a 429 waited out) writing each donor once with their gifts, the refunded one said so; a later run only the new charge and the one refunded since', async () => {
     st.clear();
