@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { mobileCommonsConnector as mobile } from '../../server/connectors/mobileCommons/connector.ts';
-import { parseXml } from '../../server/connectors/mobileCommons/xml.ts';
+import { parseXml } from '../../server/connectors/kit/xml.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { MC_LOGIN, startFakeMobileCommons, type FakeMobileCommons } from '../support/vendors/mobileCommons.ts';
 import { pullAll } from '../support/connectorContext.ts';

@@ -34,7 +34,8 @@ import { eachRecord, writtenResult } from '../kit/results.ts';
 import { MAX_ATTEMPTS, MAX_WAIT_MS, VendorRefusal } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { basic, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
-import { APPFX_NS, child, envelope, fieldValues, replyOf, rowsOf, textEl } from './soap.ts';
+import { child } from '../kit/xml.ts';
+import { APPFX_NS, envelope, fieldValues, replyOf, rowsOf, textEl } from './soap.ts';
 
 /** rows a DataListLoad answers at most (its MaxRows) */
 export const APPFX_PAGE = 500;

@@ -6,45 +6,10 @@
  * and search list rows as `<r><Values><v>…</v></Values></r>` in the order of the list's output
  * fields (its metadata, asked for with IncludeMetaData).
  */
-import { SaxesParser } from 'saxes';
+import { child, children, find, parseXml, type XmlElement } from '../kit/xml.ts';
 
 export const APPFX_NS = 'Blackbaud.AppFx.WebService.API.1';
 const DATAFORMS_NS = 'bb_appfx_dataforms';
-
-export interface XmlElement { name: string; attributes: Record<string, string>; children: XmlElement[]; text: string }
-
-/** A document read into elements (local names: the prefixes dropped); null when it is not well-formed XML. */
-export function parseXml(xml: string): XmlElement | null {
-  const parser = new SaxesParser({ position: false });
-  const stack: XmlElement[] = [];
-  let root: XmlElement | null = null;
-  parser.on('opentag', (tag) => {
-    const attributes = Object.fromEntries(Object.entries(tag.attributes).map(([k, v]) => [k.replace(/^.*:/, ''), String(typeof v === 'string' ? v : v.value)]));
-    const el: XmlElement = { name: tag.name.replace(/^.*:/, ''), attributes, children: [], text: '' };
-    stack.at(-1)?.children.push(el);
-    if (!root) root = el;
-    stack.push(el);
-  });
-  const text = (t: string) => { const top = stack.at(-1); if (top) top.text += t; };
-  parser.on('text', text);
-  parser.on('cdata', text);
-  parser.on('closetag', () => { stack.pop(); });
-  try { parser.write(xml).close(); } catch { return null; }
-  return root;
-}
-
-export const child = (el: XmlElement | null | undefined, name: string): XmlElement | undefined => el?.children.find((c) => c.name === name);
-export const children = (el: XmlElement | null | undefined, name: string): XmlElement[] => el?.children.filter((c) => c.name === name) ?? [];
-/** the first element named `name` at any depth below `el` */
-export function find(el: XmlElement | null | undefined, name: string): XmlElement | undefined {
-  if (!el) return undefined;
-  for (const c of el.children) {
-    if (c.name === name) return c;
-    const below = find(c, name);
-    if (below) return below;
-  }
-  return undefined;
-}
 
 const escape = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 

@@ -24,7 +24,7 @@ import { lowered, meets } from '../kit/criteria.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
 import { basic } from '../vendorHttp.ts';
-import { child, children, parseXml, textOf, type XmlElement } from './xml.ts';
+import { child, children, parseXml, textOf, type XmlElement } from '../kit/xml.ts';
 
 const NAME = 'Mobile Commons';
 const BASE = 'https://secure.mcommons.com';

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { child, children, find, parseXml, type XmlElement } from '../../../server/connectors/appFx/soap.ts';
+import { child, children, find, parseXml, type XmlElement } from '../../../server/connectors/kit/xml.ts';
 import { startVendorServer } from './harness.ts';
 
 export const APPFX_USER = { username: 'RIVERSIDE\\tributary', password: 'crm-pass', database: 'BBInfinity' };

@@ -1,18 +1,22 @@
 /**
- * Mobile Commons answers in XML: a document is read into elements with the project's XML parser
- * (saxes), never with patterns over its text. An element keeps its name, attributes, children and
- * text; a document that is not well-formed is null.
+ * XML answers (SOAP envelopes, XML APIs) read into elements with the project's XML parser (saxes),
+ * never with patterns over the text. An element keeps its local name (a namespace prefix such as
+ * `soap:` is dropped, as the vendors' documents mix them freely), its attributes by local name, its
+ * children and its text; a document that is not well-formed is null.
  */
 import { SaxesParser } from 'saxes';
 
 export interface XmlElement { name: string; attributes: Record<string, string>; children: XmlElement[]; text: string }
+
+const local = (name: string) => name.replace(/^.*:/, '');
 
 export function parseXml(xml: string): XmlElement | null {
   const parser = new SaxesParser({ position: false });
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
   parser.on('opentag', (tag) => {
-    const el: XmlElement = { name: tag.name, attributes: Object.fromEntries(Object.entries(tag.attributes).map(([k, v]) => [k, String(typeof v === 'string' ? v : v.value)])), children: [], text: '' };
+    const attributes = Object.fromEntries(Object.entries(tag.attributes).map(([k, v]) => [local(k), String(typeof v === 'string' ? v : v.value)]));
+    const el: XmlElement = { name: local(tag.name), attributes, children: [], text: '' };
     stack.at(-1)?.children.push(el);
     if (!root) root = el;
     stack.push(el);
@@ -35,3 +39,13 @@ export const child = (el: XmlElement | null | undefined, name: string): XmlEleme
 export const children = (el: XmlElement | null | undefined, name: string): XmlElement[] => el?.children.filter((c) => c.name === name) ?? [];
 /** the trimmed text of the first child named `name` ('' when absent) */
 export const textOf = (el: XmlElement | null | undefined, name: string): string => child(el, name)?.text.trim() ?? '';
+/** the first element named `name` at any depth below `el` */
+export function find(el: XmlElement | null | undefined, name: string): XmlElement | undefined {
+  if (!el) return undefined;
+  for (const c of el.children) {
+    if (c.name === name) return c;
+    const below = find(c, name);
+    if (below) return below;
+  }
+  return undefined;
+}
