@@ -99,6 +99,8 @@ export interface UpsertResult {
   replayed: boolean;
   /** why the destination refused this record */
   error?: string;
+  /** what the destination answered about the record (an enrichment's profile), kept as its destination record's values */
+  fields?: Record<string, unknown>;
 }
 
 /**

@@ -177,13 +177,13 @@ async function write(plan: FormulaPlan, rows: readonly Sendable[], by: Sender, d
   }));
   const results = await destination.connector.upsert(destination.ctx, destination.object, items);
   const byKey = new Map(results.map((r) => [r.idempotencyKey, r]));
-  const sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[] = [];
+  const sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated'; fields?: Record<string, unknown> }[] = [];
   const refused: { id: string; reason: string }[] = [];
   for (const r of rows) {
     const result = byKey.get(r.idempotencyKey);
     if (!result) refused.push({ id: r.id, reason: 'The destination did not answer for this record.' });
     else if (result.outcome === 'failed') refused.push({ id: r.id, reason: result.error ?? 'The destination refused the record.' });
-    else sent.push({ id: r.id, destinationRecordId: result.id, outcome: result.outcome });
+    else sent.push({ id: r.id, destinationRecordId: result.id, outcome: result.outcome, ...(result.fields ? { fields: result.fields } : {}) });
   }
   const outcome = {
     created: sent.filter((s) => s.outcome === 'created').length,

@@ -26,7 +26,6 @@ const savedEnv: Record<string, string | undefined> = {};
 const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong: Record<string, string>; detail: RegExp }>> = {
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
   'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
-  'wealthengine': { settings: { environment: 'sandbox', ...C.wealthengine }, wrong: { apiKey: 'nope' }, detail: /sandbox/ },
 };
 
 const testOnly = CATALOGUE.filter((d) => d.support === 'connection-test').map((d) => d.system);

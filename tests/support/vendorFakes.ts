@@ -20,7 +20,6 @@ export const FAKE_CREDENTIALS = {
   mobileCommons: { username: 'sms@riverside.org', password: 'mc-pass' },
   givecampus: { apiToken: 'gc-token' },
   hubspot: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' },
-  wealthengine: { apiKey: 'we-api-key' },
 } as const;
 
 export const SALESFORCE_REPORTS = {
@@ -154,10 +153,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
   'givecampus': (r) => {
     if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
     return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];
-  },
-  'wealthengine': (r) => {
-    if (r.method !== 'GET' || r.path !== '/v1/health') return undefined;
-    return r.headers.authorization === `APIKey ${C.wealthengine.apiKey}` ? [200, { status: 'ok' }] : [401, { message: 'Invalid API key' }];
   },
 };
 

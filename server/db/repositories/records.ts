@@ -172,16 +172,19 @@ export function recordsRepository(db: Executor, tenantId: string) {
     },
 
     /** what the destination did with each record sent */
-    async markSent(sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated' }[], by: { runId: string } | { userId: string | null }): Promise<void> {
+    async markSent(sent: { id: string; destinationRecordId: string; outcome: 'created' | 'updated'; fields?: Record<string, unknown> }[], by: { runId: string } | { userId: string | null }): Promise<void> {
       if (!sent.length) return;
       const runId = 'runId' in by ? by.runId : null;
       const userId = 'userId' in by ? by.userId : null;
       await db.execute(sql`
         update records r set state = 'sent', destination_record_id = x.destination_record_id, outcome = x.outcome,
           date_processed = now(), error_reason = null, error_date = null, copy_keys = null,
-          sent_run_id = ${runId}::uuid, sent_by = ${userId}::uuid
-        from jsonb_to_recordset(${JSON.stringify(sent.map((s) => ({ id: s.id, destination_record_id: s.destinationRecordId, outcome: s.outcome })))}::jsonb)
-          as x(id uuid, destination_record_id text, outcome text)
+          sent_run_id = ${runId}::uuid, sent_by = ${userId}::uuid,
+          -- what the destination answered with the record (an enrichment's profile) is kept as its destination record's values
+          candidates = case when x.fields is null then r.candidates
+            else r.candidates || jsonb_build_array(jsonb_build_object('id', x.destination_record_id, 'fields', x.fields)) end
+        from jsonb_to_recordset(${JSON.stringify(sent.map((s) => ({ id: s.id, destination_record_id: s.destinationRecordId, outcome: s.outcome, fields: s.fields ?? null })))}::jsonb)
+          as x(id uuid, destination_record_id text, outcome text, fields jsonb)
         where r.id = x.id and r.tenant_id = ${tenantId}::uuid and r.state = 'sending'`);
     },
 

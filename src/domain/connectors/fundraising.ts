@@ -125,7 +125,7 @@ export const wealthengine: ConnectorDefinition = {
   system: 'wealthengine',
   name: 'WealthEngine',
   vendor: 'Altrata',
-  roles: { source: true, destination: true },
+  roles: { source: false, destination: true },
   settings: settingsSchema({
     environment: choice('Environment', ENVIRONMENT_OPTIONS, { description: 'Sandbox: api-sandbox.wealthengine.com.' }),
     apiKey: secret('API key'),
@@ -140,7 +140,10 @@ export const wealthengine: ConnectorDefinition = {
   ],
   authentication: 'Header "Authorization: APIKey {key}" at api.wealthengine.com/v1 (api-sandbox.wealthengine.com in the sandbox).',
   docs: 'https://dev.wealthengine.com/api',
-  support: 'connection-test',
+  support: 'full',
+  enrichment: 'WealthEngine screens people: it keeps no records of ours to match against, so its search finds nobody and every record is routed as new, to be screened. '
+    + 'Sending a record looks the person up (by e-mail, else phone, else postal address, with the name); the profile found, or "No match", becomes the record\'s destination record. '
+    + 'Keep one scenario on the e-mail address: it is saved with the formula and never finds anyone.',
 };
 
 export const FUNDRAISING = [gofundmePro, stripe, swoogo, givecampus, donordrive, wealthengine];

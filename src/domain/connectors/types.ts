@@ -41,6 +41,11 @@ export interface ConnectorDefinition {
   support: Support;
   /** what it does when that is more than its support says (Salesforce reads report rows) */
   does?: Capability;
+  /**
+   * An enrichment destination (WealthEngine): it keeps no records of ours, so its search finds
+   * nobody and every record routes as new, to be screened; said in the wizard's matching step.
+   */
+  enrichment?: string;
 }
 
 /** What Tributary does with a system today, in the words the catalogue and the README's connector table use. */

@@ -8,7 +8,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSelector } from '@xstate/react';
 import { Button, Divider, Group, Stack, Switch, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import { objectLabel } from '../../../domain/connectors/catalogue.ts';
+import { connectorFor, objectLabel } from '../../../domain/connectors/catalogue.ts';
 import { ADVANCED_MATCHING_MIN_SCENARIOS, MAX_SEARCH_SCENARIOS } from '../../../domain/formula/constants.ts';
 import { MatchingSchema, PART_MESSAGES } from '../../../domain/formula/parts.ts';
 import type { StepEditorRef } from '../../../machines/stepEditor.ts';
@@ -78,6 +78,9 @@ function MatchingEditor({ loaded, editor, ...props }: StepProps & { editor: Step
         Search scenarios find the records in {destination ? destination.displayName : 'the destination'} that an incoming record may be. A scenario
         finds the records whose fields match all of its criteria.
       </Text>
+      {destination && connectorFor(destination.system).enrichment && (
+        <Text size="sm" data-testid="enrichment-note">{connectorFor(destination.system).enrichment}</Text>
+      )}
       {loaded.recommended && (
         <Text size="sm" c="dimmed" data-testid="recommended-note">
           These are the scenarios we recommend for {destination?.displayName ?? 'this destination'}{destination ? ` (${objectLabel(destination.system, destination.object)})` : ''}. Check them, then save.
