@@ -18,6 +18,7 @@ import type { FormulaView } from '../../src/services/formulas.ts';
 import { ApiError } from '../../src/services/gateway.ts';
 import type { StepProps } from '../../src/views/wizard/step.tsx';
 import type { StepCalls } from '../../src/machines/wizardSteps.ts';
+import { connectorFor } from '../../src/domain/connectors/catalogue.ts';
 import { CustomRoutingStep } from '../../src/views/wizard/steps/CustomRoutingStep.tsx';
 import { MatchingStep } from '../../src/views/wizard/steps/MatchingStep.tsx';
 import { RoutingStep } from '../../src/views/wizard/steps/RoutingStep.tsx';
@@ -170,6 +171,17 @@ describe('the matching step', () => {
     await waitFor(() => expect(s.onSaved).toHaveBeenCalledTimes(1));
     expect(savedBodies(s.putPart)).toEqual([['matching', RECOMMENDED]]);
     expect(s.onDirtyChange).not.toHaveBeenCalled();
+  });
+
+  it('says, for an enrichment destination, why its searches find nobody and everyone is screened as new', async () => {
+    renderStep({ step: 'matching', Step: MatchingStep, parts: { matching: SAVED_MATCHING } });
+    await screen.findByTestId('matching-step');
+    expect(screen.queryByTestId('enrichment-note')).toBeNull();
+    cleanup();
+    const wealthengine = end({ dataSourceId: 'we', object: 'profiles', system: 'wealthengine', displayName: 'WealthEngine' });
+    renderStep({ step: 'matching', Step: MatchingStep, parts: { matching: SAVED_MATCHING }, formula: { ...FORMULA, firstDestinationDataSource: wealthengine } });
+    await screen.findByTestId('matching-step');
+    expect(screen.getByTestId('enrichment-note').textContent).toBe(connectorFor('wealthengine').enrichment);
   });
 
   it('reads a file-upload source\'s fields from its sample', async () => {
