@@ -40,7 +40,9 @@ const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v
 const clean = (fields: Obj): Obj => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 export function donordriveBase(settings: Record<string, string>): string {
-  const site = (settings.siteUrl ?? '').trim().replace(/\/+$/, '');
+  // trailing slashes dropped one by one: /\/+$/ backtracks quadratically on a long run of them
+  let site = (settings.siteUrl ?? '').trim();
+  while (site.endsWith('/')) site = site.slice(0, -1);
   if (!/^https?:\/\//.test(site)) throw refused('DonorDrive needs your site URL, such as https://yourorg.donordrive.com.');
   return site;
 }
