@@ -13,9 +13,8 @@ import { gofundmeProConnector } from '../../server/connectors/gofundmePro/connec
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
-import { call } from '../support/api.ts';
 import { pullAll } from '../support/connectorContext.ts';
-import { tenantSession, type TenantSession, runToEnd } from '../support/engineRun.ts';
+import { connectedSource, runToEnd, type Send, type TenantSession } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { DD_TOKEN, startFakeDonorDrive, type FakeDonorDrive } from '../support/vendors/donordrive.ts';
@@ -172,7 +171,7 @@ describe('whole formulas into the Sandbox CRM: constituents with their gifts, a 
   const F = '/web-api/v1/formulas';
   const DS = '/integrations/v1/data-sources';
   let admin: TenantSession;
-  const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+  let send: Send;
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
@@ -180,13 +179,9 @@ describe('whole formulas into the Sandbox CRM: constituents with their gifts, a 
 
   /** A formula from `object` of a new data source into the Sandbox CRM's constituents, activated. */
   async function formula(system: string, settings: Record<string, string>, object: string, m: { first: string; last: string; email?: string; amount: string; date: string }): Promise<string> {
-    admin ??= await tenantSession(server.url, 'administrator@demo.tributary.test');
-    const made = await send(DS, { method: 'POST', body: { system, displayName: `Riverside ${system}`, settings } });
-    expect(made.status, await made.clone().text()).toBe(201);
-    const source = (await json<{ id: string }>(made)).id;
-    expect(await json(await send(`${DS}/${source}/test`, { method: 'POST' }))).toMatchObject({ status: 'success' });
+    let source: string, crmId: string;
+    ({ admin, send, sourceId: source, crmId } = await connectedSource(server.url, system, `Riverside ${system}`, settings));
     expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${source}/objects`))).objects.map((o) => o.name)).toContain(object);
-    const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
     const { id } = await json<{ id: string }>(await send(F, { method: 'POST', body: { name: `${system} gifts` } }));
     expect((await send(`${F}/${id}`, { method: 'PATCH', body: { source: { dataSourceId: source, object }, destination: { dataSourceId: crmId, object: 'constituents' } } })).status).toBe(200);
     const key = m.email ? { source: m.email, destination: 'email' } : { source: m.last, destination: 'lastName' };

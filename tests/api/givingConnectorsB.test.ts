@@ -15,9 +15,8 @@ import { ConnectionProblem, type ConnectorContext } from '../../server/connector
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { swoogoConnector } from '../../server/connectors/swoogo/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
-import { call } from '../support/api.ts';
 import { pullAll } from '../support/connectorContext.ts';
-import { tenantSession, type TenantSession, runToEnd } from '../support/engineRun.ts';
+import { connectedSource, type Send, type TenantSession, runToEnd } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
@@ -128,7 +127,7 @@ describe('a whole formula: Swoogo registrants → Sandbox CRM constituents', () 
   const F = '/web-api/v1/formulas';
   const DS = '/integrations/v1/data-sources';
   let admin: TenantSession;
-  const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+  let send: Send;
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
@@ -136,12 +135,8 @@ describe('a whole formula: Swoogo registrants → Sandbox CRM constituents', () 
 
   it('the wizard\'s calls, a first run writing each registrant once, a later run only the registrants changed since', async () => {
     sw.clear();
-    admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
-    const made = await send(DS, { method: 'POST', body: { system: 'swoogo', displayName: 'Riverside Swoogo', settings: SWOOGO_CREDENTIALS } });
-    expect(made.status, await made.clone().text()).toBe(201);
-    const swoogo = (await json<{ id: string }>(made)).id;
-    const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
-    expect(await json(await send(`${DS}/${swoogo}/test`, { method: 'POST' }))).toMatchObject({ status: 'success' });
+    let swoogo: string, crmId: string;
+    ({ admin, send, sourceId: swoogo, crmId } = await connectedSource(server.url, 'swoogo', 'Riverside Swoogo', SWOOGO_CREDENTIALS));
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     expect(systems.find((s) => s.system === 'swoogo')?.does).toBe('source');
 
@@ -268,7 +263,7 @@ describe('a whole formula: Encompass e-mail recipients → Sandbox CRM constitue
   const F = '/web-api/v1/formulas';
   const DS = '/integrations/v1/data-sources';
   let admin: TenantSession;
-  const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+  let send: Send;
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
@@ -276,12 +271,8 @@ describe('a whole formula: Encompass e-mail recipients → Sandbox CRM constitue
 
   it('the wizard\'s calls, a first run writing each recipient once, a later run only the new campaign\'s recipients', async () => {
     enc.clear();
-    admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
-    const made = await send(DS, { method: 'POST', body: { system: 'encompass', displayName: 'Riverside Encompass', settings: ENCOMPASS_CREDENTIALS } });
-    expect(made.status, await made.clone().text()).toBe(201);
-    const source = (await json<{ id: string }>(made)).id;
-    const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
-    expect(await json(await send(`${DS}/${source}/test`, { method: 'POST' }))).toMatchObject({ status: 'success' });
+    let source: string, crmId: string;
+    ({ admin, send, sourceId: source, crmId } = await connectedSource(server.url, 'encompass', 'Riverside Encompass', ENCOMPASS_CREDENTIALS));
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     expect(systems.find((s) => s.system === 'encompass')?.does).toBe('source');
     const givingDay = enc.campaign({ name: 'Giving Day', daysAgo: 5, to: people(2, 'wf'), opened: ['wf0@alumni.example'] });

@@ -11,8 +11,7 @@ import { ConnectionProblem, type ConnectorContext } from '../../server/connector
 import { sandboxCrmStore } from '../../server/connectors/sandboxCrm/connector.ts';
 import { amountOf, STRIPE_VERSION, stripeConnector } from '../../server/connectors/stripe/connector.ts';
 import { forTenant } from '../../server/db/tenancy.ts';
-import { call } from '../support/api.ts';
-import { tenantSession, type TenantSession, runToEnd } from '../support/engineRun.ts';
+import { connectedSource, type Send, type TenantSession, runToEnd } from '../support/engineRun.ts';
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
@@ -246,7 +245,7 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
   const F = '/web-api/v1/formulas';
   const DS = '/integrations/v1/data-sources';
   let admin: TenantSession;
-  const send = (p: string, init: { method?: string; body?: unknown } = {}) => call(server.url, p, { ...init, headers: admin.headers });
+  let send: Send;
   const json = async <T = Record<string, unknown>>(res: Response) => res.json() as Promise<T>;
   const crm = () => sandboxCrmStore(forTenant(server.database.db, admin.tenantId));
 
@@ -254,12 +253,9 @@ describe('a whole formula: Stripe charges → Sandbox CRM constituents and their
 
   it('the wizard\'s calls, a first run (a 429 waited out) writing each donor once with their gifts, the refunded one said so; a later run only the new charge and the one refunded since', async () => {
     st.clear();
-    admin = await tenantSession(server.url, 'administrator@demo.tributary.test');
-    const made = await send(DS, { method: 'POST', body: { system: 'stripe', displayName: 'Riverside Stripe', settings: { secretKey: STRIPE_READ_KEY } } });
-    expect(made.status, await made.clone().text()).toBe(201);
-    const stripe = (await json<{ id: string }>(made)).id;
-    const crmId = (await json<{ dataSources: { id: string; system: string }[] }>(await send(DS))).dataSources.find((d) => d.system === 'sandbox-crm')!.id;
-    expect(await json(await send(`${DS}/${stripe}/test`, { method: 'POST' }))).toMatchObject({ status: 'success', detail: 'Stripe accepted the key (test mode).' });
+    let stripe: string, crmId: string, tested: Record<string, unknown>;
+    ({ admin, send, sourceId: stripe, crmId, tested } = await connectedSource(server.url, 'stripe', 'Riverside Stripe', { secretKey: STRIPE_READ_KEY }));
+    expect(tested).toMatchObject({ status: 'success', detail: 'Stripe accepted the key (test mode).' });
     expect((await json<{ objects: { name: string }[] }>(await send(`${DS}/${stripe}/objects`))).objects.map((o) => o.name)).toEqual(['charges', 'payment_intents', 'customers', 'subscriptions', 'invoices', 'refunds', 'disputes', 'payouts', 'balance_transactions']);
     const { systems } = await json<{ systems: { system: string; does: string }[] }>(await send('/integrations/v1/systems'));
     expect(systems.find((s) => s.system === 'stripe')?.does).toBe('source');

@@ -25,6 +25,23 @@ export async function tenantSession(base: string, email: string): Promise<Tenant
 export const sender = (base: string, who: TenantSession, tenantId = who.tenantId): Send =>
   (p, init = {}) => call(base, p, { ...init, headers: { ...who.headers, tenantId, ...init.headers } });
 
+/**
+ * A vendor data source made and tested through the API as the Administrator, beside the tenant's
+ * Sandbox CRM: what a whole-formula test of a vendor source starts from. `tested` is the
+ * connection test's answer.
+ */
+export async function connectedSource(base: string, system: string, displayName: string, settings: Record<string, string>) {
+  const admin = await tenantSession(base, 'administrator@demo.tributary.test');
+  const send = sender(base, admin);
+  const made = await send('/integrations/v1/data-sources', { method: 'POST', body: { system, displayName, settings } });
+  expect(made.status, await made.clone().text()).toBe(201);
+  const sourceId = (await made.json() as { id: string }).id;
+  const { dataSources } = await (await send('/integrations/v1/data-sources')).json() as { dataSources: { id: string; system: string }[] };
+  const tested = await (await send(`/integrations/v1/data-sources/${sourceId}/test`, { method: 'POST' })).json() as Record<string, unknown>;
+  expect(tested).toMatchObject({ status: 'success' });
+  return { admin, send, sourceId, crmId: dataSources.find((d) => d.system === 'sandbox-crm')!.id, tested };
+}
+
 /** Writes a CSV into a tenant's drop folder, newer than anything before it. */
 export function dropCsv(dataDir: string, tenantId: string, folder: string, name: string, rows: string[][]): void {
   const dir = dropFolderPath(dataDir, tenantId, folder);
