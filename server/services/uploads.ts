@@ -70,7 +70,7 @@ export function uploadsService(deps: { store: FileStore; scanner: VirusScanner |
       if (scanner) {
         let result;
         try {
-          result = await scanner.scan(store.read(file.key));
+          result = await scanner.scan(() => store.read(file.key));
         } catch (err) {
           if (!(err instanceof ScannerUnavailableError)) throw err;
           log.error({ err: err.message }, 'virus scanner unavailable: upload refused');

@@ -4,6 +4,7 @@
  * no scanner is configured.
  */
 import net from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clamavAddressFromEnv, clamavScanner, interpret, ScannerUnavailableError } from '../../server/connectors/flatFile/clamav.ts';
 import { loadConfig } from '../../server/config.ts';
@@ -56,6 +57,36 @@ function fakeClamd(reply: (payload: Buffer) => string | null, opts: { limit?: nu
   });
 }
 
+/**
+ * A stand-in clamd on its own thread, so that it answers while the test's thread is held: it
+ * takes INSTREAM chunks up to `limit` bytes, then, 20 ms later, answers "size limit exceeded"
+ * and closes, or, with `cut`, closes without a word.
+ */
+function clamdOnItsOwnThread(limit: number, cut: boolean) {
+  const worker = new Worker(`
+    const net = require('node:net');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const server = net.createServer((socket) => {
+      let size = 0;
+      socket.on('data', (d) => {
+        size += d.length;
+        if (size > workerData.limit + 14 && !socket.destroyed) {
+          socket.pause();
+          // a moment late, so that the answer comes while the client's thread is held
+          setTimeout(() => {
+            if (workerData.cut) socket.destroy(); else { socket.write('INSTREAM size limit exceeded. ERROR\\0'); socket.destroy(); }
+          }, 20);
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+  `, { eval: true, workerData: { limit, cut } });
+  return new Promise<{ port: number; close(): Promise<void> }>((resolve) => {
+    worker.once('message', (port: number) => resolve({ port, close: async () => { await worker.terminate(); } }));
+  });
+}
+
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => { for (const c of closers.splice(0)) await c(); });
 
@@ -76,6 +107,36 @@ describe('ClamAV client over TCP', () => {
     closers.push(clamd.close);
     const scanner = clamavScanner({ host: '127.0.0.1', port: clamd.port });
     expect(await scanner.scan(Buffer.alloc(1_000_000))).toEqual({ status: 'too-large' });
+  });
+
+  /** Chunks written back to back with the thread held between them, as a busy machine does. */
+  async function* heldBetweenChunks(limit: number) {
+    yield Buffer.alloc(limit - 1000, 0x61);
+    for (let i = 0; i < 5; i++) {
+      const until = Date.now() + 60;
+      while (Date.now() < until) { /* no turn of the event loop: clamd answers and closes meanwhile */ }
+      yield Buffer.alloc(4096, 0x61);
+    }
+  }
+
+  it('a stream that clamd cut before its answer was read is scanned again, and refused as too large', async () => {
+    const clamd = await clamdOnItsOwnThread(300_000, false);
+    closers.push(clamd.close);
+    const scanner = clamavScanner({ host: '127.0.0.1', port: clamd.port });
+    let opened = 0;
+    const result = await scanner.scan(() => (++opened === 1 ? heldBetweenChunks(300_000) : Buffer.alloc(400_000)));
+    expect(result).toEqual({ status: 'too-large' });
+    expect(opened).toBe(2);
+  });
+
+  it('a stream cut without an answer twice, or one that cannot be read again, is unavailable, never clean', async () => {
+    const cutter = await clamdOnItsOwnThread(300_000, true);
+    closers.push(cutter.close);
+    const scanner = clamavScanner({ host: '127.0.0.1', port: cutter.port });
+    await expect(scanner.scan(() => heldBetweenChunks(300_000))).rejects.toThrow(/closed the connection before it answered/);
+    const clamd = await clamdOnItsOwnThread(300_000, false);
+    closers.push(clamd.close);
+    await expect(clamavScanner({ host: '127.0.0.1', port: clamd.port }).scan(heldBetweenChunks(300_000))).rejects.toBeInstanceOf(ScannerUnavailableError);
   });
 
   it('treats no answer, a closed connection or an unknown answer as unavailable, never as clean', async () => {

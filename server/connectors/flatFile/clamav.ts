@@ -23,13 +23,18 @@ export class ScannerUnavailableError extends Error {
   override readonly name = 'ScannerUnavailableError';
 }
 
+/**
+ * What a scan reads: bytes, a stream, or a function that opens the content anew, which lets a
+ * scan whose connection clamd cut before answering be tried once more.
+ */
+export type ScanContent = Readable | AsyncIterable<Uint8Array> | Uint8Array | (() => Readable | AsyncIterable<Uint8Array> | Uint8Array);
+
 export interface VirusScanner {
   /** where the scanner is, for logs */
   readonly description: string;
-  scan(content: Readable | AsyncIterable<Uint8Array> | Uint8Array): Promise<ScanResult>;
+  scan(content: ScanContent): Promise<ScanResult>;
   ping(): Promise<boolean>;
 }
-
 /** From CLAMAV_SOCKET, or CLAMAV_HOST and CLAMAV_PORT (default 3310); null when neither is set. */
 export function clamavAddressFromEnv(env: NodeJS.ProcessEnv): ClamavAddress | null {
   if (env.CLAMAV_SOCKET) return { socket: env.CLAMAV_SOCKET };
@@ -67,9 +72,61 @@ export function clamavScanner(address: ClamavAddress, opts: { timeoutMs?: number
     s.on('end', () => resolve(text.replace(/\0.*$/s, '')));
     s.on('close', () => resolve(text.replace(/\0.*$/s, '')));
     s.on('timeout', () => { s.destroy(); reject(new ScannerUnavailableError(`${description} did not answer in time`)); });
-    // a write after clamd refused the stream (size limit) fails with EPIPE; the answer still counts
     s.on('error', (err) => { if (text) resolve(text); else reject(new ScannerUnavailableError(`${description}: ${err.message}`)); });
   });
+
+  /**
+   * One INSTREAM pass. clamd answers a stream past its StreamMaxLength and closes at once, while
+   * we may still be writing. Each chunk therefore waits for its write and for one turn of the
+   * event loop (which reads whatever clamd sent) before the next, and streaming stops as soon as
+   * clamd has said anything. A write can still meet the closed socket, when clamd closes between
+   * that read and our write; Node then drops the socket with clamd's answer unread, and the pass
+   * ends as `cut`.
+   */
+  async function pass(content: Readable | AsyncIterable<Uint8Array> | Uint8Array): Promise<ScanResult | 'cut'> {
+    const s = await connect();
+    const reply = answer(s);
+    reply.catch(() => undefined); // awaited below; settled early when the socket fails mid-stream
+    let heard = false;
+    let failed = false;
+    s.once('data', () => { heard = true; });
+    s.once('error', () => { failed = true; });
+    const stopped = () => heard || failed || s.destroyed || !s.writable;
+    const write = (b: Uint8Array) => new Promise<void>((resolve) => {
+      if (stopped()) { resolve(); return; }
+      s.write(b, (err) => {
+        if (err) failed = true;
+        setImmediate(resolve);
+      });
+    });
+    try {
+      await write(Buffer.from('zINSTREAM\0'));
+      const send = async (bytes: Uint8Array) => {
+        for (let off = 0; off < bytes.length && !stopped(); off += CHUNK) {
+          const part = bytes.subarray(off, off + CHUNK);
+          const len = Buffer.alloc(4);
+          len.writeUInt32BE(part.length);
+          s.write(len);
+          await write(part);
+        }
+      };
+      if (content instanceof Uint8Array) await send(content);
+      else for await (const chunk of content as AsyncIterable<Uint8Array>) { if (stopped()) break; await send(chunk); }
+      await write(Buffer.alloc(4));
+    } catch (err) {
+      s.destroy();
+      throw new ScannerUnavailableError(`${description}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    let text: string;
+    try {
+      text = await reply;
+    } catch (err) {
+      if (failed && !heard) return 'cut';
+      throw err;
+    }
+    if (!text.trim() && failed) return 'cut';
+    return interpret(text, description);
+  }
 
   return {
     description,
@@ -86,33 +143,14 @@ export function clamavScanner(address: ClamavAddress, opts: { timeoutMs?: number
     },
 
     async scan(content) {
-      const s = await connect();
-      const reply = answer(s);
-      let refused = false;
-      s.once('close', () => { refused = true; });
-      const write = (b: Uint8Array) => new Promise<void>((resolve) => {
-        if (refused || s.destroyed || !s.writable) { resolve(); return; }
-        if (s.write(b)) resolve(); else s.once('drain', resolve).once('close', resolve);
-      });
-      try {
-        await write(Buffer.from('zINSTREAM\0'));
-        const send = async (bytes: Uint8Array) => {
-          for (let off = 0; off < bytes.length && !refused; off += CHUNK) {
-            const part = bytes.subarray(off, off + CHUNK);
-            const len = Buffer.alloc(4);
-            len.writeUInt32BE(part.length);
-            await write(len);
-            await write(part);
-          }
-        };
-        if (content instanceof Uint8Array) await send(content);
-        else for await (const chunk of content as AsyncIterable<Uint8Array>) { if (refused) break; await send(chunk); }
-        await write(Buffer.alloc(4));
-      } catch (err) {
-        s.destroy();
-        throw new ScannerUnavailableError(`${description}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      return interpret(await reply, description);
+      const replayable = typeof content === 'function' || content instanceof Uint8Array;
+      const open = () => (typeof content === 'function' ? content() : content);
+      const first = await pass(open());
+      if (first !== 'cut') return first;
+      // clamd closed mid-stream and its answer was lost: a second pass learns why (or fails)
+      const second = replayable ? await pass(open()) : 'cut';
+      if (second !== 'cut') return second;
+      throw new ScannerUnavailableError(`${description} closed the connection before it answered`);
     },
   };
 }
