@@ -163,7 +163,15 @@ export interface Connector {
    * refused with this reason when it is saved. Absent: every scenario can be answered.
    */
   matchingProblem?(ctx: ConnectorContext, object: string, scenarios: { name: string; fields: string[] }[]): Promise<string | null>;
+  /**
+   * Where a person opens the object's records in the system itself: a function from a record's id
+   * to the https address of its page there (null for an id it cannot place), or null when the
+   * system has no such page or cannot say yet where it is. Absent: no pages.
+   */
+  recordPage?(ctx: ConnectorContext, object: string): Promise<RecordPageAddress | null>;
 }
+
+export type RecordPageAddress = (id: string) => string | null;
 
 /** A record with the match keys the system keeps of it (matchKeys.ts); absent ones are computed from its fields. */
 export interface IndexedRecord extends SourceRecord {

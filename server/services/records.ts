@@ -26,7 +26,8 @@ import {
   viewCounts, type RecordScope, type RecordSelection, type RecordSort,
 } from '../../src/domain/records/query.ts';
 import { can, type Policies } from '../../src/domain/roles.ts';
-import type { SourceRecord } from '../connectors/connector.ts';
+import type { RecordPageAddress, SourceRecord } from '../connectors/connector.ts';
+import { connectorOf } from '../connectors/registry.ts';
 import type { FormulaRow } from '../db/repositories/formulas.ts';
 import type { RecordSender } from '../db/repositories/bucketRecords.ts';
 import type { RecordRow } from '../db/repositories/records.ts';
@@ -233,7 +234,7 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
   }
 
   /** The chosen destination record's values now, or as they were found when the destination cannot say. */
-  async function destinationOf(tenant: TenantScope, formula: FormulaRow, row: RecordRow, log: Logger): Promise<RecordDetail['destination']> {
+  async function destinationOf(tenant: TenantScope, formula: FormulaRow, row: RecordRow, log: Logger): Promise<{ id: string; fields: Record<string, unknown> } | null> {
     if (!row.destinationRecordId) return null;
     const stored = candidatesOf(row).find((c) => c.id === row.destinationRecordId);
     const lookupId = stored?.fields.lookupId;
@@ -260,19 +261,42 @@ export function recordReviewService(deps: EngineDeps & { sends: SendQueue }) {
     return { ...row.matching, routeReason: namedCopyReason(reason, first, label) };
   }
 
+  /**
+   * The destination's record pages (Connector.recordPage), for a destination that has them; none
+   * when it cannot say where they are (never connected, or not answering): the review works without.
+   */
+  async function pagesOf(tenant: TenantScope, formula: FormulaRow, system: string | null, log: Logger): Promise<RecordPageAddress> {
+    const none: RecordPageAddress = () => null;
+    if (!system || !isSystemId(system) || !connectorOf(system).recordPage) return none;
+    try {
+      const p = await loadPlan(tenant, deps, formula);
+      const page = await p.destination.connector.recordPage?.(p.destination.ctx, p.destination.object);
+      // only an https address is ever offered to open
+      return page ? (id) => { const url = page(id); return url && /^https:\/\/[^\s"<>]+$/.test(url) ? url : null; } : none;
+    } catch (err) {
+      log.warn({ err, formulaId: formula.id }, "the destination's record pages could not be placed; the review shows no links to them");
+      return none;
+    }
+  }
+
   async function detail(tenant: TenantScope, formula: FormulaRow, row: RecordRow, log: Logger): Promise<RecordDetail> {
     const [ctx, destinationSystem, matching, senders] = await Promise.all([
       rowContext(tenant, formula, [row.sourceKey]), systemOf(tenant, formula.destinationDataSourceId), matchingOf(tenant, formula, row),
       tenant.records.senders(row.state === 'sent' ? [row.id] : []),
     ]);
+    const candidates = candidatesOf(row);
+    const [destination, page] = await Promise.all([
+      destinationOf(tenant, formula, row, log),
+      candidates.length || row.destinationRecordId ? pagesOf(tenant, formula, destinationSystem, log) : (() => null) as RecordPageAddress,
+    ]);
     return {
       ...rowView(row, { ...ctx, senders }),
       raw: row.raw, transformed: row.transformed, matching,
-      candidates: candidatesOf(row).map((c): CandidateView => ({
-        id: c.id, title: recordTitle(ctx.summaryFields, c.fields), ownId: destinationOwnId(destinationSystem, c.id, c.fields),
+      candidates: candidates.map((c): CandidateView => ({
+        id: c.id, title: recordTitle(ctx.summaryFields, c.fields), ownId: destinationOwnId(destinationSystem, c.id, c.fields), page: page(c.id),
         score: c.score, reasons: c.reasons, scenario: c.scenario, fields: c.fields,
       })),
-      destination: await destinationOf(tenant, formula, row, log),
+      destination: destination && { ...destination, page: page(destination.id) },
       overwrite: row.overwrite ?? {},
     };
   }

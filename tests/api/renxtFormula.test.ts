@@ -158,6 +158,13 @@ describe('a flat file into Raiser\'s Edge NXT', () => {
       'select destination_record_id, state from records where formula_id = $1', [formula])).rows;
     expect(rows.map((r) => r.state).sort()).toEqual(['sent', 'sent', 'sent']);
     expect(rows.map((r) => r.destination_record_id)).toEqual(expect.arrayContaining([known.id, grace.id]));
+
+    // the review opens each destination record on its own page of the web view, in the grant's environment
+    const { rows: [ada] } = await server.database.pool.query<{ id: string }>('select id from records where formula_id = $1 and destination_record_id = $2', [formula, known.id]);
+    const detail = await json<{ candidates: { id: string; page: string | null }[]; destination: { id: string; page: string | null } }>(await send(`/web-api/v1/records/${formula}/records/${ada!.id}`));
+    const page = `https://host.nxt.blackbaud.com/constituent/records/${known.id}?envid=p-riverside`;
+    expect(detail.candidates.find((c) => c.id === known.id)?.page).toBe(page);
+    expect(detail.destination).toMatchObject({ id: known.id, page });
   });
 
   it('a spent daily quota pauses the run with the reason on the formula\'s card, not ten failed attempts', async () => {

@@ -14,7 +14,7 @@ import { call } from '../support/api.ts';
 import { AUTOSENDING_PARTS, dropCsv, formulaBetween, runToEnd, tenantSession, type FormulaEnd, type TenantSession } from '../support/engineRun.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeWithServer } from '../support/vendors/harness.ts';
-import { SF_APP, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
+import { SF_APP, SF_INSTANCE, startFakeSalesforce, type FakeSalesforce } from '../support/vendors/salesforce.ts';
 
 const F = '/web-api/v1/formulas';
 const DS = '/integrations/v1/data-sources';
@@ -108,6 +108,12 @@ describe('a flat file into Salesforce Contacts', () => {
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
     expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'Salesforce refused the record: DUPLICATES_DETECTED: Use one of these records?' });
     expect(rows.map((r) => r.destination_record_id)).toEqual(expect.arrayContaining([known.Id, grace.Id]));
+
+    // the review opens the Contact on its own page of the org, at <instance>/<Id>
+    const { rows: [ada] } = await server.database.pool.query<{ id: string }>('select id from records where formula_id = $1 and destination_record_id = $2', [formula, known.Id]);
+    const detail = await json<{ candidates: { id: string; page: string | null }[]; destination: { id: string; page: string | null } }>(await send(`/web-api/v1/records/${formula}/records/${ada!.id}`));
+    expect(detail.candidates.find((c) => c.id === known.Id)?.page).toBe(`${SF_INSTANCE}/${String(known.Id)}`);
+    expect(detail.destination).toMatchObject({ id: known.Id, page: `${SF_INSTANCE}/${String(known.Id)}` });
   });
 });
 

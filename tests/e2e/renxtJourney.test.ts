@@ -359,6 +359,10 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await rowWith('Gracie').getByRole('button', { name: /^Review record/ }).click();
     const review = page.getByRole('dialog', { name: 'Record review' });
     await review.locator('[data-destination-value]').filter({ hasText: /^Grace$/ }).waitFor();
+    // the constituent it matched opens on its own page of the web view, in the grant's environment, in a new tab
+    const pages = review.getByRole('link', { name: /in the destination \(new tab\)$/ });
+    expect(await pages.evaluateAll((links) => links.map((a) => [a.getAttribute('href'), a.getAttribute('target')])))
+      .toContainEqual([`https://host.nxt.blackbaud.com/constituent/records/${grace.id}?envid=p-riverside`, '_blank']);
     await shots('7-record-review-match');
     await page.setViewportSize(PHONE);
     try {

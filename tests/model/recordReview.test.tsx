@@ -36,21 +36,23 @@ const detail = (extra: Partial<RecordDetail> = {}): RecordDetail => ({
   errorReason: null, errorDate: null, bucket: 'one-to-many-match', customBucket: null, state: 'needs-attention', score: 92, candidateCount: 2, waitingFor: null,
   summary: {}, outcome: null, sentBy: null, omittedBy: null, raw: { First: 'Ada' }, transformed: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB1 2CD', phone: '(555) 022-3514' }, matching: { routeReason: 'Match not certain: review' },
   candidates: [
-    { id: 'crm-7', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000619' }, score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
-    { id: 'crm-8', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000620' }, score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
+    { id: 'crm-7', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000619' }, page: 'https://host.nxt.blackbaud.com/constituent/records/7?envid=p-riverside', score: 92, reasons: ['Email matches'], scenario: 'By e-mail', fields: { firstName: 'Ada', email: 'ada@example.org', postcode: 'AB9 9ZZ', city: 'Leeds', phone: '+15550223514' } },
+    { id: 'crm-8', title: 'Ada Lovelace', ownId: { label: 'Lookup ID', value: 'SC-000620' }, page: null, score: 61, reasons: ['Name matches'], scenario: 'By name', fields: { firstName: 'Ada', email: 'a.l@example.org', postcode: 'AB1 2CD', phone: '555 022 3514' } },
   ],
   destination: null, overwrite: {}, ...extra,
 });
 const DETAIL = detail();
-const PICKED = detail({ destination: { id: 'crm-8', fields: DETAIL.candidates[1]!.fields }, recordId: 'crm-8' });
+const PICKED = detail({ destination: { id: 'crm-8', fields: DETAIL.candidates[1]!.fields, page: null }, recordId: 'crm-8' });
 const EDITED = detail({ transformed: { ...DETAIL.transformed, postcode: 'AB1 2CE' }, overwrite: { postcode: false } });
 const FOUND_ONE = { id: 'crm-42', title: 'Ada · lovelace@example.org', ownId: { label: 'Lookup ID', value: 'SC-000042' }, fields: { firstName: 'Ada', email: 'lovelace@example.org' } };
+/** the destination's page of the Match Search result, once picked */
+const FOUND_PAGE = 'https://host.nxt.blackbaud.com/constituent/records/42?envid=p-riverside';
 /** a Match Search result by its name and own id, as its pick button and its notice name it */
 const FOUND_NAME = 'Ada · lovelace@example.org · Lookup ID SC-000042';
 // picked, the server keeps a Match Search result among the record's candidates
 const FOUND_PICKED = detail({
-  destination: { id: 'crm-42', fields: FOUND_ONE.fields }, recordId: 'crm-42',
-  candidates: [...DETAIL.candidates, { ...FOUND_ONE, score: 0, reasons: ['Picked by Match Search'], scenario: 'Match Search' }],
+  destination: { id: 'crm-42', fields: FOUND_ONE.fields, page: FOUND_PAGE }, recordId: 'crm-42',
+  candidates: [...DETAIL.candidates, { ...FOUND_ONE, page: FOUND_PAGE, score: 0, reasons: ['Picked by Match Search'], scenario: 'Match Search' }],
 });
 const FOUND: MatchSearchResult = { results: [FOUND_ONE], fields: ['firstName', 'email'] };
 const INCOMPATIBLE = new ApiError(400, { title: 'record-incompatible-data', status: 400 }, { silent: true });
@@ -200,10 +202,19 @@ const view: ModelView<typeof recordReviewMachine, ReturnType<typeof renderReview
         for (const x of d.candidates) {
           const card = screen.getByRole('group', { name: `Candidate ${NAMES[x.id]}` });
           expect(within(card).getByTestId('own-id').textContent).toBe(`Lookup ID ${x.ownId!.value}`);
+          // its page in the destination opens from its own id, in a new tab; none where the destination has none
+          const page = within(card).queryByRole('link', { name: `Open ${NAMES[x.id]} in the destination (new tab)` });
+          expect(page?.getAttribute('href') ?? null).toBe(x.page);
+          if (page) expect([page.textContent, page.getAttribute('target'), page.getAttribute('rel')]).toEqual([x.ownId!.value, '_blank', 'noopener noreferrer']);
           expect(card.textContent).not.toContain(x.id);
           within(card).getByText(`Confidence ${x.score}`);
           within(card).getByText(x.reasons[0]!);
           expect(!!within(card).queryByText('Chosen')).toBe(d.destination?.id === x.id);
+        }
+        // the chosen record's page opens from the line naming it as well as from its candidate card
+        if (d.destination) {
+          const links = screen.queryAllByRole('link', { name: `Open ${NAMES[d.destination.id]} in the destination (new tab)` });
+          expect(links.map((l) => l.getAttribute('href'))).toEqual(d.destination.page ? [d.destination.page, d.destination.page] : []);
         }
         const overwrite = within(table).queryByRole('checkbox', { name: 'Overwrite Postcode in the destination' }) as HTMLInputElement | null;
         expect(!!overwrite).toBe(!!compared);
@@ -358,7 +369,7 @@ describe('Needs Attention one record at a time (needs-attention/v2)', () => {
     within(screen.getByRole('region', { name: 'Keyboard shortcuts' })).getByText('Pick the best candidate');
     await press('p');
     expect((await r.pick.called()).candidateId).toBe('crm-7');
-    await r.pick.answer({ type: 'xstate.done.actor.pickMatch', output: detail({ destination: { id: 'crm-7', fields: {} } }) });
+    await r.pick.answer({ type: 'xstate.done.actor.pickMatch', output: detail({ destination: { id: 'crm-7', fields: {}, page: null } }) });
     // a decision reads the list again, which keeps the record in view
     await r.page.answer({ type: 'xstate.done.actor.loadPage', output: { page: { records: [row(1), row(2)], summaryFields: [], nextCursor: null }, counts: null } });
     await press('n');

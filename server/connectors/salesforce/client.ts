@@ -101,6 +101,8 @@ export interface SalesforceApi {
   usage(): { used: number; max: number } | null;
   /** the org's instance URL, once a token is at hand */
   instanceUrl(): string | null;
+  /** the org's instance URL, signing in first when no token is at hand */
+  instance(): Promise<string>;
   session: OAuthSession;
   client: VendorClient;
 }
@@ -150,6 +152,10 @@ export function salesforceApi(ctx: ConnectorContext, opts: { sleep?: (ms: number
     session, client,
     usage: () => usage,
     instanceUrl: () => instanceUrl,
+    async instance() {
+      await token();
+      return instanceUrl!;
+    },
     async call<T>(req: VendorCall): Promise<T> {
       // the instance URL comes with a token: one is at hand before the first call is addressed
       await token();

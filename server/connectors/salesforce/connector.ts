@@ -150,7 +150,14 @@ export const salesforceConnector: Connector = {
   sendBatch: records.SALESFORCE_SEND_BATCH,
   references: (object) => records.SALESFORCE_REFERENCES[object] ?? [],
   deletion: records.deletionOf,
+  // every record opens at <instance>/<its Id>, in Lightning or Classic, whichever the user has
+  async recordPage(ctx) {
+    const instance = await salesforceApi(ctx).instance();
+    return (id) => (SALESFORCE_ID.test(id) ? `${instance}/${id}` : null);
+  },
 };
+
+const SALESFORCE_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
 
 async function* reportPull(ctx: Parameters<Connector['pull']>[0], since: Watermark | null, options: NonNullable<Parameters<Connector['pull']>[3]>): AsyncIterable<PullBatch> {
   const reportId = options.settings!.reportId!;

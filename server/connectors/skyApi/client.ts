@@ -23,9 +23,25 @@ export const SKY_TOKEN_URL = 'https://oauth2.sky.blackbaud.com/token';
 /** SKY API's rate limit per subscription (its Standard tier); a 429 past it is still waited for */
 export const SKY_CALLS_PER_SECOND = 10;
 
-interface SkyToken { access_token?: string; refresh_token?: string; expires_in?: number; environment_name?: string; legal_entity_name?: string }
+interface SkyToken { access_token?: string; refresh_token?: string; expires_in?: number; environment_id?: string; environment_name?: string; legal_entity_name?: string }
 
-export interface Sky { client: VendorClient; session: OAuthSession }
+export interface Sky {
+  client: VendorClient;
+  session: OAuthSession;
+  /** the Blackbaud environment the grant leads to (its id, as in `p-…`), signing in first when no token is at hand; null when SKY did not say */
+  environment(): Promise<string | null>;
+}
+
+/**
+ * The access token and the environment it is for, kept as one sealed value (a token saved before
+ * the environment was kept has no space, and no environment).
+ */
+const ENVIRONMENT_ID = /^[A-Za-z0-9-]{1,100}$/;
+const joinToken = (environmentId: string | undefined, accessToken: string) => (environmentId && ENVIRONMENT_ID.test(environmentId) ? `${environmentId} ${accessToken}` : accessToken);
+function splitToken(joined: string): { environmentId: string | null; accessToken: string } {
+  const at = joined.indexOf(' ');
+  return at < 0 ? { environmentId: null, accessToken: joined } : { environmentId: joined.slice(0, at), accessToken: joined.slice(at + 1) };
+}
 
 export function skySession(ctx: ConnectorContext, system: SystemId, name: string, opts: { sleep?: (ms: number) => Promise<void> } = {}): Sky {
   const store = ctx.dataSourceId ? ctx.grant : undefined;
@@ -52,7 +68,7 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
       const token = await expectJson<SkyToken>(name, res, 'the application credentials or refresh token');
       const accessToken = requireField(token.access_token, name, 'an access token');
       return {
-        token: { accessToken, expiresOn: new Date(Date.now() + (token.expires_in ?? 3600) * 1000) },
+        token: { accessToken: joinToken(token.environment_id, accessToken), expiresOn: new Date(Date.now() + (token.expires_in ?? 3600) * 1000) },
         rotated: token.refresh_token && token.refresh_token !== settings.refreshToken ? { refreshToken: token.refresh_token } : undefined,
         about: token.environment_name ?? token.legal_entity_name,
       };
@@ -62,7 +78,7 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
     system, name, baseUrl: SKY_API, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
     // the limit is the subscription's, whichever data source or worker call uses it
     pace: sharedPacer(`${system}:${createHash('sha256').update(ctx.settings.subscriptionKey ?? '').digest('hex')}`, SKY_CALLS_PER_SECOND),
-    auth: async (force) => ({ authorization: `Bearer ${await session.accessToken(force)}`, 'bb-api-subscription-key': ctx.settings.subscriptionKey ?? '' }),
+    auth: async (force) => ({ authorization: `Bearer ${splitToken(await session.accessToken(force)).accessToken}`, 'bb-api-subscription-key': ctx.settings.subscriptionKey ?? '' }),
     messageOf: defaultMessageOf,
     quota(res, body) {
       if (res.status !== 403) return null;
@@ -73,7 +89,7 @@ export function skySession(ctx: ConnectorContext, system: SystemId, name: string
       return new QuotaExhausted(`${name}'s daily API quota is spent; the formula goes on at ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC, when Blackbaud renews it.`, at);
     },
   });
-  return { client, session };
+  return { client, session, environment: async () => splitToken(await session.accessToken()).environmentId };
 }
 
 /**

@@ -340,4 +340,14 @@ export const renxtConnector: Connector = {
     const { client } = sky(ctx);
     return which === 'constituents' ? upsertConstituents(ctx, client, items) : upsertGifts(ctx, client, items);
   },
+  // the web view's record pages, in the environment the grant leads to
+  async recordPage(ctx, object) {
+    const environment = await sky(ctx).environment();
+    if (!environment) return null;
+    const area = objectOf(object) === 'constituents' ? 'constituent' : 'gift';
+    return (id) => (/^\d{1,18}$/.test(id) ? `${RENXT_WEB_VIEW}/${area}/records/${id}?envid=${encodeURIComponent(environment)}` : null);
+  },
 };
+
+/** Raiser's Edge NXT's web view, where its records have their pages */
+export const RENXT_WEB_VIEW = 'https://host.nxt.blackbaud.com';

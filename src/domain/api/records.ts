@@ -113,6 +113,8 @@ export const CandidateSchema = v.object({
   title: v.nullable(v.string()),
   /** the destination's own id for it as its screens show it (Lookup ID SC-000619), where the destination has one */
   ownId: v.nullable(v.object({ label: v.string(), value: v.string() })),
+  /** its page in the destination itself (https), where the destination has one a person can open */
+  page: v.nullable(v.string()),
   score: v.number(),
   reasons: v.array(v.string()),
   /** the name of the first scenario that found it ('Match Search' for one picked by hand) */
@@ -129,8 +131,8 @@ export const RecordDetailSchema = v.object({
   /** the matching data routing reads (tier, candidate count, route reason, ...) */
   matching: v.nullable(v.record(v.string(), v.unknown())),
   candidates: v.array(CandidateSchema),
-  /** the chosen candidate's current values in the destination; null when none is chosen or it is gone */
-  destination: v.nullable(v.object({ id: v.string(), fields: v.record(v.string(), v.unknown()) })),
+  /** the chosen candidate's current values in the destination, and its page there (as a candidate's); null when none is chosen or it is gone */
+  destination: v.nullable(v.object({ id: v.string(), fields: v.record(v.string(), v.unknown()), page: v.nullable(v.string()) })),
   /** per field: false where the incoming value must not overwrite the destination's */
   overwrite: v.record(v.string(), v.boolean()),
 });

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'rea
 import { useActorRef, useSelector } from '@xstate/react';
 import { useMediaQuery } from '@mantine/hooks';
 import {
-  Alert, Badge, Button, Card, Checkbox, Group, Paper, Skeleton, Stack, Table, Text, TextInput, Title, VisuallyHidden,
+  Alert, Anchor, Badge, Button, Card, Checkbox, Group, Paper, Skeleton, Stack, Table, Text, TextInput, Title, VisuallyHidden,
 } from '@mantine/core';
 import type { CandidateView, RecordDetail } from '../../domain/api/records.ts';
 import { fieldHeading } from '../../domain/formula/fieldHeading.ts';
@@ -100,7 +100,13 @@ export function RecordReview({ formulaId, recordId, policies, logic = recordRevi
         <Group gap="xs">
           <Badge variant="light">{RECORD_STATE_LABELS[d.state]}</Badge>
           <Badge variant="outline">{d.customBucket ?? BUCKET_LABELS[d.bucket]}</Badge>
-          {d.recordId && <Text size="sm" title={d.recordId}>Destination record {chosen ? destinationName(chosen) : d.recordId}</Text>}
+          {d.recordId && (
+            <Text size="sm" title={d.recordId}>
+              Destination record {d.destination?.page && d.destination.id === d.recordId
+                ? <DestinationPage href={d.destination.page} name={chosen ? destinationName(chosen) : d.recordId}>{chosen ? destinationName(chosen) : d.recordId}</DestinationPage>
+                : chosen ? destinationName(chosen) : d.recordId}
+            </Text>
+          )}
         </Group>
         {d.errorReason && <Text size="sm" c="red.8">{d.errorReason}</Text>}
         {/* why routing put it here ('Match not certain: review', a copy waiting for its first) */}
@@ -314,6 +320,15 @@ function InlineValue({ field, value, kept, error, disabled, onSave, onCancel }: 
   );
 }
 
+/** A destination record's own page in the destination (Salesforce, Raiser's Edge NXT), in a new tab. */
+function DestinationPage({ href, name, children }: { href: string; name: string; children: ReactNode }) {
+  return (
+    <Anchor href={href} target="_blank" rel="noopener noreferrer" fw={600} aria-label={`Open ${name} in the destination (new tab)`}>
+      {children}
+    </Anchor>
+  );
+}
+
 function Candidates({ candidates, chosen, compared, busy, headingLevel, onCompare, onPick }: {
   candidates: CandidateView[]; chosen: string | null; compared: string | null; busy: boolean; headingLevel: 2 | 3;
   onCompare(id: string): void; onPick(id: string): void;
@@ -330,7 +345,12 @@ function Candidates({ candidates, chosen, compared, busy, headingLevel, onCompar
               <Stack gap={2}>
                 <Group gap="xs">
                   {(x.title || !x.ownId) && <Text size="sm" fw={600} title={x.id}>{x.title ?? x.id}</Text>}
-                  {x.ownId && <Text size="sm" data-testid="own-id">{x.ownId.label} <Text span fw={600}>{x.ownId.value}</Text></Text>}
+                  {x.ownId && (
+                    <Text size="sm" data-testid="own-id">
+                      {x.ownId.label} {x.page ? <DestinationPage href={x.page} name={name}>{x.ownId.value}</DestinationPage> : <Text span fw={600}>{x.ownId.value}</Text>}
+                    </Text>
+                  )}
+                  {!x.ownId && x.page && <DestinationPage href={x.page} name={name}>Open in the destination</DestinationPage>}
                   <Badge variant="light">Confidence {x.score}</Badge>
                   {chosen === x.id && <Badge color="green">Chosen</Badge>}
                 </Group>
