@@ -16,7 +16,7 @@ import { call } from '../support/api.ts';
 import { AUTOSENDING_PARTS, dropCsv, formulaBetween, runToEnd, tenantSession, type FormulaEnd, type TenantSession } from '../support/engineRun.ts';
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
-import { HUBSPOT_APP, startFakeHubSpot, type FakeHubSpot } from '../support/vendors/hubspot.ts';
+import { HUBSPOT_APP, HUBSPOT_PORTAL, startFakeHubSpot, type FakeHubSpot } from '../support/vendors/hubspot.ts';
 import { AUDIENCE, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
 
 const F = '/web-api/v1/formulas';
@@ -160,6 +160,11 @@ describe('HubSpot', () => {
     const rows = await failures(id);
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
     expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: 'HubSpot refused the contact: Property values were not valid: Email address bad@@example is invalid' });
+
+    // the review opens the contact on its page of the account's own app
+    const { rows: [ada] } = await server.database.pool.query<{ id: string }>('select id from records where formula_id = $1 and destination_record_id = $2', [id, known.id]);
+    const detail = await json<{ candidates: { id: string; page: string | null }[] }>(await send(`/web-api/v1/records/${id}/records/${ada!.id}`));
+    expect(detail.candidates.find((c) => c.id === known.id)?.page).toBe(`https://app.hubspot.com/contacts/${HUBSPOT_PORTAL}/record/0-1/${known.id}`);
   });
 });
 

@@ -37,6 +37,8 @@ const NAME = 'HubSpot';
 type HubSpotObject = 'contacts' | 'companies' | 'deals';
 const MODIFIED: Record<HubSpotObject, string> = { contacts: 'lastmodifieddate', companies: 'hs_lastmodifieddate', deals: 'hs_lastmodifieddate' };
 const WRITABLE = new Set<HubSpotObject>(['contacts', 'companies']);
+/** HubSpot's ids of its standard objects, as its record pages name them */
+const OBJECT_TYPE_IDS: Record<HubSpotObject, string> = { contacts: '0-1', companies: '0-2', deals: '0-3' };
 
 /** The search endpoint's limits: 200 results a page, 10,000 results a search, six filters a group. */
 export const HUBSPOT_SEARCH = { pageSize: 200, cap: 10_000, filtersPerGroup: 6 };
@@ -328,6 +330,14 @@ export const hubspotConnector: Connector = {
   },
   async listObjects() {
     return hubspot.objects.filter((o) => o.name in MODIFIED);
+  },
+  // a record's page in the account's own app (app.hubspot.com, or app-eu1.hubspot.com for an account hosted in the EU)
+  async recordPage(ctx, object) {
+    const body = await hs(ctx).client.call<{ portalId?: number; uiDomain?: string }>({ path: '/account-info/v3/details' });
+    const domain = body?.uiDomain ?? 'app.hubspot.com';
+    if (!Number.isSafeInteger(body?.portalId) || !/^app(?:-[a-z0-9]+)?\.hubspot\.com$/.test(domain)) return null;
+    const type = OBJECT_TYPE_IDS[objectOf(object)];
+    return (id) => (/^\d{1,20}$/.test(id) ? `https://${domain}/contacts/${body.portalId}/record/${type}/${id}` : null);
   },
   async describeFields(ctx, object) {
     const which = objectOf(object);
