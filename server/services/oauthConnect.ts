@@ -117,7 +117,7 @@ export function oauthConnectService(deps: { box: SecretBox; config: Pick<Config,
         throw err;
       }
       await tenant.dataSources.update(row.id, {
-        ...sealColumns(box, row.tenantId, row.id, { ...openSecrets(box, row), [vendor.refreshTokenField]: granted.refreshToken }),
+        ...sealColumns(box, row.tenantId, row.id, { ...openSecrets(box, row), [vendor.grantField]: granted.grant }),
         // another account may list other objects
         objects: null, objectsRefreshedOn: null,
         modifiedBy: actor.userId, modifiedOn: new Date(),

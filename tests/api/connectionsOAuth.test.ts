@@ -279,7 +279,7 @@ describe('pasting a refresh token', () => {
     const settings = { ...OAUTH_APPS.renxt, subscriptionKey: 'k', refreshToken: 'pasted-refresh-token' };
     const refused = await integrations(server.url, powerUser.headers)('/data-sources', { method: 'POST', body: { system: 'renxt', displayName: 'Pasted by a power user', settings } });
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ detail: 'Only an Administrator can paste a refresh token. Use Connect instead.' });
+    expect(await refused.json()).toMatchObject({ detail: "Only an Administrator can paste a token got elsewhere (a refresh token, or Mailchimp's access token). Use Connect instead." });
     const id = await renxt(powerUser);
     const edit = await integrations(server.url, powerUser.headers)(`/data-sources/${id}`, { method: 'PATCH', body: { settings } });
     expect(edit.status).toBe(403);

@@ -107,7 +107,7 @@ describe('signing in', () => {
     const back = new URL((await fetch(consent, { redirect: 'manual' })).headers.get('location')!);
     expect(back.searchParams.get('state')).toBe('st-1');
     const granted = await exchangeCode(vendor, { authenticationType: 'oauth' }, HUBSPOT_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier: verifier });
-    const connected = await dataSource({ authenticationType: 'oauth', clientId: HUBSPOT_APP.clientId }, { clientSecret: HUBSPOT_APP.clientSecret, refreshToken: granted.refreshToken });
+    const connected = await dataSource({ authenticationType: 'oauth', clientId: HUBSPOT_APP.clientId }, { clientSecret: HUBSPOT_APP.clientSecret, refreshToken: granted.grant });
     await expect(hubspotConnector.test(await ctxFor(connected))).resolves.toEqual({ detail: 'Signed in to HubSpot account 24681357.' });
   });
 

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
 import { mailchimpBase, mailchimpConnector, subscriberHash } from '../../server/connectors/mailchimp/connector.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
-import { AUDIENCE, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
+import { AUDIENCE, MAILCHIMP_ACCOUNT, MAILCHIMP_APP, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
+import { authorizeUrl, exchangeCode } from '../../server/connectors/oauth/flow.ts';
+import { OAUTH_VENDORS } from '../../src/domain/connectors/oauth.ts';
 import { pullAll } from '../support/connectorContext.ts';
 
 let mc: FakeMailchimp;
@@ -45,6 +47,47 @@ describe('signing in', () => {
     const error = await mailchimpConnector.test(ctx({}, 'ffffffffffffffffffffffffffffffff-us21')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionProblem);
     expect(error).toMatchObject({ code: 'clientdatasource-connection-failed', message: 'Mailchimp refused the API key (HTTP 401).' });
+  });
+});
+
+describe('signing in with OAuth (Connect)', () => {
+  it('the consent at login.mailchimp.com/oauth2/authorize, no scopes and no PKCE; the code exchanged (app in the body) for the access token kept, as Mailchimp gives no refresh token', async () => {
+    const vendor = OAUTH_VENDORS.mailchimp!;
+    const redirectUri = 'https://tributary.example/integrations/oauth/callback';
+    const consent = new URL(authorizeUrl(vendor, { authenticationType: 'oauth' }, { clientId: MAILCHIMP_APP.clientId, redirectUri, state: 'st-1', codeVerifier: 'v'.repeat(43) }));
+    expect(consent.pathname).toBe('/oauth2/authorize');
+    expect([consent.searchParams.get('scope'), consent.searchParams.get('code_challenge')]).toEqual([null, null]);
+    const back = new URL((await fetch(consent, { redirect: 'manual' })).headers.get('location')!);
+    expect(back.searchParams.get('state')).toBe('st-1');
+    const granted = await exchangeCode(vendor, { authenticationType: 'oauth' }, MAILCHIMP_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier: 'v'.repeat(43) });
+    expect(mc.accessTokens.has(granted.grant)).toBe(true);
+    expect(Object.fromEntries(new URLSearchParams(String(mc.seen.find((c) => c.path === '/oauth2/token')!.body)))).toMatchObject({
+      grant_type: 'authorization_code', client_id: MAILCHIMP_APP.clientId, client_secret: MAILCHIMP_APP.clientSecret, redirect_uri: redirectUri,
+    });
+    // a code is good once
+    await expect(exchangeCode(vendor, { authenticationType: 'oauth' }, MAILCHIMP_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier: '' }))
+      .rejects.toThrow('the authorization was not valid any more (invalid_grant)');
+  });
+
+  it('the token as a bearer token at the data centre the metadata names (asked once); a token Mailchimp no longer knows is refused in words', async () => {
+    const token = 'mc-oauth-granted-before';
+    mc.accessTokens.add(token);
+    const oauth = (accessToken: string): ConnectorContext => ({ tenant: {} as ConnectorContext['tenant'], settings: { authenticationType: 'oauth', accessToken }, dataDir: '/tmp', endSettings: { audienceId: AUDIENCE, status: 'subscribed' } });
+    await expect(mailchimpConnector.test(oauth(token))).resolves.toEqual({ detail: `Mailchimp answered: Everything's Chimpy! (account ${MAILCHIMP_ACCOUNT})` });
+    const metadata = mc.seen.filter((c) => c.path === '/oauth2/metadata');
+    expect(metadata.map((c) => c.headers.authorization)).toEqual([`OAuth ${token}`]);
+    expect(mc.seen.find((c) => c.path === '/3.0/ping')!.headers.authorization).toBe(`Bearer ${token}`);
+    mc.add(AUDIENCE, { email: 'ada@analytical.example', merge: { FNAME: 'Ada' } });
+    const pulled = (await all(mailchimpConnector.pull(oauth(token), 'members', null))).flatMap((b) => b.records);
+    expect(pulled.map((r) => r.fields.email_address)).toEqual(['ada@analytical.example']);
+    expect(mc.seen.filter((c) => c.path === '/oauth2/metadata')).toHaveLength(1);
+
+    mc.accessTokens.delete(token);
+    const error = await mailchimpConnector.test(oauth(token)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'clientdatasource-connection-failed', message: 'Mailchimp refused the access token (HTTP 401).' });
+    const unknown = await mailchimpConnector.test(oauth('mc-oauth-never-issued')).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'clientdatasource-connection-failed', message: 'Mailchimp refused the access token (it was revoked, or the app was removed from the account): use Connect to Mailchimp again.' });
+    await expect(mailchimpConnector.test(oauth(''))).rejects.toThrow('Not connected yet: use Connect to Mailchimp.');
   });
 });
 

@@ -86,7 +86,7 @@ describe('Constant Contact', () => {
     const back = new URL(cc.authorize(consent.searchParams));
     expect(back.searchParams.get('state')).toBe('st-1');
     const granted = await exchangeCode(vendor, {}, CC_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier });
-    expect(granted.refreshToken).toBe(cc.grant());
+    expect(granted.grant).toBe(cc.grant());
     // a code is good once
     await expect(exchangeCode(vendor, {}, CC_APP, { code: back.searchParams.get('code')!, redirectUri, codeVerifier })).rejects.toThrow('the authorization was not valid any more (invalid_grant)');
   });

@@ -17,7 +17,7 @@ import { AUTOSENDING_PARTS, dropCsv, formulaBetween, runToEnd, tenantSession, ty
 import type { TestServer } from '../support/server.ts';
 import { withVendorFake, type VendorFakeSetup, type VendorFakeWithServer } from '../support/vendors/harness.ts';
 import { HUBSPOT_APP, HUBSPOT_PORTAL, startFakeHubSpot, type FakeHubSpot } from '../support/vendors/hubspot.ts';
-import { AUDIENCE, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
+import { AUDIENCE, MAILCHIMP_ACCOUNT, MAILCHIMP_APP, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
 
 const F = '/web-api/v1/formulas';
 const DS = '/integrations/v1/data-sources';
@@ -189,6 +189,41 @@ describe('Mailchimp', () => {
     const second = await runOnce(id);
     expect(second.counts.collected).toBeLessThan(first.counts.collected!);
     expect((await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'mc.later@example.org' }] }))[0]?.fields).toMatchObject({ firstName: 'Later' });
+  });
+
+  it('Connect to Mailchimp through its consent page: the access token kept sealed, and the account\'s members reach the Sandbox CRM', async () => {
+    const made = await send(DS, { method: 'POST', body: { system: 'mailchimp', displayName: 'Mailchimp by Connect', settings: { authenticationType: 'oauth', clientId: MAILCHIMP_APP.clientId, clientSecret: MAILCHIMP_APP.clientSecret } } });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const id = (await json<{ id: string }>(made)).id;
+    const started = await send(`${DS}/${id}/oauth/authorize`, { method: 'POST' });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const consent = new URL((await json<{ authorizeUrl: string }>(started)).authorizeUrl);
+    expect(consent.pathname).toBe('/oauth2/authorize');
+    // the consent page grants at once and sends the browser to our callback, which sends it on to Connections
+    const back = new URL((await fetch(consent, { redirect: 'manual' })).headers.get('location')!);
+    const screen = new URL((await fetch(`${server.url}${back.pathname}${back.search}`, { redirect: 'manual' })).headers.get('location')!, server.url);
+    const done = await send('/integrations/v1/oauth/complete', { method: 'POST', body: { state: screen.searchParams.get('oauthState'), code: screen.searchParams.get('oauthCode') } });
+    expect(done.status, await done.clone().text()).toBe(200);
+    expect(await json(done)).toEqual({ dataSourceId: id, detail: 'Connected to Mailchimp.' });
+    const [token] = [...mc.accessTokens];
+    const { rows: [sealed] } = await server.database.pool.query<{ secret_ciphertext: Buffer }>('select secret_ciphertext from data_sources where id = $1', [id]);
+    expect(sealed!.secret_ciphertext.includes(Buffer.from(token!))).toBe(false);
+    expect(await json(await send(`${DS}/${id}/test`, { method: 'POST' }))).toMatchObject({ status: 'success', detail: `Mailchimp answered: Everything's Chimpy! (account ${MAILCHIMP_ACCOUNT})` });
+
+    mc.add(AUDIENCE, { email: 'connected@example.org', merge: { FNAME: 'Connie', LNAME: 'Nected' } });
+    const formulaId = await formula(
+      { source: { dataSourceId: id, object: 'members', settings: { audienceId: AUDIENCE } }, destination: { dataSourceId: crm, object: 'constituents' } },
+      {
+        mapping: { fields: [
+          { destination: 'firstName', kind: 'source', source: 'FNAME' }, { destination: 'lastName', kind: 'source', source: 'LNAME' },
+          { destination: 'email', kind: 'source', source: 'email_address' },
+        ] },
+        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'email_address', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+      });
+    const run = await runOnce(formulaId);
+    expect(run.status, JSON.stringify(run)).toBe('finished');
+    expect((await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'connected@example.org' }] }))[0]?.fields).toMatchObject({ firstName: 'Connie', lastName: 'Nected' });
+    expect(mc.seen.filter((c) => c.path.startsWith('/3.0/')).at(-1)!.headers.authorization).toBe(`Bearer ${token}`);
   });
 
   it('a file into the audience: the member who unsubscribed is updated but not subscribed again, the new one added as the settings say, the one Mailchimp refuses in Exceptions with its words', async () => {

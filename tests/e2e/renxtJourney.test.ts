@@ -11,8 +11,8 @@
  * wizard its '... has been saved' notice covers none of the wizard's buttons, at 1440 px or 390 px.
  *
  * Then Mailchimp (its fake, tests/support/vendors/mailchimp.ts, behind CONNECTOR_BASE_URL_MAILCHIMP,
- * which replaces the host the API key's data centre names): a Mailchimp data source added with its
- * API key and tested, a formula built in the wizard from the audience's members into constituents,
+ * which stands in for login.mailchimp.com and the data centre's host): a Mailchimp data source
+ * connected through Mailchimp's consent (OAuth) and tested, a formula built in the wizard from the audience's members into constituents,
  * activated and run now; the member in the fake's audience is sent and is a constituent in the SKY
  * fake with the name and e-mail mapped.
  *
@@ -27,7 +27,7 @@ import { baseUrlVariable } from '../../server/connectors/vendorHttp.ts';
 import { launchChromium } from '../support/browser.ts';
 import { signInThroughApp } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { AUDIENCE, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
+import { AUDIENCE, MAILCHIMP_ACCOUNT, MAILCHIMP_APP, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
 
 const ADMIN = 'administrator@demo.tributary.test';
@@ -394,13 +394,21 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     mc.add(AUDIENCE, { email: MEMBER, merge: { FNAME: 'Katherine', LNAME: 'Johnson' } });
     const NAME = 'Newsletter members into RE NXT';
 
-    // the Mailchimp data source, by its API key (the data centre it names is the fake here)
+    // the Mailchimp data source, connected through Mailchimp's consent (its fake grants at once); the
+    // data centre comes from the token's metadata
     await page.goto(`${server.url}/connections`);
     await expect.poll(() => page.getByRole('button', { name: 'Add data source', exact: true }).isEnabled(), SOON).toBe(true);
     await addDataSource('Mailchimp', 'Riverside Mailchimp');
-    await field('API key').fill(MAILCHIMP_KEY);
+    await field('Authentication type').click();
+    await page.getByRole('option', { name: 'Sign in with Mailchimp (OAuth)', exact: true }).click();
+    await field('App client ID').fill(MAILCHIMP_APP.clientId);
+    await field('App client secret').fill(MAILCHIMP_APP.clientSecret);
+    await drawer().getByRole('button', { name: 'Connect to Mailchimp' }).click();
+    await page.waitForURL(/\/connections$/);
+    await expect.poll(() => drawer().getByRole('status').first().textContent(), SOON).toContain('Connected to Mailchimp.');
     await drawer().getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => drawer().getByText("Mailchimp answered: Everything's Chimpy!").count(), SOON).toBeGreaterThan(0);
+    await expect.poll(() => drawer().getByText(`Mailchimp answered: Everything's Chimpy! (account ${MAILCHIMP_ACCOUNT})`).count(), SOON).toBeGreaterThan(0);
+    await shots('8-mailchimp-connected');
     await drawer().getByRole('button', { name: 'Save', exact: true }).click();
     await drawer().waitFor({ state: 'hidden' });
     await page.getByRole('table').getByText('Riverside Mailchimp').first().waitFor();

@@ -9,11 +9,13 @@ import { policiesFor, ROLES } from '../../src/domain/roles.ts';
 describe('the OAuth vendors', () => {
   it('keep their refresh token in a secret, optional setting of the system, and use PKCE where the vendor supports it', () => {
     for (const vendor of Object.values(OAUTH_VENDORS)) {
-      const field = formFields(connectorFor(vendor.system).settings).find((f) => f.key === vendor.refreshTokenField);
+      const field = formFields(connectorFor(vendor.system).settings).find((f) => f.key === vendor.grantField);
       expect(field, vendor.system).toMatchObject({ secret: true, required: false });
     }
-    expect(Object.keys(OAUTH_VENDORS).sort()).toEqual(['constant-contact', 'fenxt', 'hubspot', 'pardot', 'renxt', 'salesforce']);
-    expect(Object.values(OAUTH_VENDORS).every((v) => v.pkce)).toBe(true);
+    expect(Object.keys(OAUTH_VENDORS).sort()).toEqual(['constant-contact', 'fenxt', 'hubspot', 'mailchimp', 'pardot', 'renxt', 'salesforce']);
+    // Mailchimp's OAuth knows no PKCE, and gives a lasting access token instead of a refresh token
+    expect(Object.values(OAUTH_VENDORS).filter((v) => !v.pkce).map((v) => v.system)).toEqual(['mailchimp']);
+    expect(Object.values(OAUTH_VENDORS).filter((v) => v.keeps === 'access-token').map((v) => [v.system, v.grantField])).toEqual([['mailchimp', 'accessToken']]);
   });
 
   it('send Salesforce to the login host the settings name', () => {
@@ -25,6 +27,7 @@ describe('the OAuth vendors', () => {
     expect(usesOAuth('salesforce', { authenticationType: 'username-password' })).toBe(false);
     expect(usesOAuth('renxt', {})).toBe(true);
     expect(usesOAuth('mailchimp', {})).toBe(false);
+    expect(usesOAuth('mailchimp', { authenticationType: 'oauth' })).toBe(true);
     // HubSpot: a private app's token unless Connect is chosen (connections saved before OAuth have no type)
     expect(usesOAuth('hubspot', { authenticationType: 'oauth' })).toBe(true);
     expect(usesOAuth('hubspot', {})).toBe(false);

@@ -23,12 +23,12 @@
 import { createHash } from 'node:crypto';
 import { mailchimp } from '../../../src/domain/connectors/engagement.ts';
 import {
-  ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
+  ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
   type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
-import { basic } from '../vendorHttp.ts';
+import { basic, expectJson, vendorFetch } from '../vendorHttp.ts';
 
 const NAME = 'Mailchimp';
 /** members a page: Mailchimp's most */
@@ -54,14 +54,52 @@ export function mailchimpMessageOf(body: unknown): string {
   return [head, ...fields].filter(Boolean).join('; ').slice(0, 500);
 }
 
+/** Where Mailchimp's OAuth metadata says an access token's account lives. */
+export const MAILCHIMP_METADATA_URL = 'https://login.mailchimp.com/oauth2/metadata';
+const API_HOST = /^https:\/\/[a-z]{2,4}\d{1,3}\.api\.mailchimp\.com$/;
+/** an OAuth token's account never moves data centre: asked once per token and process */
+const dataCentres = new Map<string, Promise<{ base: string; account: string | null }>>();
+
+/**
+ * An OAuth access token's account: its API endpoint (https://us21.api.mailchimp.com) and name,
+ * from GET login.mailchimp.com/oauth2/metadata with `Authorization: OAuth <token>`.
+ */
+export function mailchimpAccountOf(token: string, signal?: AbortSignal): Promise<{ base: string; account: string | null }> {
+  const key = createHash('sha256').update(token).digest('hex');
+  let known = dataCentres.get(key);
+  if (!known) {
+    known = (async () => {
+      const res = await vendorFetch('mailchimp', NAME, MAILCHIMP_METADATA_URL, { headers: { authorization: `OAuth ${token}`, accept: 'application/json' }, signal });
+      if (res.status === 401 || res.status === 403) throw refused('Mailchimp refused the access token (it was revoked, or the app was removed from the account): use Connect to Mailchimp again.');
+      const body = await expectJson<{ dc?: unknown; api_endpoint?: unknown; accountname?: unknown }>(NAME, res, 'the access token');
+      const base = typeof body.api_endpoint === 'string' && API_HOST.test(body.api_endpoint) ? body.api_endpoint
+        : typeof body.dc === 'string' && /^[a-z]{2,4}\d{1,3}$/.test(body.dc) ? `https://${body.dc}.api.mailchimp.com` : null;
+      if (!base) throw processingError('Mailchimp did not say which data centre the account is in.');
+      return { base, account: typeof body.accountname === 'string' && body.accountname ? body.accountname.slice(0, 200) : null };
+    })();
+    dataCentres.set(key, known);
+    // an answer that failed is asked again next time
+    known.catch(() => dataCentres.delete(key));
+  }
+  return known;
+}
+
 export function mailchimpClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): VendorClient {
-  const apiKey = ctx.settings.apiKey ?? '';
-  const baseUrl = mailchimpBase(apiKey);
+  const oauth = ctx.settings.authenticationType === 'oauth';
+  const credential = (oauth ? ctx.settings.accessToken : ctx.settings.apiKey) ?? '';
+  if (oauth && !credential) throw refused('Not connected yet: use Connect to Mailchimp.');
+  let baseUrl = oauth ? null : mailchimpBase(credential);
   return vendorClient({
-    system: 'mailchimp', name: NAME, baseUrl, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
-    pace: sharedPacer(`mailchimp:${createHash('sha256').update(apiKey).digest('hex')}`, CALLS_PER_SECOND),
-    credential: 'API key',
-    auth: async () => ({ authorization: basic('tributary', apiKey) }),
+    system: 'mailchimp', name: NAME, signal: ctx.signal, ...(opts.sleep ? { sleep: opts.sleep } : {}),
+    // an OAuth token's data centre is known once auth has asked (it runs before the address is made)
+    baseUrl: () => baseUrl!,
+    pace: sharedPacer(`mailchimp:${createHash('sha256').update(credential).digest('hex')}`, CALLS_PER_SECOND),
+    credential: oauth ? 'access token' : 'API key',
+    auth: async () => {
+      if (!oauth) return { authorization: basic('tributary', credential) };
+      baseUrl ??= (await mailchimpAccountOf(credential, ctx.signal)).base;
+      return { authorization: `Bearer ${credential}` };
+    },
     messageOf: mailchimpMessageOf,
   });
 }
@@ -285,7 +323,8 @@ export const mailchimpConnector: Connector = {
   async test(ctx) {
     const body = await mailchimpClient(ctx).call<{ health_status?: string }>({ path: '/3.0/ping' });
     if (!body?.health_status) throw refused('Mailchimp answered without a health status.');
-    return { detail: `Mailchimp answered: ${body.health_status}` };
+    const account = ctx.settings.authenticationType === 'oauth' ? (await mailchimpAccountOf(ctx.settings.accessToken ?? '', ctx.signal)).account : null;
+    return { detail: `Mailchimp answered: ${body.health_status}${account ? ` (account ${account})` : ''}` };
   },
   async listObjects() {
     return mailchimp.objects.filter((o) => o.name === 'members');

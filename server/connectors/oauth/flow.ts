@@ -61,7 +61,8 @@ export class ExchangeFailed extends Error {
 }
 
 export interface GrantedTokens {
-  refreshToken: string;
+  /** what is kept (OAuthVendor.keeps): the refresh token, or a lasting access token */
+  grant: string;
   /** where the grant leads, as the vendor names it (a SKY API environment, a Salesforce instance) */
   where: string | null;
 }
@@ -69,7 +70,7 @@ export interface GrantedTokens {
 /** An OAuth error code as RFC 6749 section 5.2 spells them; anything else is not repeated to the user. */
 const errorCode = (value: unknown) => (typeof value === 'string' && /^[a-z_]{1,64}$/.test(value) ? value : null);
 
-/** Exchanges the code for tokens (RFC 6749 section 4.1.3); the refresh token is what is kept. */
+/** Exchanges the code for tokens (RFC 6749 section 4.1.3); the refresh token (or a lasting access token) is what is kept. */
 export async function exchangeCode(vendor: OAuthVendor, settings: Record<string, string>, client: OAuthClient, p: { code: string; redirectUri: string; codeVerifier: string }): Promise<GrantedTokens> {
   const name = connectorFor(vendor.system).name;
   const fields: Record<string, string | undefined> = {
@@ -96,7 +97,8 @@ export async function exchangeCode(vendor: OAuthVendor, settings: Record<string,
   }
   if (res.status >= 500) throw new ExchangeFailed(`it answered with a server error (HTTP ${res.status}); try again later`);
   if (res.status !== 200) throw new ExchangeFailed(`it answered with HTTP ${res.status}`);
-  if (typeof body.refresh_token !== 'string' || !body.refresh_token) throw new ExchangeFailed('it answered without a refresh token');
+  const kept = vendor.keeps === 'access-token' ? body.access_token : body.refresh_token;
+  if (typeof kept !== 'string' || !kept) throw new ExchangeFailed(`it answered without ${vendor.keeps === 'access-token' ? 'an access token' : 'a refresh token'}`);
   const where = [body.environment_name, body.legal_entity_name, body.instance_url].find((x): x is string => typeof x === 'string' && x.length > 0 && x.length <= 200);
-  return { refreshToken: body.refresh_token, where: where ?? null };
+  return { grant: kept, where: where ?? null };
 }

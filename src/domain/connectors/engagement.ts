@@ -8,9 +8,22 @@ export const mailchimp: ConnectorDefinition = {
   vendor: 'Intuit Mailchimp',
   roles: { source: true, destination: true },
   settings: settingsSchema({
+    // connections saved before OAuth came have no authentication type: an API key
+    authenticationType: choice('Authentication type', [
+      { value: 'api-key', label: 'API key' },
+      { value: 'oauth', label: 'Sign in with Mailchimp (OAuth)' },
+    ], { required: false, defaultValue: 'api-key' }),
     apiKey: secret('API key', {
+      when: { field: 'authenticationType', is: ['api-key', ''] },
       pattern: { regex: /^[0-9a-f]{32}-[a-z]{2,4}\d{1,3}$/, message: 'A Mailchimp API key ends with its data centre, for example -us21.' },
       description: 'Account > Extras > API keys. The part after the dash is your data centre.',
+    }),
+    // signing in with OAuth, the server's app (OAUTH_CLIENT_ID_MAILCHIMP) may stand in
+    clientId: text('App client ID', { required: false, when: { field: 'authenticationType', is: ['oauth'] } }),
+    clientSecret: secret('App client secret', { required: false, when: { field: 'authenticationType', is: ['oauth'] } }),
+    accessToken: secret('Access token', {
+      required: false, when: { field: 'authenticationType', is: ['oauth'] },
+      description: 'Saved by Connect: Mailchimp\'s access tokens do not expire. An Administrator who already has one may paste it.',
     }),
   }),
   additionalSettings: {
@@ -31,7 +44,7 @@ export const mailchimp: ConnectorDefinition = {
     { name: 'segments', label: 'Segments' },
     { name: 'tags', label: 'Tags' },
   ],
-  authentication: 'HTTP Basic with any user name and the API key as password, at https://{dc}.api.mailchimp.com/3.0/ (dc from the key).',
+  authentication: 'HTTP Basic with any user name and the API key as password, at https://{dc}.api.mailchimp.com/3.0/ (dc from the key); or OAuth 2.0 (Connect): a bearer access token that never expires, dc from login.mailchimp.com/oauth2/metadata.',
   docs: 'https://mailchimp.com/developer/marketing/docs/fundamentals/#api-structure',
   support: 'full',
 };

@@ -3,9 +3,7 @@
  * RFC 7636, where the vendor supports it): one table says, per vendor, where its consent page and
  * token endpoint are, which scopes to ask for, whether it takes PKCE and how the application
  * authenticates at the token endpoint. The connection form offers "Connect to <system>" for each;
- * the server builds the authorize URL and exchanges the code (server/connectors/oauth/). Mailchimp,
- * Constant Contact and Pardot join with a row each once their connectors keep a
- * refresh token.
+ * the server builds the authorize URL and exchanges the code (server/connectors/oauth/).
  */
 import { ACTIONS, RESOURCES, can, type Policies } from '../roles.ts';
 import type { SystemId } from './types.ts';
@@ -22,8 +20,13 @@ export interface OAuthVendor {
   pkce: boolean;
   /** how the application's id and secret reach the token endpoint: HTTP Basic, or in the form body */
   clientAuthentication: 'basic' | 'body';
-  /** the secret setting the refresh token is kept in */
-  refreshTokenField: string;
+  /**
+   * The secret setting the grant is kept in: the refresh token, or, for a vendor whose access
+   * tokens never expire and who gives no refresh token (Mailchimp), the access token itself.
+   */
+  grantField: string;
+  /** what the token endpoint's answer gives to keep: a refresh token (the usual), or a lasting access token */
+  keeps: 'refresh-token' | 'access-token';
   /** the setting that must have this value for the connection to sign in with OAuth (Salesforce offers other ways) */
   when?: { field: string; is: string };
 }
@@ -40,7 +43,8 @@ const skyApi = (system: SystemId): OAuthVendor => ({
   scopes: [],
   pkce: true,
   clientAuthentication: 'basic',
-  refreshTokenField: 'refreshToken',
+  grantField: 'refreshToken',
+  keeps: 'refresh-token',
 });
 
 /** Salesforce's login host for these settings: My Domain, else test.salesforce.com for a sandbox, else login.salesforce.com. */
@@ -61,7 +65,8 @@ const salesforce: OAuthVendor = {
   scopes: ['api', 'refresh_token'],
   pkce: true,
   clientAuthentication: 'body',
-  refreshTokenField: 'refreshToken',
+  grantField: 'refreshToken',
+  keeps: 'refresh-token',
   when: { field: 'authenticationType', is: 'oauth' },
 };
 
@@ -80,7 +85,8 @@ const hubspot: OAuthVendor = {
   ],
   pkce: true,
   clientAuthentication: 'body',
-  refreshTokenField: 'refreshToken',
+  grantField: 'refreshToken',
+  keeps: 'refresh-token',
   when: { field: 'authenticationType', is: 'oauth' },
 };
 
@@ -97,7 +103,8 @@ const constantContact: OAuthVendor = {
   scopes: ['account_read', 'contact_data', 'offline_access'],
   pkce: true,
   clientAuthentication: 'basic',
-  refreshTokenField: 'refreshToken',
+  grantField: 'refreshToken',
+  keeps: 'refresh-token',
 };
 
 /**
@@ -106,6 +113,25 @@ const constantContact: OAuthVendor = {
  */
 const pardot: OAuthVendor = { ...salesforce, system: 'pardot', scopes: ['api', 'pardot_api', 'refresh_token'] };
 
+/**
+ * Mailchimp: https://mailchimp.com/developer/marketing/guides/access-user-data-oauth-2/ (consent
+ * at login.mailchimp.com/oauth2/authorize, the code exchanged at …/oauth2/token with client_id and
+ * client_secret in the body; no scopes, no PKCE). The access token never expires and no refresh
+ * token comes with it: the token is what is kept. The account's data centre is learnt afterwards
+ * from …/oauth2/metadata (server/connectors/mailchimp/connector.ts).
+ */
+const mailchimp: OAuthVendor = {
+  system: 'mailchimp',
+  authorizeUrl: () => 'https://login.mailchimp.com/oauth2/authorize',
+  tokenUrl: () => 'https://login.mailchimp.com/oauth2/token',
+  scopes: [],
+  pkce: false,
+  clientAuthentication: 'body',
+  grantField: 'accessToken',
+  keeps: 'access-token',
+  when: { field: 'authenticationType', is: 'oauth' },
+};
+
 export const OAUTH_VENDORS: Partial<Record<SystemId, OAuthVendor>> = {
   renxt: skyApi('renxt'),
   fenxt: skyApi('fenxt'),
@@ -113,6 +139,7 @@ export const OAUTH_VENDORS: Partial<Record<SystemId, OAuthVendor>> = {
   hubspot,
   'constant-contact': constantContact,
   pardot,
+  mailchimp,
 };
 
 /** The system's OAuth description, when it signs in with OAuth. */
@@ -144,12 +171,12 @@ export const OAUTH_RETURN_PARAMS = { state: 'oauthState', code: 'oauthCode', err
  */
 export const mayPasteTokens = (policies: Policies): boolean => RESOURCES.every((r) => ACTIONS.every((a) => can(policies, r, a)));
 
-export const PASTE_REFUSED_MESSAGE = 'Only an Administrator can paste a refresh token. Use Connect instead.';
+export const PASTE_REFUSED_MESSAGE = 'Only an Administrator can paste a token got elsewhere (a refresh token, or Mailchimp\'s access token). Use Connect instead.';
 
 /** The settings that hold tokens: not offered to people who may not paste them. */
 export function tokenFields(system: SystemId | null | undefined): string[] {
   const vendor = oauthVendorFor(system);
-  return vendor ? [vendor.refreshTokenField] : [];
+  return vendor ? [vendor.grantField] : [];
 }
 
 /** What the form says about each way a connection can fail to complete (the problem's code). */

@@ -30,7 +30,7 @@ export function ConnectionForm({ actor }: ConnectionFormProps) {
   const connecting = state.matches('savingToConnect') || state.matches('authorizing') || state.matches('redirecting');
   const saving = state.matches('saving') || connecting;
   const oauth = def && usesOAuth(def.system, c.values) ? oauthVendorFor(def.system)! : null;
-  const connected = !!oauth && (c.savedSecrets.includes(oauth.refreshTokenField) || !!c.values[oauth.refreshTokenField]);
+  const connected = !!oauth && (c.savedSecrets.includes(oauth.grantField) || !!c.values[oauth.grantField]);
   // a grant the vendor revoked reads as such until a Connect succeeds
   const reconnect = !!c.needsReconnecting && !c.outcome?.connected;
   const title = c.mode === 'create' ? 'Add data source' : `Edit ${c.displayName || 'data source'}`;

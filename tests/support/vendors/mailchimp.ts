@@ -15,6 +15,9 @@ import type http from 'node:http';
 import { sendJson, startVendorServer } from './harness.ts';
 
 export const MAILCHIMP_KEY = '0123456789abcdef0123456789abcdef-us21';
+/** the registered app of Mailchimp's OAuth 2.0 (client_id and client_secret in the token request's body) */
+export const MAILCHIMP_APP = { clientId: '123456789012', clientSecret: 'mc-app-secret-0123456789abcdef' };
+export const MAILCHIMP_ACCOUNT = 'Riverside Food Bank';
 export const AUDIENCE = 'a1b2c3d4e5';
 export const OTHER_AUDIENCE = 'f6e5d4c3b2';
 
@@ -30,6 +33,8 @@ export interface FakeMailchimp {
   /** members per audience, by subscriber hash */
   members: Map<string, Map<string, McMember>>;
   add(audience: string, m: { email: string; status?: string; merge?: Record<string, unknown>; tags?: string[]; changedAt?: Date }): McMember;
+  /** access tokens issued through OAuth (they never expire); revoke one by deleting it */
+  accessTokens: Set<string>;
   /** the next `n` API calls answer 429 with Retry-After `seconds` */
   throttle(n: number, seconds?: number): void;
   close(): Promise<void>;
@@ -67,7 +72,7 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
   let throttleSeconds = 1;
 
   const fake: FakeMailchimp = {
-    url: '', seen, members,
+    url: '', seen, members, accessTokens: new Set(),
     add(audience, m) {
       const at = stamp(m.changedAt);
       const member: McMember = {
@@ -148,12 +153,53 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
     return [200, fake.add(listId, { email, status, merge: b.merge_fields ?? {} })];
   }
 
+  /**
+   * OAuth 2.0 as Mailchimp documents it (mailchimp.com/developer/marketing/guides/access-user-data-oauth-2/):
+   * GET /oauth2/authorize redirects back at once with a code (the user grants); POST /oauth2/token
+   * takes grant_type=authorization_code with client_id, client_secret, redirect_uri and the code,
+   * once, and answers an access token that never expires (`expires_in: 0`, no refresh token); GET
+   * /oauth2/metadata with `Authorization: OAuth <token>` names the account's data centre.
+   */
+  const codes = new Map<string, string>();
+  function oauth(req: { method: string; url: URL; raw: string; headers: http.IncomingHttpHeaders }): Answer | null {
+    const path = req.url.pathname;
+    if (req.method === 'GET' && path === '/oauth2/authorize') {
+      const q = req.url.searchParams;
+      if (q.get('client_id') !== MAILCHIMP_APP.clientId || !q.get('redirect_uri') || q.get('response_type') !== 'code') return [400, { error: 'invalid_request' }];
+      const code = `mc-code-${randomUUID()}`;
+      codes.set(code, q.get('redirect_uri')!);
+      const back = new URL(q.get('redirect_uri')!);
+      back.searchParams.set('code', code);
+      if (q.get('state')) back.searchParams.set('state', q.get('state')!);
+      return [302, null, { location: back.toString() }];
+    }
+    if (req.method === 'POST' && path === '/oauth2/token') {
+      const f = new URLSearchParams(req.raw);
+      if (f.get('client_id') !== MAILCHIMP_APP.clientId || f.get('client_secret') !== MAILCHIMP_APP.clientSecret) return [401, { error: 'invalid_client' }];
+      const redirect = codes.get(f.get('code') ?? '');
+      if (f.get('grant_type') !== 'authorization_code' || !redirect || redirect !== f.get('redirect_uri')) return [400, { error: 'invalid_grant' }];
+      codes.delete(f.get('code')!);
+      const token = `mc-oauth-${randomUUID().replace(/-/g, '')}`;
+      fake.accessTokens.add(token);
+      return [200, { access_token: token, expires_in: 0, scope: null }];
+    }
+    if (req.method === 'GET' && path === '/oauth2/metadata') {
+      const token = /^OAuth (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+      if (!fake.accessTokens.has(token)) return [401, { error: 'invalid_token', error_description: 'Invalid token' }];
+      return [200, { dc: 'us21', role: 'owner', accountname: MAILCHIMP_ACCOUNT, user_id: 48151623, login_url: 'https://login.mailchimp.com', api_endpoint: 'https://us21.api.mailchimp.com' }];
+    }
+    return null;
+  }
+
   const server = await startVendorServer((req, res) => {
     seen.push({ method: req.method, path: req.url.pathname, query: Object.fromEntries(req.url.searchParams), body: req.body, headers: req.headers });
     const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const password = auth ? Buffer.from(auth, 'base64').toString('utf8').split(':').slice(1).join(':') : '';
-    let answer: Answer | null;
-    if (password !== MAILCHIMP_KEY) answer = problem(401, 'API Key Invalid', "Your API key may be invalid, or you've attempted to access the wrong datacenter.");
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    let answer: Answer | null = oauth(req);
+    if (answer) { /* the OAuth endpoints answer for themselves */ }
+    else if (bearer && !fake.accessTokens.has(bearer)) answer = problem(401, 'API Key Invalid', 'Your API key may be invalid, or you\'ve attempted to access the wrong datacenter.');
+    else if (!bearer && password !== MAILCHIMP_KEY) answer = problem(401, 'API Key Invalid', "Your API key may be invalid, or you've attempted to access the wrong datacenter.");
     else if (throttled > 0) {
       throttled--;
       answer = problem(429, 'Too Many Requests', 'You have exceeded the limit of 10 simultaneous connections.');
@@ -161,7 +207,7 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
     } else answer = route(req.method, req.url.pathname, req.url.searchParams, req.body);
     if (!answer) answer = problem(404, 'Resource Not Found', 'The requested resource could not be found.');
     const [status, body, headers] = answer;
-    if (status === 204) { res.writeHead(204); res.end(); return; }
+    if (status === 204 || status === 302) { res.writeHead(status, headers ?? {}); res.end(); return; }
     sendJson(res, status, body, headers ?? {});
   });
   fake.url = server.url;
