@@ -62,6 +62,8 @@ export interface VendorRequest {
 export interface VendorResponse {
   status: number;
   text(): Promise<string>;
+  /** the answer's bytes, for one that is no text (an archive) */
+  bytes?(): Promise<Buffer>;
   /** one response header, lower case name (Retry-After) */
   header?(name: string): string | undefined;
 }
@@ -77,9 +79,9 @@ export async function vendorFetch(system: SystemId, name: string, defaultUrl: st
     network: trusted ? 'trusted' : req.network ?? PUBLIC_ONLY,
     signal: req.signal,
   });
-  const body = (await res.read(req.maxBytes ?? VENDOR_MAX_BYTES)).toString('utf8');
+  const bytes = await res.read(req.maxBytes ?? VENDOR_MAX_BYTES);
   const header = (h: string) => { const v = res.headers[h.toLowerCase()]; return Array.isArray(v) ? v[0] : v; };
-  return { status: res.status, text: async () => body, header };
+  return { status: res.status, text: async () => bytes.toString('utf8'), bytes: async () => bytes, header };
 }
 
 /**

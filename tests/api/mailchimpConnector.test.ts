@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
-import { mailchimpBase, mailchimpConnector, subscriberHash } from '../../server/connectors/mailchimp/connector.ts';
+import { MAILCHIMP_BATCH_FROM, mailchimpBase, mailchimpConnector, subscriberHash } from '../../server/connectors/mailchimp/connector.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { AUDIENCE, MAILCHIMP_ACCOUNT, MAILCHIMP_APP, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
 import { authorizeUrl, exchangeCode } from '../../server/connectors/oauth/flow.ts';
@@ -199,5 +199,38 @@ describe('as a destination', () => {
     // sending again writes the same member: Mailchimp's PUT is its own upsert
     await mailchimpConnector.upsert(ctx(), 'members', [{ idempotencyKey: 'n', fields: { email_address: 'new@example.org', FNAME: 'New' } }]);
     expect([...audience.values()].filter((m) => m.email_address.toLowerCase() === 'new@example.org')).toHaveLength(1);
+  });
+  it('a large send goes as one batch operation: each member\'s PUT and tags in one POST /3.0/batches, its results read from the signed link, refusals in Mailchimp\'s words; a mapped status still goes alone', async () => {
+    const known = mc.add(AUDIENCE, { email: 'member0@example.org', status: 'subscribed', merge: { FNAME: 'Old' } });
+    const left = mc.add(AUDIENCE, { email: 'left.batch@example.org', status: 'unsubscribed' });
+    const items = Array.from({ length: MAILCHIMP_BATCH_FROM }, (_, i) => ({
+      idempotencyKey: `k${i}`, ...(i === 0 ? { id: known.id } : {}),
+      fields: { email_address: i === 7 ? 'fake@example' : `member${i}@example.org`, FNAME: `Member ${i}`, ...(i % 50 === 1 ? { tags: 'Volunteer' } : {}) },
+    }));
+    items.push({ idempotencyKey: 'left', id: left.id, fields: { email_address: 'left.batch@example.org', FNAME: 'Left', status: 'subscribed' } });
+    const results = await mailchimpConnector.upsert(ctx({ audienceId: AUDIENCE, status: 'pending' }), 'members', items);
+
+    expect(mc.batchesStarted).toBe(1);
+    const batch = mc.seen.find((c) => c.method === 'POST' && c.path === '/3.0/batches')!.body as { operations: { method: string; path: string; operation_id: string; body: string }[] };
+    expect(batch.operations).toHaveLength(MAILCHIMP_BATCH_FROM + 2);
+    expect(batch.operations[0]).toEqual({ method: 'PUT', path: `/lists/${AUDIENCE}/members/${subscriberHash('member0@example.org')}`, operation_id: 'member-0', body: JSON.stringify({ email_address: 'member0@example.org', status_if_new: 'pending', merge_fields: { FNAME: 'Member 0' } }) });
+    expect(batch.operations.filter((o) => o.path.endsWith('/tags')).map((o) => JSON.parse(o.body))).toEqual([{ tags: [{ name: 'Volunteer', status: 'active' }] }, { tags: [{ name: 'Volunteer', status: 'active' }] }]);
+    // looked at until finished, the results fetched without our credentials (the fake refuses any)
+    expect(mc.seen.filter((c) => c.path.startsWith('/3.0/batches/')).length).toBeGreaterThan(1);
+    expect(mc.seen.find((c) => c.path.endsWith('-response.tar.gz'))!.headers.authorization).toBeUndefined();
+
+    expect(results).toHaveLength(items.length);
+    expect(results[0]).toMatchObject({ idempotencyKey: 'k0', outcome: 'updated', id: subscriberHash('member0@example.org') });
+    expect(results[1]).toMatchObject({ idempotencyKey: 'k1', outcome: 'created', id: subscriberHash('member1@example.org') });
+    expect(results[7]).toMatchObject({ outcome: 'failed', error: 'Mailchimp refused the member: Invalid Resource: fake@example looks fake or invalid, please enter a real email address.' });
+    expect(results.filter((r) => r.outcome === 'created')).toHaveLength(MAILCHIMP_BATCH_FROM - 2);
+    const audience = mc.members.get(AUDIENCE)!;
+    expect(audience.get(known.id)).toMatchObject({ status: 'subscribed', merge_fields: expect.objectContaining({ FNAME: 'Member 0' }) });
+    expect(audience.get(subscriberHash('member99@example.org'))).toMatchObject({ status: 'pending' });
+    expect(audience.get(subscriberHash('member51@example.org'))!.tags.map((t) => t.name)).toEqual(['Volunteer']);
+    // the member whose status is mapped was read and written alone, and keeps having left
+    expect(results.at(-1)).toMatchObject({ idempotencyKey: 'left', outcome: 'updated' });
+    expect(audience.get(left.id)).toMatchObject({ status: 'unsubscribed', merge_fields: expect.objectContaining({ FNAME: 'Left' }) });
+    expect(mc.seen.filter((c) => c.method === 'PUT').map((c) => c.path)).toEqual([`/3.0/lists/${AUDIENCE}/members/${left.id}`]);
   });
 });

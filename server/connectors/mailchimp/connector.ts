@@ -28,7 +28,9 @@ import {
 import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
-import { basic, expectJson, vendorFetch } from '../vendorHttp.ts';
+import { awaitJob } from '../kit/exportJob.ts';
+import { tarGzFiles } from '../kit/tarGz.ts';
+import { basic, expectJson, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
 
 const NAME = 'Mailchimp';
 /** members a page: Mailchimp's most */
@@ -276,18 +278,94 @@ function memberBody(fields: Record<string, unknown>): { email: string; merge: Re
   return { email: text(fields.email_address), merge, status, tags };
 }
 
+/** From this many members whose status the formula leaves alone, a send goes as one batch operation instead of a PUT each. */
+export const MAILCHIMP_BATCH_FROM = 100;
+/** the most a batch's results may unpack to */
+const BATCH_RESULTS_MAX_BYTES = 64 * 1024 * 1024;
+
+interface Prepared { item: UpsertItem; body: ReturnType<typeof memberBody>; hash: string }
+interface Batch { id?: string; status?: string; response_body_url?: string; errored_operations?: number }
+interface OperationAnswer { status_code?: number; operation_id?: string; response?: string }
+
+/** What the PUT of a member says, and, when mapped, the tags added to it. */
+const memberPut = (p: Prepared, statusIfNew: string, status: string | null) => ({
+  email_address: p.body.email, status_if_new: statusIfNew,
+  ...(status ? { status } : {}),
+  ...(Object.keys(p.body.merge).length ? { merge_fields: p.body.merge } : {}),
+});
+const tagsPost = (p: Prepared) => ({ tags: p.body.tags.map((name) => ({ name, status: 'active' })) });
+
+/**
+ * Many members at once through Mailchimp's batch operations: one POST /3.0/batches with each
+ * member's PUT (and its tags' POST), looked at until Mailchimp has finished it, then its results
+ * (a .tar.gz of JSON files at response_body_url) read for each operation's answer. PUT by
+ * subscriber hash is idempotent, so a batch sent again after a crash changes nothing more.
+ */
+async function upsertByBatch(ctx: ConnectorContext, client: VendorClient, audience: string, statusIfNew: string, members: Prepared[]): Promise<UpsertResult[]> {
+  if (!members.length) return [];
+  const list = `/lists/${encodeURIComponent(audience)}/members`;
+  const operations = members.flatMap((p, i) => [
+    { method: 'PUT', path: `${list}/${p.hash}`, operation_id: `member-${i}`, body: JSON.stringify(memberPut(p, statusIfNew, null)) },
+    ...(p.body.tags.length ? [{ method: 'POST', path: `${list}/${p.hash}/tags`, operation_id: `tags-${i}`, body: JSON.stringify(tagsPost(p)) }] : []),
+  ]);
+  const sent = await client.call<Batch>({ method: 'POST', path: '/3.0/batches', json: { operations } });
+  if (!sent?.id) throw processingError('Mailchimp took the batch without naming it.');
+  const done = await awaitJob<Batch>({
+    name: NAME, signal: ctx.signal,
+    look: async () => {
+      try { return await client.call<Batch>({ path: `/3.0/batches/${encodeURIComponent(sent.id!)}` }); } catch (err) {
+        if (err instanceof VendorRefusal && err.status === 404) return null;
+        throw err;
+      }
+    },
+    state: (b) => (b.status === 'finished' ? 'done' : 'waiting'),
+    failed: () => '',
+  });
+  if (!done) throw processingError('Mailchimp no longer has the batch it was sent; the send is tried again.');
+  if (!done.response_body_url || !/^https:\/\//.test(done.response_body_url)) throw processingError('Mailchimp finished the batch without its results.');
+  // a signed link to Mailchimp's storage: no credentials go with it
+  const res = await vendorFetch('mailchimp', NAME, done.response_body_url, { maxBytes: VENDOR_DATA_MAX_BYTES, signal: ctx.signal });
+  if (res.status !== 200 || !res.bytes) throw processingError(`Mailchimp's batch results could not be read (HTTP ${res.status}).`);
+  const answers = new Map<string, OperationAnswer>();
+  for (const file of tarGzFiles(await res.bytes(), { name: NAME, maxBytes: BATCH_RESULTS_MAX_BYTES })) {
+    if (!file.path.endsWith('.json')) continue;
+    let list: unknown;
+    try { list = JSON.parse(file.content.toString('utf8')); } catch { throw processingError("Mailchimp's batch results are not JSON."); }
+    for (const a of Array.isArray(list) ? list as OperationAnswer[] : []) if (typeof a?.operation_id === 'string') answers.set(a.operation_id, a);
+  }
+  const bodyOf = (a: OperationAnswer | undefined): unknown => { try { return JSON.parse(a?.response ?? ''); } catch { return null; } };
+  return members.map((p, i): UpsertResult => {
+    const member = answers.get(`member-${i}`);
+    const tags = answers.get(`tags-${i}`);
+    const refusal = [member, tags].find((a) => a && (a.status_code ?? 0) >= 300);
+    const fail = (error: string): UpsertResult => ({ idempotencyKey: p.item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error });
+    if (!member) return fail('Mailchimp\'s batch gave no answer for this member.');
+    if (refusal) return fail(`${NAME} refused the member: ${mailchimpMessageOf(bodyOf(refusal)) || `HTTP ${refusal.status_code}`}`);
+    const id = (bodyOf(member) as Member | null)?.id;
+    return { idempotencyKey: p.item.idempotencyKey, id: String(id ?? p.hash), outcome: p.item.id ? 'updated' : 'created', replayed: false };
+  });
+}
+
 async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
   objectOf(object);
   const audience = audienceOf(ctx);
   const client = mailchimpClient(ctx);
   const statusIfNew = ctx.endSettings?.status || 'subscribed';
-  const results: UpsertResult[] = [];
+  const results = new Map<string, UpsertResult>();
+  const ready: Prepared[] = [];
   for (const item of items) {
-    const fail = (error: string) => results.push({ idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error });
+    const fail = (error: string) => results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error });
     const body = memberBody(item.fields);
     if (!body.email) { fail('Mailchimp keeps a member by e-mail address, and this record has none.'); continue; }
     if (body.status && !STATUSES.includes(body.status)) { fail(`Mailchimp has no subscription status '${body.status}' (it has ${STATUSES.join(', ')}).`); continue; }
-    const hash = subscriberHash(body.email);
+    ready.push({ item, body, hash: subscriberHash(body.email) });
+  }
+  // a member whose status the formula maps is read first, one at a time (consent below); the rest of a large send goes as one batch
+  const batchable = ready.filter((p) => !p.body.status);
+  const viaBatch = batchable.length >= MAILCHIMP_BATCH_FROM ? batchable : [];
+  for (const r of await upsertByBatch(ctx, client, audience, statusIfNew, viaBatch)) results.set(r.idempotencyKey, r);
+  for (const p of ready.filter((x) => !viaBatch.includes(x))) {
+    const { item, body, hash } = p;
     try {
       // a status is sent only when mapped, and never to bring back someone who left
       let status = body.status;
@@ -298,24 +376,15 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
         existed = !!now;
         if (now?.status && NOT_AGAIN.has(now.status) && status !== now.status) status = null;
       }
-      const saved = await client.call<Member>({
-        method: 'PUT', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}`,
-        json: {
-          email_address: body.email, status_if_new: statusIfNew,
-          ...(status ? { status } : {}),
-          ...(Object.keys(body.merge).length ? { merge_fields: body.merge } : {}),
-        },
-      });
-      if (body.tags.length) {
-        await client.call({ method: 'POST', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}/tags`, json: { tags: body.tags.map((name) => ({ name, status: 'active' })) } });
-      }
-      results.push({ idempotencyKey: item.idempotencyKey, id: String(saved.id ?? hash), outcome: existed ? 'updated' : 'created', replayed: false });
+      const saved = await client.call<Member>({ method: 'PUT', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}`, json: memberPut(p, statusIfNew, status) });
+      if (body.tags.length) await client.call({ method: 'POST', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}/tags`, json: tagsPost(p) });
+      results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: String(saved.id ?? hash), outcome: existed ? 'updated' : 'created', replayed: false });
     } catch (err) {
       if (!(err instanceof VendorRefusal)) throw err;
-      fail(`${NAME} refused the member: ${err.vendorMessage || `HTTP ${err.status}`}`);
+      results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: `${NAME} refused the member: ${err.vendorMessage || `HTTP ${err.status}`}` });
     }
   }
-  return results;
+  return items.map((i) => results.get(i.idempotencyKey)!);
 }
 
 export const mailchimpConnector: Connector = {

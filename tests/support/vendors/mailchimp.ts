@@ -12,12 +12,38 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { sendJson, startVendorServer } from './harness.ts';
 
 export const MAILCHIMP_KEY = '0123456789abcdef0123456789abcdef-us21';
 /** the registered app of Mailchimp's OAuth 2.0 (client_id and client_secret in the token request's body) */
 export const MAILCHIMP_APP = { clientId: '123456789012', clientSecret: 'mc-app-secret-0123456789abcdef' };
 export const MAILCHIMP_ACCOUNT = 'Riverside Food Bank';
+/** where Mailchimp keeps batch results (a signed S3 link) */
+const BATCH_RESULTS_HOST = 'https://mailchimp-api-batch.s3.amazonaws.com';
+
+/** A gzipped POSIX tar of these files, as Mailchimp packs a batch's results. */
+export function tarGz(files: [string, string][]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const [name, text] of files) {
+    const content = Buffer.from(text, 'utf8');
+    const header = Buffer.alloc(512);
+    header.write(name, 0, 100, 'utf8');
+    header.write('0000644\0', 100);
+    header.write('0000000\0', 108);
+    header.write('0000000\0', 116);
+    header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
+    header.write(`${Math.floor(Date.now() / 1000).toString(8).padStart(11, '0')}\0`, 136);
+    header.write('        ', 148);
+    header.write('0', 156);
+    header.write('ustar\u000000', 257, 'binary');
+    const sum = header.reduce((a, b) => a + b, 0);
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    blocks.push(header, content, Buffer.alloc((512 - (content.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
 export const AUDIENCE = 'a1b2c3d4e5';
 export const OTHER_AUDIENCE = 'f6e5d4c3b2';
 
@@ -33,6 +59,8 @@ export interface FakeMailchimp {
   /** members per audience, by subscriber hash */
   members: Map<string, Map<string, McMember>>;
   add(audience: string, m: { email: string; status?: string; merge?: Record<string, unknown>; tags?: string[]; changedAt?: Date }): McMember;
+  /** batch operations received (POST /3.0/batches) */
+  batchesStarted: number;
   /** access tokens issued through OAuth (they never expire); revoke one by deleting it */
   accessTokens: Set<string>;
   /** the next `n` API calls answer 429 with Retry-After `seconds` */
@@ -72,7 +100,7 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
   let throttleSeconds = 1;
 
   const fake: FakeMailchimp = {
-    url: '', seen, members, accessTokens: new Set(),
+    url: '', seen, members, accessTokens: new Set(), batchesStarted: 0,
     add(audience, m) {
       const at = stamp(m.changedAt);
       const member: McMember = {
@@ -89,6 +117,9 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
 
   function route(method: string, path: string, q: URLSearchParams, body: unknown): Answer | null {
     if (method === 'GET' && path === '/3.0/ping') return [200, { health_status: "Everything's Chimpy!" }];
+    if (method === 'POST' && path === '/3.0/batches') return startBatch(body);
+    const batch = /^\/3\.0\/batches\/([^/]+)$/.exec(path);
+    if (batch && method === 'GET') return lookAtBatch(batch[1]!);
     if (method === 'GET' && path === '/3.0/lists') {
       return [200, { lists: [{ id: AUDIENCE, name: 'Riverside Newsletter' }, { id: OTHER_AUDIENCE, name: 'Chapters' }], total_items: 2 }];
     }
@@ -154,6 +185,37 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
   }
 
   /**
+   * Batch operations (mailchimp.com/developer/marketing/api/batch-operations/): POST /3.0/batches
+   * with `operations` ({ method, path, operation_id, body as a JSON string }) answers the batch
+   * pending; each operation is done as its own call would be, and the batch is `started` at the
+   * first look and `finished` at the next, its `response_body_url` then a signed link (no
+   * credentials) to a .tar.gz of one JSON file: [{ status_code, operation_id, response }].
+   */
+  const batches = new Map<string, { looks: number; total: number; errored: number; archive: Buffer }>();
+  function startBatch(body: unknown): Answer {
+    const ops = (body as { operations?: { method?: string; path?: string; operation_id?: string; body?: string }[] })?.operations;
+    if (!Array.isArray(ops) || !ops.length) return problem(400, 'Invalid Resource', 'The resource submitted could not be validated.', { errors: [{ field: 'operations', message: 'Schema describes array, object found instead' }] });
+    fake.batchesStarted++;
+    const id = randomUUID().replace(/-/g, '').slice(0, 10);
+    const answers = ops.map((op) => {
+      const [status, response] = route(String(op.method), `/3.0${op.path ?? ''}`, new URLSearchParams(), op.body ? JSON.parse(op.body) : undefined)
+        ?? problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+      return { status_code: status, operation_id: op.operation_id ?? null, response: JSON.stringify(response ?? {}) };
+    });
+    batches.set(id, { looks: 0, total: ops.length, errored: answers.filter((a) => a.status_code >= 300).length, archive: tarGz([[`${id}.json`, JSON.stringify(answers)]]) });
+    return [200, { id, status: 'pending', total_operations: ops.length, finished_operations: 0, errored_operations: 0, submitted_at: mcTime(new Date()), response_body_url: '' }];
+  }
+  function lookAtBatch(id: string): Answer {
+    const b = batches.get(id);
+    if (!b) return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+    const finished = ++b.looks > 1;
+    return [200, {
+      id, status: finished ? 'finished' : 'started', total_operations: b.total, finished_operations: finished ? b.total : 0, errored_operations: finished ? b.errored : 0,
+      response_body_url: finished ? `${BATCH_RESULTS_HOST}/${id}-response.tar.gz?X-Amz-Signature=fake` : '',
+    }];
+  }
+
+  /**
    * OAuth 2.0 as Mailchimp documents it (mailchimp.com/developer/marketing/guides/access-user-data-oauth-2/):
    * GET /oauth2/authorize redirects back at once with a code (the user grants); POST /oauth2/token
    * takes grant_type=authorization_code with client_id, client_secret, redirect_uri and the code,
@@ -196,6 +258,15 @@ export async function startFakeMailchimp(): Promise<FakeMailchimp> {
     const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const password = auth ? Buffer.from(auth, 'base64').toString('utf8').split(':').slice(1).join(':') : '';
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const results = /^\/([0-9a-f]+)-response\.tar\.gz$/.exec(req.url.pathname);
+    if (results && req.method === 'GET') {
+      // the signed link to a batch's results: no credentials asked for, none to be sent
+      const archive = batches.get(results[1]!)?.archive;
+      if (!archive || req.headers.authorization) { res.writeHead(403); res.end(); return; }
+      res.writeHead(200, { 'content-type': 'application/x-gzip', 'content-length': String(archive.length) });
+      res.end(archive);
+      return;
+    }
     let answer: Answer | null = oauth(req);
     if (answer) { /* the OAuth endpoints answer for themselves */ }
     else if (bearer && !fake.accessTokens.has(bearer)) answer = problem(401, 'API Key Invalid', 'Your API key may be invalid, or you\'ve attempted to access the wrong datacenter.');
