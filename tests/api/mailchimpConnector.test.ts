@@ -7,7 +7,7 @@
  * unsubscribed is never subscribed again.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionProblem, type ConnectorContext } from '../../server/connectors/connector.ts';
+import { ConnectionProblem, type ConnectorContext, type UpsertItem } from '../../server/connectors/connector.ts';
 import { MAILCHIMP_BATCH_FROM, mailchimpBase, mailchimpConnector, subscriberHash } from '../../server/connectors/mailchimp/connector.ts';
 import { withVendorFake, type VendorFakeSetup } from '../support/vendors/harness.ts';
 import { AUDIENCE, MAILCHIMP_ACCOUNT, MAILCHIMP_APP, MAILCHIMP_KEY, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
@@ -203,7 +203,7 @@ describe('as a destination', () => {
   it('a large send goes as one batch operation: each member\'s PUT and tags in one POST /3.0/batches, its results read from the signed link, refusals in Mailchimp\'s words; a mapped status still goes alone', async () => {
     const known = mc.add(AUDIENCE, { email: 'member0@example.org', status: 'subscribed', merge: { FNAME: 'Old' } });
     const left = mc.add(AUDIENCE, { email: 'left.batch@example.org', status: 'unsubscribed' });
-    const items = Array.from({ length: MAILCHIMP_BATCH_FROM }, (_, i) => ({
+    const items: UpsertItem[] = Array.from({ length: MAILCHIMP_BATCH_FROM }, (_, i) => ({
       idempotencyKey: `k${i}`, ...(i === 0 ? { id: known.id } : {}),
       fields: { email_address: i === 7 ? 'fake@example' : `member${i}@example.org`, FNAME: `Member ${i}`, ...(i % 50 === 1 ? { tags: 'Volunteer' } : {}) },
     }));
