@@ -8,9 +8,9 @@
  * the middle, an expired token, and consent: nobody unsubscribed is subscribed again.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ConnectorContext, PullBatch } from '../../server/connectors/connector.ts';
+import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
 import { constantContactConnector } from '../../server/connectors/constantContact/connector.ts';
-import { emmaConnector, emmaDate } from '../../server/connectors/emma/connector.ts';
+import { EMMA_BULK_FROM, emmaConnector, emmaDate } from '../../server/connectors/emma/connector.ts';
 import type { AccessToken, GrantStore } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
 import { authorizeUrl, exchangeCode } from '../../server/connectors/oauth/flow.ts';
@@ -241,6 +241,35 @@ describe('Emma', () => {
     expect(em.members.get(out.member_id)).toMatchObject({ status: 'opt-out', fields: { first_name: 'Out', last_name: 'Still out' } });
     expect([...em.members.values()].find((m) => m.email === 'new@example.org')).toMatchObject({ fields: { first_name: 'New', postal_code: '97201' }, groups: [Number(EMMA_GROUP)] });
     for (const add of em.seen.filter((s) => s.path === '/members/add')) expect(add.body).not.toHaveProperty('status');
+  });
+
+  it('a large send goes as one bulk import: looked at until finished, each member\'s id and whether it was added read from the import\'s members; one Emma skipped fails alone', async () => {
+    const out = em.add({ email: 'out.bulk@example.org', status: 'opt-out', fields: { first_name: 'Out' } });
+    const items: UpsertItem[] = Array.from({ length: EMMA_BULK_FROM + 450 }, (_, i) => ({ idempotencyKey: `k${i}`, fields: { email: `bulk${i}@example.org`, first_name: `Bulk ${i}` } }));
+    items.push({ idempotencyKey: 'out', id: String(out.member_id), fields: { email: 'out.bulk@example.org', last_name: 'Still out' } });
+    items.push({ idempotencyKey: 'bad', fields: { email: 'bad@@example', first_name: 'Bad' } });
+    items.push({ idempotencyKey: 'odd', fields: { email: 'odd@example.org', shoe_size: '9' } });
+    const results = await emmaConnector.upsert(ctx({ groupId: EMMA_GROUP }), 'members', items);
+
+    expect(em.importsStarted).toBe(1);
+    expect(em.seen.filter((c) => c.path === '/members/add')).toHaveLength(0);
+    const sent = em.seen.find((c) => c.method === 'POST' && c.path === '/members')!.body as { members: { email: string; fields: Record<string, string> }[]; group_ids: number[] };
+    expect(sent.members).toHaveLength(items.length - 1);
+    expect(sent.members[0]).toEqual({ email: 'bulk0@example.org', fields: { first_name: 'Bulk 0' } });
+    expect(sent.group_ids).toEqual([Number(EMMA_GROUP)]);
+    // the import looked at until finished, then its members read 500 at a time
+    expect(em.seen.filter((c) => /^\/members\/imports\/\d+$/.test(c.path)).length).toBe(2);
+    expect(em.seen.filter((c) => /^\/members\/imports\/\d+\/members$/.test(c.path)).map((c) => [c.query.start, c.query.end])).toEqual([['0', '500'], ['500', '1000']]);
+
+    const by = new Map(results.map((r) => [r.idempotencyKey, r]));
+    const made = [...em.members.values()].find((m) => m.email === 'bulk7@example.org')!;
+    expect(by.get('k7')).toMatchObject({ outcome: 'created', id: String(made.member_id) });
+    expect(made).toMatchObject({ fields: { first_name: 'Bulk 7' }, groups: [Number(EMMA_GROUP)] });
+    expect(by.get('out')).toMatchObject({ outcome: 'updated', id: String(out.member_id) });
+    expect(em.members.get(out.member_id)).toMatchObject({ status: 'opt-out', fields: { first_name: 'Out', last_name: 'Still out' } });
+    expect(by.get('bad')).toMatchObject({ outcome: 'failed', error: 'Emma skipped the member in its import (1 skipped): check the e-mail address.' });
+    expect(by.get('odd')).toMatchObject({ outcome: 'failed', error: 'Emma has no member field shoe_size in this account.' });
+    expect(results.filter((r) => r.outcome === 'created')).toHaveLength(EMMA_BULK_FROM + 450);
   });
 });
 

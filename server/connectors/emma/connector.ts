@@ -11,7 +11,8 @@
  *
  * Destination: members, found by e-mail only (`GET /members/email/{email}`): a scenario without the
  * e-mail address is refused when saved. A write is `POST /members/add` (Emma's own create-or-update
- * by e-mail), with the destination settings' group for new members. Consent is the member's: the
+ * by e-mail), with the destination settings' group for new members; a send of EMMA_BULK_FROM or
+ * more goes as one bulk import (`POST /members`). Consent is the member's: the
  * status is never sent, so a member who opted out stays opted out.
  *
  * Fields: the account's member fields from `/fields` (their shortcut names).
@@ -19,13 +20,14 @@
 import { createHash } from 'node:crypto';
 import { emma } from '../../../src/domain/connectors/engagement.ts';
 import {
-  ConnectorInputError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
+  ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
   type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { emailOnlyProblem, holdsAll } from '../kit/criteria.ts';
 import { once } from '../kit/memo.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { laterStamp, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
-import { eachRecord, writtenResult } from '../kit/results.ts';
+import { awaitJob } from '../kit/exportJob.ts';
+import { eachRecord, failedResult, writtenResult } from '../kit/results.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { basic } from '../vendorHttp.ts';
 
@@ -157,27 +159,72 @@ async function searchMany(ctx: ConnectorContext, object: string, queries: Search
 
 const text = (v: unknown) => (v === undefined || v === null ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim());
 
+/** From this many members, a send goes as one bulk import (POST /members) instead of a call each. */
+export const EMMA_BULK_FROM = 100;
+
+interface Import { import_id?: number; status?: string; import_finished?: string | null; error_message?: string | null; num_skipped?: number }
+interface ImportMember { member_id?: number; change_type?: string; email?: string }
+
+/**
+ * Many members at once through Emma's bulk import: one POST /members with each member's e-mail and
+ * fields (and the group for new members), looked at under /members/imports/{id} until it is
+ * finished, then its members (`change_type` a: added, u: updated) read page by page to learn
+ * each one's id. A member the import does not list was skipped by Emma (an address it cannot use).
+ * Emma's import, like /members/add, never changes a member's status.
+ */
+async function bulkImport(ctx: ConnectorContext, e: { client: VendorClient; root: string }, group: string | undefined, members: { item: UpsertItem; email: string; own: Record<string, string> }[]): Promise<UpsertResult[]> {
+  const started = await e.client.call<{ import_id?: number }>({
+    method: 'POST', path: `${e.root}/members`,
+    json: { members: members.map((m) => ({ email: m.email, fields: m.own })), source_filename: 'Tributary', ...(group && /^\d+$/.test(group) ? { group_ids: [Number(group)] } : {}) },
+  });
+  if (started?.import_id === undefined) throw processingError('Emma took the import without naming it.');
+  const at = `${e.root}/members/imports/${encodeURIComponent(String(started.import_id))}`;
+  const done = await awaitJob<Import>({
+    name: NAME, signal: ctx.signal,
+    look: () => e.client.call<Import>({ path: at }),
+    state: (i) => (i.status === 'e' ? 'failed' : i.import_finished ? 'done' : 'waiting'),
+    failed: (i) => `Emma could not import the members: ${i.error_message || 'it gave no reason'}.`,
+  });
+  const byEmail = new Map<string, ImportMember>();
+  for await (const page of offsetPages<ImportMember>(async (start) => e.client.call<ImportMember[]>({ path: `${at}/members`, query: { start, end: start + EMMA_PAGE } }), EMMA_PAGE)) {
+    for (const m of page.items) if (typeof m.email === 'string') byEmail.set(m.email.toLowerCase(), m);
+  }
+  return members.map(({ item, email }) => {
+    const m = byEmail.get(email.toLowerCase());
+    if (m?.member_id === undefined) return failedResult(item, `Emma skipped the member in its import${done?.num_skipped ? ` (${done.num_skipped} skipped)` : ''}: check the e-mail address.`);
+    return writtenResult(item, String(m.member_id), m.change_type === 'a');
+  });
+}
+
 async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
   objectOf(object);
   const e = emmaClient(ctx);
   const known = new Set((await fields(ctx, e)).map((f) => f.shortcut_name!));
   const group = ctx.endSettings?.groupId?.trim();
-  return eachRecord(NAME, 'member', items, async (item, fail) => {
+  const results = new Map<string, UpsertResult>();
+  const ready: { item: UpsertItem; email: string; own: Record<string, string> }[] = [];
+  for (const item of items) {
     const email = text(item.fields.email);
-    if (!email) return fail('Emma keeps a member by e-mail address, and this record has none.');
+    if (!email) { results.set(item.idempotencyKey, failedResult(item, 'Emma keeps a member by e-mail address, and this record has none.')); continue; }
     const own: Record<string, string> = {};
-    for (const [k, v] of Object.entries(item.fields)) {
-      if (FIXED.some((f) => f.name === k)) continue;
-      if (!known.has(k)) return fail(`Emma has no member field ${k} in this account.`);
-      own[k] = text(v);
-    }
-    const answer = await e.client.call<{ member_id?: number; added?: boolean; status?: string }>({
-      method: 'POST', path: `${e.root}/members/add`,
-      json: { email, fields: own, ...(group && /^\d+$/.test(group) ? { group_ids: [Number(group)] } : {}) },
+    const unknown = Object.keys(item.fields).find((k) => !FIXED.some((f) => f.name === k) && !known.has(k));
+    if (unknown) { results.set(item.idempotencyKey, failedResult(item, `Emma has no member field ${unknown} in this account.`)); continue; }
+    for (const [k, v] of Object.entries(item.fields)) if (!FIXED.some((f) => f.name === k)) own[k] = text(v);
+    ready.push({ item, email, own });
+  }
+  const written = ready.length >= EMMA_BULK_FROM
+    ? await bulkImport(ctx, e, group, ready)
+    : await eachRecord(NAME, 'member', ready.map((r) => r.item), async (item) => {
+      const { email, own } = ready.find((r) => r.item === item)!;
+      const answer = await e.client.call<{ member_id?: number; added?: boolean; status?: string }>({
+        method: 'POST', path: `${e.root}/members/add`,
+        json: { email, fields: own, ...(group && /^\d+$/.test(group) ? { group_ids: [Number(group)] } : {}) },
+      });
+      if (answer?.member_id === undefined) throw new VendorRefusal(NAME, 200, 'the answer named no member');
+      return writtenResult(item, String(answer.member_id), answer.added === true);
     });
-    if (answer?.member_id === undefined) throw new VendorRefusal(NAME, 200, 'the answer named no member');
-    return writtenResult(item, String(answer.member_id), answer.added === true);
-  });
+  for (const r of written) results.set(r.idempotencyKey, r);
+  return items.map((i) => results.get(i.idempotencyKey)!);
 }
 
 export const emmaConnector: Connector = {

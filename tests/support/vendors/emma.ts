@@ -6,7 +6,8 @@
  * member_since, last_modified_at } with dates written `@D:2026-01-05T09:00:00`; GET
  * /members/email/{email} and /members/{id} (404 when there is none); POST /members/add (create or
  * update by e-mail: `added` says which; the status of a member who opted out is kept; an address
- * Emma cannot use is refused). Errors are `{ "error": "…" }`; throttle(n) answers 429.
+ * Emma cannot use is refused); POST /members (bulk: an import, looked at under
+ * /members/imports/{id}, its members under …/members). Errors are `{ "error": "…" }`; throttle(n) answers 429.
  */
 import type http from 'node:http';
 import { sendJson, startVendorServer } from './harness.ts';
@@ -26,6 +27,8 @@ export interface FakeEmma {
   seen: EmmaSeen[];
   members: Map<number, EmmaMember>;
   add(m: { email: string; fields?: Record<string, string>; status?: 'active' | 'opt-out'; changedAt?: Date }): EmmaMember;
+  /** bulk imports received (POST /members) */
+  importsStarted: number;
   throttle(n: number): void;
   close(): Promise<void>;
 }
@@ -48,8 +51,12 @@ export async function startFakeEmma(): Promise<FakeEmma> {
   const stamp = (at?: Date) => emmaTime(new Date(at ? at.getTime() : (clock = Math.max(clock + 1000, Math.floor(Date.now() / 1000) * 1000))));
   let throttled = 0;
 
+  interface ImportMember { member_id: number; change_type: 'a' | 'u'; member_status_id: string; email: string }
+  const imports = new Map<number, { looks: number; affected: ImportMember[]; skipped: number; sourceFilename: string }>();
+  let nextImport = 9001;
+
   const fake: FakeEmma = {
-    url: '', seen, members,
+    url: '', seen, members, importsStarted: 0,
     add(m) {
       const at = stamp(m.changedAt);
       const member: EmmaMember = {
@@ -82,6 +89,46 @@ export async function startFakeEmma(): Promise<FakeEmma> {
     if (method === 'GET' && m) {
       const found = members.get(Number(m[1]));
       return found ? [200, view(found)] : [404, { error: 'Member not found.' }];
+    }
+    // bulk: POST /members { members: [{ email, fields }], source_filename, group_ids } answers an
+    // import id; the import is unfinished at its first look and done at the next; its members
+    // (added 'a' or updated 'u') listed with `start` and `end`; an address Emma cannot use is skipped
+    if (method === 'POST' && path === '/members') {
+      const list = Array.isArray(body.members) ? body.members as { email?: unknown; fields?: Record<string, string> }[] : null;
+      if (!list?.length) return [400, { error: 'members is required.' }];
+      fake.importsStarted++;
+      const id = nextImport++;
+      const affected: ImportMember[] = [];
+      let skipped = 0;
+      for (const item of list) {
+        const email = typeof item.email === 'string' ? item.email : '';
+        if (!EMAIL.test(email)) { skipped++; continue; }
+        let member = [...members.values()].find((x) => x.email.toLowerCase() === email.toLowerCase());
+        const added = !member;
+        if (!member) member = fake.add({ email, fields: item.fields ?? {} });
+        else { member.fields = { ...member.fields, ...item.fields }; member.last_modified_at = stamp(); }
+        for (const g of (body.group_ids as number[] | undefined) ?? []) if (!member.groups.includes(g)) member.groups.push(g);
+        affected.push({ member_id: member.member_id, change_type: added ? 'a' : 'u', member_status_id: member.member_status_id, email: member.email });
+      }
+      imports.set(id, { looks: 0, affected, skipped, sourceFilename: String(body.source_filename ?? '') });
+      return [200, { import_id: id }];
+    }
+    m = /^\/members\/imports\/(\d+)(\/members)?$/.exec(path);
+    if (method === 'GET' && m) {
+      const found = imports.get(Number(m[1]));
+      if (!found) return [404, { error: 'Import not found.' }];
+      if (m[2]) {
+        const start = Number(q.get('start') ?? 0);
+        const end = Number(q.get('end') ?? start + 500);
+        if (end - start > 500) return [400, { error: 'You may request at most 500 members at a time.' }];
+        return [200, found.affected.slice(start, end)];
+      }
+      const finished = ++found.looks > 1;
+      return [200, {
+        import_id: Number(m[1]), status: finished ? 'o' : 'p', style: 'api', account_id: Number(EMMA_ACCOUNT), source_filename: found.sourceFilename,
+        import_started: emmaTime(new Date()), import_finished: finished ? emmaTime(new Date()) : null, error_message: null,
+        num_members_updated: found.affected.filter((a) => a.change_type === 'u').length, num_skipped: found.skipped, num_duplicates: 0, num_fields_added: 0,
+      }];
     }
     if (method === 'POST' && path === '/members/add') {
       const email = typeof body.email === 'string' ? body.email : '';
