@@ -64,7 +64,7 @@ describe('the catalogue', () => {
 
   it('asks for the credentials each vendor really requires', () => {
     const keys = (s: Parameters<typeof connectorFor>[0]) => formFields(connectorFor(s).settings).map((f) => `${f.key}:${f.kind}${f.secret ? '*' : ''}`);
-    expect(keys('mailchimp')).toEqual(['apiKey:secret*']);
+    expect(keys('mailchimp')).toEqual(['authenticationType:select', 'apiKey:secret*', 'clientId:text', 'clientSecret:secret*', 'accessToken:secret*']);
     expect(keys('stripe')).toEqual(['secretKey:secret*']);
     expect(keys('hubspot')).toEqual(['authenticationType:select', 'accessToken:secret*', 'clientId:text', 'clientSecret:secret*', 'refreshToken:secret*']);
     expect(keys('sftp')).toEqual(['host:text', 'port:port', 'username:text', 'authenticationType:select', 'password:secret*', 'privateKey:key*', 'passphrase:secret*', 'folder:text', 'hostKeyFingerprint:text']);
