@@ -18,7 +18,7 @@ import { connectedSource, runToEnd, type Send, type TenantSession } from '../sup
 import { VALID_PARTS } from '../support/formulaParts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { DD_TOKEN, startFakeDonorDrive, type FakeDonorDrive } from '../support/vendors/donordrive.ts';
-import { GFM, startFakeGoFundMePro, type FakeGoFundMePro } from '../support/vendors/gofundmePro.ts';
+import { GFM, gfmStamp, startFakeGoFundMePro, type FakeGoFundMePro } from '../support/vendors/gofundmePro.ts';
 
 let gfm: FakeGoFundMePro;
 let dd: FakeDonorDrive;
@@ -74,24 +74,51 @@ describe('GoFundMe Pro', () => {
     const rest = [];
     for (let r = await pages.next(); !r.done; r = await pages.next()) rest.push(r.value);
     const batches = [first.value!, ...rest];
-    expect(batches.map((b) => b.records.length)).toEqual([2, 2, 1]);
+    // each page after the first starts again at the last record read (it may share its change with the next)
+    expect(batches.map((b) => b.records.map((r: { fields: Record<string, unknown> }) => r.fields.last_name))).toEqual([
+      ['Lovelace0', 'Lovelace1'], ['Lovelace1', 'Lovelace2'], ['Lovelace2', 'Lovelace3'], ['Lovelace3', 'Lovelace4'],
+    ]);
     expect(batches[0]!.records[0]).toEqual({ id: expect.any(String), fields: expect.objectContaining({ amount: 10.5, donation_amount: 10, currency: 'USD', first_name: 'Ada', last_name: 'Lovelace0', email: 'ada0@example.org', date: '2026-03-01', status: 'success' }) });
-    expect(JSON.parse(batches[1]!.watermark!)).toEqual({ since: null, next: '3', latest: '2026-03-04T12:00:00.000Z' });
-    expect(JSON.parse(batches[2]!.watermark!)).toEqual({ since: '2026-03-05T12:00:00.000Z', next: null, latest: null });
+    // each next request asks anew for what changed after the page's last change but one
+    expect(JSON.parse(batches[1]!.watermark!)).toEqual({ since: null, next: JSON.stringify({ after: '2026-03-02T12:00:00.000Z', page: 1 }), latest: '2026-03-03T12:00:00.000Z' });
+    expect(JSON.parse(batches[3]!.watermark!)).toEqual({ since: '2026-03-05T12:00:00.000Z', next: null, latest: null });
     // signed in again once the token expired (refused with 401), the 429 waited out
     const tokensUsed = lists('transactions').map((s) => s.authorization);
     expect(gfm.seen.filter((s) => s.path === '/oauth2/auth')).toHaveLength(1);
     expect(tokensUsed[0]).not.toBe(tokensUsed.at(-1));
-    expect(lists('transactions').map((s) => [s.query.get('page'), s.query.get('per_page'), s.query.get('sort')])).toEqual([
-      ['1', '2', 'updated_at:asc'], ['2', '2', 'updated_at:asc'], ['2', '2', 'updated_at:asc'], ['2', '2', 'updated_at:asc'], ['3', '2', 'updated_at:asc'],
+    const after = (d: number) => `updated_at>2026-03-0${d}T12:00:00+0000`;
+    expect(lists('transactions').map((s) => [s.query.get('page'), s.query.get('filter'), s.query.get('sort')])).toEqual([
+      ['1', null, 'updated_at:asc'],
+      ['1', after(1), 'updated_at:asc'], ['1', after(1), 'updated_at:asc'], ['1', after(1), 'updated_at:asc'],
+      ['1', after(2), 'updated_at:asc'], ['1', after(3), 'updated_at:asc'],
     ]);
     // a later pull: only what changed since
     gfm.seen.length = 0;
     gfm.lists.transactions[1]!.updated_at = '2026-03-07T12:00:00+0000';
-    const later = (await pullAll(gofundmeProConnector.pull(ctx, 'transactions', batches[2]!.watermark, {}))).flatMap((b) => b.records);
+    const later = (await pullAll(gofundmeProConnector.pull(ctx, 'transactions', batches[3]!.watermark, {}))).flatMap((b) => b.records);
     expect(later.map((r) => r.fields.last_name)).toEqual(['Lovelace1']);
     expect(lists('transactions')[0]!.query.get('filter')).toBe('updated_at>2026-03-05T12:00:00+0000');
     expect(lists('transactions')[0]!.query.get('per_page')).toBe('100');
+  });
+
+  it('a record changed while the pages are read skips no other: each request starts after the last page\'s last change but one, and records sharing one change go on by page', async () => {
+    for (let i = 0; i < 6; i++) gfm.add('transactions', { status: 'success', total_gross_amount: '5.00', currency_code: 'USD', billing_last_name: `Page${i}` }, day(i + 1));
+    // three of one second: a page all of one change goes on by page number
+    for (let i = 0; i < 3; i++) gfm.add('transactions', { status: 'success', total_gross_amount: '5.00', currency_code: 'USD', billing_last_name: `Tie${i}` }, day(20));
+    const pages = gofundmeProConnector.pull(gctx(), 'transactions', null, { batchSize: 2 })[Symbol.asyncIterator]();
+    const read: string[] = [];
+    const first = await pages.next();
+    read.push(...first.value!.records.map((r: { fields: Record<string, unknown> }) => String(r.fields.last_name)));
+    // the first page's first record changes: it moves to the end, and every other slides one place back
+    gfm.lists.transactions[0]!.updated_at = gfmStamp(day(25));
+    let watermark = first.value!.watermark;
+    for (let r = await pages.next(); !r.done; r = await pages.next()) {
+      read.push(...r.value.records.map((x: { fields: Record<string, unknown> }) => String(x.fields.last_name)));
+      watermark = r.value.watermark;
+    }
+    expect(new Set(read)).toEqual(new Set(['Page0', 'Page1', 'Page2', 'Page3', 'Page4', 'Page5', 'Tie0', 'Tie1', 'Tie2']));
+    expect(read.filter((n) => n === 'Page0')).toHaveLength(2);
+    expect(JSON.parse(watermark!)).toMatchObject({ since: '2026-03-25T12:00:00.000Z', next: null });
   });
 
   it('supporters, plans, campaigns and pages described and read; an unknown object refused in words', async () => {
