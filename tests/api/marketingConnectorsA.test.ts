@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext, PullBatch, UpsertItem } from '../../server/connectors/connector.ts';
-import { constantContactConnector } from '../../server/connectors/constantContact/connector.ts';
+import { CONSTANT_CONTACT_BULK_FROM, constantContactConnector } from '../../server/connectors/constantContact/connector.ts';
 import { EMMA_BULK_FROM, emmaConnector, emmaDate } from '../../server/connectors/emma/connector.ts';
 import type { AccessToken, GrantStore } from '../../server/connectors/kit/grant.ts';
 import { GrantRevoked, QuotaExhausted } from '../../server/connectors/kit/problems.ts';
@@ -180,6 +180,54 @@ describe('Constant Contact', () => {
     // a new contact without a list to join is a setting to choose, said in words
     await expect(constantContactConnector.upsert(ctx({}), 'contacts', [{ idempotencyKey: 'x', fields: { email_address: 'another@example.org' } }]))
       .rejects.toThrow("Choose the Constant Contact list new contacts join (its contact list ID) in the formula's destination settings.");
+  });
+
+  it('a large send goes as one JSON import into the list, looked at until completed, the ids read back by updated_after; whoever unsubscribed stays on PUT; a refused address fails alone', async () => {
+    const left = cc.add({ email: 'left.bulk@example.org', first: 'Left', permission: 'unsubscribed' });
+    const known = cc.add({ email: 'known.bulk@example.org', first: 'Known', volunteer: 'Events' });
+    cc.seen.length = 0;
+    const items: UpsertItem[] = Array.from({ length: CONSTANT_CONTACT_BULK_FROM + 500 }, (_, i) => ({ idempotencyKey: `k${i}`, fields: { email_address: `bulk${i}@example.org`, first_name: `Bulk ${i}` } }));
+    items[0]!.fields = { email_address: 'bulk0@example.org', first_name: 'Bulk 0', phone_number: '503-555-0100', 'street_address.city': 'Portland', 'street_address.postal_code': '97201', 'custom.volunteer_interest': 'Tutoring' };
+    items.push({ idempotencyKey: 'known', id: known.contact_id, fields: { email_address: 'known.bulk@example.org', last_name: 'Known' } });
+    items.push({ idempotencyKey: 'left', id: left.contact_id, fields: { email_address: 'left.bulk@example.org', last_name: 'Still left' } });
+    items.push({ idempotencyKey: 'bad', fields: { email_address: 'bad@@example', first_name: 'Bad' } });
+    items.push({ idempotencyKey: 'odd', fields: { email_address: 'odd@example.org', shoe_size: '9' } });
+    const results = await constantContactConnector.upsert(ctx(), 'contacts', items);
+
+    // one import, into the destination list, with the contacts as the import documents them
+    const posted = api().filter((s) => s.path === '/v3/activities/contacts_json_import');
+    expect(posted).toHaveLength(1);
+    const sent = posted[0]!.body as { import_data: Record<string, string>[]; list_ids: string[] };
+    expect(sent.list_ids).toEqual([CC_LIST]);
+    expect(sent.import_data).toHaveLength(CONSTANT_CONTACT_BULK_FROM + 500 + 2);
+    expect(sent.import_data[0]).toEqual({ email: 'bulk0@example.org', first_name: 'Bulk 0', phone: '503-555-0100', home_city: 'Portland', home_zip: '97201', 'cf:volunteer_interest': 'Tutoring' });
+    expect(sent.import_data.map((r) => r.email)).not.toContain('left.bulk@example.org');
+    // looked at until completed, then the contacts changed since read 500 a page
+    expect(api().filter((s) => s.path.startsWith('/v3/activities/') && s.method === 'GET')).toHaveLength(2);
+    const listed = api().filter((s) => s.path === '/v3/contacts' && s.method === 'GET');
+    expect(listed.filter((s) => s.query.status === 'unsubscribed')).toHaveLength(1);
+    const since = listed.find((s) => s.query.updated_after)!;
+    expect(since.query).toMatchObject({ status: 'all', limit: '500' });
+    expect(listed.filter((s) => s.query.cursor).length).toBeGreaterThanOrEqual(1);
+    // only the one who unsubscribed is written alone; nobody signed up
+    expect(api().filter((s) => s.path === '/v3/contacts/sign_up_form')).toHaveLength(0);
+    expect(api().filter((s) => s.method === 'PUT').map((s) => s.path)).toEqual([`/v3/contacts/${left.contact_id}`]);
+
+    const by = new Map(results.map((r) => [r.idempotencyKey, r]));
+    expect(results).toHaveLength(items.length);
+    const made = [...cc.contacts.values()].find((c) => c.email_address.address === 'bulk7@example.org')!;
+    expect(by.get('k7')).toMatchObject({ outcome: 'created', id: made.contact_id });
+    expect(made).toMatchObject({ first_name: 'Bulk 7', email_address: { permission_to_send: 'implicit' }, list_memberships: [CC_LIST] });
+    const first = [...cc.contacts.values()].find((c) => c.email_address.address === 'bulk0@example.org')!;
+    expect(by.get('k0')).toMatchObject({ outcome: 'created', id: first.contact_id });
+    expect(first.custom_fields).toEqual([{ custom_field_id: cc.customFields[0]!.custom_field_id, value: 'Tutoring' }]);
+    expect(by.get('known')).toMatchObject({ outcome: 'updated', id: known.contact_id });
+    expect(cc.contacts.get(known.contact_id)).toMatchObject({ first_name: 'Known', last_name: 'Known', custom_fields: [expect.objectContaining({ value: 'Events' })] });
+    expect(by.get('left')).toMatchObject({ outcome: 'updated', id: left.contact_id });
+    expect(cc.contacts.get(left.contact_id)).toMatchObject({ email_address: { permission_to_send: 'unsubscribed' }, last_name: 'Still left' });
+    expect(by.get('bad')).toMatchObject({ outcome: 'failed', error: 'Constant Contact did not import the contact: Invalid email address: bad@@example.' });
+    expect(by.get('odd')).toMatchObject({ outcome: 'failed', error: 'Constant Contact contacts have no field shoe_size.' });
+    expect(results.filter((r) => r.outcome === 'created')).toHaveLength(CONSTANT_CONTACT_BULK_FROM + 500);
   });
 });
 

@@ -20,20 +20,24 @@
  * permission (an unsubscribed one too), so a contact that exists is never sent there; it is read
  * and written back whole with `PUT /contacts/{id}` (`update_source: Account`), its permission to
  * send and its lists as they were. Tributary never changes a contact's permission to send.
+ * A send of CONSTANT_CONTACT_BULK_FROM or more goes as one JSON import activity
+ * (`/activities/contacts_json_import`) into that list, looked at until completed, the contacts' ids
+ * read back afterwards by `updated_after`; a contact who unsubscribed is never imported but written alone.
  *
  * Fields: the contact's own, and the account's custom fields from `/contact_custom_fields`.
  */
 import { createHash } from 'node:crypto';
 import { constantContact } from '../../../src/domain/connectors/engagement.ts';
 import {
-  ConnectorInputError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
+  ConnectorInputError, processingError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchQuery,
   type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { emailOnlyProblem, holdsAll } from '../kit/criteria.ts';
+import { awaitJob } from '../kit/exportJob.ts';
 import { once } from '../kit/memo.ts';
 import { oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { laterStamp, linkPages, positionSince, type PullPosition } from '../kit/paging.ts';
-import { eachRecord, writtenResult } from '../kit/results.ts';
+import { eachRecord, failedResult, writtenResult } from '../kit/results.ts';
 import { refreshTokenGrant } from '../kit/tokenExchange.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { oauthClient } from '../oauth/flow.ts';
@@ -219,51 +223,153 @@ function parts(fields: Record<string, unknown>, custom: CustomField[]) {
   return { email: text(fields.email_address), plain, address, customValues, phone, unknown };
 }
 
+/** From this many contacts that can go in an import, a send goes as one import activity instead of calls a contact. */
+export const CONSTANT_CONTACT_BULK_FROM = 100;
+
+const NO_LIST = 'Choose the Constant Contact list new contacts join (its contact list ID) in the formula\'s destination settings.';
+
+interface Activity {
+  activity_id?: string; state?: string; created_at?: string; percent_done?: number;
+  activity_errors?: (string | { message?: string })[];
+  status?: { items_total_count?: number; error_count?: number; correctable_count?: number; cannot_add_to_list_count?: number };
+}
+const activityErrors = (a: Activity | null | undefined) => (a?.activity_errors ?? []).map((e) => (typeof e === 'string' ? e : e?.message ?? '')).filter(Boolean);
+
+/** A contact as the JSON import documents it: the e-mail, the contact's own fields, the home address, custom fields as `cf:<name>`. */
+function importRow(p: ReturnType<typeof parts>, custom: CustomField[]): Record<string, string> {
+  const nameOf = new Map(custom.map((f) => [f.custom_field_id, f.name!]));
+  const row: Record<string, string> = { email: p.email, ...p.plain };
+  if (p.phone !== undefined) row.phone = p.phone;
+  for (const [k, v] of Object.entries(p.address)) row[`home_${k === 'postal_code' ? 'zip' : k}`] = v;
+  for (const c of p.customValues) row[`cf:${nameOf.get(c.custom_field_id)}`] = c.value;
+  // an empty value is left out: the import leaves what it is not given as it was
+  return Object.fromEntries(Object.entries(row).filter(([k, v]) => k === 'email' || v !== ''));
+}
+
+/**
+ * The account's unsubscribed contacts (ids and addresses), 500 a page. Constant Contact's guides
+ * differ on whether an import may opt such a contact back in, so they are never sent in one.
+ */
+async function unsubscribedContacts(cc: CC): Promise<{ ids: Set<string>; emails: Set<string> }> {
+  const ids = new Set<string>();
+  const emails = new Set<string>();
+  for await (const page of linkPages(`/v3/contacts?${new URLSearchParams({ status: 'unsubscribed', limit: String(CC_PAGE) })}`, async (link) => {
+    const answer = await cc.client.call<{ contacts?: Contact[]; _links?: { next?: { href?: string } } }>({ path: link });
+    return { items: answer.contacts ?? [], next: answer._links?.next?.href ?? null };
+  })) {
+    for (const c of page.items) {
+      ids.add(c.contact_id);
+      if (c.email_address?.address) emails.add(c.email_address.address.toLowerCase());
+    }
+  }
+  return { ids, emails };
+}
+
+/**
+ * Many contacts at once: one POST /activities/contacts_json_import into the destination list,
+ * looked at under /activities/{id} until completed. The import names no contacts, so their ids
+ * are read afterwards from the contacts changed since it began (500 a page), matched by e-mail;
+ * one not among them is looked for by its address, and else fails in the import's words.
+ */
+async function importContacts(ctx: ConnectorContext, cc: CC, custom: CustomField[], listId: string, ready: { item: UpsertItem; p: ReturnType<typeof parts> }[]): Promise<UpsertResult[]> {
+  const began = Date.now();
+  const started = await cc.client.call<Activity>({
+    method: 'POST', path: '/v3/activities/contacts_json_import',
+    json: { import_data: ready.map((r) => importRow(r.p, custom)), list_ids: [listId] },
+  });
+  if (!started?.activity_id) throw processingError('Constant Contact took the import without naming its activity.');
+  const done = await awaitJob<Activity>({
+    name: NAME, signal: ctx.signal,
+    look: () => cc.client.call<Activity>({ path: `/v3/activities/${encodeURIComponent(started.activity_id!)}` }),
+    state: (a) => (a.state === 'completed' ? 'done' : a.state === 'failed' || a.state === 'cancelled' || a.state === 'timed_out' ? 'failed' : 'waiting'),
+    failed: (a) => `Constant Contact could not import the contacts (${a.state}): ${activityErrors(a).join('; ') || 'it gave no reason'}.`,
+  });
+  // from when the import began by either clock, a minute early: a few contacts too many cost nothing
+  const since = Math.min(began, Date.parse(started.created_at ?? '') || began) - 60_000;
+  const idOf = new Map<string, string>();
+  for await (const page of linkPages(`/v3/contacts?${new URLSearchParams({ status: 'all', limit: String(CC_PAGE), updated_after: iso(new Date(since)) })}`, async (link) => {
+    const answer = await cc.client.call<{ contacts?: Contact[]; _links?: { next?: { href?: string } } }>({ path: link });
+    return { items: answer.contacts ?? [], next: answer._links?.next?.href ?? null };
+  })) {
+    for (const c of page.items) if (c.email_address?.address) idOf.set(c.email_address.address.toLowerCase(), c.contact_id);
+  }
+  const errors = activityErrors(done);
+  const out: UpsertResult[] = [];
+  for (const { item, p } of ready) {
+    const email = p.email.toLowerCase();
+    let id = idOf.get(email);
+    if (!id) {
+      // an import that changed nothing may leave the contact's date as it was
+      try { id = (await contactsByEmail(cc, p.email))[0]?.contact_id; } catch (err) {
+        if (!(err instanceof VendorRefusal)) throw err;
+      }
+    }
+    if (id) { out.push(writtenResult(item, id, !item.id)); continue; }
+    const said = errors.find((e) => e.toLowerCase().includes(email));
+    out.push(failedResult(item, `Constant Contact did not import the contact: ${said ?? `no contact has the address ${p.email} after the import; check the address`}.`.replace(/\.\.$/, '.')));
+  }
+  return out;
+}
+
 async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
   objectOf(object);
   const cc = constantContactSession(ctx);
   const custom = await customFields(ctx, cc);
   const listId = ctx.endSettings?.listId?.trim() ?? '';
-  return eachRecord(NAME, 'contact', items, async (item, fail) => {
-    const p = parts(item.fields, custom);
-    if (p.unknown.length) return fail(`Constant Contact contacts have no field ${p.unknown.join(', ')}.`);
-    // the contact as it is now: the one matched, else any with this address (never created twice)
-    let current: Contact | null = null;
-    if (item.id) current = await cc.client.call<Contact>({ path: `/v3/contacts/${encodeURIComponent(item.id)}`, query: { include: INCLUDE } });
-    else if (p.email) current = (await contactsByEmail(cc, p.email))[0] ?? null;
-    if (!current) {
-      if (!p.email) return fail('Constant Contact creates a contact by its e-mail address, and this record has none.');
-      if (!listId) throw new ConnectorInputError('Choose the Constant Contact list new contacts join (its contact list ID) in the formula\'s destination settings.');
-      const made = await cc.client.call<{ contact_id?: string; action?: string }>({
-        method: 'POST', path: '/v3/contacts/sign_up_form',
-        json: {
-          email_address: p.email, ...p.plain, list_memberships: [listId],
-          ...(p.phone ? { phone_number: p.phone } : {}),
-          ...(Object.keys(p.address).length ? { street_address: { kind: 'home', ...p.address } } : {}),
-          ...(p.customValues.length ? { custom_fields: p.customValues } : {}),
-        },
-      });
-      if (!made?.contact_id) throw new VendorRefusal(NAME, 200, 'the sign-up answered without a contact id');
-      return writtenResult(item, made.contact_id, made.action !== 'updated');
-    }
-    // written back whole: PUT replaces the contact, so what is not mapped is sent as it was
-    const customs = new Map((current.custom_fields ?? []).map((c) => [c.custom_field_id, c.value ?? '']));
-    for (const c of p.customValues) customs.set(c.custom_field_id, c.value);
-    const phones = current.phone_numbers ?? [];
-    const addresses = current.street_addresses ?? [];
-    const body = {
-      // the address as Constant Contact has it, unless the record changes it
-      email_address: { address: p.email && p.email.toLowerCase() !== (current.email_address?.address ?? '').toLowerCase() ? p.email : current.email_address?.address },
-      ...Object.fromEntries(PLAIN.map((k) => [k, k in p.plain ? p.plain[k] : current[k]]).filter(([, v]) => v !== undefined)),
-      ...(p.phone !== undefined ? { phone_numbers: p.phone ? [{ phone_number: p.phone, kind: phones[0]?.kind ?? 'home' }, ...phones.slice(1)] : phones.slice(1) } : phones.length ? { phone_numbers: phones } : {}),
-      ...(Object.keys(p.address).length ? { street_addresses: [{ kind: 'home', ...addresses[0], ...p.address }, ...addresses.slice(1)] } : addresses.length ? { street_addresses: addresses } : {}),
-      custom_fields: [...customs].map(([custom_field_id, value]) => ({ custom_field_id, value })).filter((c) => c.value !== ''),
-      list_memberships: current.list_memberships ?? [],
-      update_source: 'Account',
-    };
-    const saved = await cc.client.call<Contact>({ method: 'PUT', path: `/v3/contacts/${encodeURIComponent(current.contact_id)}`, json: body });
-    return writtenResult(item, saved?.contact_id ?? current.contact_id, false);
-  });
+  const importable = items.map((item) => ({ item, p: parts(item.fields, custom) })).filter((r) => r.p.email && !r.p.unknown.length);
+  if (importable.length < CONSTANT_CONTACT_BULK_FROM) return eachRecord(NAME, 'contact', items, (item, fail) => writeOne(cc, custom, listId, item, fail));
+  if (!listId) throw new ConnectorInputError(NO_LIST);
+  // whoever unsubscribed is written on their own (PUT keeps the permission and the lists as they are)
+  const left = await unsubscribedContacts(cc);
+  const bulk = importable.filter((r) => !(r.item.id && left.ids.has(r.item.id)) && !left.emails.has(r.p.email.toLowerCase()));
+  const inBulk = new Set(bulk.map((r) => r.item));
+  const results = new Map<string, UpsertResult>();
+  for (const r of bulk.length ? await importContacts(ctx, cc, custom, listId, bulk) : []) results.set(r.idempotencyKey, r);
+  const alone = await eachRecord(NAME, 'contact', items.filter((i) => !inBulk.has(i)), (item, fail) => writeOne(cc, custom, listId, item, fail));
+  for (const r of alone) results.set(r.idempotencyKey, r);
+  return items.map((i) => results.get(i.idempotencyKey)!);
+}
+
+/** One contact on its own: read (by id, else by e-mail), then signed up when new or written back whole. */
+async function writeOne(cc: CC, custom: CustomField[], listId: string, item: UpsertItem, fail: (error: string) => UpsertResult): Promise<UpsertResult> {
+  const p = parts(item.fields, custom);
+  if (p.unknown.length) return fail(`Constant Contact contacts have no field ${p.unknown.join(', ')}.`);
+  // the contact as it is now: the one matched, else any with this address (never created twice)
+  let current: Contact | null = null;
+  if (item.id) current = await cc.client.call<Contact>({ path: `/v3/contacts/${encodeURIComponent(item.id)}`, query: { include: INCLUDE } });
+  else if (p.email) current = (await contactsByEmail(cc, p.email))[0] ?? null;
+  if (!current) {
+    if (!p.email) return fail('Constant Contact creates a contact by its e-mail address, and this record has none.');
+    if (!listId) throw new ConnectorInputError(NO_LIST);
+    const made = await cc.client.call<{ contact_id?: string; action?: string }>({
+      method: 'POST', path: '/v3/contacts/sign_up_form',
+      json: {
+        email_address: p.email, ...p.plain, list_memberships: [listId],
+        ...(p.phone ? { phone_number: p.phone } : {}),
+        ...(Object.keys(p.address).length ? { street_address: { kind: 'home', ...p.address } } : {}),
+        ...(p.customValues.length ? { custom_fields: p.customValues } : {}),
+      },
+    });
+    if (!made?.contact_id) throw new VendorRefusal(NAME, 200, 'the sign-up answered without a contact id');
+    return writtenResult(item, made.contact_id, made.action !== 'updated');
+  }
+  // written back whole: PUT replaces the contact, so what is not mapped is sent as it was
+  const customs = new Map((current.custom_fields ?? []).map((c) => [c.custom_field_id, c.value ?? '']));
+  for (const c of p.customValues) customs.set(c.custom_field_id, c.value);
+  const phones = current.phone_numbers ?? [];
+  const addresses = current.street_addresses ?? [];
+  const body = {
+    // the address as Constant Contact has it, unless the record changes it
+    email_address: { address: p.email && p.email.toLowerCase() !== (current.email_address?.address ?? '').toLowerCase() ? p.email : current.email_address?.address },
+    ...Object.fromEntries(PLAIN.map((k) => [k, k in p.plain ? p.plain[k] : current[k]]).filter(([, v]) => v !== undefined)),
+    ...(p.phone !== undefined ? { phone_numbers: p.phone ? [{ phone_number: p.phone, kind: phones[0]?.kind ?? 'home' }, ...phones.slice(1)] : phones.slice(1) } : phones.length ? { phone_numbers: phones } : {}),
+    ...(Object.keys(p.address).length ? { street_addresses: [{ kind: 'home', ...addresses[0], ...p.address }, ...addresses.slice(1)] } : addresses.length ? { street_addresses: addresses } : {}),
+    custom_fields: [...customs].map(([custom_field_id, value]) => ({ custom_field_id, value })).filter((c) => c.value !== ''),
+    list_memberships: current.list_memberships ?? [],
+    update_source: 'Account',
+  };
+  const saved = await cc.client.call<Contact>({ method: 'PUT', path: `/v3/contacts/${encodeURIComponent(current.contact_id)}`, json: body });
+  return writtenResult(item, saved?.contact_id ?? current.contact_id, false);
 }
 
 export const constantContactConnector: Connector = {

@@ -15,6 +15,13 @@
  *   GET/PUT /v3/contacts/{contact_id} (PUT replaces the contact; `update_source` required);
  * - POST /v3/contacts/sign_up_form: create or update by e-mail (`list_memberships` required), and
  *   as documented it sets an existing contact's permission_to_send to explicit, unsubscribed or not.
+ * - POST /v3/activities/contacts_json_import (`import_data` by `email`, the contact's own fields,
+ *   `phone`, `home_*` address parts, custom fields as `cf:<name>`; `list_ids` required) answers 201
+ *   with the activity `initialized`; GET /v3/activities/{activity_id} answers it `processing` at its
+ *   first look and `completed` at the next, with its status counts and `activity_errors` for rows it
+ *   refused (an invalid address). As documented, a new contact gets permission_to_send implicit and
+ *   an existing one keeps its own; a contact who unsubscribed is not added to the lists
+ *   (`cannot_add_to_list_count`). `status=unsubscribed` lists those who unsubscribed.
  * Errors are lists of { error_key, error_message }; throttle(n) answers 429 too_many_requests.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -41,6 +48,8 @@ export interface FakeConstantContact {
   seen: CcSeen[];
   contacts: Map<string, CcContact>;
   customFields: { custom_field_id: string; name: string; label: string; type: string }[];
+  /** import activities started, by id */
+  imports: Map<string, { looks: number; rows: Record<string, string>[] }>;
   /** the refresh token good now (each use hands out the next) */
   grant(): string;
   /** the consent page granting an authorize request: the redirect with its code and state, or with an error */
@@ -68,9 +77,10 @@ export async function startFakeConstantContact(): Promise<FakeConstantContact> {
   const stamp = (at?: Date) => new Date(at ? at.getTime() : (clock = Math.max(clock + 1000, Date.now()))).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const cursors = new Map<string, { list: CcContact[]; offset: number; limit: number }>();
   const codes = new Map<string, { redirectUri: string; challenge: string }>();
+  const imports = new Map<string, { looks: number; rows: Record<string, string>[]; lists: string[]; created: string; status?: Record<string, number>; errors: string[] }>();
 
   const fake: FakeConstantContact = {
-    url: '', seen, contacts, customFields,
+    url: '', seen, contacts, customFields, imports,
     grant: () => refresh,
     authorize(q) {
       const back = new URL(q.get('redirect_uri') ?? 'http://invalid/');
@@ -135,7 +145,8 @@ export async function startFakeConstantContact(): Promise<FakeConstantContact> {
       const limit = Number(q.get('limit') ?? 50);
       if (limit > 500) return err(400, 'contacts.api.validation.error', 'limit must be at most 500.');
       let list = [...contacts.values()];
-      if (q.get('status') !== 'all') list = list.filter((c) => c.email_address.permission_to_send !== 'unsubscribed');
+      if (q.get('status') === 'unsubscribed') list = list.filter((c) => c.email_address.permission_to_send === 'unsubscribed');
+      else if (q.get('status') !== 'all') list = list.filter((c) => c.email_address.permission_to_send !== 'unsubscribed');
       const email = q.get('email');
       if (email) list = list.filter((c) => c.email_address.address.toLowerCase() === email.toLowerCase());
       const after = q.get('updated_after');
@@ -167,6 +178,50 @@ export async function startFakeConstantContact(): Promise<FakeConstantContact> {
       c.list_memberships = [...new Set([...c.list_memberships, ...lists])];
       c.updated_at = stamp();
       return [created ? 201 : 200, { contact_id: c.contact_id, action: created ? 'created' : 'updated' }];
+    }
+    if (method === 'POST' && path === '/v3/activities/contacts_json_import') {
+      const rows = body.import_data as Record<string, string>[] | undefined;
+      const lists = body.list_ids as string[] | undefined;
+      if (!Array.isArray(rows) || !rows.length) return err(400, 'activities.api.validation.error', 'import_data is required.');
+      if (!lists?.length) return err(400, 'activities.api.validation.error', 'list_ids is required.');
+      if (lists.some((l) => l !== CC_LIST)) return err(404, 'activities.api.not.found', 'List not found.');
+      if (rows.length > 40_000) return err(400, 'activities.api.validation.error', 'import_data holds more than 40000 contacts.');
+      const id = randomUUID();
+      const created = stamp();
+      imports.set(id, { looks: 0, rows, lists, created, errors: [] });
+      return [201, { activity_id: id, state: 'initialized', created_at: created, updated_at: created, percent_done: 0, activity_errors: [], _links: { self: { href: `/v3/activities/${id}` } } }];
+    }
+    const act = /^\/v3\/activities\/([0-9a-f-]{36})$/.exec(path);
+    if (method === 'GET' && act) {
+      const job = imports.get(act[1]!);
+      if (!job) return err(404, 'activities.api.not.found', 'Activity not found.');
+      job.looks++;
+      if (job.looks === 1) return [200, { activity_id: act[1], state: 'processing', created_at: job.created, updated_at: stamp(), percent_done: 40, activity_errors: [] }];
+      if (!job.status) {
+        let refused = 0, notListed = 0;
+        for (const row of job.rows) {
+          const email = typeof row.email === 'string' ? row.email : '';
+          if (!EMAIL.test(email)) { refused++; job.errors.push(`Invalid email address: ${email}`); continue; }
+          let c = byEmail(email);
+          // as documented: new contacts are implicit; an existing contact keeps its permission
+          if (!c) { c = fake.add({ email, permission: 'implicit' }); c.list_memberships = []; }
+          for (const k of ['first_name', 'last_name', 'job_title', 'company_name'] as const) if (row[k] !== undefined) c[k] = row[k];
+          if (row.phone !== undefined) c.phone_numbers = [{ phone_number: row.phone, kind: 'other' }, ...c.phone_numbers.slice(1)];
+          const home: Record<string, string> = {};
+          for (const [part, key] of [['street', 'home_street'], ['city', 'home_city'], ['state', 'home_state'], ['postal_code', 'home_zip'], ['country', 'home_country']] as const) if (row[key] !== undefined) home[part] = row[key];
+          if (Object.keys(home).length) c.street_addresses = [{ kind: 'home', ...c.street_addresses.find((a) => a.kind === 'home'), ...home }, ...c.street_addresses.filter((a) => a.kind !== 'home')];
+          for (const [k, v] of Object.entries(row)) {
+            if (!k.startsWith('cf:')) continue;
+            const f = customFields.find((x) => x.name === k.slice(3));
+            if (f) c.custom_fields = [...c.custom_fields.filter((x) => x.custom_field_id !== f.custom_field_id), { custom_field_id: f.custom_field_id, value: v }];
+          }
+          if (c.email_address.permission_to_send === 'unsubscribed') notListed++;
+          else c.list_memberships = [...new Set([...c.list_memberships, ...job.lists])];
+          c.updated_at = stamp();
+        }
+        job.status = { items_total_count: job.rows.length, person_count: job.rows.length - refused, error_count: 0, correctable_count: refused, cannot_add_to_list_count: notListed };
+      }
+      return [200, { activity_id: act[1], state: 'completed', created_at: job.created, started_at: job.created, completed_at: stamp(), updated_at: stamp(), percent_done: 100, activity_errors: job.errors, status: job.status }];
     }
     const m = /^\/v3\/contacts\/([0-9a-f-]{36})$/.exec(path);
     if (!m) return null;
