@@ -182,14 +182,16 @@ describe('Constant Contact', () => {
       .rejects.toThrow("Choose the Constant Contact list new contacts join (its contact list ID) in the formula's destination settings.");
   });
 
-  it('a large send goes as one JSON import into the list, looked at until completed, the ids read back by updated_after; whoever unsubscribed stays on PUT; a refused address fails alone', async () => {
+  it('a large send of new contacts goes as one JSON import into the list, looked at until completed, the ids read back by updated_after; matched contacts and any address that unsubscribed stay on PUT; a refused address fails alone', async () => {
     const left = cc.add({ email: 'left.bulk@example.org', first: 'Left', permission: 'unsubscribed' });
     const known = cc.add({ email: 'known.bulk@example.org', first: 'Known', volunteer: 'Events' });
+    const knownLists = [...(known.list_memberships ?? [])];
     cc.seen.length = 0;
     const items: UpsertItem[] = Array.from({ length: CONSTANT_CONTACT_BULK_FROM + 500 }, (_, i) => ({ idempotencyKey: `k${i}`, fields: { email_address: `bulk${i}@example.org`, first_name: `Bulk ${i}` } }));
     items[0]!.fields = { email_address: 'bulk0@example.org', first_name: 'Bulk 0', phone_number: '503-555-0100', 'street_address.city': 'Portland', 'street_address.postal_code': '97201', 'custom.volunteer_interest': 'Tutoring' };
     items.push({ idempotencyKey: 'known', id: known.contact_id, fields: { email_address: 'known.bulk@example.org', last_name: 'Known' } });
-    items.push({ idempotencyKey: 'left', id: left.contact_id, fields: { email_address: 'left.bulk@example.org', last_name: 'Still left' } });
+    // not matched by the engine, but its address is one that unsubscribed
+    items.push({ idempotencyKey: 'left', fields: { email_address: 'left.bulk@example.org', last_name: 'Still left' } });
     items.push({ idempotencyKey: 'bad', fields: { email_address: 'bad@@example', first_name: 'Bad' } });
     items.push({ idempotencyKey: 'odd', fields: { email_address: 'odd@example.org', shoe_size: '9' } });
     const results = await constantContactConnector.upsert(ctx(), 'contacts', items);
@@ -199,9 +201,10 @@ describe('Constant Contact', () => {
     expect(posted).toHaveLength(1);
     const sent = posted[0]!.body as { import_data: Record<string, string>[]; list_ids: string[] };
     expect(sent.list_ids).toEqual([CC_LIST]);
-    expect(sent.import_data).toHaveLength(CONSTANT_CONTACT_BULK_FROM + 500 + 2);
+    expect(sent.import_data).toHaveLength(CONSTANT_CONTACT_BULK_FROM + 500 + 1);
     expect(sent.import_data[0]).toEqual({ email: 'bulk0@example.org', first_name: 'Bulk 0', phone: '503-555-0100', home_city: 'Portland', home_zip: '97201', 'cf:volunteer_interest': 'Tutoring' });
     expect(sent.import_data.map((r) => r.email)).not.toContain('left.bulk@example.org');
+    expect(sent.import_data.map((r) => r.email)).not.toContain('known.bulk@example.org');
     // looked at until completed, then the contacts changed since read 500 a page
     expect(api().filter((s) => s.path.startsWith('/v3/activities/') && s.method === 'GET')).toHaveLength(2);
     const listed = api().filter((s) => s.path === '/v3/contacts' && s.method === 'GET');
@@ -209,9 +212,9 @@ describe('Constant Contact', () => {
     const since = listed.find((s) => s.query.updated_after)!;
     expect(since.query).toMatchObject({ status: 'all', limit: '500' });
     expect(listed.filter((s) => s.query.cursor).length).toBeGreaterThanOrEqual(1);
-    // only the one who unsubscribed is written alone; nobody signed up
+    // the matched contact and the one who unsubscribed are written alone, their lists as they were; nobody signed up
     expect(api().filter((s) => s.path === '/v3/contacts/sign_up_form')).toHaveLength(0);
-    expect(api().filter((s) => s.method === 'PUT').map((s) => s.path)).toEqual([`/v3/contacts/${left.contact_id}`]);
+    expect(api().filter((s) => s.method === 'PUT').map((s) => s.path).sort()).toEqual([`/v3/contacts/${known.contact_id}`, `/v3/contacts/${left.contact_id}`].sort());
 
     const by = new Map(results.map((r) => [r.idempotencyKey, r]));
     expect(results).toHaveLength(items.length);
@@ -223,6 +226,7 @@ describe('Constant Contact', () => {
     expect(first.custom_fields).toEqual([{ custom_field_id: cc.customFields[0]!.custom_field_id, value: 'Tutoring' }]);
     expect(by.get('known')).toMatchObject({ outcome: 'updated', id: known.contact_id });
     expect(cc.contacts.get(known.contact_id)).toMatchObject({ first_name: 'Known', last_name: 'Known', custom_fields: [expect.objectContaining({ value: 'Events' })] });
+    expect(cc.contacts.get(known.contact_id)!.list_memberships).toEqual(knownLists);
     expect(by.get('left')).toMatchObject({ outcome: 'updated', id: left.contact_id });
     expect(cc.contacts.get(left.contact_id)).toMatchObject({ email_address: { permission_to_send: 'unsubscribed' }, last_name: 'Still left' });
     expect(by.get('bad')).toMatchObject({ outcome: 'failed', error: 'Constant Contact did not import the contact: Invalid email address: bad@@example.' });

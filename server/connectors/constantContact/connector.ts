@@ -20,9 +20,10 @@
  * permission (an unsubscribed one too), so a contact that exists is never sent there; it is read
  * and written back whole with `PUT /contacts/{id}` (`update_source: Account`), its permission to
  * send and its lists as they were. Tributary never changes a contact's permission to send.
- * A send of CONSTANT_CONTACT_BULK_FROM or more goes as one JSON import activity
- * (`/activities/contacts_json_import`) into that list, looked at until completed, the contacts' ids
- * read back afterwards by `updated_after`; a contact who unsubscribed is never imported but written alone.
+ * A send of CONSTANT_CONTACT_BULK_FROM or more new contacts (no match found) goes as one JSON import
+ * activity (`/activities/contacts_json_import`) into that list, looked at until completed, the
+ * contacts' ids read back afterwards by `updated_after`; an address of a contact who unsubscribed
+ * is never imported but written alone, and matched contacts are written alone as above.
  *
  * Fields: the contact's own, and the account's custom fields from `/contact_custom_fields`.
  */
@@ -247,22 +248,20 @@ function importRow(p: ReturnType<typeof parts>, custom: CustomField[]): Record<s
 }
 
 /**
- * The account's unsubscribed contacts (ids and addresses), 500 a page. Constant Contact's guides
+ * The addresses of the account's unsubscribed contacts, 500 a page. Constant Contact's guides
  * differ on whether an import may opt such a contact back in, so they are never sent in one.
  */
-async function unsubscribedContacts(cc: CC): Promise<{ ids: Set<string>; emails: Set<string> }> {
-  const ids = new Set<string>();
+async function unsubscribedContacts(cc: CC): Promise<{ emails: Set<string> }> {
   const emails = new Set<string>();
   for await (const page of linkPages(`/v3/contacts?${new URLSearchParams({ status: 'unsubscribed', limit: String(CC_PAGE) })}`, async (link) => {
     const answer = await cc.client.call<{ contacts?: Contact[]; _links?: { next?: { href?: string } } }>({ path: link });
     return { items: answer.contacts ?? [], next: answer._links?.next?.href ?? null };
   })) {
     for (const c of page.items) {
-      ids.add(c.contact_id);
       if (c.email_address?.address) emails.add(c.email_address.address.toLowerCase());
     }
   }
-  return { ids, emails };
+  return { emails };
 }
 
 /**
@@ -279,7 +278,7 @@ async function importContacts(ctx: ConnectorContext, cc: CC, custom: CustomField
   });
   if (!started?.activity_id) throw processingError('Constant Contact took the import without naming its activity.');
   const done = await awaitJob<Activity>({
-    name: NAME, signal: ctx.signal,
+    name: NAME, signal: ctx.signal, doing: 'importing the contacts',
     look: () => cc.client.call<Activity>({ path: `/v3/activities/${encodeURIComponent(started.activity_id!)}` }),
     state: (a) => (a.state === 'completed' ? 'done' : a.state === 'failed' || a.state === 'cancelled' || a.state === 'timed_out' ? 'failed' : 'waiting'),
     failed: (a) => `Constant Contact could not import the contacts (${a.state}): ${activityErrors(a).join('; ') || 'it gave no reason'}.`,
@@ -316,12 +315,14 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
   const cc = constantContactSession(ctx);
   const custom = await customFields(ctx, cc);
   const listId = ctx.endSettings?.listId?.trim() ?? '';
-  const importable = items.map((item) => ({ item, p: parts(item.fields, custom) })).filter((r) => r.p.email && !r.p.unknown.length);
+  // only contacts the engine found no match for: an import adds each contact to the list, and one
+  // that exists keeps its lists as they are (written back whole, alone)
+  const importable = items.map((item) => ({ item, p: parts(item.fields, custom) })).filter((r) => r.p.email && !r.p.unknown.length && !r.item.id);
   if (importable.length < CONSTANT_CONTACT_BULK_FROM) return eachRecord(NAME, 'contact', items, (item, fail) => writeOne(cc, custom, listId, item, fail));
   if (!listId) throw new ConnectorInputError(NO_LIST);
   // whoever unsubscribed is written on their own (PUT keeps the permission and the lists as they are)
   const left = await unsubscribedContacts(cc);
-  const bulk = importable.filter((r) => !(r.item.id && left.ids.has(r.item.id)) && !left.emails.has(r.p.email.toLowerCase()));
+  const bulk = importable.filter((r) => !left.emails.has(r.p.email.toLowerCase()));
   const inBulk = new Set(bulk.map((r) => r.item));
   const results = new Map<string, UpsertResult>();
   for (const r of bulk.length ? await importContacts(ctx, cc, custom, listId, bulk) : []) results.set(r.idempotencyKey, r);

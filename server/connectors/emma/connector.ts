@@ -180,7 +180,7 @@ async function bulkImport(ctx: ConnectorContext, e: { client: VendorClient; root
   if (started?.import_id === undefined) throw processingError('Emma took the import without naming it.');
   const at = `${e.root}/members/imports/${encodeURIComponent(String(started.import_id))}`;
   const done = await awaitJob<Import>({
-    name: NAME, signal: ctx.signal,
+    name: NAME, signal: ctx.signal, doing: 'importing the members',
     look: () => e.client.call<Import>({ path: at }),
     state: (i) => (i.status === 'e' ? 'failed' : i.import_finished ? 'done' : 'waiting'),
     failed: (i) => `Emma could not import the members: ${i.error_message || 'it gave no reason'}.`,

@@ -27,6 +27,8 @@ export async function awaitJob<J>(opts: {
   look: () => Promise<J | null>;
   state: (job: J) => 'done' | 'failed' | 'waiting';
   failed: (job: J) => string;
+  /** what the vendor is doing, for the words when it takes too long ('exporting the changes' unless said) */
+  doing?: string;
   signal?: AbortSignal | undefined;
 }): Promise<J | null> {
   const started = Date.now();
@@ -36,7 +38,7 @@ export async function awaitJob<J>(opts: {
     const state = opts.state(job);
     if (state === 'done') return job;
     if (state === 'failed') throw processingError(opts.failed(job));
-    if (Date.now() - started > JOB_POLL.giveUpMs) throw processingError(`${opts.name} has not finished exporting the changes after ${JOB_POLL.giveUpMs / 60_000} minutes. Try again later.`);
+    if (Date.now() - started > JOB_POLL.giveUpMs) throw processingError(`${opts.name} has not finished ${opts.doing ?? 'exporting the changes'} after ${JOB_POLL.giveUpMs / 60_000} minutes. Try again later.`);
     await sleepFor(wait, opts.signal);
   }
 }

@@ -311,7 +311,7 @@ async function upsertByBatch(ctx: ConnectorContext, client: VendorClient, audien
   const sent = await client.call<Batch>({ method: 'POST', path: '/3.0/batches', json: { operations } });
   if (!sent?.id) throw processingError('Mailchimp took the batch without naming it.');
   const done = await awaitJob<Batch>({
-    name: NAME, signal: ctx.signal,
+    name: NAME, signal: ctx.signal, doing: 'the batch of members it was sent',
     look: async () => {
       try { return await client.call<Batch>({ path: `/3.0/batches/${encodeURIComponent(sent.id!)}` }); } catch (err) {
         if (err instanceof VendorRefusal && err.status === 404) return null;
