@@ -153,7 +153,7 @@ describe('the wizard and the catalogue', () => {
 
 describe('EveryAction', () => {
   it('people into the Sandbox CRM through export jobs: every one on the first run (a 429 waited out), a later run only what changed', async () => {
-    for (let i = 0; i < 3; i++) van.addPerson({ firstName: `Van${i}`, lastName: 'Person', email: `van${i}@example.org`, changedAt: new Date(Date.UTC(2026, 0, 2, i)) });
+    for (let i = 0; i < 3; i++) van.addPerson({ firstName: `Van${i}`, lastName: 'Person', email: `van${i}@example.org`, changedAt: new Date(Date.now() - 2 * 86_400_000 + i * 3_600_000) });
     const id = await toCrm(everyaction, 'people', [['firstName', 'FirstName'], ['lastName', 'LastName'], ['email', 'Email']], 'Email');
     van.throttle(1, 0);
     const first = await runOnce(id);
