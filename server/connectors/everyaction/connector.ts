@@ -8,8 +8,8 @@
  * jobs: `POST /changedEntityExportJobs` asks for the fields the resource does not always export
  * (core ones come anyway) from no further back than VAN keeps changes (90 days) to no later than
  * now, `GET /changedEntityExportJobs/{id}` is polled until the job is complete, and each CSV
- * file it lists is downloaded (from where VAN says, without our credentials) and read with the project's CSV
- * parser. The watermark is the end of the last window read, with the job, file and row while a
+ * file it lists is downloaded (from where VAN says, without our credentials) and read with the
+ * project's CSV parser. The watermark is the end of the last window read, with the job, file and row while a
  * pull is under way, so a run stopped between batches goes on from the row after the last one
  * stored (a job VAN no longer has is asked for again).
  *
