@@ -233,7 +233,7 @@ describe('Engaging Networks', () => {
     expect([...en.supporters.values()].find((x) => x.fields['Email Address'] === 'grace@navy.example')?.fields).toMatchObject({ 'First Name': 'Grace' });
     const rows = await outcomes(id);
     expect(rows.map((r) => r.state)).toEqual(['failed', 'sent', 'sent']);
-    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: "Engaging Networks refused the supporter: 'bad@@example' is not a valid email address (supporter.email.invalid)" });
+    expect(rows[0]).toMatchObject({ bucket: 'exception', error_reason: "Engaging Networks refused the supporter: 'bad@@example' is not a valid email address (10000005)" });
   });
 });
 

@@ -130,7 +130,7 @@ describe('as a destination', () => {
       { idempotencyKey: 'x', fields: { 'First Name': 'No e-mail' } },
     ]);
     expect(results.map((r) => r.outcome)).toEqual(['updated', 'created', 'failed', 'failed']);
-    expect(results[2]!.error).toBe("Engaging Networks refused the supporter: 'bad@@example' is not a valid email address (supporter.email.invalid)");
+    expect(results[2]!.error).toBe("Engaging Networks refused the supporter: 'bad@@example' is not a valid email address (10000005)");
     expect(results[3]!.error).toBe('Engaging Networks keeps a supporter by e-mail address, and this record has none.');
     expect(en.supporters.get(ada.supporterId)!.fields).toMatchObject({ City: 'London', 'First Name': 'Ada' });
     await engagingNetworksConnector.upsert(ctx(), 'supporters', [{ idempotencyKey: 'n', fields: { 'Email Address': 'new@example.org', 'First Name': 'New' } }]);

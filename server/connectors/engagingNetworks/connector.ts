@@ -49,11 +49,13 @@ const EPOCH = '2000-01-01';
 
 export const hostOf = (ctx: ConnectorContext) => DATA_CENTRES[ctx.settings.dataCentre ?? ''] ?? DATA_CENTRES.us!;
 
-/** ENS's words: the message, with its id. */
+/** ENS's words: the message, with its messageId. */
 export function ensMessageOf(body: unknown): string {
   const o = body as { message?: unknown; messageId?: unknown } | null;
   if (!o || typeof o !== 'object' || typeof o.message !== 'string') return '';
-  return (typeof o.messageId === 'string' && o.messageId ? `${o.message} (${o.messageId})` : o.message).slice(0, 500);
+  // ENS documents messageId as a number; a string one is shown as well
+  const id = typeof o.messageId === 'number' || (typeof o.messageId === 'string' && o.messageId) ? String(o.messageId) : '';
+  return (id ? `${o.message} (${id})` : o.message).slice(0, 500);
 }
 
 async function authenticate(ctx: ConnectorContext): Promise<Session> {

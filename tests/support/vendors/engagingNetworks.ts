@@ -41,7 +41,8 @@ export interface FakeEngagingNetworks {
 }
 
 type Answer = [number, unknown, Record<string, string>?];
-const ensError = (status: number, messageId: string, message: string): Answer => [status, { messageId, message }];
+/** ENS's error body: its words and a numerical messageId */
+const ensError = (status: number, messageId: number, message: string): Answer => [status, { messageId, message }];
 const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
 const FIELDS = ['Email Address', 'First Name', 'Last Name', 'Address 1', 'City', 'Region', 'Postcode', 'Country', 'Phone Number', 'Volunteer Interest'];
 const cell = (v: unknown) => { const s = v === undefined || v === null ? '' : String(v); return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
@@ -85,18 +86,18 @@ export async function startFakeEngagingNetworks(): Promise<FakeEngagingNetworks>
     if (method === 'GET' && path === '/ens/service/supporter/fields') return [200, FIELDS.map((name, i) => ({ id: 100 + i, name, tag: name, property: name.replace(/ (\w)/g, (_m, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toLowerCase()) }))];
     if (method === 'GET' && path === '/ens/service/supporter') {
       const found = byEmail(q.get('email') ?? '');
-      return found ? [200, supporterJson(found)] : ensError(404, 'supporter.notfound', 'No supporter found with that email address.');
+      return found ? [200, supporterJson(found)] : ensError(404, 10000404, 'No supporter found with that email address.');
     }
     let m = /^\/ens\/service\/supporter\/(\d+)$/.exec(path);
     if (method === 'GET' && m) {
       const found = supporters.get(Number(m[1]));
-      return found ? [200, supporterJson(found)] : ensError(404, 'supporter.notfound', 'No supporter found with that ID.');
+      return found ? [200, supporterJson(found)] : ensError(404, 10000404, 'No supporter found with that ID.');
     }
     if (method === 'POST' && path === '/ens/service/supporter') {
       const email = String(b['Email Address'] ?? '');
-      if (!EMAIL.test(email)) return ensError(400, 'supporter.email.invalid', `'${email}' is not a valid email address`);
+      if (!EMAIL.test(email)) return ensError(400, 10000005, `'${email}' is not a valid email address`);
       const unknown = Object.keys(b).find((k) => !FIELDS.includes(k));
-      if (unknown) return ensError(400, 'supporter.field.unknown', `Unknown supporter field '${unknown}'`);
+      if (unknown) return ensError(400, 10000006, `Unknown supporter field '${unknown}'`);
       const existing = byEmail(email);
       if (existing) {
         Object.assign(existing.fields, Object.fromEntries(Object.entries(b).map(([k, v]) => [k, String(v)])));
@@ -107,11 +108,11 @@ export async function startFakeEngagingNetworks(): Promise<FakeEngagingNetworks>
       return [200, { id: made.supporterId }];
     }
     if (method === 'GET' && path === '/ens/service/supporter/query') {
-      if (q.get('type') !== 'latestModified') return ensError(400, 'query.type.invalid', `Unsupported query type '${q.get('type') ?? ''}'`);
+      if (q.get('type') !== 'latestModified') return ensError(400, 10000010, `Unsupported query type '${q.get('type') ?? ''}'`);
       const daysBack = Number(q.get('daysBack'));
-      if (!Number.isInteger(daysBack) || daysBack < 1 || daysBack > 32) return ensError(400, 'query.daysBack.invalid', 'daysBack must be between 1 and 32');
+      if (!Number.isInteger(daysBack) || daysBack < 1 || daysBack > 32) return ensError(400, 10000011, 'daysBack must be between 1 and 32');
       const rows = q.has('rows') ? Number(q.get('rows')) : 20;
-      if (!(rows >= 1 && rows <= 100)) return ensError(400, 'query.rows.invalid', 'rows must be at most 100');
+      if (!(rows >= 1 && rows <= 100)) return ensError(400, 10000012, 'rows must be at most 100');
       const start = Number(q.get('start') ?? 0);
       // the last daysBack days, today included
       const oldest = dayOf(Date.now() - (daysBack - 1) * 86_400_000);
@@ -155,7 +156,7 @@ export async function startFakeEngagingNetworks(): Promise<FakeEngagingNetworks>
     }
     let answer: Answer | null;
     if (req.method === 'POST' && req.url.pathname === '/ens/service/authenticate') {
-      if (req.raw.trim() !== ENS_TOKEN) answer = ensError(401, 'auth.invalid', 'Invalid API user token');
+      if (req.raw.trim() !== ENS_TOKEN) answer = ensError(401, 10000000, `Invalid api key [${req.raw.trim()}]`);
       else {
         authentications++;
         const token = randomUUID();
@@ -164,11 +165,11 @@ export async function startFakeEngagingNetworks(): Promise<FakeEngagingNetworks>
       }
     } else {
       const token = String(req.headers['ens-auth-token'] ?? '');
-      if (!((sessions.get(token) ?? 0) > Date.now())) answer = ensError(401, 'auth.token.expired', 'The ens-auth-token is missing, invalid or has expired');
-      else if (throttled > 0) { throttled--; answer = ensError(429, 'rate.limit', 'Too many requests'); answer[2] = { 'retry-after': String(throttleSeconds) }; }
+      if (!((sessions.get(token) ?? 0) > Date.now())) answer = ensError(401, 10000001, 'The ens-auth-token is missing, invalid or has expired');
+      else if (throttled > 0) { throttled--; answer = ensError(429, 10000429, 'Too many requests'); answer[2] = { 'retry-after': String(throttleSeconds) }; }
       else answer = route(req.method, req.url.pathname, req.url.searchParams, req.body);
     }
-    if (!answer) answer = ensError(404, 'notfound', 'Resource not found');
+    if (!answer) answer = ensError(404, 10000404, 'Resource not found');
     const [status, body, headers] = answer;
     if (typeof body === 'string') { res.writeHead(status, { 'content-type': 'text/csv', ...headers }); res.end(body); return; }
     sendJson(res, status, body, headers ?? {});
