@@ -28,6 +28,7 @@ afterAll(async () => {
 const ctx = (settings: Record<string, string> = {}): ConnectorContext =>
   ({ tenant: {} as ConnectorContext['tenant'], settings: { applicationName: VAN_APP, apiKey: VAN_KEY, databaseMode: '1', ...settings }, dataDir: '/tmp' });
 const all = pullAll;
+const DAY = 86_400_000;
 
 beforeEach(() => {
   van.seen.length = 0;
@@ -51,17 +52,21 @@ describe('signing in', () => {
 });
 
 describe('as a source', () => {
-  it('people changed in the window through an export job: every field asked for, the job polled, its CSV files read in batches; a 429 waited out; the next pull starts where this one ended', async () => {
-    for (let i = 0; i < 5; i++) van.addPerson({ firstName: `P${i}`, lastName: 'Person, Jr.', email: `p${i}@example.org`, changedAt: new Date(Date.UTC(2026, 0, 10, 9, i)) });
+  it('people changed in the window through an export job: the fields VAN does not always export asked for, the job polled, its CSV files read in batches; a 429 waited out; the next pull starts where this one ended', async () => {
+    for (let i = 0; i < 5; i++) van.addPerson({ firstName: `P${i}`, lastName: 'Person, Jr.', email: `p${i}@example.org`, phone: `555-010${i}`, changedAt: new Date(Date.now() - 10 * DAY + i * 60_000) });
     van.fileRows = 3;
     van.throttle(1, 0);
     const batches = await all(everyactionConnector.pull(ctx(), 'people', null, { batchSize: 2 }));
     const records = batches.flatMap((b) => b.records);
     expect(records.map((r) => r.fields.Email)).toEqual([0, 1, 2, 3, 4].map((i) => `p${i}@example.org`));
     // a quoted comma read by the CSV parser, the byte-order mark gone
-    expect(records[0]).toEqual({ id: String([...van.people.keys()][0]), fields: expect.objectContaining({ VanID: String([...van.people.keys()][0]), FirstName: 'P0', LastName: 'Person, Jr.' }) });
+    expect(records[0]).toEqual({ id: String([...van.people.keys()][0]), fields: expect.objectContaining({ VanID: String([...van.people.keys()][0]), FirstName: 'P0', LastName: 'Person, Jr.', Phone: '555-0100' }) });
     const job = van.seen.find((s) => s.method === 'POST' && s.path === '/v4/changedEntityExportJobs')!;
-    expect(job.body).toMatchObject({ resourceType: 'Contacts', dateChangedFrom: '2000-01-01T00:00:00Z', requestedFields: expect.arrayContaining(['VanID', 'FirstName', 'Email']) });
+    // core fields come anyway; the others are asked for. A first pull reaches back as far as VAN keeps changes: 90 days
+    expect(job.body).toMatchObject({ resourceType: 'Contacts', requestedFields: ['Phone', 'AddressLine1', 'City', 'StateOrProvince', 'ZipOrPostal'] });
+    const first = (job.body as { dateChangedFrom: string }).dateChangedFrom;
+    expect(Date.now() - Date.parse(first)).toBeGreaterThan(89 * DAY);
+    expect(Date.now() - Date.parse(first)).toBeLessThan(90 * DAY);
     expect(van.seen.filter((s) => /^\/v4\/changedEntityExportJobs\/\d+$/.test(s.path)).length).toBeGreaterThanOrEqual(2);
     // two files (3 rows and 2), fetched without credentials, in batches of 2
     const downloads = van.seen.filter((s) => s.path.startsWith('/exports/files/'));
@@ -82,7 +87,10 @@ describe('as a source', () => {
     van.seen.length = 0;
     const afresh = await all(everyactionConnector.pull(ctx(), 'people', batches[0]!.watermark, { batchSize: 10 }));
     expect(afresh.flatMap((b) => b.records)).toHaveLength(5);
-    expect(van.seen.find((s) => s.method === 'POST')!.body).toMatchObject({ dateChangedFrom: '2000-01-01T00:00:00Z' });
+    // (as far back as VAN keeps changes, that moment now a little later)
+    const again = (van.seen.find((s) => s.method === 'POST')!.body as { dateChangedFrom: string }).dateChangedFrom;
+    expect(Date.parse(again) - Date.parse(first)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(again) - Date.parse(first)).toBeLessThan(60_000);
 
     van.seen.length = 0;
     van.addPerson({ firstName: 'Later', lastName: 'Person', changedAt: new Date(Date.now() + 60_000) });
@@ -93,14 +101,33 @@ describe('as a source', () => {
 
   it('contributions of a run once\'s window; a job VAN refuses is said in its words', async () => {
     const p = van.addPerson({ firstName: 'Ada', lastName: 'Lovelace' });
-    van.addContribution({ vanId: p.vanId, amount: 25, dateReceived: '2026-01-11', changedAt: new Date(Date.UTC(2026, 0, 11)) });
-    van.addContribution({ vanId: p.vanId, amount: 40, dateReceived: '2026-01-13', changedAt: new Date(Date.UTC(2026, 0, 13)) });
-    const window = { from: new Date(Date.UTC(2026, 0, 12)), to: new Date(Date.UTC(2026, 0, 14)) };
+    van.addContribution({ vanId: p.vanId, amount: 25, dateReceived: '2026-01-11', changedAt: new Date(Date.now() - 5 * DAY) });
+    van.addContribution({ vanId: p.vanId, amount: 40, dateReceived: '2026-01-13', changedAt: new Date(Date.now() - 3 * DAY) });
+    const window = { from: new Date(Date.now() - 4 * DAY), to: new Date(Date.now() - 2 * DAY) };
     const records = (await all(everyactionConnector.pull(ctx(), 'contributions', null, { window }))).flatMap((b) => b.records);
-    expect(records).toEqual([expect.objectContaining({ fields: expect.objectContaining({ VanID: String(p.vanId), Amount: '40.00', DateReceived: '2026-01-13' }) })]);
+    expect(records).toEqual([expect.objectContaining({ fields: expect.objectContaining({ VanID: String(p.vanId), Amount: '40.00', DateReceived: '2026-01-13', PaymentType: 'Cash' }) })]);
     const fields = await everyactionConnector.describeFields(ctx(), 'contributions');
     expect(fields.find((f) => f.name === 'Amount')).toMatchObject({ type: 'number', required: true });
     expect(fields.find((f) => f.name === 'DateModified')).toMatchObject({ type: 'date', readOnly: true });
+  });
+
+  it('VAN keeps 90 days of changes: a watermark older than that starts 90 days back, a window that ended before it is refused in words, and no window reaches past now', async () => {
+    van.addPerson({ firstName: 'Recent', lastName: 'Person', changedAt: new Date(Date.now() - 2 * DAY) });
+    const stale = JSON.stringify({ since: new Date(Date.now() - 200 * DAY).toISOString(), next: null, latest: null });
+    const records = (await all(everyactionConnector.pull(ctx(), 'people', stale, {}))).flatMap((b) => b.records);
+    expect(records.map((r) => r.fields.FirstName)).toEqual(['Recent']);
+    const body = van.seen.find((s) => s.method === 'POST')!.body as { dateChangedFrom: string; dateChangedTo: string };
+    expect(Date.now() - Date.parse(body.dateChangedFrom)).toBeLessThan(90 * DAY);
+    expect(Date.parse(body.dateChangedTo)).toBeLessThanOrEqual(Date.now());
+
+    van.seen.length = 0;
+    const old = { from: new Date(Date.now() - 120 * DAY), to: new Date(Date.now() - 100 * DAY) };
+    await expect(all(everyactionConnector.pull(ctx(), 'people', null, { window: old }))).rejects.toThrow(/^EveryAction exports changes of the last 90 days only; this window ended on \d{4}-\d{2}-\d{2}\.$/);
+    expect(van.seen.some((s) => s.method === 'POST')).toBe(false);
+
+    const ahead = { from: new Date(Date.now() - DAY), to: new Date(Date.now() + 7 * DAY) };
+    await all(everyactionConnector.pull(ctx(), 'people', null, { window: ahead }));
+    expect(Date.parse((van.seen.find((s) => s.method === 'POST')!.body as { dateChangedTo: string }).dateChangedTo)).toBeLessThanOrEqual(Date.now());
   });
 });
 

@@ -5,10 +5,14 @@
  * is kept per token and data centre in this process until a minute before it expires, and a 401
  * authenticates again once. Error bodies are `{ messageId, message }`.
  *
- * Source: supporters and transactions changed in a date range, through an export job
- * (`POST /ens/service/export/job` with the type and the dates, `GET /export/job/{id}` until its
- * status is COMPLETED, `GET /export/job/{id}/download` for its CSV). ENS dates are days: a pull
- * starts on the day the last one ended (that day's changes are read again, harmlessly).
+ * Source: supporters modified since the last pull through the supporter query (`GET
+ * /ens/service/supporter/query?type=latestModified&daysBack=…`, 1 to 32 days, 100 rows a page, each
+ * supporter then read with `GET /supporter/{id}`); transactions of whole days through the Bulk
+ * Export API (`GET /ea-dataservice/export.service` with the account's private token, MMDDYYYY
+ * dates, `type=csv`), which holds days up to yesterday. ENS dates are days: a supporters pull
+ * starts on the day the last one ended (that day read again, harmlessly), a transactions pull on
+ * the day after. The REST export job (`/ens/service/exportjob`) runs a dashboard query by name and
+ * takes no dates, so it is not used.
  *
  * Destination: supporters, found by e-mail (`GET /ens/service/supporter?email=`) or supporter ID,
  * written with `POST /ens/service/supporter` (ENS creates or updates by e-mail address, so sending
@@ -23,11 +27,11 @@ import {
   ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions,
   type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
-import { awaitJob, exportBatches, readJobAt } from '../kit/exportJob.ts';
+import { exportBatches, readJobAt } from '../kit/exportJob.ts';
 import { positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
-import { expectJson, JSON_BODY, vendorFetch, vendorUrl } from '../vendorHttp.ts';
+import { expectJson, JSON_BODY, VENDOR_DATA_MAX_BYTES, vendorFetch, vendorUrl } from '../vendorHttp.ts';
 
 const NAME = 'Engaging Networks';
 
@@ -38,19 +42,20 @@ export const DATA_CENTRES: Record<string, string> = {
 };
 
 type EnObject = 'supporters' | 'transactions';
-const EXPORT_TYPE: Record<EnObject, string> = { supporters: 'SUPPORTER', transactions: 'TRANSACTION' };
-const ID_COLUMN: Record<EnObject, string> = { supporters: 'Supporter ID', transactions: 'Transaction ID' };
 const EMAIL = 'Email Address';
 const ROWS = 500;
+/** a transactions pull with no watermark starts here */
 const EPOCH = '2000-01-01';
 
 export const hostOf = (ctx: ConnectorContext) => DATA_CENTRES[ctx.settings.dataCentre ?? ''] ?? DATA_CENTRES.us!;
 
-/** ENS's words: the message, with its id. */
+/** ENS's words: the message, with its messageId. */
 export function ensMessageOf(body: unknown): string {
   const o = body as { message?: unknown; messageId?: unknown } | null;
   if (!o || typeof o !== 'object' || typeof o.message !== 'string') return '';
-  return (typeof o.messageId === 'string' && o.messageId ? `${o.message} (${o.messageId})` : o.message).slice(0, 500);
+  // ENS documents messageId as a number; a string one is shown as well
+  const id = typeof o.messageId === 'number' || (typeof o.messageId === 'string' && o.messageId) ? String(o.messageId) : '';
+  return (id ? `${o.message} (${id})` : o.message).slice(0, 500);
 }
 
 async function authenticate(ctx: ConnectorContext): Promise<Session> {
@@ -84,15 +89,19 @@ function objectOf(object: string, writing = false): EnObject {
 
 interface SupporterField { id?: number; name?: string; tag?: string; property?: string }
 
+/** The bulk export's transaction columns (its "standardcsv" names): one row a piece of activity. */
 const TRANSACTION_FIELDS: FieldInfo[] = [
-  { name: 'Transaction ID', label: 'Transaction ID', type: 'string', readOnly: true },
   { name: 'Supporter ID', label: 'Supporter ID', type: 'string', readOnly: true },
-  { name: 'Email Address', label: 'E-mail address', type: 'email', readOnly: true },
-  { name: 'Transaction Date', label: 'Transaction date', type: 'date', readOnly: true },
-  { name: 'Amount', label: 'Amount', type: 'number', readOnly: true },
-  { name: 'Currency', label: 'Currency', type: 'string', readOnly: true },
-  { name: 'Transaction Type', label: 'Transaction type', type: 'string', readOnly: true },
-  { name: 'Campaign ID', label: 'Campaign (page) ID', type: 'string', readOnly: true },
+  { name: 'Supporter Email', label: 'E-mail address', type: 'email', readOnly: true },
+  { name: 'Campaign Number', label: 'Campaign number', type: 'string', readOnly: true },
+  { name: 'Campaign Type', label: 'Campaign type (FCS, FCR, PET, EBC…)', type: 'string', readOnly: true },
+  { name: 'Campaign ID', label: 'Campaign reference name', type: 'string', readOnly: true },
+  { name: 'Campaign Date', label: 'Date', type: 'date', readOnly: true },
+  { name: 'Campaign Time', label: 'Time (US Eastern)', type: 'string', readOnly: true },
+  { name: 'Campaign Status', label: 'Status', type: 'string', readOnly: true },
+  { name: 'Campaign Data 1', label: 'Campaign data 1 (by campaign type)', type: 'string', readOnly: true },
+  { name: 'Campaign Data 2', label: 'Campaign data 2 (by campaign type)', type: 'string', readOnly: true },
+  { name: 'Campaign Data 3', label: 'Campaign data 3 (by campaign type)', type: 'string', readOnly: true },
 ];
 
 async function describe(client: VendorClient, object: EnObject): Promise<FieldInfo[]> {
@@ -107,48 +116,94 @@ async function describe(client: VendorClient, object: EnObject): Promise<FieldIn
   return out;
 }
 
-interface ExportJob { id?: string | number; status?: string; message?: string }
+/** ENS's supporter query reaches back 1 to 32 days (`daysBack`), 100 rows a page */
+const DAYS_BACK = 32;
+const QUERY_ROWS = 100;
+const DAY_MS = 86_400_000;
+const day = (d: Date) => d.toISOString().slice(0, 10);
+/** the bulk export's dates: MMDDYYYY */
+const mmddyyyy = (iso: string) => `${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(0, 4)}`;
 
-async function lookAtJob(client: VendorClient, id: string): Promise<ExportJob | null> {
-  try {
-    return await client.call<ExportJob>({ path: `/ens/service/export/job/${encodeURIComponent(id)}`, own: [404] });
-  } catch (err) {
-    if (err instanceof VendorRefusal && err.status === 404) return null;
-    throw err;
+interface SupporterQuery { pagination?: { start?: number; rows?: number; total?: number }; data?: { supporterId?: number; emailAddress?: string; modifiedOn?: string }[] }
+
+/**
+ * Supporters modified since a day: `GET /supporter/query?type=latestModified&daysBack=…` (at most
+ * 32 days, so a first pull or one after a longer pause starts 32 days back), paged 100 a time,
+ * each supporter then read whole (`GET /supporter/{id}`), as the query answers only ids and dates.
+ */
+async function* pullSupporters(ctx: ConnectorContext, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
+  const client = ensClient(ctx);
+  const at = positionSince(since);
+  const today = day(new Date());
+  const oldest = day(new Date(Date.now() - (DAYS_BACK - 1) * DAY_MS));
+  const asked = at.since ?? (options?.window ? day(options.window.from) : oldest);
+  const from = asked < oldest ? oldest : asked;
+  // the window's last day is the day before its end (the end is not included)
+  const last = options?.window ? day(new Date(options.window.to.getTime() - 1)) : today;
+  const daysBack = Math.min(DAYS_BACK, Math.max(1, Math.round((Date.parse(today) - Date.parse(from)) / DAY_MS) + 1));
+  const size = Math.max(1, options?.batchSize ?? ROWS);
+  let start = at.next && /^\d+$/.test(at.next) ? Number(at.next) : 0;
+  for (;;) {
+    const page = await client.call<SupporterQuery>({ path: '/ens/service/supporter/query', query: { type: 'latestModified', daysBack: String(daysBack), rows: String(QUERY_ROWS), start: String(start) } });
+    const items = (page?.data ?? []).filter((x) => x.supporterId !== undefined && (!x.modifiedOn || (x.modifiedOn >= from && x.modifiedOn <= last)));
+    const got = page?.data?.length ?? 0;
+    const done = got < QUERY_ROWS || start + got >= (page?.pagination?.total ?? Infinity);
+    for (let i = 0; i < items.length; i += size) {
+      const records: SourceRecord[] = [];
+      for (const item of items.slice(i, i + size)) {
+        const found = await supporterBy(client, { id: String(item.supporterId) });
+        if (found) records.push(supporterRecord(found));
+      }
+      const pageDone = i + size >= items.length;
+      const position: PullPosition = pageDone && done ? { since: last, next: null, latest: null } : { since: from, next: pageDone ? String(start + got) : String(start), latest: null };
+      yield { records, watermark: JSON.stringify(position) };
+    }
+    if (done) {
+      if (!items.length) yield { records: [], watermark: JSON.stringify({ since: last, next: null, latest: null } satisfies PullPosition) };
+      return;
+    }
+    start += got;
   }
 }
 
-const day = (iso: string) => iso.slice(0, 10);
+/** a transaction row's own key: the supporter, the campaign and when */
+const TRANSACTION_KEY = ['Supporter ID', 'Campaign Number', 'Campaign Type', 'Campaign Date', 'Campaign Time'];
 
-async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
-  const kind = objectOf(object);
-  const client = ensClient(ctx);
+/**
+ * Transactions of whole days through the Bulk Export API (`GET /ea-dataservice/export.service`
+ * with the account's private token, `startDate`/`endDate` as MMDDYYYY, `type=csv`): ENS stages a
+ * day's data the next morning, so a pull reads up to yesterday and the next starts the day after.
+ */
+async function* pullTransactions(ctx: ConnectorContext, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
+  const token = (ctx.settings.privateToken ?? '').trim();
+  if (!token) throw new ConnectorInputError(`${NAME} exports transactions with the account's private token (Hello > Account settings > Tokens); this connection has none.`);
   const at = positionSince(since);
-  const window = options?.window;
-  const from = at.since ?? (window ? day(window.from.toISOString()) : EPOCH);
-  let resume = readJobAt(at.next);
-  const finished = (id: string) => awaitJob<ExportJob>({
-    name: NAME, signal: ctx.signal, look: () => lookAtJob(client, id),
-    state: (job) => { const s = (job.status ?? '').toUpperCase(); return s === 'COMPLETED' ? 'done' : s === 'FAILED' || s === 'ERROR' ? 'failed' : 'waiting'; },
-    failed: (job) => `${NAME} could not export the ${kind}${job.message ? `: ${job.message}` : '.'}`,
-  });
-  let job = resume ? await finished(resume.job) : null;
-  let to = resume?.to ?? '';
-  if (!job) {
-    resume = null;
-    // the window's last day is the day before its end (the end is not included)
-    to = window ? day(new Date(window.to.getTime() - 1).toISOString()) : day(new Date().toISOString());
-    const created = await client.call<ExportJob>({ method: 'POST', path: '/ens/service/export/job', json: { type: EXPORT_TYPE[kind], startDate: from, endDate: to, format: 'CSV' } });
-    if (created?.id === undefined || created.id === null) throw processingError(`${NAME} did not say which export job it started.`);
-    job = await finished(String(created.id));
-    if (!job) throw processingError(`${NAME} lost the export job it had just started. Try again later.`);
+  const yesterday = day(new Date(Date.now() - DAY_MS));
+  const from = at.since ?? (options?.window ? day(options.window.from) : EPOCH);
+  const wanted = options?.window ? day(new Date(options.window.to.getTime() - 1)) : yesterday;
+  const resume = readJobAt(at.next);
+  const to = resume?.to ?? (wanted < yesterday ? wanted : yesterday);
+  // nothing staged yet for these days
+  if (to < from) { yield { records: [], watermark: JSON.stringify({ since: from, next: null, latest: null } satisfies PullPosition) }; return; }
+  const next = day(new Date(Date.parse(to) + DAY_MS));
+  const download = async () => {
+    const url = new URL(`${hostOf(ctx)}/ea-dataservice/export.service`);
+    for (const [k, v] of Object.entries({ token, startDate: mmddyyyy(from), endDate: mmddyyyy(to), type: 'csv' })) url.searchParams.set(k, v);
+    const res = await vendorFetch('engaging-networks', NAME, url.toString(), { headers: { accept: 'text/csv' }, maxBytes: VENDOR_DATA_MAX_BYTES, signal: ctx.signal });
+    const text = await res.text();
+    if (res.status !== 200 || /^\s*</.test(text)) throw refused(`${NAME} refused the bulk export (HTTP ${res.status})${text && !/^\s*</.test(text) ? `: ${text.trim().slice(0, 300)}` : '.'}`);
+    return text;
+  };
+  const job = `${from}..${to}`;
+  for await (const batch of exportBatches({ name: NAME, job, to, files: [download], idColumn: 'Supporter ID', size: Math.max(1, options?.batchSize ?? ROWS), resume })) {
+    const records = batch.records.map((r) => ({ ...r, id: TRANSACTION_KEY.map((k) => String(r.fields[k] ?? '')).join('|') }));
+    const position: PullPosition = batch.last ? { since: next, next: null, latest: null } : { since: from, next: JSON.stringify(batch.next), latest: null };
+    yield { records, watermark: JSON.stringify(position) };
   }
-  const id = String(job.id);
-  const files = [() => client.text({ path: `/ens/service/export/job/${encodeURIComponent(id)}/download`, text: 'text/csv' })];
-  for await (const batch of exportBatches({ name: NAME, job: id, to, files, idColumn: ID_COLUMN[kind], size: Math.max(1, options?.batchSize ?? ROWS), resume })) {
-    const position: PullPosition = batch.last ? { since: to, next: null, latest: null } : { since: from, next: JSON.stringify(batch.next), latest: null };
-    yield { records: batch.records, watermark: JSON.stringify(position) };
-  }
+}
+
+function pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
+  return objectOf(object) === 'supporters' ? pullSupporters(ctx, since, options) : pullTransactions(ctx, since, options);
 }
 
 type Supporter = Record<string, unknown> & { supporterId?: number | string };

@@ -5,10 +5,11 @@
  * `{ errors: [{ code, text, properties }] }`.
  *
  * Source: people (`Contacts`) and contributions changed in a window, through changed-entity export
- * jobs: `POST /changedEntityExportJobs` asks for every field the resource offers, `GET
- * /changedEntityExportJobs/{id}` is polled until the job is complete, and each CSV file it lists
- * is downloaded (from where VAN says, without our credentials) and read with the project's CSV
- * parser. The watermark is the end of the last window read, with the job, file and row while a
+ * jobs: `POST /changedEntityExportJobs` asks for the fields the resource does not always export
+ * (core ones come anyway) from no further back than VAN keeps changes (90 days) to no later than
+ * now, `GET /changedEntityExportJobs/{id}` is polled until the job is complete, and each CSV
+ * file it lists is downloaded (from where VAN says, without our credentials) and read with the
+ * project's CSV parser. The watermark is the end of the last window read, with the job, file and row while a
  * pull is under way, so a run stopped between batches goes on from the row after the last one
  * stored (a job VAN no longer has is asked for again).
  *
@@ -38,8 +39,10 @@ const RESOURCE: Record<VanObject, string> = { people: 'Contacts', contributions:
 const ID_COLUMN: Record<VanObject, string> = { people: 'VanID', contributions: 'ContributionID' };
 /** rows a batch when the formula does not say */
 const ROWS = 500;
-/** a pull with no watermark starts here: everything VAN has changed */
-const EPOCH = '2000-01-01T00:00:00Z';
+/** VAN exports changes of the last 90 days only (dateChangedFrom "must be in the last 90 days") */
+const KEPT_MS = 90 * 86_400_000;
+/** room for the time between our clock and VAN's receiving the job */
+const KEPT_MARGIN_MS = 10 * 60_000;
 
 /** VAN's words: each error's text, with the properties it concerns. */
 export function vanMessageOf(body: unknown): string {
@@ -74,7 +77,7 @@ function objectOf(ctx: ConnectorContext, object: string): VanObject {
   return object;
 }
 
-interface ExportField { fieldName?: string; fieldType?: string; maxTextboxLength?: number | null; isCoreField?: boolean }
+interface ExportField { fieldName?: string; fieldType?: string; maxTextboxCharacters?: number | null; isCoreField?: boolean }
 interface ExportJob { exportJobId?: number; jobStatus?: string; message?: string | null; files?: { downloadUrl?: string; dateExpired?: string }[]; dateChangedTo?: string }
 
 const FIELD_TYPES: Record<string, FieldInfo['type']> = { N: 'number', M: 'number', D: 'date', B: 'boolean' };
@@ -149,7 +152,10 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const { client } = everyactionClient(ctx);
   const at = positionSince(since);
   const window = options?.window;
-  const from = at.since ?? (window ? window.from.toISOString() : EPOCH);
+  // the oldest change VAN still exports: a first pull, or one after a long pause, starts there
+  const kept = new Date(Date.now() - KEPT_MS + KEPT_MARGIN_MS).toISOString();
+  const asked = at.since ?? (window ? window.from.toISOString() : kept);
+  const from = Date.parse(asked) < Date.parse(kept) ? kept : asked;
   let resume = readJobAt(at.next);
   let job: ExportJob | null = resume ? await finishedJob(ctx, client, resume.job) : null;
   // files VAN no longer keeps (each has its expiry) cannot be read again
@@ -158,8 +164,13 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   if (!job) {
     // a job VAN no longer has, or whose files expired, is asked for again
     resume = null;
-    to = (window ? window.to : new Date()).toISOString();
-    const fields = (await exportFields(client, kind)).map((f) => f.fieldName).filter((n): n is string => !!n);
+    // VAN takes no dateChangedTo later than the present
+    to = new Date(Math.min((window ? window.to : new Date()).getTime(), Date.now())).toISOString();
+    if (Date.parse(to) <= Date.parse(from)) {
+      throw new ConnectorInputError(`${NAME} exports changes of the last 90 days only; this window ended on ${to.slice(0, 10)}.`);
+    }
+    // core fields are always exported; the others only when asked for
+    const fields = (await exportFields(client, kind)).filter((f) => f.fieldName && f.isCoreField === false).map((f) => f.fieldName!);
     const created = await client.call<ExportJob>({
       method: 'POST', path: '/v4/changedEntityExportJobs',
       json: { dateChangedFrom: from, dateChangedTo: to, resourceType: RESOURCE[kind], requestedFields: fields, excludeChangesFromSelf: false },

@@ -113,6 +113,7 @@ export const engagingNetworks: ConnectorDefinition = {
       { value: 'e-activist', label: 'Europe (www.e-activist.com)' },
     ]),
     apiToken: secret('API user token', { description: 'Hello > Account settings > API users: the token of an API user with a whitelisted IP.' }),
+    privateToken: secret('Private token (transactions)', { required: false, description: 'Hello > Account settings > Tokens: the private token, for the bulk export of transactions.' }),
   }),
   additionalSettings: {},
   objects: [
@@ -122,7 +123,7 @@ export const engagingNetworks: ConnectorDefinition = {
     { name: 'questions', label: 'Questions' },
     { name: 'optins', label: 'Opt-ins' },
   ],
-  authentication: 'POST the API user token to /ens/service/authenticate; the answer\'s ens-auth-token goes in the header of later calls.',
+  authentication: 'POST the API user token to /ens/service/authenticate; the answer\'s ens-auth-token goes in the header of later calls. Transactions come from the bulk export (/ea-dataservice/export.service) with the private token.',
   docs: 'https://www.engagingnetworks.support/api/rest/',
   support: 'full',
 };

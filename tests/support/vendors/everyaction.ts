@@ -2,8 +2,10 @@
  * A local fake of EveryAction (NGP VAN API v4) answering the endpoints Tributary calls as VAN
  * documents them (docs.ngpvan.com): HTTP Basic with the application name and "{API key}|{mode}";
  * POST /v4/echoes; changed-entity export jobs (GET /v4/changedEntityExportJobs/fields/{resource},
- * POST /v4/changedEntityExportJobs → 201 Pending, GET …/{id} → Complete on a later look, with the
- * CSV files' downloadUrl, served at /files/… without credentials, `fileRows` rows a file);
+ * POST /v4/changedEntityExportJobs (dateChangedFrom in the last 90 days, dateChangedTo no later
+ * than now; the CSV has the core fields and the requestedFields) → 201 Pending, GET …/{id} →
+ * InProcess, then Complete with the CSV files' downloadUrl and dateExpired, served at /files/…
+ * without credentials, `fileRows` rows a file);
  * POST /v4/people/find (302 with the VAN ID, 404 when no one matches); POST
  * /v4/people/findOrCreate (201 created, 200 matched: by e-mail, or first and last name with a phone
  * or ZIP code) and POST /v4/people/{vanId}; GET /v4/people/{vanId}?$expand=…; POST
@@ -44,11 +46,17 @@ type Answer = [number, unknown, Record<string, string>?];
 const vanError = (status: number, code: string, text: string, properties?: string[]): Answer => [status, { errors: [{ code, text, ...(properties ? { properties } : {}) }] }];
 const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
 
+/** [fieldName, fieldType, isCoreField]: core fields are always exported, the others only when requested */
 const CONTACT_FIELDS = [
-  ['VanID', 'N'], ['FirstName', 'T'], ['MiddleName', 'T'], ['LastName', 'T'], ['Email', 'T'], ['Phone', 'T'], ['AddressLine1', 'T'], ['City', 'T'],
-  ['StateOrProvince', 'T'], ['ZipOrPostal', 'T'], ['DateCreated', 'D'], ['DateModified', 'D'],
+  ['VanID', 'N', true], ['FirstName', 'T', true], ['MiddleName', 'T', true], ['LastName', 'T', true], ['Email', 'T', true], ['Phone', 'T', false],
+  ['AddressLine1', 'T', false], ['City', 'T', false], ['StateOrProvince', 'T', false], ['ZipOrPostal', 'T', false], ['DateCreated', 'D', true], ['DateModified', 'D', true],
 ] as const;
-const CONTRIBUTION_FIELDS = [['ContributionID', 'N'], ['VanID', 'N'], ['Amount', 'M'], ['DateReceived', 'D'], ['DesignationID', 'N'], ['PaymentType', 'T'], ['DateModified', 'D']] as const;
+const CONTRIBUTION_FIELDS = [
+  ['ContributionID', 'N', true], ['VanID', 'N', true], ['Amount', 'M', true], ['DateReceived', 'D', true], ['DesignationID', 'N', false], ['PaymentType', 'T', false],
+  ['DateModified', 'D', true],
+] as const;
+/** VAN exports changes of the last 90 days */
+const KEPT_MS = 90 * 86_400_000;
 
 const cell = (v: unknown) => { const s = v === undefined || v === null ? '' : String(v); return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
 
@@ -129,22 +137,29 @@ export async function startFakeEveryAction(): Promise<FakeEveryAction> {
     if (method === 'GET' && m) {
       const list = m[1] === 'Contacts' ? CONTACT_FIELDS : m[1] === 'Contributions' ? CONTRIBUTION_FIELDS : null;
       if (!list) return vanError(404, 'NOT_FOUND', `The resource type ${m[1]} does not exist.`);
-      return [200, list.map(([fieldName, fieldType]) => ({ fieldName, fieldType, maxTextboxLength: fieldType === 'T' ? 50 : null, isCoreField: true, availableValues: null }))];
+      return [200, list.map(([fieldName, fieldType, isCoreField]) => ({ fieldName, fieldType, maxTextboxCharacters: fieldType === 'T' ? 50 : null, isCoreField, availableValues: null, bulkImportFields: [] }))];
     }
     if (method === 'POST' && path === '/v4/changedEntityExportJobs') {
       const resource = String(b.resourceType ?? '');
       if (resource !== 'Contacts' && resource !== 'Contributions') return vanError(400, 'INVALID_PARAMETER', `'resourceType' must be a changed entity resource.`, ['resourceType']);
       if (resource === 'Contributions' && mode === '0') return vanError(403, 'FORBIDDEN', 'Contributions are not available in this database mode.');
       const from = Date.parse(String(b.dateChangedFrom ?? ''));
-      const to = b.dateChangedTo ? Date.parse(String(b.dateChangedTo)) : Date.now();
+      const now = Date.now();
+      const to = b.dateChangedTo ? Date.parse(String(b.dateChangedTo)) : now;
       if (Number.isNaN(from) || Number.isNaN(to)) return vanError(400, 'INVALID_PARAMETER', "'dateChangedFrom' is required and must be a date.", ['dateChangedFrom']);
-      const known = new Set<string>((resource === 'Contacts' ? CONTACT_FIELDS : CONTRIBUTION_FIELDS).map(([f]) => f));
+      if (from < now - KEPT_MS) return vanError(400, 'INVALID_PARAMETER', "'dateChangedFrom' must be in the last 90 days.", ['dateChangedFrom']);
+      if (to <= from || to > now) return vanError(400, 'INVALID_PARAMETER', "'dateChangedTo' must be more recent than 'dateChangedFrom' and no later than the present.", ['dateChangedTo']);
+      const list = resource === 'Contacts' ? CONTACT_FIELDS : CONTRIBUTION_FIELDS;
+      const known = new Set<string>(list.map(([f]) => f));
       const requested = (b.requestedFields as string[] | undefined) ?? [];
       const unknown = requested.find((f) => !known.has(f));
       if (unknown) return vanError(400, 'INVALID_PARAMETER', `The field ${unknown} is not available for ${resource}.`, ['requestedFields']);
+      // the core fields, and the others requested
+      const columns = list.map(([f, , core], i) => [f, i, core] as const).filter(([f, , core]) => core || requested.includes(f));
       const source = resource === 'Contacts' ? [...people.values()] : [...contributions.values()];
-      const rows = source.filter((x) => x.changedAt >= from && x.changedAt < to).sort((a, c) => a.changedAt - c.changedAt).map((x) => rowOf(resource, x));
-      const header = (resource === 'Contacts' ? CONTACT_FIELDS : CONTRIBUTION_FIELDS).map(([f]) => f);
+      const rows = source.filter((x) => x.changedAt >= from && x.changedAt < to).sort((a, c) => a.changedAt - c.changedAt)
+        .map((x) => { const all = rowOf(resource, x); return columns.map(([, i]) => all[i]); });
+      const header = columns.map(([f]) => f);
       const id = nextJob++;
       const names: string[] = [];
       for (let i = 0; i === 0 || i < rows.length; i += fake.fileRows) {
