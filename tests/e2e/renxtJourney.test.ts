@@ -16,6 +16,11 @@
  * activated and run now; the member in the fake's audience is sent and is a constituent in the SKY
  * fake with the name and e-mail mapped.
  *
+ * Then Stripe (tests/support/vendors/stripe.ts, behind CONNECTOR_BASE_URL_STRIPE): a Stripe data
+ * source by its restricted key, a formula built in the wizard from charges into Sandbox CRM
+ * constituents that also writes each charge's gift, run now with Ready records sent
+ * automatically: each donor is one constituent with all of their gifts.
+ *
  * Screenshots of the key screens, at 1440 px and 390 px, go to /tmp/renxt-*.png; the Mailchimp
  * formula's review step to /tmp/mailchimp-review.png.
  */
@@ -28,6 +33,7 @@ import { launchChromium } from '../support/browser.ts';
 import { signInThroughApp } from '../support/appSession.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { AUDIENCE, MAILCHIMP_ACCOUNT, MAILCHIMP_APP, startFakeMailchimp, type FakeMailchimp } from '../support/vendors/mailchimp.ts';
+import { startFakeStripe, STRIPE_READ_KEY, type FakeStripe } from '../support/vendors/stripe.ts';
 import { SKY_APP, startFakeSkyApi, type FakeSkyApi } from '../support/vendors/skyApi.ts';
 
 const ADMIN = 'administrator@demo.tributary.test';
@@ -45,8 +51,11 @@ const variable = baseUrlVariable('renxt');
 const before = process.env[variable];
 const mcVariable = baseUrlVariable('mailchimp');
 const mcBefore = process.env[mcVariable];
+const stVariable = baseUrlVariable('stripe');
+const stBefore = process.env[stVariable];
 let sky: FakeSkyApi;
 let mc: FakeMailchimp;
+let st: FakeStripe;
 let server: TestServer;
 let browser: Browser;
 let context: BrowserContext;
@@ -55,12 +64,13 @@ let formulaId: string;
 let db: pg.Client;
 
 beforeAll(async () => {
-  [sky, mc] = await Promise.all([startFakeSkyApi(), startFakeMailchimp()]);
+  [sky, mc, st] = await Promise.all([startFakeSkyApi(), startFakeMailchimp(), startFakeStripe()]);
   // the server runs in this process: its vendor calls read the variables here
   process.env[variable] = sky.url;
   process.env[mcVariable] = mc.url;
+  process.env[stVariable] = st.url;
   [server, browser] = await Promise.all([
-    startTestServer({ staticRoot: path.resolve('dist'), work: true, env: { [variable]: sky.url, [mcVariable]: mc.url, ...(clamavSocket ? { CLAMAV_SOCKET: clamavSocket } : {}) } }),
+    startTestServer({ staticRoot: path.resolve('dist'), work: true, env: { [variable]: sky.url, [mcVariable]: mc.url, [stVariable]: st.url, ...(clamavSocket ? { CLAMAV_SOCKET: clamavSocket } : {}) } }),
     launchChromium(),
   ]);
   db = new pg.Client({ connectionString: server.databaseUrl });
@@ -79,12 +89,14 @@ afterEach(async (test) => {
 afterAll(async () => {
   if (before === undefined) delete process.env[variable]; else process.env[variable] = before;
   if (mcBefore === undefined) delete process.env[mcVariable]; else process.env[mcVariable] = mcBefore;
+  if (stBefore === undefined) delete process.env[stVariable]; else process.env[stVariable] = stBefore;
   await db?.end();
   await context?.close();
   await browser?.close();
   await server?.close();
   await sky?.close();
   await mc?.close();
+  await st?.close();
 });
 
 /** The screen as it is, at a desktop's width and at a phone's. */
@@ -193,7 +205,7 @@ async function whereThingsAre(): Promise<string> {
 }
 
 /** Opens a bucket of the formula, again until the run has put the record there. */
-async function openBucketWith(bucket: 'needs-attention' | 'ready-records', text: string) {
+async function openBucketWith(bucket: 'needs-attention' | 'ready-records' | 'sent', text: string) {
   try {
     await expect.poll(async () => {
       await page.goto(`${server.url}/${formulaId}/${bucket}`);
@@ -490,4 +502,90 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await expect.poll(() => johnsons().length, { timeout: 20_000, interval: 250 }).toBe(1);
     expect(sky.view(johnsons()[0]!.id)).toMatchObject({ first: 'Katherine', last: 'Johnson', email: { address: MEMBER, primary: true } });
   }, 60_000);
+  it('builds a Stripe → Sandbox CRM formula in the wizard, each charge a constituent and its gift, runs it, and the gifts arrive with their donors', async () => {
+    st.clear();
+    const ada = st.customer({ name: 'Ada Lovelace', email: 'ada.journey@example.org', created: new Date(Date.UTC(2026, 2, 1)) });
+    st.charge({ amount: 2500, customer: ada.id, created: new Date(Date.UTC(2026, 2, 2)), description: 'Spring appeal' });
+    st.charge({ amount: 1000, customer: ada.id, created: new Date(Date.UTC(2026, 2, 3)), description: 'Spring appeal' });
+    st.charge({ amount: 5000, billing: { name: 'Grace Hopper', email: 'grace.journey@example.org' }, created: new Date(Date.UTC(2026, 2, 4)), description: 'Building fund' });
+    const NAME = 'Stripe gifts into the Sandbox CRM';
+
+    await page.goto(`${server.url}/connections`);
+    await expect.poll(() => page.getByRole('button', { name: 'Add data source', exact: true }).isEnabled(), SOON).toBe(true);
+    await addDataSource('Stripe', 'Riverside Stripe');
+    await field('Secret or restricted key').fill(STRIPE_READ_KEY);
+    await drawer().getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => drawer().getByText('Stripe accepted the key (test mode).').count(), SOON).toBeGreaterThan(0);
+    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
+    await drawer().waitFor({ state: 'hidden' });
+
+    await page.goto(`${server.url}/integrations-formulas`);
+    await page.getByRole('button', { name: 'Create a formula' }).click();
+    await wizard().waitFor();
+    await page.waitForURL(/[?&]wizardFormulaId=[^&]+/);
+    formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
+    await expect.poll(openStep, SOON).toBe('data-sources');
+    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(NAME);
+    await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: 'Riverside Stripe (Stripe)' });
+    await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: 'Sandbox CRM (Sandbox CRM)' });
+    await saveThen('Data sources', 'formula-types');
+    const sourceObject = wizard().getByRole('combobox', { name: /^Source object/ });
+    await expect.poll(() => sourceObject.isEnabled(), SOON).toBe(true);
+    await sourceObject.selectOption({ label: 'Charges' });
+    const destinationObject = wizard().getByRole('combobox', { name: /^Destination object/ });
+    await expect.poll(() => destinationObject.isEnabled(), SOON).toBe(true);
+    await destinationObject.selectOption({ label: 'Constituents' });
+    await saveThen('Formula type', 'additional-settings-destination');
+    await saveThen('Destination settings', 'mapping');
+
+    // the donor from the charge's customer, and from each charge its gift
+    const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
+    await fieldsTable.waitFor();
+    for (const [destination, source] of [['First name', 'customer_first_name'], ['Last name', 'customer_last_name'], ['E-mail', 'customer_email']] as const) {
+      await fieldsTable.getByRole('combobox', { name: `How ${destination} is filled` }).selectOption('source');
+      const select = fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` });
+      await select.selectOption(source);
+      expect(await select.inputValue(), destination).toBe(source);
+    }
+    for (const destination of ['First name', 'Last name', 'E-mail']) await fieldsTable.getByRole('checkbox', { name: `Show ${destination} in buckets` }).check();
+    await wizard().getByRole('checkbox', { name: 'Also write a gift from each row' }).check();
+    const gift = wizard().getByRole('group', { name: 'Gift fields' });
+    await gift.getByRole('combobox', { name: /^Gift amount/ }).selectOption('amount');
+    await gift.getByRole('combobox', { name: /^Gift date/ }).selectOption('date');
+    await gift.getByRole('combobox', { name: /^Gift fund/ }).selectOption('description');
+    await shots('9-stripe-mapping');
+    await saveThen('Mapping', 'matching');
+    await wizard().getByTestId('recommended-note').waitFor();
+    await saveThen('Matching', 'routing');
+    // new donors and single matches (a donor's second charge) go to Ready, and Ready records are sent without review
+    await wizard().getByRole('radiogroup', { name: 'Records with no match' }).getByRole('radio', { name: 'Add to Ready as new records' }).check();
+    await wizard().getByRole('radiogroup', { name: 'Records with a single match' }).getByRole('radio', { name: 'Add to Ready', exact: true }).check();
+    await wizard().getByRole('radiogroup', { name: 'Ready records' }).getByRole('radio', { name: 'Send automatically' }).check();
+    await saveThen('Routing', 'scheduling');
+    await saveThen('Scheduling', 'review');
+    const summary = wizard().getByTestId('formula-summary');
+    await expect.poll(() => summary.locator('[data-summary="gift"]').textContent(), SOON).toContain('Each row that carries a gift also writes it');
+    await button('Continue').click();
+    await expect.poll(openStep, SOON).toBe('processing');
+    await saveThen('Processing', 'review', 'Activate the formula');
+    await page.getByRole('button', { name: 'Close the wizard' }).click();
+    await wizard().waitFor({ state: 'detached' });
+    const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: NAME });
+    await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+    await row.getByRole('button', { name: `Run now: ${NAME}` }).click();
+
+    // Ada once, with both her gifts; Grace with hers
+    const giftsOf = async (email: string) => (await db.query<{ amount: string; gift_date: string; fund: string | null }>(
+      `select g.amount::text as amount, to_char(g.gift_date, 'YYYY-MM-DD') as gift_date, g.fund from sandbox_gifts g join sandbox_constituents c on c.id = g.constituent_id
+       where lower(c.email) = $1 order by g.gift_date`, [email])).rows;
+    await expect.poll(async () => (await giftsOf('ada.journey@example.org')).length, { timeout: 30_000, interval: 250 }).toBe(2);
+    expect(await giftsOf('ada.journey@example.org')).toEqual([
+      { amount: '25.00', gift_date: '2026-03-02', fund: 'Spring appeal' }, { amount: '10.00', gift_date: '2026-03-03', fund: 'Spring appeal' },
+    ]);
+    await expect.poll(async () => (await giftsOf('grace.journey@example.org')).length, { timeout: 30_000, interval: 250 }).toBe(1);
+    expect((await db.query('select 1 from sandbox_constituents where lower(email) = $1', ['ada.journey@example.org'])).rowCount).toBe(1);
+    // the run's outcome on its Sent view: the donors and their gifts
+    await openBucketWith('sent', 'Grace');
+    await shots('10-stripe-sent');
+  }, 90_000);
 });

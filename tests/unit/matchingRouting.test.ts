@@ -244,6 +244,8 @@ describe('recommended scenarios', () => {
     ['Telephone', 'phone'], ['Home phone', 'phone'], ['Mobile', 'phone'], ['Phone (home)', 'phone'],
     ['Forename', 'firstName'], ['Given name', 'firstName'], ['Street address', 'addressLine1'], ['Address line 1', 'addressLine1'], ['Address line 2', null],
     ['Constituent lookup ID', 'lookupId'], ['Lookup ID', 'lookupId'], ['Név', null], ['Home', null], ['Name', null],
+    // payment and event systems name the person by their part in it
+    ['customer_email', 'email'], ['Customer first name', 'firstName'], ['customer_last_name', 'lastName'], ['Registrant phone', 'phone'], ['Customer', null],
   ])('reads the header %j as %s', (header, concept) => {
     expect(PERSON.filter((c) => bestField(headers(header), c))).toEqual(concept ? [concept] : []);
   });

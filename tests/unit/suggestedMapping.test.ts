@@ -34,6 +34,16 @@ describe('the suggested mapping', () => {
     expect(asRecord(m)).toEqual({ MailingPostalCode: 'ZIP', FirstName: 'first' });
   });
 
+  it('takes no field of the same name whose label says it is something else, and reads a vendor\'s fields by their labels', () => {
+    const stripe = [
+      { name: 'state', label: 'Paid, refunded, partly refunded or disputed' }, { name: 'customer_email', label: 'Customer e-mail' },
+      { name: 'customer_phone', label: 'Customer phone' }, { name: 'billing_address.state', label: 'Billing address state' },
+    ];
+    expect(asRecord(suggestedMapping(sandbox.fields.constituents, stripe))).toEqual({ email: 'customer_email', phone: 'customer_phone' });
+    // a label that agrees keeps the match by name
+    expect(asRecord(suggestedMapping(sandbox.fields.constituents, [{ name: 'state', label: 'State or province' }]))).toEqual({ state: 'state' });
+  });
+
   it('guesses nothing from names that say nothing', () => {
     expect(suggestedMapping(sandbox.fields.constituents, names('Column A', 'Notes', 'Amount'))).toEqual([]);
   });

@@ -73,6 +73,8 @@ export type ConceptName = keyof typeof CONCEPTS;
 const QUALIFIERS = new Set([
   'primary', 'preferred', 'main', 'home', 'personal', 'private', 'work', 'business', 'mailing', 'billing',
   'contact', 'constituent', 'donor', 'supporter', 'member', 'person',
+  // the payer as payment and event systems name them (Stripe's customer_email, a registrant's phone)
+  'customer', 'payer', 'registrant', 'attendee', 'participant',
 ]);
 
 interface Recipe {

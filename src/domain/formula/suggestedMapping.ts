@@ -10,6 +10,17 @@ import { conceptOf, nameWords, type FieldRef } from './recommendedScenarios.ts';
 
 const spellings = (f: FieldRef) => new Set([f.name, f.label ?? ''].map((t) => nameWords(t).join('')).filter(Boolean));
 
+/**
+ * A source field whose name is the destination field's but whose label shares no word with it
+ * means something else: Stripe's charge `state` ('Paid, refunded, partly refunded or disputed')
+ * is no address's state.
+ */
+function labelDisagrees(s: FieldRef, d: FieldRef): boolean {
+  if (!s.label) return false;
+  const theirs = new Set([...nameWords(d.name), ...nameWords(d.label ?? '')]);
+  return !nameWords(s.label).some((w) => theirs.has(w));
+}
+
 export function suggestedMapping(destination: readonly FieldRef[], source: readonly FieldRef[]): Extract<FieldMapping, { kind: 'source' }>[] {
   const chosen = new Map<string, string>();
   const used = new Set<string>();
@@ -21,7 +32,7 @@ export function suggestedMapping(destination: readonly FieldRef[], source: reado
   // the same name first, so that a concept never takes a field another destination field is named after
   for (const d of destination) {
     const names = spellings(d);
-    take(d, source.find((s) => !used.has(s.name) && [...spellings(s)].some((n) => names.has(n))));
+    take(d, source.find((s) => !used.has(s.name) && [...spellings(s)].some((n) => names.has(n)) && !labelDisagrees(s, d)));
   }
   for (const d of destination) {
     if (chosen.has(d.name)) continue;
