@@ -81,6 +81,9 @@ describe('where editing a formula opens', () => {
     // the review saves nothing: done once the formula is live
     expect(isStepMarkedDone('review', draft(chosen))).toBe(false);
     expect(isStepMarkedDone('review', { ...draft(chosen), isDraft: false })).toBe(true);
+    // processing activates the draft: the autosend part the routing step saved does not make it done
+    expect(isStepMarkedDone('processing', draft({ ...chosen, parts: ['mapping', 'matching', 'routing', 'schedule', 'autosend'] }))).toBe(false);
+    expect(isStepMarkedDone('processing', { ...draft(chosen), isDraft: false, parts: ['autosend'] })).toBe(true);
   });
 
   it('reads custom routing and routing as the same part', () => {

@@ -88,10 +88,11 @@ export function isStepSetUp(step: WizardStep, f: FormulaSetUp): boolean {
 /**
  * Whether the wizard's stepper marks a step done: its own part saved or its choice made, whatever
  * step is open. Additional settings have defaults: done once the objects are chosen. The review
- * saves nothing: done once the formula is live.
+ * saves nothing, and processing activates: both done once the formula is live.
  */
 export function isStepMarkedDone(step: WizardStep, f: FormulaSetUp): boolean {
-  if (step === 'review') return !f.isDraft;
+  // processing is where a draft is activated (the routing step saves its autosend part before it): done once live
+  if (step === 'review' || step === 'processing') return !f.isDraft;
   if (step === 'additional-settings-source' || step === 'additional-settings-destination') return isStepSetUp('formula-types', f);
   return isStepSetUp(step, f);
 }
