@@ -175,6 +175,63 @@ async function saveAndExpect(title: string, next: string, label = 'Save and cont
 /** A step saved, as saveAndExpect, where the first formula has already checked what its notice covers. */
 const saveThen = (title: string, next: string, label?: string) => saveAndExpect(title, next, label, false);
 
+/** Connections, ready to add a data source. */
+async function openConnections() {
+  await page.goto(`${server.url}/connections`);
+  await expect.poll(() => page.getByRole('button', { name: 'Add data source', exact: true }).isEnabled(), SOON).toBe(true);
+}
+
+/** Saves the open data source and waits for its drawer to close. */
+async function saveDataSource() {
+  await drawer().getByRole('button', { name: 'Save', exact: true }).click();
+  await drawer().waitFor({ state: 'hidden' });
+}
+
+/** A new formula in the wizard, named, its data sources chosen (not saved yet); the formula's id kept for the bucket screens. */
+async function newFormula(name: string, source: string, destination: string) {
+  await page.goto(`${server.url}/integrations-formulas`);
+  await page.getByRole('button', { name: 'Create a formula' }).click();
+  await wizard().waitFor();
+  await page.waitForURL(/[?&]wizardFormulaId=[^&]+/);
+  formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
+  await expect.poll(openStep, SOON).toBe('data-sources');
+  await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(name);
+  await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: source });
+  await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: destination });
+}
+
+/** Picks an object of the formula type step once its list has loaded. */
+async function chooseObject(which: 'Source object' | 'Destination object', label: string) {
+  const select = wizard().getByRole('combobox', { name: new RegExp(`^${which}`) });
+  await expect.poll(() => select.isEnabled(), SOON).toBe(true);
+  await select.selectOption({ label });
+}
+
+/** Fills each destination field from its source field, and shows it in the buckets. */
+async function mapFrom(pairs: readonly (readonly [destination: string, source: string])[]) {
+  const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
+  await fieldsTable.waitFor();
+  for (const [destination, source] of pairs) {
+    await fieldsTable.getByRole('combobox', { name: `How ${destination} is filled` }).selectOption('source');
+    const select = fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` });
+    await select.selectOption(source);
+    expect(await select.inputValue(), destination).toBe(source);
+    await fieldsTable.getByRole('checkbox', { name: `Show ${destination} in buckets` }).check();
+  }
+}
+
+/** From the review: activates the draft, closes the wizard, and answers its row on All Formulas, once Active. */
+async function activate(name: string, save: typeof saveThen = saveThen) {
+  await button('Continue').click();
+  await expect.poll(openStep, SOON).toBe('processing');
+  await save('Processing', 'review', 'Activate the formula');
+  await page.getByRole('button', { name: 'Close the wizard' }).click();
+  await wizard().waitFor({ state: 'detached' });
+  const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: name });
+  await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+  return row;
+}
+
 async function addDataSource(system: string, name: string) {
   await page.getByRole('button', { name: 'Add data source', exact: true }).click();
   await field('System').click();
@@ -226,8 +283,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
 
     // the file-upload source the formula reads from
     await addDataSource('File upload', 'Uploads');
-    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
-    await drawer().waitFor({ state: 'hidden' });
+    await saveDataSource();
 
     await addDataSource("Raiser's Edge NXT", 'Riverside RE NXT');
     await field('Application ID (OAuth client ID)').fill(SKY_APP.clientId);
@@ -255,8 +311,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await drawer().getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => drawer().getByText("Signed in to Raiser's Edge NXT (Riverside Production).").count(), SOON).toBeGreaterThan(0);
     expect(sky.refreshes()).toBeGreaterThan(0);
-    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
-    await drawer().waitFor({ state: 'hidden' });
+    await saveDataSource();
     await page.getByRole('table').getByText('Riverside RE NXT').first().waitFor();
     await shots('2-connections');
   }, 60_000);
@@ -268,16 +323,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
       .setInputFiles({ name: 'spring-sample.csv', mimeType: 'text/csv', buffer: csv([HEADER, ['Ada', 'Lovelace', 'ada@analytical.example'], ['Alan', 'Turing', 'alan@bletchley.example']]) });
     await expect.poll(() => page.locator('[role="alert"][data-outcome]').getAttribute('data-outcome'), SOON).toBe('success');
 
-    await page.goto(`${server.url}/integrations-formulas`);
-    await page.getByRole('button', { name: 'Create a formula' }).click();
-    await wizard().waitFor();
-    await page.waitForURL(/[?&]wizardFormulaId=[^&]+/);
-    formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
-    await expect.poll(openStep, SOON).toBe('data-sources');
-
-    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(FORMULA);
-    await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: 'Uploads (File upload)' });
-    await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: "Riverside RE NXT (Raiser's Edge NXT)" });
+    await newFormula(FORMULA, 'Uploads (File upload)', "Riverside RE NXT (Raiser's Edge NXT)");
     await saveAndExpect('Data sources', 'formula-types');
 
     const sampleFile = wizard().getByRole('combobox', { name: /^Sample file/ });
@@ -285,9 +331,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     const uploaded = sampleFile.locator('option', { hasText: 'spring-sample.csv' });
     await uploaded.waitFor({ state: 'attached' });
     await sampleFile.selectOption((await uploaded.getAttribute('value'))!);
-    const destinationObject = wizard().getByRole('combobox', { name: /^Destination object/ });
-    await expect.poll(() => destinationObject.isEnabled(), SOON).toBe(true);
-    await destinationObject.selectOption({ label: 'Constituents' });
+    await chooseObject('Destination object', 'Constituents');
     await saveAndExpect('Formula type', 'additional-settings-destination');
 
     await saveAndExpect('Destination settings', 'mapping');
@@ -323,13 +367,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await expect.poll(() => summary.getByRole('table', { name: 'Mapped fields' }).locator('tbody td:first-child').allTextContents(), SOON)
       .toEqual(['First name', 'Last name', 'E-mail (primary)']);
     await shots('4-review');
-    await button('Continue').click();
-    await expect.poll(openStep, SOON).toBe('processing');
-    await saveAndExpect('Processing', 'review', 'Activate the formula');
-    await page.getByRole('button', { name: 'Close the wizard' }).click();
-    await wizard().waitFor({ state: 'detached' });
-    const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: FORMULA });
-    await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+    await activate(FORMULA, saveAndExpect);
   }, 90_000);
 
   it('takes a file of a new supporter, reviewed in Needs Attention, created and sent to Raiser\'s Edge NXT', async () => {
@@ -408,8 +446,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
 
     // the Mailchimp data source, connected through Mailchimp's consent (its fake grants at once); the
     // data centre comes from the token's metadata
-    await page.goto(`${server.url}/connections`);
-    await expect.poll(() => page.getByRole('button', { name: 'Add data source', exact: true }).isEnabled(), SOON).toBe(true);
+    await openConnections();
     await addDataSource('Mailchimp', 'Riverside Mailchimp');
     await field('Authentication type').click();
     await page.getByRole('option', { name: 'Sign in with Mailchimp (OAuth)', exact: true }).click();
@@ -421,43 +458,23 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await drawer().getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => drawer().getByText(`Mailchimp answered: Everything's Chimpy! (account ${MAILCHIMP_ACCOUNT})`).count(), SOON).toBeGreaterThan(0);
     await shots('8-mailchimp-connected');
-    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
-    await drawer().waitFor({ state: 'hidden' });
+    await saveDataSource();
     await page.getByRole('table').getByText('Riverside Mailchimp').first().waitFor();
 
-    await page.goto(`${server.url}/integrations-formulas`);
-    await page.getByRole('button', { name: 'Create a formula' }).click();
-    await wizard().waitFor();
-    await page.waitForURL(/[?&]wizardFormulaId=[^&]+/);
-    formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
-    await expect.poll(openStep, SOON).toBe('data-sources');
-    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(NAME);
-    await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: 'Riverside Mailchimp (Mailchimp)' });
+    await newFormula(NAME, 'Riverside Mailchimp (Mailchimp)', "Riverside RE NXT (Raiser's Edge NXT)");
     // the audience the members are read from, asked for as soon as Mailchimp is the source
     await wizard().getByRole('textbox', { name: /^Audience ID/ }).fill(AUDIENCE);
-    await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: "Riverside RE NXT (Raiser's Edge NXT)" });
     await saveThen('Data sources', 'formula-types');
 
-    const sourceObject = wizard().getByRole('combobox', { name: /^Source object/ });
-    await expect.poll(() => sourceObject.isEnabled(), SOON).toBe(true);
-    await sourceObject.selectOption({ label: 'Audience members' });
-    const destinationObject = wizard().getByRole('combobox', { name: /^Destination object/ });
-    await expect.poll(() => destinationObject.isEnabled(), SOON).toBe(true);
-    await destinationObject.selectOption({ label: 'Constituents' });
+    await chooseObject('Source object', 'Audience members');
+    await chooseObject('Destination object', 'Constituents');
     await saveThen('Formula type', 'additional-settings-source');
 
     expect(await wizard().getByRole('textbox', { name: /^Audience ID/ }).inputValue()).toBe(AUDIENCE);
     await saveThen('Source settings', 'additional-settings-destination');
     await saveThen('Destination settings', 'mapping');
 
-    const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
-    await fieldsTable.waitFor();
-    for (const [destination, source] of [['First name', 'FNAME'], ['Last name', 'LNAME'], ['E-mail (primary)', 'email_address']] as const) {
-      const select = fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` });
-      await select.selectOption(source);
-      expect(await select.inputValue(), destination).toBe(source);
-    }
-    for (const destination of ['First name', 'Last name', 'E-mail (primary)']) await fieldsTable.getByRole('checkbox', { name: `Show ${destination} in buckets` }).check();
+    await mapFrom([['First name', 'FNAME'], ['Last name', 'LNAME'], ['E-mail (primary)', 'email_address']]);
     await saveThen('Mapping', 'matching');
 
     // matched by e-mail, as recommended
@@ -482,13 +499,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
       .toEqual(['First Name', 'Last Name', 'E-mail address', 'Phone Number']);
     await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
     await page.screenshot({ path: '/tmp/mailchimp-review.png' });
-    await button('Continue').click();
-    await expect.poll(openStep, SOON).toBe('processing');
-    await saveThen('Processing', 'review', 'Activate the formula');
-    await page.getByRole('button', { name: 'Close the wizard' }).click();
-    await wizard().waitFor({ state: 'detached' });
-    const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: NAME });
-    await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+    const row = await activate(NAME);
 
     // run now: the member is collected, matched with no constituent, and ready to send
     await row.getByRole('button', { name: `Run now: ${NAME}` }).click();
@@ -510,44 +521,22 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     st.charge({ amount: 5000, billing: { name: 'Grace Hopper', email: 'grace.journey@example.org' }, created: new Date(Date.UTC(2026, 2, 4)), description: 'Building fund' });
     const NAME = 'Stripe gifts into the Sandbox CRM';
 
-    await page.goto(`${server.url}/connections`);
-    await expect.poll(() => page.getByRole('button', { name: 'Add data source', exact: true }).isEnabled(), SOON).toBe(true);
+    await openConnections();
     await addDataSource('Stripe', 'Riverside Stripe');
     await field('Secret or restricted key').fill(STRIPE_READ_KEY);
     await drawer().getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => drawer().getByText('Stripe accepted the key (test mode).').count(), SOON).toBeGreaterThan(0);
-    await drawer().getByRole('button', { name: 'Save', exact: true }).click();
-    await drawer().waitFor({ state: 'hidden' });
+    await saveDataSource();
 
-    await page.goto(`${server.url}/integrations-formulas`);
-    await page.getByRole('button', { name: 'Create a formula' }).click();
-    await wizard().waitFor();
-    await page.waitForURL(/[?&]wizardFormulaId=[^&]+/);
-    formulaId = new URL(page.url()).searchParams.get('wizardFormulaId')!;
-    await expect.poll(openStep, SOON).toBe('data-sources');
-    await wizard().getByRole('textbox', { name: /^Formula name/ }).fill(NAME);
-    await wizard().getByRole('combobox', { name: /^Source/ }).selectOption({ label: 'Riverside Stripe (Stripe)' });
-    await wizard().getByRole('combobox', { name: /^Destination/ }).selectOption({ label: 'Sandbox CRM (Sandbox CRM)' });
+    await newFormula(NAME, 'Riverside Stripe (Stripe)', 'Sandbox CRM (Sandbox CRM)');
     await saveThen('Data sources', 'formula-types');
-    const sourceObject = wizard().getByRole('combobox', { name: /^Source object/ });
-    await expect.poll(() => sourceObject.isEnabled(), SOON).toBe(true);
-    await sourceObject.selectOption({ label: 'Charges' });
-    const destinationObject = wizard().getByRole('combobox', { name: /^Destination object/ });
-    await expect.poll(() => destinationObject.isEnabled(), SOON).toBe(true);
-    await destinationObject.selectOption({ label: 'Constituents' });
+    await chooseObject('Source object', 'Charges');
+    await chooseObject('Destination object', 'Constituents');
     await saveThen('Formula type', 'additional-settings-destination');
     await saveThen('Destination settings', 'mapping');
 
     // the donor from the charge's customer, and from each charge its gift
-    const fieldsTable = wizard().getByRole('table', { name: 'Destination fields' });
-    await fieldsTable.waitFor();
-    for (const [destination, source] of [['First name', 'customer_first_name'], ['Last name', 'customer_last_name'], ['E-mail', 'customer_email']] as const) {
-      await fieldsTable.getByRole('combobox', { name: `How ${destination} is filled` }).selectOption('source');
-      const select = fieldsTable.getByRole('combobox', { name: `Source field for ${destination}` });
-      await select.selectOption(source);
-      expect(await select.inputValue(), destination).toBe(source);
-    }
-    for (const destination of ['First name', 'Last name', 'E-mail']) await fieldsTable.getByRole('checkbox', { name: `Show ${destination} in buckets` }).check();
+    await mapFrom([['First name', 'customer_first_name'], ['Last name', 'customer_last_name'], ['E-mail', 'customer_email']]);
     await wizard().getByRole('checkbox', { name: 'Also write a gift from each row' }).check();
     const gift = wizard().getByRole('group', { name: 'Gift fields' });
     await gift.getByRole('combobox', { name: /^Gift amount/ }).selectOption('amount');
@@ -565,13 +554,7 @@ describe("Raiser's Edge NXT, whole, in Chromium", () => {
     await saveThen('Scheduling', 'review');
     const summary = wizard().getByTestId('formula-summary');
     await expect.poll(() => summary.locator('[data-summary="gift"]').textContent(), SOON).toContain('Each row that carries a gift also writes it');
-    await button('Continue').click();
-    await expect.poll(openStep, SOON).toBe('processing');
-    await saveThen('Processing', 'review', 'Activate the formula');
-    await page.getByRole('button', { name: 'Close the wizard' }).click();
-    await wizard().waitFor({ state: 'detached' });
-    const row = page.getByRole('table', { name: 'Formulas' }).getByRole('row').filter({ hasText: NAME });
-    await expect.poll(() => row.getByRole('cell').nth(3).textContent(), SOON).toBe('Active');
+    const row = await activate(NAME);
     await row.getByRole('button', { name: `Run now: ${NAME}` }).click();
 
     // Ada once, with both her gifts; Grace with hers
