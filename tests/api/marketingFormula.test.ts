@@ -47,6 +47,15 @@ const formula = (ends: Ends, parts: Record<string, unknown>, live = true) => for
 const failures = async (formulaId: string) => (await server.database.pool.query<{ state: string; bucket: string | null; error_reason: string | null; destination_record_id: string | null }>(
   'select state, bucket, error_reason, destination_record_id from records where formula_id = $1 order by state, error_reason', [formulaId])).rows;
 
+/** An audience member as a Sandbox CRM constituent, matched by e-mail. */
+const MEMBERS_INTO_CONSTITUENTS = {
+  mapping: { fields: [
+    { destination: 'firstName', kind: 'source', source: 'FNAME' }, { destination: 'lastName', kind: 'source', source: 'LNAME' },
+    { destination: 'email', kind: 'source', source: 'email_address' },
+  ] },
+  matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'email_address', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
+};
+
 beforeAll(async () => {
   mailchimpVendor = await withVendorFake('mailchimp', startFakeMailchimp);
   mc = mailchimpVendor.fake;
@@ -173,13 +182,7 @@ describe('Mailchimp', () => {
     for (let i = 0; i < 3; i++) mc.add(AUDIENCE, { email: `mc${i}@example.org`, merge: { FNAME: `Chimp${i}`, LNAME: 'Member' } });
     const id = await formula(
       { source: { dataSourceId: mailchimp, object: 'members', settings: { audienceId: AUDIENCE } }, destination: { dataSourceId: crm, object: 'constituents' } },
-      {
-        mapping: { fields: [
-          { destination: 'firstName', kind: 'source', source: 'FNAME' }, { destination: 'lastName', kind: 'source', source: 'LNAME' },
-          { destination: 'email', kind: 'source', source: 'email_address' },
-        ] },
-        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'email_address', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
-      });
+      MEMBERS_INTO_CONSTITUENTS);
     mc.throttle(1, 0);
     const first = await runOnce(id);
     expect(first.status, JSON.stringify(first)).toBe('finished');
@@ -213,13 +216,7 @@ describe('Mailchimp', () => {
     mc.add(AUDIENCE, { email: 'connected@example.org', merge: { FNAME: 'Connie', LNAME: 'Nected' } });
     const formulaId = await formula(
       { source: { dataSourceId: id, object: 'members', settings: { audienceId: AUDIENCE } }, destination: { dataSourceId: crm, object: 'constituents' } },
-      {
-        mapping: { fields: [
-          { destination: 'firstName', kind: 'source', source: 'FNAME' }, { destination: 'lastName', kind: 'source', source: 'LNAME' },
-          { destination: 'email', kind: 'source', source: 'email_address' },
-        ] },
-        matching: { scenarios: [{ name: 'E-mail', criteria: [{ source: 'email_address', destination: 'email' }], matchReason: 'Same e-mail', isPrimary: true }], advanced: false, autoPick: [] },
-      });
+      MEMBERS_INTO_CONSTITUENTS);
     const run = await runOnce(formulaId);
     expect(run.status, JSON.stringify(run)).toBe('finished');
     expect((await sandboxCrmStore(tenant()).search('constituents', { criteria: [{ field: 'email', value: 'connected@example.org' }] }))[0]?.fields).toMatchObject({ firstName: 'Connie', lastName: 'Nected' });
