@@ -38,7 +38,7 @@ import { once } from '../kit/memo.ts';
 import { oauthSession, type OAuthSession } from '../kit/oauthSession.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { laterStamp, linkPages, positionSince, type PullPosition } from '../kit/paging.ts';
-import { eachRecord, failedResult, writtenResult } from '../kit/results.ts';
+import { eachRecord, failedResult, writtenResult, resultsInOrder } from '../kit/results.ts';
 import { refreshTokenGrant } from '../kit/tokenExchange.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { oauthClient } from '../oauth/flow.ts';
@@ -324,11 +324,11 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
   const left = await unsubscribedContacts(cc);
   const bulk = importable.filter((r) => !left.emails.has(r.p.email.toLowerCase()));
   const inBulk = new Set(bulk.map((r) => r.item));
-  const results = new Map<string, UpsertResult>();
-  for (const r of bulk.length ? await importContacts(ctx, cc, custom, listId, bulk) : []) results.set(r.idempotencyKey, r);
+  const results = resultsInOrder(items);
+  if (bulk.length) results.add(await importContacts(ctx, cc, custom, listId, bulk));
   const alone = await eachRecord(NAME, 'contact', items.filter((i) => !inBulk.has(i)), (item, fail) => writeOne(cc, custom, listId, item, fail));
-  for (const r of alone) results.set(r.idempotencyKey, r);
-  return items.map((i) => results.get(i.idempotencyKey)!);
+  results.add(alone);
+  return results.all();
 }
 
 /** One contact on its own: read (by id, else by e-mail), then signed up when new or written back whole. */

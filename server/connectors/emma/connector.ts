@@ -27,7 +27,7 @@ import { once } from '../kit/memo.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { laterStamp, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { awaitJob } from '../kit/exportJob.ts';
-import { eachRecord, failedResult, writtenResult } from '../kit/results.ts';
+import { eachRecord, failedResult, resultsInOrder, writtenResult } from '../kit/results.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { basic } from '../vendorHttp.ts';
 
@@ -201,14 +201,14 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
   const e = emmaClient(ctx);
   const known = new Set((await fields(ctx, e)).map((f) => f.shortcut_name!));
   const group = ctx.endSettings?.groupId?.trim();
-  const results = new Map<string, UpsertResult>();
+  const results = resultsInOrder(items);
   const ready: { item: UpsertItem; email: string; own: Record<string, string> }[] = [];
   for (const item of items) {
     const email = text(item.fields.email);
-    if (!email) { results.set(item.idempotencyKey, failedResult(item, 'Emma keeps a member by e-mail address, and this record has none.')); continue; }
+    if (!email) { results.fail(item, 'Emma keeps a member by e-mail address, and this record has none.'); continue; }
     const own: Record<string, string> = {};
     const unknown = Object.keys(item.fields).find((k) => !FIXED.some((f) => f.name === k) && !known.has(k));
-    if (unknown) { results.set(item.idempotencyKey, failedResult(item, `Emma has no member field ${unknown} in this account.`)); continue; }
+    if (unknown) { results.fail(item, `Emma has no member field ${unknown} in this account.`); continue; }
     for (const [k, v] of Object.entries(item.fields)) if (!FIXED.some((f) => f.name === k)) own[k] = text(v);
     ready.push({ item, email, own });
   }
@@ -223,8 +223,8 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
       if (answer?.member_id === undefined) throw new VendorRefusal(NAME, 200, 'the answer named no member');
       return writtenResult(item, String(answer.member_id), answer.added === true);
     });
-  for (const r of written) results.set(r.idempotencyKey, r);
-  return items.map((i) => results.get(i.idempotencyKey)!);
+  results.add(written);
+  return results.all();
 }
 
 export const emmaConnector: Connector = {

@@ -28,6 +28,7 @@ import {
   type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
+import { resultsInOrder } from '../kit/results.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
 import { writeLedger } from '../kit/writeOnce.ts';
 import { hubspotSession, type HubSpot } from './client.ts';
@@ -297,26 +298,23 @@ async function createCompanies(ctx: ConnectorContext, session: HubSpot, items: U
 async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
   const which = objectOf(object, true);
   const session = hs(ctx);
-  const results = new Map<string, UpsertResult>();
+  const results = resultsInOrder(items);
   // the destination's unique property, else a contact's e-mail; companies without one are created once each
   const unique = ctx.endSettings?.uniqueProperty?.trim() || (which === 'contacts' ? 'email' : '');
   const byId = items.filter((i) => i.id);
   const fresh = items.filter((i) => !i.id);
-  for (const r of await updateById(session, which, byId)) results.set(r.idempotencyKey, r);
+  results.add(await updateById(session, which, byId));
   const keyed = unique ? fresh.filter((i) => propertyValue(i.fields[unique])) : [];
   const unkeyed = fresh.filter((i) => !keyed.includes(i));
-  for (const r of await upsertBy(session, which, unique, keyed)) results.set(r.idempotencyKey, r);
+  results.add(await upsertBy(session, which, unique, keyed));
   if (which === 'contacts') {
     for (const i of unkeyed) {
-      results.set(i.idempotencyKey, {
-        idempotencyKey: i.idempotencyKey, id: '', outcome: 'failed', replayed: false,
-        error: unique === 'email' ? 'HubSpot creates a contact by its e-mail address, and this record has none.' : `HubSpot creates a contact by its ${unique}, and this record has none.`,
-      });
+      results.fail(i, unique === 'email' ? 'HubSpot creates a contact by its e-mail address, and this record has none.' : `HubSpot creates a contact by its ${unique}, and this record has none.`);
     }
   } else {
-    for (const r of await createCompanies(ctx, session, unkeyed)) results.set(r.idempotencyKey, r);
+    results.add(await createCompanies(ctx, session, unkeyed));
   }
-  return items.map((i) => results.get(i.idempotencyKey)!);
+  return results.all();
 }
 
 export const hubspotConnector: Connector = {

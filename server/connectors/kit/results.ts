@@ -33,3 +33,22 @@ export async function eachRecord(
   }
   return out;
 }
+
+/**
+ * The results of a send whose records are answered in groups (refused before any call, written in
+ * bulk, written one by one), given back in the order of the send's items, one each.
+ */
+export function resultsInOrder(items: readonly UpsertItem[]) {
+  const byKey = new Map<string, UpsertResult>();
+  return {
+    add(results: Iterable<UpsertResult>): void { for (const r of results) byKey.set(r.idempotencyKey, r); },
+    fail(item: UpsertItem, error: string): void { byKey.set(item.idempotencyKey, failedResult(item, error)); },
+    all(): UpsertResult[] {
+      return items.map((i) => {
+        const r = byKey.get(i.idempotencyKey);
+        if (!r) throw new Error(`no result for the record of key ${i.idempotencyKey}`);
+        return r;
+      });
+    },
+  };
+}

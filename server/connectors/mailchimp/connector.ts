@@ -29,6 +29,7 @@ import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts'
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { awaitJob } from '../kit/exportJob.ts';
+import { failedResult, refusalWords, resultsInOrder, writtenResult } from '../kit/results.ts';
 import { tarGzFiles } from '../kit/tarGz.ts';
 import { basic, expectJson, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
 
@@ -338,11 +339,10 @@ async function upsertByBatch(ctx: ConnectorContext, client: VendorClient, audien
     const member = answers.get(`member-${i}`);
     const tags = answers.get(`tags-${i}`);
     const refusal = [member, tags].find((a) => a && (a.status_code ?? 0) >= 300);
-    const fail = (error: string): UpsertResult => ({ idempotencyKey: p.item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error });
-    if (!member) return fail('Mailchimp\'s batch gave no answer for this member.');
-    if (refusal) return fail(`${NAME} refused the member: ${mailchimpMessageOf(bodyOf(refusal)) || `HTTP ${refusal.status_code}`}`);
+    if (!member) return failedResult(p.item, 'Mailchimp\'s batch gave no answer for this member.');
+    if (refusal) return failedResult(p.item, `${NAME} refused the member: ${mailchimpMessageOf(bodyOf(refusal)) || `HTTP ${refusal.status_code}`}`);
     const id = (bodyOf(member) as Member | null)?.id;
-    return { idempotencyKey: p.item.idempotencyKey, id: String(id ?? p.hash), outcome: p.item.id ? 'updated' : 'created', replayed: false };
+    return writtenResult(p.item, String(id ?? p.hash), !p.item.id);
   });
 }
 
@@ -351,19 +351,18 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
   const audience = audienceOf(ctx);
   const client = mailchimpClient(ctx);
   const statusIfNew = ctx.endSettings?.status || 'subscribed';
-  const results = new Map<string, UpsertResult>();
+  const results = resultsInOrder(items);
   const ready: Prepared[] = [];
   for (const item of items) {
-    const fail = (error: string) => results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error });
     const body = memberBody(item.fields);
-    if (!body.email) { fail('Mailchimp keeps a member by e-mail address, and this record has none.'); continue; }
-    if (body.status && !STATUSES.includes(body.status)) { fail(`Mailchimp has no subscription status '${body.status}' (it has ${STATUSES.join(', ')}).`); continue; }
+    if (!body.email) { results.fail(item, 'Mailchimp keeps a member by e-mail address, and this record has none.'); continue; }
+    if (body.status && !STATUSES.includes(body.status)) { results.fail(item, `Mailchimp has no subscription status '${body.status}' (it has ${STATUSES.join(', ')}).`); continue; }
     ready.push({ item, body, hash: subscriberHash(body.email) });
   }
   // a member whose status the formula maps is read first, one at a time (consent below); the rest of a large send goes as one batch
   const batchable = ready.filter((p) => !p.body.status);
   const viaBatch = batchable.length >= MAILCHIMP_BATCH_FROM ? batchable : [];
-  for (const r of await upsertByBatch(ctx, client, audience, statusIfNew, viaBatch)) results.set(r.idempotencyKey, r);
+  results.add(await upsertByBatch(ctx, client, audience, statusIfNew, viaBatch));
   for (const p of ready.filter((x) => !viaBatch.includes(x))) {
     const { item, body, hash } = p;
     try {
@@ -378,13 +377,13 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
       }
       const saved = await client.call<Member>({ method: 'PUT', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}`, json: memberPut(p, statusIfNew, status) });
       if (body.tags.length) await client.call({ method: 'POST', path: `/3.0/lists/${encodeURIComponent(audience)}/members/${hash}/tags`, json: tagsPost(p) });
-      results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: String(saved.id ?? hash), outcome: existed ? 'updated' : 'created', replayed: false });
+      results.add([writtenResult(item, String(saved.id ?? hash), !existed)]);
     } catch (err) {
       if (!(err instanceof VendorRefusal)) throw err;
-      results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: `${NAME} refused the member: ${err.vendorMessage || `HTTP ${err.status}`}` });
+      results.fail(item, refusalWords(NAME, 'member', err));
     }
   }
-  return items.map((i) => results.get(i.idempotencyKey)!);
+  return results.all();
 }
 
 export const mailchimpConnector: Connector = {

@@ -28,6 +28,7 @@ import {
 import { lowered, meets } from '../kit/criteria.ts';
 import { laterStamp, offsetPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
+import { refusalWords, resultsInOrder, writtenResult } from '../kit/results.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { expectJson, JSON_BODY, vendorFetch, vendorUrl } from '../vendorHttp.ts';
 
@@ -199,21 +200,21 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
   const key = keyOf(ctx, object);
   const client = sfmcClient(ctx);
   const pk = await primaryKeys(ctx, client, key);
-  const results = new Map<string, UpsertResult>();
+  const results = resultsInOrder(items);
   const ready: { item: UpsertItem; row: Row; id: string }[] = [];
   for (const item of items) {
     const fields = Object.fromEntries(Object.entries(item.fields).map(([k, v]) => [k.toLowerCase(), text(v)]));
     const keys = Object.fromEntries(pk.map((k) => [k, fields[k] ?? '']));
     const missing = pk.filter((k) => !keys[k]);
     if (missing.length) {
-      results.set(item.idempotencyKey, { idempotencyKey: item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: `${NAME} writes a row by its primary key, and this record has no ${missing.join(', ')}.` });
+      results.fail(item, `${NAME} writes a row by its primary key, and this record has no ${missing.join(', ')}.`);
       continue;
     }
     const values = Object.fromEntries(Object.entries(fields).filter(([k]) => !pk.includes(k)));
     ready.push({ item, row: { keys, values }, id: pk.map((k) => keys[k]).sort().join('|') });
   }
   const send = (batch: typeof ready) => client.call({ method: 'POST', path: `/hub/v1/dataevents/key:${encodeURIComponent(key)}/rowset`, json: batch.map((r) => r.row) });
-  const done = (r: (typeof ready)[number]) => results.set(r.item.idempotencyKey, { idempotencyKey: r.item.idempotencyKey, id: r.id, outcome: r.item.id ? 'updated' : 'created', replayed: false });
+  const done = (r: (typeof ready)[number]) => results.add([writtenResult(r.item, r.id, !r.item.id)]);
   for (let i = 0; i < ready.length; i += UPSERT_ROWS) {
     const batch = ready.slice(i, i + UPSERT_ROWS);
     try {
@@ -225,12 +226,12 @@ async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]
       for (const r of batch) {
         try { await send([r]); done(r); } catch (one) {
           if (!(one instanceof VendorRefusal)) throw one;
-          results.set(r.item.idempotencyKey, { idempotencyKey: r.item.idempotencyKey, id: '', outcome: 'failed', replayed: false, error: `${NAME} refused the row: ${one.vendorMessage || `HTTP ${one.status}`}` });
+          results.fail(r.item, refusalWords(NAME, 'row', one));
         }
       }
     }
   }
-  return items.map((i) => results.get(i.idempotencyKey)!);
+  return results.all();
 }
 
 export const salesforceMarketingCloudConnector: Connector = {
