@@ -3,9 +3,11 @@ import { call, sessionFor, type Session } from './api.ts';
 
 export const INTEGRATIONS = '/integrations/v1';
 
+/** A signed-in session with its active tenant in the headers, and all its tenants. */
 export interface TenantSession extends Session {
   tenantId: string;
   tenants: { tenantId: string; name: string }[];
+  tenantIds: string[];
   withTenant(tenantId: string): Record<string, string>;
 }
 
@@ -17,6 +19,7 @@ export async function tenantSession(base: string, email: string): Promise<Tenant
     ...s,
     tenantId: me.activeTenantId,
     tenants: me.tenants,
+    tenantIds: me.tenants.map((t) => t.tenantId),
     headers: { ...s.headers, tenantId: me.activeTenantId },
     withTenant: (tenantId: string) => ({ ...s.headers, tenantId }),
   };

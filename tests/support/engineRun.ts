@@ -8,19 +8,13 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import type { RunView } from '../../src/domain/api/formulas.ts';
 import { dropFolderPath } from '../../server/connectors/fileSources/flatFile.ts';
-import { call, sessionFor, type Session } from './api.ts';
+import { call } from './api.ts';
+import { tenantSession, type TenantSession } from './connections.ts';
 import { VALID_PARTS } from './formulaParts.ts';
 
 const F = '/web-api/v1/formulas';
-export type TenantSession = Session & { tenantId: string; tenantIds: string[] };
+export { tenantSession, type TenantSession };
 export type Send = (p: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
-
-/** A signed-in session with its active tenant in the headers, and the ids of all its tenants. */
-export async function tenantSession(base: string, email: string): Promise<TenantSession> {
-  const s = await sessionFor(base, email);
-  const me = await (await call(base, `/account-management/v1/User/organization/${s.orgId}/user`, { headers: s.headers })).json() as { activeTenantId: string; tenants: { tenantId: string }[] };
-  return { ...s, tenantId: me.activeTenantId, tenantIds: me.tenants.map((t) => t.tenantId), headers: { ...s.headers, tenantId: me.activeTenantId } };
-}
 
 export const sender = (base: string, who: TenantSession, tenantId = who.tenantId): Send =>
   (p, init = {}) => call(base, p, { ...init, headers: { ...who.headers, tenantId, ...init.headers } });
