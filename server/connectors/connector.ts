@@ -229,20 +229,6 @@ export class ConnectorInputError extends Error {
 export const refused = (detail: string) => new ConnectionProblem('clientdatasource-connection-failed', detail);
 export const processingError = (detail: string) => new ConnectionProblem('processing-error', detail);
 
-/** For systems that only test a connection for now: everything else says so clearly. */
-export function testOnlyConnector(system: SystemId, test: Connector['test'], objects: ObjectInfo[]): Connector {
-  return {
-    system,
-    test,
-    async listObjects() { return objects; },
-    async describeFields() { throw new NotSupported(system, 'describing fields yet'); },
-    // eslint-disable-next-line require-yield
-    async *pull() { throw new NotSupported(system, 'pulling records yet'); },
-    async search() { throw new NotSupported(system, 'searching yet'); },
-    async upsert() { throw new NotSupported(system, 'writing records yet'); },
-  };
-}
-
 /** A connector's one search as the first of its many (`searchMany`), for systems that answer a batch of queries their own way. */
 export function searchOneOf(searchMany: NonNullable<Connector['searchMany']>): Connector['search'] {
   return async (ctx, object, query) => (await searchMany(ctx, object, [query]))[0]!;

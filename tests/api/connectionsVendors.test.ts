@@ -1,8 +1,9 @@
 /**
- * Every system that Tributary only tests for now gets its settings, validation and a
- * test-connection call against its documented authentication endpoint; here each call goes to
- * a local fake of that endpoint (tests/support/vendorFakes.ts), through CONNECTOR_BASE_URL_*.
- * Salesforce also pulls a report's rows (Analytics API), here from the fake's report.
+ * Salesforce's connection test through the API against a local fake of its documented sign-in
+ * (tests/support/vendorFakes.ts), through CONNECTOR_BASE_URL_*: success, refused settings, an
+ * outage, nothing listening. Salesforce also pulls a report's rows (Analytics API), here from the
+ * fake's report. No system is left that Tributary only tests: every other one has its own fake
+ * and tests (tests/support/vendors/, tests/api/*Connector*.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext, PullOptions, SourceRecord } from '../../server/connectors/connector.ts';
@@ -25,12 +26,10 @@ const savedEnv: Record<string, string | undefined> = {};
 /** Valid settings for each system, and one change the vendor refuses. */
 const CASES: Partial<Record<SystemId, { settings: Record<string, string>; wrong: Record<string, string>; detail: RegExp }>> = {
   'salesforce': { settings: { environment: 'production', authenticationType: 'username-password', ...C.salesforce }, wrong: { securityToken: 'nope' }, detail: /riverside\.my\.salesforce\.com/ },
-  'givecampus': { settings: { environment: 'production', ...C.givecampus }, wrong: { apiToken: 'nope' }, detail: /production/ },
 };
 
-const testOnly = CATALOGUE.filter((d) => d.support === 'connection-test').map((d) => d.system);
-/** the systems these fakes answer for: those only tested, and Salesforce's sign-in and reports (its objects have their own fake) */
-const faked: SystemId[] = [...testOnly, 'salesforce'];
+/** the systems these fakes answer for: Salesforce's sign-in and reports (its objects have their own fake) */
+const faked: SystemId[] = ['salesforce'];
 
 beforeAll(async () => {
   [server, fakes] = await Promise.all([startTestServer(), startVendorFakes()]);
@@ -51,7 +50,8 @@ afterAll(async () => {
 const test = (system: SystemId, settings: Record<string, string>) => api('/data-sources/test', { method: 'POST', body: { system, settings } });
 
 describe('vendor fakes', () => {
-  it('cover every system that has a connection test (and every one has a case here)', () => {
+  it('cover Salesforce\'s sign-in (and it has a case here); no system is left that Tributary only tests', () => {
+    expect(CATALOGUE.filter((d) => d.support !== 'full')).toEqual([]);
     expect([...FAKED_SYSTEMS].sort()).toEqual([...faked].sort());
     expect(Object.keys(CASES).sort()).toEqual([...faked].sort());
   });

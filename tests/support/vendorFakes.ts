@@ -18,7 +18,6 @@ export const FAKE_CREDENTIALS = {
   sfmc: { subdomain: 'mc563885gzs27c5t9-63k636ttgm', clientId: 'sfmc-client', clientSecret: 'sfmc-secret', accountId: '514009999' },
   swoogo: { consumerKey: 'swoogo key+1', consumerSecret: 'swoogo/secret' },
   mobileCommons: { username: 'sms@riverside.org', password: 'mc-pass' },
-  givecampus: { apiToken: 'gc-token' },
   hubspot: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' },
 } as const;
 
@@ -149,10 +148,6 @@ const FAKES: Partial<Record<SystemId, Fake>> = {
       return salesforceReportRun(r, run[1]!);
     }
     return undefined;
-  },
-  'givecampus': (r) => {
-    if (r.method !== 'GET' || r.path !== '/api/v1/designations') return undefined;
-    return bearer(r.headers) === C.givecampus.apiToken ? [200, []] : [401, { message: 'Unauthorized' }];
   },
 };
 

@@ -1,10 +1,10 @@
-/** The catalogue says per system what Tributary does with it, in the words of the README's connector table. */
+/** The catalogue says per system what Tributary does with it, in the words of the README's connector table: every system reads or writes records, none is only tested. */
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../src/domain/connectors/catalogue.ts';
-import { capabilityOf } from '../../src/domain/connectors/types.ts';
+import { CAPABILITIES, capabilityOf } from '../../src/domain/connectors/types.ts';
 
 describe('what each system does', () => {
-  it('reads and writes records where the connector does, and says "connection test only" elsewhere', () => {
+  it('reads and writes records where the connector does; no system is left that Tributary only tests', () => {
     const does = Object.fromEntries(CATALOGUE.map((d) => [d.system, capabilityOf(d)]));
     expect(does).toMatchObject({
       'renxt': 'source and destination',
@@ -28,12 +28,16 @@ describe('what each system does', () => {
       'gofundme-pro': 'source',
       'donordrive': 'source',
       'swoogo': 'source',
+      'givecampus': 'source',
       'encompass': 'source',
       'bbcrm': 'source and destination',
       'altru': 'source and destination',
       'luminate-online': 'source and destination',
       'wealthengine': 'destination',
     });
-    expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
+    expect(Object.keys(does).sort()).toEqual(CATALOGUE.map((d) => d.system).sort());
+    expect(CATALOGUE.filter((d) => d.support !== 'full').map((d) => d.system)).toEqual([]);
+    expect(CAPABILITIES).not.toContain('connection test only');
+    expect(Object.values(does).every((d) => (CAPABILITIES as readonly string[]).includes(d))).toBe(true);
   });
 });

@@ -22,8 +22,8 @@ const FieldMetaSchema = v.object({
 export const SystemSchema = v.object({
   system: System, name: v.string(), vendor: v.string(),
   roles: v.object({ source: v.boolean(), destination: v.boolean() }),
-  support: v.picklist(['full', 'connection-test']),
-  /** what Tributary does with it today: 'source and destination', 'source', 'connection test only' ... */
+  support: v.picklist(['full']),
+  /** what Tributary does with it today: 'source and destination', 'source', 'destination' ... */
   does: v.picklist(CAPABILITIES),
   authentication: v.string(), docs: v.string(), objects: v.array(ObjectInfoSchema),
   hasAdditionalSettings: v.object({ source: v.boolean(), destination: v.boolean() }),

@@ -88,16 +88,12 @@ export const givecampus: ConnectorDefinition = {
   }),
   additionalSettings: {},
   objects: [
-    { name: 'gifts', label: 'Gifts' },
-    { name: 'constituents', label: 'Constituents' },
-    { name: 'designations', label: 'Designations' },
-    { name: 'campaigns', label: 'Campaigns' },
-    { name: 'events', label: 'Events' },
-    { name: 'event_registrations', label: 'Event registrations' },
+    { name: 'gifts', label: 'Gifts (donations)' },
+    { name: 'donors', label: 'Donors (the people on the gifts)' },
   ],
   authentication: 'Bearer API token at www.givecampus.com/api (sandbox.givecampus.com/api in the sandbox, or your custom domain).',
-  docs: 'https://www.givecampus.com/documentation/api',
-  support: 'connection-test',
+  docs: 'https://support.givecampus.com/hc/en-us/articles/28763492065815-GiveCampus-Gift-API-Standard-Field-Definitions',
+  support: 'full',
 };
 
 export const donordrive: ConnectorDefinition = {

@@ -15,12 +15,8 @@ export interface ObjectInfo {
   label: string;
 }
 
-/** How far Tributary goes with a system today. */
-export type Support =
-  /** test, list objects, describe fields, pull, and where a destination search and upsert */
-  | 'full'
-  /** settings, validation and a connection test against the vendor's authentication endpoint */
-  | 'connection-test';
+/** How far Tributary goes with a system today: every system is tested, its objects listed and described, pulled, and where a destination searched and upserted. */
+export type Support = 'full';
 
 export interface ConnectorDefinition {
   system: SystemId;
@@ -49,12 +45,11 @@ export interface ConnectorDefinition {
 }
 
 /** What Tributary does with a system today, in the words the catalogue and the README's connector table use. */
-export const CAPABILITIES = ['source and destination', 'source', 'destination', 'source (report rows)', 'connection test only'] as const;
+export const CAPABILITIES = ['source and destination', 'source', 'destination', 'source (report rows)'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export function capabilityOf(def: Pick<ConnectorDefinition, 'roles' | 'support' | 'does'>): Capability {
   if (def.does) return def.does;
-  if (def.support !== 'full') return 'connection test only';
   if (def.roles.source && def.roles.destination) return 'source and destination';
   return def.roles.source ? 'source' : 'destination';
 }
