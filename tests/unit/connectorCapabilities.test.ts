@@ -32,7 +32,7 @@ describe('what each system does', () => {
       'bbcrm': 'source and destination',
       'altru': 'source and destination',
       'luminate-online': 'source and destination',
-      'wealthengine': 'destination',
+      'wealthengine': 'source and destination',
     });
     expect(Object.values(does).filter((d) => d === 'connection test only')).toHaveLength(CATALOGUE.filter((d) => d.support === 'connection-test').length);
   });
