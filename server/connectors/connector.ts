@@ -17,10 +17,11 @@ export type { FieldInfo };
 /** What a connector is given for one call. */
 /**
  * What a connector may reach of the tenant's own rows: its id, the uploads the file upload connector
- * reads, and the opening of a system's own store kept in this database (the Sandbox CRM's, beside
- * its connector). Nothing else of the scope (formulas, records, credentials) is a connector's business.
+ * reads, the screenings WealthEngine reads back as a source (what it answered for the records sent
+ * into it), and the opening of a system's own store kept in this database (the Sandbox CRM's,
+ * beside its connector). Nothing else of the scope (formulas, records, credentials) is a connector's business.
  */
-export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'open' | 'vendorState'>;
+export type ConnectorTenant = Pick<TenantScope, 'tenantId' | 'uploads' | 'screenings' | 'open' | 'vendorState'>;
 
 export interface ConnectorContext {
   /** the tenant, as far as connectors need it: they reach Tributary's own rows only through these repositories */

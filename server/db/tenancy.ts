@@ -22,6 +22,7 @@ import { formulasRepository, partsRepository } from './repositories/formulas.ts'
 import { recordExportsRepository } from './repositories/recordExports.ts';
 import { recordsRepository } from './repositories/records.ts';
 import { runsRepository } from './repositories/runs.ts';
+import { screeningsRepository } from './repositories/screenings.ts';
 import { uploadsRepository } from './repositories/uploads.ts';
 import { vendorStateRepository } from './repositories/vendorState.ts';
 
@@ -51,6 +52,8 @@ export interface TenantScope {
   readonly events: ReturnType<typeof eventsRepository>;
   /** each user's Data Queue tabs and their cards */
   readonly dataQueue: ReturnType<typeof dataQueueRepository>;
+  /** what an enrichment destination answered for the records sent into it (WealthEngine's profiles), read back as a source */
+  readonly screenings: ReturnType<typeof screeningsRepository>;
   /** opens a store kept beside its connector (the Sandbox CRM's) on this scope's connection or transaction, for this tenant */
   open<T>(store: TenantStore<T>): T;
   /** vendor connections' access tokens, grant locks and write ledger (server/connectors/kit) */
@@ -74,6 +77,7 @@ export function forTenant(db: Executor, tenantId: string): TenantScope {
     runs: runsRepository(db, tenantId),
     events: eventsRepository(db, tenantId),
     dataQueue: dataQueueRepository(db, tenantId),
+    screenings: screeningsRepository(db, tenantId),
     open: (store) => store(db, tenantId),
     vendorState: vendorStateRepository(db, tenantId),
     transaction: (work) => db.transaction((tx) => work(forTenant(tx, tenantId))),

@@ -83,7 +83,7 @@ describe('a formula into WealthEngine', () => {
     const dest = await create({ system: 'wealthengine', displayName: 'WealthEngine', settings: { environment: 'production', apiKey: WE_KEY } });
     expect(await (await send(`${DS}/${dest}/test`, { method: 'POST' })).json()).toMatchObject({ status: 'success', detail: 'WealthEngine accepted the API key (production).' });
     const objects = (await (await send(`${DS}/${dest}/objects`)).json()) as { objects: { name: string }[] };
-    expect(objects.objects.map((o) => o.name)).toEqual(['profiles']);
+    expect(objects.objects.map((o) => o.name)).toEqual(['profiles', 'screenings']);
     const id = await formulaBetween(send, { source: { dataSourceId: flat, object: 'people-*.csv' }, destination: { dataSourceId: dest, object: 'profiles', settings: { profile: 'basic' } } }, {
       ...AUTOSENDING_PARTS,
       mapping: { fields: [
@@ -113,6 +113,6 @@ describe('a formula into WealthEngine', () => {
     const shown = (await (await send(`/web-api/v1/records/${id}/records/${rows[0]!.id}`)).json()) as { destination: { id: string; fields: Record<string, unknown> } | null };
     expect(shown.destination).toMatchObject({ id: '7000001', fields: { match_level: 'E-mail', gift_capacity: '$25K-$50K', p2g_score: '4|2 - Above average' } });
     const { systems } = (await (await send('/integrations/v1/systems')).json()) as { systems: { system: string; does: string }[] };
-    expect(systems.find((x) => x.system === 'wealthengine')?.does).toBe('destination');
+    expect(systems.find((x) => x.system === 'wealthengine')?.does).toBe('source and destination');
   });
 });

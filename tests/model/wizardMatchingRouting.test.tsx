@@ -182,6 +182,8 @@ describe('the matching step', () => {
     renderStep({ step: 'matching', Step: MatchingStep, parts: { matching: SAVED_MATCHING }, formula: { ...FORMULA, firstDestinationDataSource: wealthengine } });
     await screen.findByTestId('matching-step');
     expect(screen.getByTestId('enrichment-note').textContent).toBe(connectorFor('wealthengine').enrichment);
+    // and where the profiles found go next: a second formula reading WealthEngine's screenings
+    expect(screen.getByTestId('enrichment-note').textContent).toContain("a second formula whose source is this WealthEngine connection's screenings");
   });
 
   it('reads a file-upload source\'s fields from its sample', async () => {

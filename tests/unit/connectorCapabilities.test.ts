@@ -33,7 +33,7 @@ describe('what each system does', () => {
       'bbcrm': 'source and destination',
       'altru': 'source and destination',
       'luminate-online': 'source and destination',
-      'wealthengine': 'destination',
+      'wealthengine': 'source and destination',
     });
     expect(Object.keys(does).sort()).toEqual(CATALOGUE.map((d) => d.system).sort());
     expect(CATALOGUE.filter((d) => d.support !== 'full').map((d) => d.system)).toEqual([]);

@@ -141,12 +141,25 @@ async function writeChildren(client: VendorClient, constituentId: string, f: Obj
   }
 }
 
-/** The environment's custom fields a new constituent was given (`custom:<category>`), one custom field record each. */
-async function writeCustomFields(client: VendorClient, constituentId: string, f: Obj): Promise<void> {
-  for (const [field, value] of Object.entries(f)) {
-    const v = text(value);
-    if (!field.startsWith('custom:') || !v) continue;
-    await client.call({ method: 'POST', path: '/constituent/v1/constituents/customfields', json: { parent_id: constituentId, category: field.slice('custom:'.length), value: v } });
+/**
+ * The environment's custom fields a constituent was given (`custom:<category>`), one custom field
+ * record each. On an update (`existing`) the constituent's custom fields are read first (Custom
+ * field list, one call) and a category it has already is edited in place (Custom field (Edit),
+ * PATCH) when its value differs, so sending the same person again never stacks a second record.
+ */
+async function writeCustomFields(client: VendorClient, constituentId: string, f: Obj, existing = false): Promise<void> {
+  const wanted = Object.entries(f).flatMap(([field, value]) => (field.startsWith('custom:') && text(value) ? [{ category: field.slice('custom:'.length), value: text(value) }] : []));
+  if (!wanted.length) return;
+  const held = existing
+    ? (await client.call<{ value?: { id?: string | number; category?: string; value?: unknown }[] }>({ path: `/constituent/v1/constituents/${encodeURIComponent(constituentId)}/customfields` }))?.value ?? []
+    : [];
+  for (const { category, value } of wanted) {
+    const same = held.find((h) => h.category === category);
+    if (same?.id !== undefined) {
+      if (text(same.value) !== value) await client.call({ method: 'PATCH', path: `/constituent/v1/constituents/customfields/${encodeURIComponent(String(same.id))}`, json: { value } });
+    } else {
+      await client.call({ method: 'POST', path: '/constituent/v1/constituents/customfields', json: { parent_id: constituentId, category, value } });
+    }
   }
 }
 
@@ -186,6 +199,7 @@ async function upsertConstituents(ctx: ConnectorContext, client: VendorClient, i
         const body = constituentBody(item.fields);
         if (Object.keys(body).length) await client.call({ method: 'PATCH', path: `/constituent/v1/constituents/${encodeURIComponent(item.id)}`, json: body });
         await writeChildren(client, item.id, item.fields);
+        await writeCustomFields(client, item.id, item.fields, true);
         results.push({ idempotencyKey: item.idempotencyKey, id: item.id, outcome: 'updated', replayed: false });
         continue;
       }

@@ -10,10 +10,20 @@
  * "No match" is an outcome, not an error: the record is sent with match level "No match". A
  * refused lookup (bad address, missing name) lands in Exceptions in WealthEngine's words; a 429
  * is waited out through the kit's client.
+ *
+ * As a source, WealthEngine's `screenings` are the people this tenant's formulas screened through
+ * the data source, so that a second formula passes the profiles on (to a CRM's custom fields): each
+ * is the screened record's own values as its source gave them (its lookup id, e-mail and names,
+ * to be matched in the next destination) with the profile found and the time it was screened.
+ * WealthEngine keeps no list of our screenings, so Tributary's own records are read
+ * (ctx.tenant.screenings), since a watermark of the time sent and the record's id. A person with
+ * "No match" is left out: no profile came back to pass on, and sending one on would only offer
+ * blanks to overwrite a constituent's values with; the first formula's record review still shows them.
  */
 import { wealthengine } from '../../../src/domain/connectors/fundraising.ts';
+import type { Screening, ScreeningPosition } from '../../db/repositories/screenings.ts';
 import {
-  ConnectorInputError, NotSupported, refused, type Connector, type ConnectorContext, type FieldInfo, type UpsertItem, type UpsertResult,
+  ConnectorInputError, NotSupported, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord, type UpsertItem, type UpsertResult, type Watermark,
 } from '../connector.ts';
 import { eachRecord } from '../kit/results.ts';
 import { defaultMessageOf, vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
@@ -100,7 +110,50 @@ export function lookupOf(f: Record<string, unknown>): { by: 'email' | 'phone' | 
 
 function objectOf(object: string): 'profiles' {
   if (object === 'profiles') return object;
+  if (object === SCREENINGS) throw new ConnectorInputError('WealthEngine screenings are read as a source; a formula screens people into WealthEngine profiles.');
   throw new ConnectorInputError(`Tributary screens people against WealthEngine profiles; ${object} is not one of them.`);
+}
+
+/** the source object: the people screened, with the profiles found */
+export const SCREENINGS = 'screenings';
+/** when the person was screened (sent to WealthEngine) */
+const SCREENED_ON: FieldInfo = { name: 'screened_on', label: 'Screened on', type: 'datetime' };
+const PULL_BATCH = 500;
+
+/** a screenings watermark: the time sent (microseconds, UTC) and the record's id */
+function positionOf(since: Watermark | null): ScreeningPosition | null {
+  if (since === null) return null;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)\|([\da-f-]{36})$/i.exec(since);
+  if (!m) throw new ConnectorInputError(`WealthEngine screenings cannot start from "${since}".`);
+  return { sentAt: m[1]!, id: m[2]! };
+}
+
+/** a screening as a source record: the screened record's values, the profile found over them, and when */
+function screeningRecord(s: Screening): SourceRecord {
+  return { id: s.id, fields: { ...s.raw, ...s.answered, [SCREENED_ON.name]: s.sentAt } };
+}
+const profileFound = (s: Screening) => s.destinationRecordId !== NO_MATCH_ID && !!s.answered;
+
+/** the people this data source screened since the watermark, oldest first; only those with a profile found */
+async function* pullScreenings(ctx: ConnectorContext, since: Watermark | null, options: PullOptions): AsyncIterable<PullBatch> {
+  if (!ctx.dataSourceId) throw new ConnectorInputError('WealthEngine screenings are read from a saved WealthEngine data source.');
+  const size = options.batchSize ?? PULL_BATCH;
+  let after = positionOf(since);
+  for (;;) {
+    const sent = await ctx.tenant.screenings.sentSince(ctx.dataSourceId, after, size, options.window);
+    if (!sent.length) return;
+    after = { sentAt: sent.at(-1)!.sentAt, id: sent.at(-1)!.id };
+    yield { records: sent.filter(profileFound).map(screeningRecord), watermark: `${after.sentAt}|${after.id}` };
+    if (sent.length < size) return;
+  }
+}
+
+/** a screening's fields: the profile's, when, and the screened records' own (those the latest screenings carry) */
+async function screeningFields(ctx: ConnectorContext): Promise<FieldInfo[]> {
+  const own: FieldInfo[] = [...PROFILE.map(({ readOnly: _, ...f }) => f), SCREENED_ON];
+  const taken = new Set(own.map((f) => f.name));
+  const screened = ctx.dataSourceId ? await ctx.tenant.screenings.sourceFields(ctx.dataSourceId) : [];
+  return [...own, ...screened.filter((n) => !taken.has(n)).map((name): FieldInfo => ({ name, label: `${name} (as screened)`, type: 'string' }))];
 }
 
 async function upsert(ctx: ConnectorContext, object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
@@ -142,19 +195,21 @@ export const wealthengineConnector: Connector = {
   async listObjects() {
     return wealthengine.objects;
   },
-  async describeFields(_ctx, object) {
+  async describeFields(ctx, object) {
+    if (object === SCREENINGS) return screeningFields(ctx);
     objectOf(object);
     return [...LOOKUP, ...PROFILE];
   },
-  // eslint-disable-next-line require-yield
-  async *pull() {
-    throw new NotSupported('WealthEngine', 'reading records: it is a destination that screens the people a formula sends');
+  pull(ctx, object, since, options = {}) {
+    if (object !== SCREENINGS) throw new NotSupported('WealthEngine', `reading ${object}: its screenings are read, the people the data source screened with the profiles found`);
+    return pullScreenings(ctx, since, options);
   },
   // nothing of ours is kept at WealthEngine: nobody matches, everyone is screened as new
   async search(_ctx, object) { objectOf(object); return []; },
   async searchMany(_ctx, object, queries) { objectOf(object); return queries.map(() => []); },
   upsert,
   async matchingProblem(_ctx, object) {
+    if (object === SCREENINGS) return 'WealthEngine screenings are read as a source; a formula screens people into WealthEngine profiles.';
     return object === 'profiles' ? null : `Tributary screens people against WealthEngine profiles; ${object} is not one of them.`;
   },
 };

@@ -121,7 +121,7 @@ export const wealthengine: ConnectorDefinition = {
   system: 'wealthengine',
   name: 'WealthEngine',
   vendor: 'Altrata',
-  roles: { source: false, destination: true },
+  roles: { source: true, destination: true },
   settings: settingsSchema({
     environment: choice('Environment', ENVIRONMENT_OPTIONS, { description: 'Sandbox: api-sandbox.wealthengine.com.' }),
     apiKey: secret('API key'),
@@ -133,13 +133,17 @@ export const wealthengine: ConnectorDefinition = {
   },
   objects: [
     { name: 'profiles', label: 'Wealth profiles' },
+    // as a source: the people screened through this data source, with the profiles found
+    { name: 'screenings', label: 'Screenings (people screened, with their profiles)' },
   ],
   authentication: 'Header "Authorization: APIKey {key}" at api.wealthengine.com/v1 (api-sandbox.wealthengine.com in the sandbox).',
   docs: 'https://dev.wealthengine.com/api',
   support: 'full',
   enrichment: 'WealthEngine screens people: it keeps no records of ours to match against, so its search finds nobody and every record is routed as new, to be screened. '
     + 'Sending a record looks the person up (by e-mail, else phone, else postal address, with the name); the profile found, or "No match", becomes the record\'s destination record. '
-    + 'Keep one scenario on the e-mail address: it is saved with the formula and never finds anyone.',
+    + 'Keep one scenario on the e-mail address: it is saved with the formula and never finds anyone. '
+    + 'The profiles found go on from here: a second formula whose source is this WealthEngine connection\'s screenings reads each person screened (their own values, lookup ID and e-mail included) with the profile found, '
+    + 'to be matched in your CRM and mapped onto its fields (a Raiser\'s Edge NXT custom field, for instance). People with no match are not passed on.',
 };
 
 export const FUNDRAISING = [gofundmePro, stripe, swoogo, givecampus, donordrive, wealthengine];

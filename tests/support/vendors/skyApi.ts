@@ -266,6 +266,19 @@ export async function startFakeSkyApi(opts: { system?: 'renxt' | 'fenxt'; produc
       touch(cid);
       return [200, { id }];
     }
+    // Custom field list (GET /constituents/{constituent_id}/customfields) and Custom field (Edit) (PATCH /constituents/customfields/{custom_field_id}, 200 without a body)
+    if (method === 'GET' && (m = path.match(/^\/constituent\/v1\/constituents\/(\d+)\/customfields$/))) {
+      if (!constituents.has(m[1]!)) return error(404, 'Constituent not found.', 'NotFound');
+      const value = customFields.filter((f) => f.parent_id === m![1]);
+      return [200, { count: value.length, value }];
+    }
+    if (method === 'PATCH' && (m = path.match(/^\/constituent\/v1\/constituents\/customfields\/(\d+)$/))) {
+      const field = customFields.find((f) => f.id === m![1]);
+      if (!field) return error(404, 'Custom field not found.', 'NotFound');
+      if ('value' in body) field.value = String(body.value ?? '');
+      touch(field.parent_id);
+      return [200, null];
+    }
     if ((m = path.match(/^\/constituent\/v1\/constituents\/(\d+)$/))) {
       const c = constituents.get(m[1]!);
       if (!c) return error(404, 'Constituent not found.', 'NotFound');

@@ -1,0 +1,61 @@
+/**
+ * What an enrichment destination answered for the records this tenant's formulas sent it (the
+ * WealthEngine profiles found), read back as a source (reached through forTenant): a screening is
+ * a record sent through a formula whose destination is the given data source, with its source
+ * values as collected and the values the destination answered (records.ts markSent keeps them as
+ * the record's destination record, the last of its candidates).
+ *
+ * Read in the order they were sent: the time of the send, then the record's id, so records sent in
+ * the same statement (one instant) are never skipped at a batch's edge. The time travels as text
+ * with PostgreSQL's microseconds, which a JavaScript Date would round away.
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../tenancy.ts';
+
+export interface Screening {
+  /** the sent record's id in Tributary: the same person screened again is the same screening */
+  id: string;
+  /** when it was sent (ISO 8601, UTC, microseconds) */
+  sentAt: string;
+  /** its values as the source gave them */
+  raw: Record<string, unknown>;
+  /** the destination record it was written as (a profile id, or the destination's own word for none) */
+  destinationRecordId: string;
+  /** what the destination answered about it, when it answered anything */
+  answered: Record<string, unknown> | null;
+}
+
+/** a position in the screenings: after the one sent at `sentAt` with id `id` */
+export interface ScreeningPosition { sentAt: string; id: string }
+
+export function screeningsRepository(db: Executor, tenantId: string) {
+  /** the tenant's formulas sending into the data source */
+  const formulasInto = (dataSourceId: string) =>
+    sql`select f.id from formulas f where f.tenant_id = ${tenantId}::uuid and f.destination_data_source_id = ${dataSourceId}::uuid`;
+  return {
+    /** the records sent into the data source after a position (all when null), oldest first, at most `limit`; `window`: sent from `from` up to, not including, `to` */
+    async sentSince(dataSourceId: string, after: ScreeningPosition | null, limit: number, window?: { from: Date; to: Date }): Promise<Screening[]> {
+      const res = await db.execute<{ id: string; sent_at: string; raw: Record<string, unknown>; destination_record_id: string; answered: Record<string, unknown> | null }>(sql`
+        select r.id, to_char(r.date_processed at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sent_at, r.raw, r.destination_record_id,
+          case when r.candidates -> -1 ->> 'id' = r.destination_record_id then r.candidates -> -1 -> 'fields' end as answered
+        from records r
+        where r.tenant_id = ${tenantId}::uuid and r.formula_id in (${formulasInto(dataSourceId)})
+          and r.state = 'sent' and r.date_processed is not null and r.destination_record_id is not null
+          ${after ? sql`and (r.date_processed, r.id) > (${after.sentAt}::timestamptz, ${after.id}::uuid)` : sql``}
+          ${window ? sql`and r.date_processed >= ${window.from.toISOString()}::timestamptz and r.date_processed < ${window.to.toISOString()}::timestamptz` : sql``}
+        order by r.date_processed, r.id
+        limit ${limit}`);
+      return res.rows.map((r) => ({ id: r.id, sentAt: r.sent_at, raw: r.raw, destinationRecordId: r.destination_record_id, answered: r.answered }));
+    },
+    /** the names of the source values the latest records sent into the data source carry, sorted */
+    async sourceFields(dataSourceId: string, sample = 500): Promise<string[]> {
+      const res = await db.execute<{ name: string }>(sql`
+        select distinct k.name from (
+          select r.raw from records r
+          where r.tenant_id = ${tenantId}::uuid and r.formula_id in (${formulasInto(dataSourceId)}) and r.state = 'sent'
+          order by r.date_processed desc nulls last limit ${sample}) s, jsonb_object_keys(s.raw) as k(name)
+        order by k.name`);
+      return res.rows.map((r) => r.name);
+    },
+  };
+}
