@@ -7,8 +7,10 @@
  *   worth land in the constituent's custom fields; a person with no match is not passed on;
  * - a second run of formula 2 reads only the people screened since;
  * - people screened at the same instant are all read however the batches fall;
+ * - a send that commits after a later one is still read (a run never reads past an open send);
  * - another tenant never sees these screenings.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorContext, PullBatch } from '../../server/connectors/connector.ts';
 import { wealthengineConnector } from '../../server/connectors/wealthengine/connector.ts';
@@ -46,9 +48,9 @@ const header = ['Lookup ID', 'First', 'Last', 'Email'];
 const drop = (name: string, rows: string[][]) => dropCsv(server.config.dataDir, admin.tenantId, 'screening', name, [header, ...rows]);
 /** a constituent's custom fields in the fake, by category */
 const customOf = (constituentId: string) => Object.fromEntries(sky.customFields.filter((f) => f.parent_id === constituentId).map((f) => [f.category, f.value]));
-const screeningsIn = (tenantId: string, batchSize?: number): Promise<PullBatch[]> => {
+const screeningsIn = (tenantId: string, batchSize?: number, since: string | null = null): Promise<PullBatch[]> => {
   const ctx = { tenant: forTenant(server.database.db, tenantId), settings: {}, dataSourceId: wealth, dataDir: '/tmp' } as ConnectorContext;
-  return pullAll(wealthengineConnector.pull(ctx, 'screenings', null, batchSize ? { batchSize } : {}));
+  return pullAll(wealthengineConnector.pull(ctx, 'screenings', since, batchSize ? { batchSize } : {}));
 };
 
 beforeAll(async () => {
@@ -166,5 +168,30 @@ describe('WealthEngine screenings passed on to Raiser\'s Edge NXT', () => {
     // nor can it name the data source in a formula of its own
     const foreign = await call(server.url, DS + `/${wealth}/objects/screenings/fields`, { headers: { ...admin.headers, tenantId: other } });
     expect(foreign.status).toBe(404);
+  });
+
+  it('reads a screening whose send commits after a later one was read: a run never reads past a send still open', async () => {
+    const firstOf = (batches: PullBatch[]) => batches.flatMap((b) => b.records.map((r) => r.fields.First));
+    const lastMark = (batches: PullBatch[], since: string | null) => batches.at(-1)?.watermark ?? since;
+    const since = lastMark(await screeningsIn(admin.tenantId), null);
+    expect(since).toBeTruthy();
+    const mark = "update records set date_processed = now() where formula_id = $1 and raw->>'First' = $2 and state = 'sent'";
+    // Emmy is sent again by a send whose transaction is still open (its time is its start) ...
+    const open = new pg.Client({ connectionString: server.databaseUrl });
+    await open.connect();
+    try {
+      await open.query('begin');
+      expect((await open.query(mark, [screening, 'Emmy'])).rowCount).toBe(1);
+      await new Promise((r) => setTimeout(r, 20));
+      // ... while Grace's send, begun later, commits first
+      expect((await server.database.pool.query(mark, [screening, 'Grace'])).rowCount).toBe(1);
+      const meanwhile = await screeningsIn(admin.tenantId, undefined, since);
+      expect(firstOf(meanwhile), 'read while Emmy\'s send is open').not.toContain('Grace');
+      const next = lastMark(meanwhile, since);
+      await open.query('commit');
+      expect(firstOf(await screeningsIn(admin.tenantId, undefined, next))).toEqual(['Emmy', 'Grace']);
+    } finally {
+      await open.end();
+    }
   });
 });

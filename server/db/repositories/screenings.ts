@@ -8,6 +8,11 @@
  * Read in the order they were sent: the time of the send, then the record's id, so records sent in
  * the same statement (one instant) are never skipped at a batch's edge. The time travels as text
  * with PostgreSQL's microseconds, which a JavaScript Date would round away.
+ *
+ * The time sent is the marking transaction's start (records.ts markSent: now()), so a send that
+ * commits late can carry an earlier time than one already read, and a watermark past it would
+ * skip it for good. Each read therefore stops before the start of the oldest transaction still
+ * open when it began (`settledBefore`): everything sent before that had committed, and is seen.
  */
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../tenancy.ts';
@@ -32,15 +37,30 @@ export function screeningsRepository(db: Executor, tenantId: string) {
   /** the tenant's formulas sending into the data source */
   const formulasInto = (dataSourceId: string) =>
     sql`select f.id from formulas f where f.tenant_id = ${tenantId}::uuid and f.destination_data_source_id = ${dataSourceId}::uuid`;
+  /**
+   * The time before which every send has committed: the start of the oldest transaction open now
+   * in this database (the app's connections share one role, so it sees their start times; vacuum's
+   * own workers send nothing), or now.
+   * Asked in a statement of its own before the read, whose snapshot then holds all of them.
+   */
+  async function settledBefore(): Promise<string> {
+    const res = await db.execute<{ t: string }>(sql`
+      select to_char(least(statement_timestamp(), (select min(xact_start) from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
+          and xact_start is not null)) at time zone 'UTC',
+        'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t`);
+    return res.rows[0]!.t;
+  }
   return {
     /** the records sent into the data source after a position (all when null), oldest first, at most `limit`; `window`: sent from `from` up to, not including, `to` */
     async sentSince(dataSourceId: string, after: ScreeningPosition | null, limit: number, window?: { from: Date; to: Date }): Promise<Screening[]> {
+      const settled = await settledBefore();
       const res = await db.execute<{ id: string; sent_at: string; raw: Record<string, unknown>; destination_record_id: string; answered: Record<string, unknown> | null }>(sql`
         select r.id, to_char(r.date_processed at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sent_at, r.raw, r.destination_record_id,
           case when r.candidates -> -1 ->> 'id' = r.destination_record_id then r.candidates -> -1 -> 'fields' end as answered
         from records r
         where r.tenant_id = ${tenantId}::uuid and r.formula_id in (${formulasInto(dataSourceId)})
-          and r.state = 'sent' and r.date_processed is not null and r.destination_record_id is not null
+          and r.state = 'sent' and r.date_processed < ${settled}::timestamptz and r.destination_record_id is not null
           ${after ? sql`and (r.date_processed, r.id) > (${after.sentAt}::timestamptz, ${after.id}::uuid)` : sql``}
           ${window ? sql`and r.date_processed >= ${window.from.toISOString()}::timestamptz and r.date_processed < ${window.to.toISOString()}::timestamptz` : sql``}
         order by r.date_processed, r.id
