@@ -7,7 +7,7 @@ export default defineConfig({
     // much of their time waiting on PostgreSQL, Chromium, clamd and timers, so three files run at
     // once: with two, both cores stood idle for a third of `npm test` (measured: 583 s of CPU in
     // 446 s on 2 cores; with three workers the unit, model and API run took 391 s instead of 431 s).
-    // `npm test` runs the e2e project in a vitest process of its own beside the others, two files at
+    // `npm test` runs the e2e project in a vitest process of its own beside the others, one file at
     // a time (scripts/test-suites.ts).
     maxWorkers: 3,
     projects: [
@@ -47,9 +47,9 @@ export default defineConfig({
           // imported once for the run instead of once per file (about 3 s each on a busy machine)
           name: 'e2e', include: ['tests/e2e/**/*.test.ts'], environment: 'node', isolate: false,
           globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts', 'tests/support/clamav.ts'],
-          // each file drives the run's one Chromium against a server and database of its own, so files
-          // can run side by side; scripts/test-suites.ts runs two at a time
-          testTimeout: 120_000, hookTimeout: 180_000,
+          // one file at a time: two at once took the browser files from 382 s to 318 s but slowed the
+          // rest of the suite more (391 s to 448 s), the machine's two cores being busy already
+          testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false,
           expect: { poll: { timeout: 15_000 } },
         },
       },

@@ -3,10 +3,10 @@
  * vitest process, the unit, model and API projects in another, then scripts/check-test-report.ts
  * over the reports and every run's exit code and time.
  *
- * Why two vitest processes: the end-to-end files run two at a time (each drives the run's Chromium
- * against a server of its own; more at once only slowed the rest of the suite), while the other
- * projects run three files at a time (vitest.config.ts). In one vitest the browser journeys would
- * share its workers with the rest of the suite and run last; side by side, they overlap.
+ * Why two vitest processes: the end-to-end files run one at a time (each drives Chromium against a
+ * server of its own), and vitest runs a project like that as a group of its own after every other
+ * file. In one vitest the browser journeys would wait for the whole rest of the suite and then run
+ * alone, leaving a core idle for half the run. Side by side, they overlap.
  *
  * The production build is made once, here, into dist/ (skipped when dist/ is newer than every
  * source): the end-to-end run starts when it is there, and the budget test of the unit project
@@ -73,7 +73,7 @@ const runs: Promise<RunOutcome>[] = [
 ];
 if (!process.env.TRIBUTARY_SKIP_E2E) {
   runs.push(built.then((b) => (b.code === 0
-    ? run('e2e', [...vitest, '--project=e2e', '--maxWorkers=2', `--outputFile.json=${REPORTS.e2e}`], 'e2e │ ')
+    ? run('e2e', [...vitest, '--project=e2e', `--outputFile.json=${REPORTS.e2e}`], 'e2e │ ')
     : { name: 'e2e', code: 1, ms: 0, error: 'not run: the production build failed' })));
 }
 const outcomes = await Promise.all(runs);
