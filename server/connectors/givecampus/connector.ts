@@ -26,7 +26,7 @@
 import { createHash } from 'node:crypto';
 import { givecampus } from '../../../src/domain/connectors/fundraising.ts';
 import { ConnectionProblem, ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
-import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
+import { changedSincePull } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
 
@@ -219,52 +219,36 @@ export const GIVECAMPUS_FIELDS: Record<GcObject, FieldInfo[]> = {
 };
 
 /**
- * Where a pull reads next: the gifts changed from `after` on (null: all), page `page` of them. A page
- * number alone would skip gifts: one changed while the pages are read moves to the end, and the rest
- * slide one place back onto a page already read. So each request asks anew from the page's last
- * change (startOf: the gifts of that second are read again); only a page that ends no later than
- * the second it started from goes on by number.
+ * Gifts changed since the watermark, oldest change first (the kit's changedSincePull): each next
+ * request asks anew from the last page's latest change (startOf: the gifts of that second are read
+ * again); only a page that ends no later than the second it started from goes on by number.
  */
-interface ReadAt { after: string | null; page: number }
-function readAt(next: string | null, from: string | null): ReadAt {
-  if (!next) return { after: from, page: 1 };
-  try {
-    const at = JSON.parse(next) as Partial<ReadAt>;
-    return { after: typeof at.after === 'string' ? at.after : null, page: Number.isInteger(at.page) && at.page! > 0 ? at.page! : 1 };
-  } catch {
-    throw new ConnectorInputError('The watermark is not one this connector wrote.');
-  }
-}
-
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
   const which = objectOf(object);
   const client = givecampusClient(ctx);
-  const at = positionSince(since);
-  const from = at.since ?? (options?.window ? options.window.from.toISOString() : null);
   const to = options?.window ? rangeDate(options.window.to.toISOString()) : undefined;
-  let latest = at.latest;
   const perPage = Math.max(1, Math.min(options?.batchSize ?? GIFT_API.maxPerPage, GIFT_API.maxPerPage));
-  for (let read = readAt(at.next, from); ;) {
-    const answer = await client.call<unknown>({
-      path: GIFT_API.path,
-      query: {
-        [GIFT_API.timestamp]: GIFT_API.by, [GIFT_API.start]: read.after ? startOf(read.after) : undefined, [GIFT_API.end]: to,
-        [GIFT_API.page]: read.page, [GIFT_API.perPage]: perPage,
-      },
-    });
-    if (!Array.isArray(answer)) throw processingError('GiveCampus answered the list of gifts with something other than a list of them; check the environment or custom domain.');
-    const gifts = answer.map(obj);
-    const stamps = gifts.map((g) => isoOf(g[GIFT_API.by]) ?? null);
-    for (const stamp of stamps) latest = laterStamp(latest, stamp ?? undefined);
-    const more = gifts.length === perPage;
-    const last = stamps.at(-1) ?? null;
-    const onward = last !== null && (read.after === null || last.slice(0, 19) > read.after.slice(0, 19));
-    const next: ReadAt = onward ? { after: last, page: 1 } : { after: read.after, page: read.page + 1 };
-    const position: PullPosition = more ? { since: from, next: JSON.stringify(next), latest } : { since: latest ?? from, next: null, latest: null };
-    yield { records: which === 'gifts' ? gifts.map(giftRecord) : donorsOf(gifts), watermark: JSON.stringify(position) };
-    if (!more) return;
-    read = next;
-  }
+  yield* changedSincePull<Obj>(
+    since,
+    (date) => date ?? (options?.window ? options.window.from.toISOString() : null),
+    async (read) => {
+      const answer = await client.call<unknown>({
+        path: GIFT_API.path,
+        query: {
+          [GIFT_API.timestamp]: GIFT_API.by, [GIFT_API.start]: read.after ? startOf(read.after) : undefined, [GIFT_API.end]: to,
+          [GIFT_API.page]: read.page, [GIFT_API.perPage]: perPage,
+        },
+      });
+      if (!Array.isArray(answer)) throw processingError('GiveCampus answered the list of gifts with something other than a list of them; check the environment or custom domain.');
+      const gifts = answer.map(obj);
+      return { items: gifts, stamps: gifts.map((g) => isoOf(g[GIFT_API.by]) ?? null), more: gifts.length === perPage };
+    },
+    (stamps, read) => {
+      const last = stamps.at(-1) ?? null;
+      return last !== null && (read.after === null || last.slice(0, 19) > read.after.slice(0, 19)) ? last : null;
+    },
+    (gifts) => (which === 'gifts' ? gifts.map(giftRecord) : donorsOf(gifts)),
+  );
 }
 
 export const givecampusConnector: Connector = {

@@ -7,7 +7,7 @@
  * Source: the organization's transactions, recurring donation plans, supporters, campaigns and
  * fundraising pages updated since the watermark (`filter=updated_at>…`, oldest change first with
  * `sort=updated_at:asc`), `per_page` (100 at most) at a time until `last_page`, each next request
- * filtered from the page's last change but one (readAt below); the watermark moves to the latest
+ * filtered from the page's last change but one (pull below, on the kit's changedSincePull); the watermark moves to the latest
  * `updated_at` seen only with the last page. Transactions carry their donor's name
  * and e-mail (billing name, else the member's) and their amounts as amounts (Classy answers
  * decimals in the transaction's currency); the answers to a campaign's custom questions are not
@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { gofundmePro } from '../../../src/domain/connectors/fundraising.ts';
 import { ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
-import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
+import { changedSincePull } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorSession } from '../kit/session.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
@@ -198,51 +198,33 @@ export const GOFUNDME_PRO_FIELDS: Record<GfmObject, FieldInfo[]> = {
 interface GfmPage { data?: Obj[]; current_page?: number; last_page?: number; per_page?: number; total?: number }
 
 /**
- * Where a pull reads next: the records changed after `after` (null: all), page `page` of them. A
- * page's position by number alone would skip records: one changed while the pages are read moves
- * to the end, and the rest slide one place back onto a page already read. So each request asks
- * anew for what changed after the page's last change but one (records sharing the last change
- * are read again, which stores nothing twice), and only a page all of one change goes on by number.
+ * Records changed after the watermark, oldest change first (the kit's changedSincePull): each next
+ * request asks for what changed after the last page's last change but one (records sharing the
+ * last change are read again), and only a page all of one change goes on by number.
  */
-interface ReadAt { after: string | null; page: number }
-function readAt(next: string | null, from: string | null): ReadAt {
-  if (!next) return { after: from, page: 1 };
-  // a position written before the walk moved its filter: a page number
-  if (/^\d+$/.test(next)) return { after: from, page: Number(next) };
-  try {
-    const at = JSON.parse(next) as Partial<ReadAt>;
-    return { after: typeof at.after === 'string' ? at.after : null, page: Number.isInteger(at.page) && at.page! > 0 ? at.page! : 1 };
-  } catch {
-    throw new ConnectorInputError('The watermark is not one this connector wrote.');
-  }
-}
-
 async function* pull(ctx: ConnectorContext, object: string, since: string | null, options: PullOptions | undefined): AsyncIterable<PullBatch> {
   const which = objectOf(object);
   const client = gofundmeProClient(ctx);
-  const at = positionSince(since);
-  const from = at.since ?? (options?.window ? options.window.from.toISOString() : null);
-  let latest = at.latest;
   const perPage = Math.max(1, Math.min(options?.batchSize ?? GOFUNDME_PRO_PAGE, GOFUNDME_PRO_PAGE));
-  for (let read = readAt(at.next, from); ;) {
-    const answer = await client.call<GfmPage>({
-      path: `/2.0/organizations/${encodeURIComponent(ctx.settings.organizationId!)}/${which}`,
-      query: { page: read.page, per_page: perPage, sort: 'updated_at:asc', filter: read.after ? `updated_at>${filterDate(read.after)}` : undefined },
-    });
-    if (!Array.isArray(answer?.data)) throw processingError(`GoFundMe Pro answered the list of ${which} with something other than a page of them.`);
-    const stamps = answer.data.map((o) => isoOf(o.updated_at) ?? null);
-    for (const stamp of stamps) latest = laterStamp(latest, stamp ?? undefined);
-    const more = typeof answer.last_page === 'number' ? read.page < answer.last_page : answer.data.length === perPage;
-    const last = stamps.at(-1) ?? null;
-    // the page's last change but one, in whole seconds as the filter compares them
-    const lastSecond = last?.slice(0, 19) ?? null;
-    const before = [...stamps].reverse().find((x) => x !== null && x.slice(0, 19) !== lastSecond) ?? null;
-    const next: ReadAt = before ? { after: before, page: 1 } : { after: read.after, page: read.page + 1 };
-    const position: PullPosition = more ? { since: from, next: JSON.stringify(next), latest } : { since: latest ?? from, next: null, latest: null };
-    yield { records: answer.data.map((o) => RECORD[which](o)), watermark: JSON.stringify(position) };
-    if (!more || !answer.data.length) return;
-    read = next;
-  }
+  yield* changedSincePull<Obj>(
+    since,
+    (date) => date ?? (options?.window ? options.window.from.toISOString() : null),
+    async (read) => {
+      const answer = await client.call<GfmPage>({
+        path: `/2.0/organizations/${encodeURIComponent(ctx.settings.organizationId!)}/${which}`,
+        query: { page: read.page, per_page: perPage, sort: 'updated_at:asc', filter: read.after ? `updated_at>${filterDate(read.after)}` : undefined },
+      });
+      if (!Array.isArray(answer?.data)) throw processingError(`GoFundMe Pro answered the list of ${which} with something other than a page of them.`);
+      const more = typeof answer.last_page === 'number' ? read.page < answer.last_page : answer.data.length === perPage;
+      return { items: answer.data, stamps: answer.data.map((o) => isoOf(o.updated_at) ?? null), more };
+    },
+    (stamps) => {
+      // the page's last change but one, in whole seconds as the filter compares them
+      const lastSecond = stamps.at(-1)?.slice(0, 19) ?? null;
+      return [...stamps].reverse().find((x) => x !== null && x.slice(0, 19) !== lastSecond) ?? null;
+    },
+    (items) => items.map((o) => RECORD[which](o)),
+  );
 }
 
 export const gofundmeProConnector: Connector = {

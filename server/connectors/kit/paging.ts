@@ -4,6 +4,8 @@
  * batch boundary and remember where it was.
  */
 
+import { ConnectorInputError, type PullBatch, type SourceRecord } from '../connector.ts';
+
 export interface Page<T> { items: T[]; /** the position after this page: offset, cursor or link; null at the end */ next: string | null }
 
 /** limit and offset: the next page starts where this one ended; a short page is the last. */
@@ -57,3 +59,54 @@ export const positionSince = (watermark: string | null): PullPosition => pullPos
 
 /** The later of two modification stamps written alike (ISO 8601 in one zone, as each vendor gives them). */
 export const laterStamp = (a: string | null, b: string | null | undefined): string | null => (!b ? a : !a || b > a ? b : a);
+
+/** Where a pull by modification time reads next: what changed from `after` on (null: all), page `page` of it. */
+export interface ChangedAt { after: string | null; page: number }
+
+function changedAtOf(next: string | null, from: string | null): ChangedAt {
+  if (!next) return { after: from, page: 1 };
+  // a position written before reads moved their filter: a page number
+  if (/^\d+$/.test(next)) return { after: from, page: Number(next) };
+  try {
+    const at = JSON.parse(next) as Partial<ChangedAt>;
+    return { after: typeof at.after === 'string' ? at.after : null, page: Number.isInteger(at.page) && at.page! > 0 ? at.page! : 1 };
+  } catch {
+    throw new ConnectorInputError('The watermark is not one this connector wrote.');
+  }
+}
+
+/** One page of a pull by modification time: its items, each one's change stamp (ISO 8601), and whether more follow. */
+export interface ChangedPage<T> { items: T[]; stamps: (string | null)[]; more: boolean }
+
+/**
+ * A pull by modification time from an API that pages by number, oldest change first, that never
+ * skips a record changed while its pages are read. A page number alone would: the record changed
+ * moves to the end, and the rest slide one place back onto a page already read. So each request
+ * asks anew from the stamp `restartAt` picks from the last page (from which the vendor's filter
+ * reads that page's last change again: those records are read twice, which stores nothing twice),
+ * and only a page that offers none later than where it started goes on by number. The watermark
+ * keeps the filter's date, the next read while a pull is under way, and the latest change seen,
+ * which becomes the date once the last page is stored; `from` is where a pull without one starts.
+ */
+export async function* changedSincePull<T>(
+  since: string | null,
+  from: (since: string | null) => string | null,
+  read: (at: ChangedAt) => Promise<ChangedPage<T>>,
+  restartAt: (stamps: (string | null)[], at: ChangedAt) => string | null,
+  records: (items: T[]) => SourceRecord[],
+): AsyncIterable<PullBatch> {
+  const at = positionSince(since);
+  const start = from(at.since);
+  let latest = at.latest;
+  for (let reading = changedAtOf(at.next, start); ;) {
+    const page = await read(reading);
+    for (const stamp of page.stamps) latest = laterStamp(latest, stamp);
+    const restart = restartAt(page.stamps, reading);
+    const next: ChangedAt = restart ? { after: restart, page: 1 } : { after: reading.after, page: reading.page + 1 };
+    const more = page.more && page.items.length > 0;
+    const position: PullPosition = more ? { since: start, next: JSON.stringify(next), latest } : { since: latest ?? start, next: null, latest: null };
+    yield { records: records(page.items), watermark: JSON.stringify(position) };
+    if (!more) return;
+    reading = next;
+  }
+}
