@@ -55,15 +55,23 @@ export function screeningsRepository(db: Executor, tenantId: string) {
     /** the records sent into the data source after a position (all when null), oldest first, at most `limit`; `window`: sent from `from` up to, not including, `to` */
     async sentSince(dataSourceId: string, after: ScreeningPosition | null, limit: number, window?: { from: Date; to: Date }): Promise<Screening[]> {
       const settled = await settledBefore();
+      // each formula's sent records are walked in time order on the outcome views' index
+      // (records_outcome_dateProcessed_idx: formula, state, coalesce(date_processed), id), at most
+      // `limit` from each, and the formulas' walks merged: no sort of all a formula has sent
+      const sentAt = sql`coalesce(r.date_processed, '-infinity'::timestamptz)`;
       const res = await db.execute<{ id: string; sent_at: string; raw: Record<string, unknown>; destination_record_id: string; answered: Record<string, unknown> | null }>(sql`
-        select r.id, to_char(r.date_processed at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sent_at, r.raw, r.destination_record_id,
-          case when r.candidates -> -1 ->> 'id' = r.destination_record_id then r.candidates -> -1 -> 'fields' end as answered
-        from records r
-        where r.tenant_id = ${tenantId}::uuid and r.formula_id in (${formulasInto(dataSourceId)})
-          and r.state = 'sent' and r.date_processed < ${settled}::timestamptz and r.destination_record_id is not null
-          ${after ? sql`and (r.date_processed, r.id) > (${after.sentAt}::timestamptz, ${after.id}::uuid)` : sql``}
-          ${window ? sql`and r.date_processed >= ${window.from.toISOString()}::timestamptz and r.date_processed < ${window.to.toISOString()}::timestamptz` : sql``}
-        order by r.date_processed, r.id
+        select s.id, to_char(s.date_processed at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as sent_at, s.raw, s.destination_record_id,
+          case when s.candidates -> -1 ->> 'id' = s.destination_record_id then s.candidates -> -1 -> 'fields' end as answered
+        from (${formulasInto(dataSourceId)}) f
+        cross join lateral (
+          select r.id, r.date_processed, r.raw, r.destination_record_id, r.candidates from records r
+          where r.tenant_id = ${tenantId}::uuid and r.formula_id = f.id and r.state = 'sent'
+            and r.date_processed is not null and r.destination_record_id is not null and ${sentAt} < ${settled}::timestamptz
+            ${after ? sql`and (${sentAt}, r.id) > (${after.sentAt}::timestamptz, ${after.id}::uuid)` : sql``}
+            ${window ? sql`and ${sentAt} >= ${window.from.toISOString()}::timestamptz and ${sentAt} < ${window.to.toISOString()}::timestamptz` : sql``}
+          order by ${sentAt}, r.id
+          limit ${limit}) s
+        order by s.date_processed, s.id
         limit ${limit}`);
       return res.rows.map((r) => ({ id: r.id, sentAt: r.sent_at, raw: r.raw, destinationRecordId: r.destination_record_id, answered: r.answered }));
     },
@@ -71,9 +79,12 @@ export function screeningsRepository(db: Executor, tenantId: string) {
     async sourceFields(dataSourceId: string, sample = 500): Promise<string[]> {
       const res = await db.execute<{ name: string }>(sql`
         select distinct k.name from (
-          select r.raw from records r
-          where r.tenant_id = ${tenantId}::uuid and r.formula_id in (${formulasInto(dataSourceId)}) and r.state = 'sent'
-          order by r.date_processed desc nulls last limit ${sample}) s, jsonb_object_keys(s.raw) as k(name)
+          select s.raw from (${formulasInto(dataSourceId)}) f
+          cross join lateral (
+            select r.raw, r.date_processed from records r
+            where r.tenant_id = ${tenantId}::uuid and r.formula_id = f.id and r.state = 'sent'
+            order by coalesce(r.date_processed, '-infinity'::timestamptz) desc, r.id desc limit ${sample}) s
+          order by s.date_processed desc nulls last limit ${sample}) latest, jsonb_object_keys(latest.raw) as k(name)
         order by k.name`);
       return res.rows.map((r) => r.name);
     },
