@@ -4,12 +4,12 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   test: {
     // vitest's default on 2 cores is one worker: everything in series. The API and e2e files spend
-    // much of their time waiting on PostgreSQL, Chromium, clamd and timers, so three files run at
-    // once: with two, both cores stood idle for a third of `npm test` (measured: 583 s of CPU in
-    // 446 s on 2 cores; with three workers the unit, model and API run took 391 s instead of 431 s).
-    // `npm test` runs the e2e project in a vitest process of its own beside the others, one file at
-    // a time (scripts/test-suites.ts).
-    maxWorkers: 3,
+    // most of their time waiting on PostgreSQL, Chromium and clamd, so two files run at once
+    // (e2e files one at a time: fileParallelism below; `npm test` runs that project in a vitest
+    // process of its own beside the others, scripts/test-suites.ts). Three at once cost more CPU
+    // than the waits freed: on fresh clones of one commit, `npm test` took 396 s with two and
+    // 456 s with three (11.8 minutes of CPU against 9.3).
+    maxWorkers: 2,
     projects: [
       // a unit test that parses a workbook or walks every route takes seconds on a busy 2-core
       // machine: vitest's 5 s default failed them under load, not for anything they test
@@ -48,7 +48,7 @@ export default defineConfig({
           name: 'e2e', include: ['tests/e2e/**/*.test.ts'], environment: 'node', isolate: false,
           globalSetup: ['tests/support/globalSetup.ts', 'tests/support/buildApp.ts', 'tests/support/clamav.ts'],
           // one file at a time: two at once took the browser files from 382 s to 318 s but slowed the
-          // rest of the suite more (391 s to 448 s), the machine's two cores being busy already
+          // rest of the suite more, the machine's two cores being busy already
           testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false,
           expect: { poll: { timeout: 15_000 } },
         },
