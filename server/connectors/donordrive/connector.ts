@@ -19,6 +19,7 @@ import { ConnectorInputError, processingError, refused, type Connector, type Con
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
+import { isoStamp } from '../kit/values.ts';
 
 const NAME = 'DonorDrive';
 export const DONORDRIVE_VERSION = '1.1';
@@ -66,12 +67,6 @@ export function donordriveClient(ctx: ConnectorContext, opts: { sleep?: (ms: num
   });
 }
 
-/** "2019-10-30T18:01:18.513+0000" as ISO 8601 in UTC. */
-export function isoOf(v: unknown): string | undefined {
-  if (typeof v !== 'string' || !v) return undefined;
-  const t = Date.parse(v.replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
 
 /** "Ada King Lovelace" → first "Ada King", last "Lovelace". */
 function nameParts(name: unknown): { first?: string; last?: string } {
@@ -88,7 +83,7 @@ function donationRecord(d: Obj): SourceRecord {
   return {
     id: String(d.donationID),
     fields: clean({
-      donationID: d.donationID, created: isoOf(d.createdDateUTC), date: isoOf(d.createdDateUTC)?.slice(0, 10), amount: amount(d.amount),
+      donationID: d.donationID, created: isoStamp(d.createdDateUTC), date: isoStamp(d.createdDateUTC)?.slice(0, 10), amount: amount(d.amount),
       displayName: d.displayName, first_name: first, last_name: last, donorID: d.donorID, message: d.message,
       eventID: d.eventID, participantID: d.participantID, teamID: d.teamID, incentiveID: d.incentiveID, receipt: obj(d.links).receipt,
     }),
@@ -100,7 +95,7 @@ function participantRecord(p: Obj): SourceRecord {
   return {
     id: String(p.participantID),
     fields: clean({
-      participantID: p.participantID, displayName: p.displayName, first_name: first, last_name: last, created: isoOf(p.createdDateUTC),
+      participantID: p.participantID, displayName: p.displayName, first_name: first, last_name: last, created: isoStamp(p.createdDateUTC),
       eventID: p.eventID, eventName: p.eventName, teamID: p.teamID, teamName: p.teamName, isTeamCaptain: p.isTeamCaptain, role: p.role,
       fundraisingGoal: amount(p.fundraisingGoal), sumDonations: amount(p.sumDonations), numDonations: p.numDonations, page: obj(p.links).page,
     }),
@@ -111,7 +106,7 @@ function teamRecord(t: Obj): SourceRecord {
   return {
     id: String(t.teamID),
     fields: clean({
-      teamID: t.teamID, name: t.name, created: isoOf(t.createdDateUTC), eventID: t.eventID, eventName: t.eventName, captainDisplayName: t.captainDisplayName,
+      teamID: t.teamID, name: t.name, created: isoStamp(t.createdDateUTC), eventID: t.eventID, eventName: t.eventName, captainDisplayName: t.captainDisplayName,
       fundraisingGoal: amount(t.fundraisingGoal), sumDonations: amount(t.sumDonations), numDonations: t.numDonations, numParticipants: t.numParticipants, page: obj(t.links).page,
     }),
   };
@@ -121,7 +116,7 @@ function eventRecord(e: Obj): SourceRecord {
   return {
     id: String(e.eventID),
     fields: clean({
-      eventID: e.eventID, name: e.name, type: e.type, startDateUTC: isoOf(e.startDateUTC), endDateUTC: isoOf(e.endDateUTC), timezone: e.timezone,
+      eventID: e.eventID, name: e.name, type: e.type, startDateUTC: isoStamp(e.startDateUTC), endDateUTC: isoStamp(e.endDateUTC), timezone: e.timezone,
       city: e.city, province: e.province, country: e.country, fundraisingGoal: amount(e.fundraisingGoal), sumDonations: amount(e.sumDonations), numDonations: e.numDonations,
       numParticipants: e.numParticipants, numTeams: e.numTeams,
     }),
@@ -210,7 +205,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
     for (let offset = i === start ? startOffset : 0; ;) {
       const rows = await list(client, paths[i]!.path, offset, limit, where, orderBy);
       offset += rows.length;
-      for (const r of rows) latest = laterStamp(latest, isoOf(r.createdDateUTC));
+      for (const r of rows) latest = laterStamp(latest, isoStamp(r.createdDateUTC));
       const more = rows.length === limit;
       const next = more ? `${paths[i]!.key}:${offset}` : i + 1 < paths.length ? `${paths[i + 1]!.key}:0` : null;
       const position: PullPosition = next ? { since: from, next, latest } : { since: latest ?? from, next: null, latest: null };

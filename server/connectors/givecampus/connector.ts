@@ -29,6 +29,7 @@ import { ConnectionProblem, ConnectorInputError, processingError, refused, type 
 import { changedSincePull } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
+import { decimalAmount, isoStamp } from '../kit/values.ts';
 
 const NAME = 'GiveCampus';
 
@@ -106,18 +107,7 @@ export function givecampusClient(ctx: ConnectorContext, opts: { sleep?: (ms: num
   });
 }
 
-/** A decimal amount as the Gift API writes it ("10.0", or a number) as a number. */
-export function amountOf(v: unknown): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  return Number.isFinite(n) ? Number(n.toFixed(2)) : undefined;
-}
 
-/** A timestamp as ISO 8601 in UTC. */
-export function isoOf(v: unknown): string | undefined {
-  if (typeof v !== 'string' || !v) return undefined;
-  const t = Date.parse(v.replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
 
 /** A date as sent: ISO 8601 to the second, in UTC. */
 const rangeDate = (iso: string) => `${iso.slice(0, 19)}Z`;
@@ -134,7 +124,7 @@ function designationsText(list: Obj[], currency: string): string | undefined {
   return list.map((d) => {
     const name = String(d.name ?? d.write_in ?? 'Designation');
     const code = d.unique_identifier ? ` (${String(d.unique_identifier)})` : '';
-    const amount = amountOf(d.amount);
+    const amount = decimalAmount(d.amount);
     return `${name}${code}${amount !== undefined ? ` ${amount.toFixed(2)} ${currency}` : ''}`;
   }).join('; ');
 }
@@ -159,13 +149,13 @@ function giftRecord(g: Obj): SourceRecord {
   return {
     id: String(g.id),
     fields: clean({
-      id: g.id, donation_type: g.donation_type, state: g.state, amount: amountOf(g.value), currency,
-      date: isoOf(g.confirmed_at)?.slice(0, 10), confirmed_at: isoOf(g.confirmed_at), captured_at: isoOf(g.captured_at), deposited_at: isoOf(g.deposited_at), updated_at: isoOf(g.updated_at),
+      id: g.id, donation_type: g.donation_type, state: g.state, amount: decimalAmount(g.value), currency,
+      date: isoStamp(g.confirmed_at)?.slice(0, 10), confirmed_at: isoStamp(g.confirmed_at), captured_at: isoStamp(g.captured_at), deposited_at: isoStamp(g.deposited_at), updated_at: isoStamp(g.updated_at),
       'project.id': project.id, 'project.type': project.type, 'project.name': project.name, 'project.unique_identifier': project.unique_identifier,
       ...donorFields(g),
       designations: designationsText(designations, currency), designation_count: designations.length,
-      'designation.name': first.name ?? first.write_in, 'designation.unique_identifier': first.unique_identifier, 'designation.amount': amountOf(first.amount),
-      anonymous: g.anonymous, card_type: g.card_type, fund_source: g.fund_source, donor_covered_payment_fee: amountOf(g.donor_covered_payment_fee),
+      'designation.name': first.name ?? first.write_in, 'designation.unique_identifier': first.unique_identifier, 'designation.amount': decimalAmount(first.amount),
+      anonymous: g.anonymous, card_type: g.card_type, fund_source: g.fund_source, donor_covered_payment_fee: decimalAmount(g.donor_covered_payment_fee),
       event_id: g.event_id, failure_reason: g.failure_reason, comment: custom.comment, in_honor_of: custom.in_honor_of, in_memory_of: custom.in_memory_of,
       matching_company: obj(g.matching_company).name,
     }),
@@ -174,7 +164,7 @@ function giftRecord(g: Obj): SourceRecord {
 
 /** The donor of a gift: keyed by constituent identifier, else e-mail address, else the gift itself. */
 function donorRecord(g: Obj): SourceRecord {
-  const fields = clean({ ...donorFields(g), last_gift_id: g.id, last_gift_at: isoOf(g.confirmed_at), updated_at: isoOf(g.updated_at) });
+  const fields = clean({ ...donorFields(g), last_gift_id: g.id, last_gift_at: isoStamp(g.confirmed_at), updated_at: isoStamp(g.updated_at) });
   const email = typeof fields.email === 'string' ? fields.email.toLowerCase() : '';
   const id = fields.constituent_identifier ? `constituent:${String(fields.constituent_identifier)}` : email ? `email:${email}` : `gift:${String(g.id)}`;
   return { id, fields: { donor_key: id, ...fields } };
@@ -241,7 +231,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
       });
       if (!Array.isArray(answer)) throw processingError('GiveCampus answered the list of gifts with something other than a list of them; check the environment or custom domain.');
       const gifts = answer.map(obj);
-      return { items: gifts, stamps: gifts.map((g) => isoOf(g[GIFT_API.by]) ?? null), more: gifts.length === perPage };
+      return { items: gifts, stamps: gifts.map((g) => isoStamp(g[GIFT_API.by]) ?? null), more: gifts.length === perPage };
     },
     (stamps, read) => {
       const last = stamps.at(-1) ?? null;

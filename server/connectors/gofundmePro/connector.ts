@@ -21,6 +21,7 @@ import { sharedPacer } from '../kit/pace.ts';
 import { vendorSession } from '../kit/session.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { form, FORM, requireField, vendorFetch } from '../vendorHttp.ts';
+import { decimalAmount, isoStamp } from '../kit/values.ts';
 
 const NAME = 'GoFundMe Pro';
 const API = 'https://api.classy.org';
@@ -82,18 +83,7 @@ export function gofundmeProClient(ctx: ConnectorContext, opts: { sleep?: (ms: nu
   });
 }
 
-/** A decimal amount as API 2.0 writes it ("25.00" or 25) as a number. */
-export function amountOf(v: unknown): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  return Number.isFinite(n) ? Number(n.toFixed(2)) : undefined;
-}
 
-/** "2026-03-01T12:00:00+0000" (API 2.0's stamps) as ISO 8601 in UTC. */
-export function isoOf(v: unknown): string | undefined {
-  if (typeof v !== 'string' || !v) return undefined;
-  const t = Date.parse(v.replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
 
 /** The filter's date as API 2.0 reads it: ISO 8601 to the second, in UTC. */
 const filterDate = (iso: string) => `${iso.slice(0, 19)}+0000`;
@@ -105,8 +95,8 @@ function transactionRecord(t: Obj): SourceRecord {
   return {
     id: String(t.id),
     fields: clean({
-      id: t.id, status: t.status, purchased_at: isoOf(t.purchased_at), date: isoOf(t.purchased_at)?.slice(0, 10), updated_at: isoOf(t.updated_at),
-      amount: amountOf(t.total_gross_amount), donation_amount: amountOf(t.donation_gross_amount), fees_amount: amountOf(t.fees_amount), currency,
+      id: t.id, status: t.status, purchased_at: isoStamp(t.purchased_at), date: isoStamp(t.purchased_at)?.slice(0, 10), updated_at: isoStamp(t.updated_at),
+      amount: decimalAmount(t.total_gross_amount), donation_amount: decimalAmount(t.donation_gross_amount), fees_amount: decimalAmount(t.fees_amount), currency,
       frequency: t.frequency, campaign_id: t.campaign_id, fundraising_page_id: t.fundraising_page_id, recurring_donation_plan_id: t.recurring_donation_plan_id,
       supporter_id: t.supporter_id, first_name: first, last_name: last, email: t.member_email_address || t.billing_email_address, phone: t.member_phone,
       company: t.company_name, comment: t.comment, is_anonymous: t.is_anonymous,
@@ -120,8 +110,8 @@ function planRecord(p: Obj): SourceRecord {
   return {
     id: String(p.id),
     fields: clean({
-      id: p.id, status: p.status, frequency: p.frequency, amount: amountOf(p.amount), currency: String(p.currency_code ?? 'USD').toUpperCase(),
-      created_at: isoOf(p.created_at), updated_at: isoOf(p.updated_at), next_processing_date: p.next_processing_date, canceled_at: isoOf(p.canceled_at),
+      id: p.id, status: p.status, frequency: p.frequency, amount: decimalAmount(p.amount), currency: String(p.currency_code ?? 'USD').toUpperCase(),
+      created_at: isoStamp(p.created_at), updated_at: isoStamp(p.updated_at), next_processing_date: p.next_processing_date, canceled_at: isoStamp(p.canceled_at),
       campaign_id: p.campaign_id, supporter_id: p.supporter_id, first_name: p.billing_first_name, last_name: p.billing_last_name, email: p.member_email_address,
     }),
   };
@@ -131,7 +121,7 @@ function supporterRecord(s: Obj): SourceRecord {
   return {
     id: String(s.id),
     fields: clean({
-      id: s.id, first_name: s.first_name, last_name: s.last_name, email: s.email_address, phone: s.phone, created_at: isoOf(s.created_at), updated_at: isoOf(s.updated_at),
+      id: s.id, first_name: s.first_name, last_name: s.last_name, email: s.email_address, phone: s.phone, created_at: isoStamp(s.created_at), updated_at: isoStamp(s.updated_at),
       'address.line1': s.address1, 'address.line2': s.address2, 'address.city': s.city, 'address.state': s.state, 'address.postal_code': s.postal_code, 'address.country': s.country,
     }),
   };
@@ -141,8 +131,8 @@ function campaignRecord(c: Obj): SourceRecord {
   return {
     id: String(c.id),
     fields: clean({
-      id: c.id, name: c.name, status: c.status, type: c.type, goal: amountOf(c.goal), currency: String(c.currency_code ?? 'USD').toUpperCase(),
-      started_at: isoOf(c.started_at), ended_at: isoOf(c.ended_at), created_at: isoOf(c.created_at), updated_at: isoOf(c.updated_at), external_reference: c.internal_name,
+      id: c.id, name: c.name, status: c.status, type: c.type, goal: decimalAmount(c.goal), currency: String(c.currency_code ?? 'USD').toUpperCase(),
+      started_at: isoStamp(c.started_at), ended_at: isoStamp(c.ended_at), created_at: isoStamp(c.created_at), updated_at: isoStamp(c.updated_at), external_reference: c.internal_name,
     }),
   };
 }
@@ -151,8 +141,8 @@ function pageRecord(p: Obj): SourceRecord {
   return {
     id: String(p.id),
     fields: clean({
-      id: p.id, title: p.title, status: p.status, goal: amountOf(p.goal), campaign_id: p.campaign_id, team_id: p.fundraising_team_id, member_id: p.member_id,
-      created_at: isoOf(p.created_at), updated_at: isoOf(p.updated_at),
+      id: p.id, title: p.title, status: p.status, goal: decimalAmount(p.goal), campaign_id: p.campaign_id, team_id: p.fundraising_team_id, member_id: p.member_id,
+      created_at: isoStamp(p.created_at), updated_at: isoStamp(p.updated_at),
     }),
   };
 }
@@ -216,7 +206,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
       });
       if (!Array.isArray(answer?.data)) throw processingError(`GoFundMe Pro answered the list of ${which} with something other than a page of them.`);
       const more = typeof answer.last_page === 'number' ? read.page < answer.last_page : answer.data.length === perPage;
-      return { items: answer.data, stamps: answer.data.map((o) => isoOf(o.updated_at) ?? null), more };
+      return { items: answer.data, stamps: answer.data.map((o) => isoStamp(o.updated_at) ?? null), more };
     },
     (stamps) => {
       // the page's last change but one, in whole seconds as the filter compares them
