@@ -174,6 +174,12 @@ describe('HubSpot', () => {
     const { rows: [ada] } = await server.database.pool.query<{ id: string }>('select id from records where formula_id = $1 and destination_record_id = $2', [id, known.id]);
     const detail = await json<{ candidates: { id: string; page: string | null }[] }>(await send(`/web-api/v1/records/${id}/records/${ada!.id}`));
     expect(detail.candidates.find((c) => c.id === known.id)?.page).toBe(`https://app.hubspot.com/contacts/${HUBSPOT_PORTAL}/record/0-1/${known.id}`);
+    // the account's portal and app domain are asked once, not again for every review opened
+    const asked = () => hs.seen.filter((s) => s.path === '/account-info/v3/details').length;
+    const before = asked();
+    const again = await json<{ candidates: { id: string; page: string | null }[] }>(await send(`/web-api/v1/records/${id}/records/${ada!.id}`));
+    expect(again.candidates.find((c) => c.id === known.id)?.page).toBe(`https://app.hubspot.com/contacts/${HUBSPOT_PORTAL}/record/0-1/${known.id}`);
+    expect(asked()).toBe(before);
   });
 });
 

@@ -52,6 +52,8 @@ export interface HubSpot {
   /** the searches' own pacer, for calls to /crm/v3/objects/{object}/search */
   searches: Pacer;
   session: OAuthSession | null;
+  /** the account, as a hash of the credential that reaches it */
+  account: string;
 }
 
 export const usesHubSpotOAuth = (settings: Record<string, string>) => settings.authenticationType === 'oauth';
@@ -100,5 +102,5 @@ export function hubspotSession(ctx: ConnectorContext, opts: { sleep?: (ms: numbe
       return new QuotaExhausted(`${NAME}'s daily API limit is spent; the formula tries again at ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC (HubSpot renews it at midnight in the account's time zone).`, at);
     },
   });
-  return { client, session, searches: sharedPacer(`hubspot-search:${key}`, HUBSPOT_SEARCHES_PER_SECOND) };
+  return { client, session, searches: sharedPacer(`hubspot-search:${key}`, HUBSPOT_SEARCHES_PER_SECOND), account: key };
 }

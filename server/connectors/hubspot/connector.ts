@@ -27,6 +27,7 @@ import {
   ConnectorInputError, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SearchCriterion,
   type SearchQuery, type SourceRecord, type UpsertItem, type UpsertResult, searchOneOf } from '../connector.ts';
 import { lowered, meets } from '../kit/criteria.ts';
+import { oncePerAccount } from '../kit/memo.ts';
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { resultsInOrder } from '../kit/results.ts';
 import { VendorRefusal } from '../kit/vendorClient.ts';
@@ -329,9 +330,11 @@ export const hubspotConnector: Connector = {
   async listObjects() {
     return hubspot.objects.filter((o) => o.name in MODIFIED);
   },
-  // a record's page in the account's own app (app.hubspot.com, or app-eu1.hubspot.com for an account hosted in the EU)
+  // a record's page in the account's own app (app.hubspot.com, or app-eu1.hubspot.com for an account
+  // hosted in the EU); the account's portal and domain are asked once, not for every review opened
   async recordPage(ctx, object) {
-    const body = await hs(ctx).client.call<{ portalId?: number; uiDomain?: string }>({ path: '/account-info/v3/details' });
+    const session = hs(ctx);
+    const body = await oncePerAccount(`hubspot:${session.account}`, () => session.client.call<{ portalId?: number; uiDomain?: string }>({ path: '/account-info/v3/details' }));
     const domain = body?.uiDomain ?? 'app.hubspot.com';
     if (!Number.isSafeInteger(body?.portalId) || !/^app(?:-[a-z0-9]+)?\.hubspot\.com$/.test(domain)) return null;
     const type = OBJECT_TYPE_IDS[objectOf(object)];

@@ -18,3 +18,21 @@ export function once<T>(ctx: ConnectorContext, key: string, load: () => Promise<
   }
   return p;
 }
+
+const lasting = new Map<string, Promise<unknown>>();
+
+/**
+ * What an account says of itself that does not change while its credentials stay the same
+ * (Mailchimp's data centre, HubSpot's portal and app domain): asked once per `key` (a hash of the
+ * credentials) in this process, however many contexts ask; a failure is asked again next time.
+ */
+export function oncePerAccount<T>(key: string, load: () => Promise<T>): Promise<T> {
+  let p = lasting.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = load();
+    const held = p;
+    held.catch(() => { if (lasting.get(key) === held) lasting.delete(key); });
+    lasting.set(key, held);
+  }
+  return p;
+}

@@ -29,6 +29,7 @@ import { offsetPages, positionSince, type PullPosition } from '../kit/paging.ts'
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
 import { awaitJob } from '../kit/exportJob.ts';
+import { oncePerAccount } from '../kit/memo.ts';
 import { failedResult, refusalWords, resultsInOrder, writtenResult } from '../kit/results.ts';
 import { tarGzFiles } from '../kit/tarGz.ts';
 import { basic, expectJson, VENDOR_DATA_MAX_BYTES, vendorFetch } from '../vendorHttp.ts';
@@ -60,31 +61,22 @@ export function mailchimpMessageOf(body: unknown): string {
 /** Where Mailchimp's OAuth metadata says an access token's account lives. */
 export const MAILCHIMP_METADATA_URL = 'https://login.mailchimp.com/oauth2/metadata';
 const API_HOST = /^https:\/\/[a-z]{2,4}\d{1,3}\.api\.mailchimp\.com$/;
-/** an OAuth token's account never moves data centre: asked once per token and process */
-const dataCentres = new Map<string, Promise<{ base: string; account: string | null }>>();
 
 /**
  * An OAuth access token's account: its API endpoint (https://us21.api.mailchimp.com) and name,
  * from GET login.mailchimp.com/oauth2/metadata with `Authorization: OAuth <token>`.
  */
 export function mailchimpAccountOf(token: string, signal?: AbortSignal): Promise<{ base: string; account: string | null }> {
-  const key = createHash('sha256').update(token).digest('hex');
-  let known = dataCentres.get(key);
-  if (!known) {
-    known = (async () => {
-      const res = await vendorFetch('mailchimp', NAME, MAILCHIMP_METADATA_URL, { headers: { authorization: `OAuth ${token}`, accept: 'application/json' }, signal });
-      if (res.status === 401 || res.status === 403) throw refused('Mailchimp refused the access token (it was revoked, or the app was removed from the account): use Connect to Mailchimp again.');
-      const body = await expectJson<{ dc?: unknown; api_endpoint?: unknown; accountname?: unknown }>(NAME, res, 'the access token');
-      const base = typeof body.api_endpoint === 'string' && API_HOST.test(body.api_endpoint) ? body.api_endpoint
-        : typeof body.dc === 'string' && /^[a-z]{2,4}\d{1,3}$/.test(body.dc) ? `https://${body.dc}.api.mailchimp.com` : null;
-      if (!base) throw processingError('Mailchimp did not say which data centre the account is in.');
-      return { base, account: typeof body.accountname === 'string' && body.accountname ? body.accountname.slice(0, 200) : null };
-    })();
-    dataCentres.set(key, known);
-    // an answer that failed is asked again next time
-    known.catch(() => dataCentres.delete(key));
-  }
-  return known;
+  // an OAuth token's account never moves data centre
+  return oncePerAccount(`mailchimp:${createHash('sha256').update(token).digest('hex')}`, async () => {
+    const res = await vendorFetch('mailchimp', NAME, MAILCHIMP_METADATA_URL, { headers: { authorization: `OAuth ${token}`, accept: 'application/json' }, signal });
+    if (res.status === 401 || res.status === 403) throw refused('Mailchimp refused the access token (it was revoked, or the app was removed from the account): use Connect to Mailchimp again.');
+    const body = await expectJson<{ dc?: unknown; api_endpoint?: unknown; accountname?: unknown }>(NAME, res, 'the access token');
+    const base = typeof body.api_endpoint === 'string' && API_HOST.test(body.api_endpoint) ? body.api_endpoint
+      : typeof body.dc === 'string' && /^[a-z]{2,4}\d{1,3}$/.test(body.dc) ? `https://${body.dc}.api.mailchimp.com` : null;
+    if (!base) throw processingError('Mailchimp did not say which data centre the account is in.');
+    return { base, account: typeof body.accountname === 'string' && body.accountname ? body.accountname.slice(0, 200) : null };
+  });
 }
 
 export function mailchimpClient(ctx: ConnectorContext, opts: { sleep?: (ms: number) => Promise<void> } = {}): VendorClient {
