@@ -1,24 +1,20 @@
 /**
- * Local fakes of each vendor's documented authentication endpoint, one HTTP server with a path
- * prefix per vendor (point CONNECTOR_BASE_URL_<SYSTEM> at `${url}/<system>`). Each fake accepts
- * exactly the credentials in FAKE_CREDENTIALS, sent exactly as the vendor's documentation says,
- * and can be switched to an outage (HTTP 500) to test how failures read. Salesforce's fake also
- * answers the connection test's call (GET /services/data/vXX.X/, the version's resources) and
- * runs its good report (Analytics API, synchronous run) over gifts the test sets.
+ * A local fake of Salesforce's documented sign-in and report endpoints, on one HTTP server with a
+ * path prefix per vendor (point CONNECTOR_BASE_URL_<SYSTEM> at `${url}/<system>`), for the
+ * Connections tests: it accepts exactly the credentials in FAKE_CREDENTIALS, sent as Salesforce's
+ * documentation says, answers the connection test's call (GET /services/data/vXX.X/, the version's
+ * resources), runs its good report (Analytics API, synchronous run) over gifts the test sets, and
+ * can be switched to an outage (HTTP 500) to test how failures read. Every other vendor has a fake
+ * of its own in tests/support/vendors/; Swoogo's credentials here are only ever sent to an address
+ * where nothing listens.
  */
 import type http from 'node:http';
 import type { SystemId } from '../../src/domain/connectors/types.ts';
 import { startVendorServer } from './vendors/harness.ts';
 
 export const FAKE_CREDENTIALS = {
-  mailchimp: { apiKey: '0123456789abcdef0123456789abcdef-us21' },
-  engagingNetworks: { apiToken: '5b1c6a1e-en-token' },
-  everyaction: { applicationName: 'TRIBUTARY.01.abcd', apiKey: 'ea-key-1234', databaseMode: '1' },
   salesforce: { clientId: '3MVG9-consumer-key', clientSecret: 'sf-consumer-secret', username: 'integration@riverside.org', password: 'sf-pass', securityToken: 'sftoken' },
-  sfmc: { subdomain: 'mc563885gzs27c5t9-63k636ttgm', clientId: 'sfmc-client', clientSecret: 'sfmc-secret', accountId: '514009999' },
   swoogo: { consumerKey: 'swoogo key+1', consumerSecret: 'swoogo/secret' },
-  mobileCommons: { username: 'sms@riverside.org', password: 'mc-pass' },
-  hubspot: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' },
 } as const;
 
 export const SALESFORCE_REPORTS = {
