@@ -234,3 +234,11 @@ export const processingError = (detail: string) => new ConnectionProblem('proces
 export function searchOneOf(searchMany: NonNullable<Connector['searchMany']>): Connector['search'] {
   return async (ctx, object, query) => (await searchMany(ctx, object, [query]))[0]!;
 }
+
+/** What a connector that only reads (a giving or events platform) answers when asked to search or write. */
+export function sourceOnly(name: string): Pick<Connector, 'search' | 'upsert'> {
+  return {
+    async search() { throw new ConnectorInputError(`Tributary reads ${name} as a source only: it cannot be searched as a destination.`); },
+    async upsert() { throw new ConnectorInputError(`Tributary reads ${name} as a source only: it does not write to ${name}.`); },
+  };
+}

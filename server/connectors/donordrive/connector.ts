@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { donordrive } from '../../../src/domain/connectors/fundraising.ts';
-import { ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, sourceOnly, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
@@ -229,6 +229,5 @@ export const donordriveConnector: Connector = {
     return DONORDRIVE_FIELDS[objectOf(object)];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options, options?.settings ?? {}),
-  async search() { throw new ConnectorInputError('Tributary reads DonorDrive as a source only: it cannot be searched as a destination.'); },
-  async upsert() { throw new ConnectorInputError('Tributary reads DonorDrive as a source only: it does not write to DonorDrive.'); },
+  ...sourceOnly('DonorDrive'),
 };

@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { encompass } from '../../../src/domain/connectors/engagement.ts';
-import { ConnectorInputError, processingError, refused, transientProblem, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, transientProblem, sourceOnly, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
@@ -206,6 +206,5 @@ export const encompassConnector: Connector = {
     return ENCOMPASS_FIELDS[objectOf(object)];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search() { throw new ConnectorInputError('Tributary reads Encompass as a source only: it cannot be searched as a destination.'); },
-  async upsert() { throw new ConnectorInputError('Tributary reads Encompass as a source only: it does not write to Encompass.'); },
+  ...sourceOnly('Encompass'),
 };

@@ -25,7 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import { givecampus } from '../../../src/domain/connectors/fundraising.ts';
-import { ConnectionProblem, ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectionProblem, ConnectorInputError, processingError, refused, sourceOnly, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { changedSincePull } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, type VendorClient } from '../kit/vendorClient.ts';
@@ -255,6 +255,5 @@ export const givecampusConnector: Connector = {
     return GIVECAMPUS_FIELDS[objectOf(object)];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search() { throw new ConnectorInputError('Tributary reads GiveCampus as a source only: it cannot be searched as a destination.'); },
-  async upsert() { throw new ConnectorInputError('Tributary reads GiveCampus as a source only: it does not write to GiveCampus.'); },
+  ...sourceOnly('GiveCampus'),
 };

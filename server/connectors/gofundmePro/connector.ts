@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gofundmePro } from '../../../src/domain/connectors/fundraising.ts';
-import { ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, sourceOnly, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { changedSincePull } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorSession } from '../kit/session.ts';
@@ -236,6 +236,5 @@ export const gofundmeProConnector: Connector = {
     return GOFUNDME_PRO_FIELDS[objectOf(object)];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search() { throw new ConnectorInputError('Tributary reads GoFundMe Pro as a source only: it cannot be searched as a destination.'); },
-  async upsert() { throw new ConnectorInputError('Tributary reads GoFundMe Pro as a source only: it does not write to GoFundMe Pro.'); },
+  ...sourceOnly('GoFundMe Pro'),
 };

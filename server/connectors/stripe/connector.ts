@@ -23,7 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { stripe } from '../../../src/domain/connectors/fundraising.ts';
-import { ConnectorInputError, processingError, refused, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, sourceOnly, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { cursorPages, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorClient, VendorRefusal, type VendorClient } from '../kit/vendorClient.ts';
@@ -422,6 +422,5 @@ export const stripeConnector: Connector = {
     return STRIPE_FIELDS[objectOf(object)];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search() { throw new ConnectorInputError('Tributary reads Stripe as a source only: it cannot be searched as a destination.'); },
-  async upsert() { throw new ConnectorInputError('Tributary reads Stripe as a source only: it does not write to Stripe.'); },
+  ...sourceOnly('Stripe'),
 };

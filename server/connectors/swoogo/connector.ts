@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { swoogo } from '../../../src/domain/connectors/fundraising.ts';
-import { ConnectorInputError, processingError, refused, transientProblem, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
+import { ConnectorInputError, processingError, refused, transientProblem, sourceOnly, type Connector, type ConnectorContext, type FieldInfo, type PullBatch, type PullOptions, type SourceRecord } from '../connector.ts';
 import { laterStamp, positionSince, type PullPosition } from '../kit/paging.ts';
 import { sharedPacer } from '../kit/pace.ts';
 import { vendorSession, type Session } from '../kit/session.ts';
@@ -223,6 +223,5 @@ export const swoogoConnector: Connector = {
     return SWOOGO_FIELDS[objectOf(object)];
   },
   pull: (ctx, object, since, options) => pull(ctx, object, since, options),
-  async search() { throw new ConnectorInputError('Tributary reads Swoogo as a source only: it cannot be searched as a destination.'); },
-  async upsert() { throw new ConnectorInputError('Tributary reads Swoogo as a source only: it does not write to Swoogo.'); },
+  ...sourceOnly('Swoogo'),
 };
