@@ -220,7 +220,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const perPage = Math.max(1, Math.min(options?.batchSize ?? GIFT_API.maxPerPage, GIFT_API.maxPerPage));
   yield* changedSincePull<Obj>(
     since,
-    (date) => date ?? (options?.window ? options.window.from.toISOString() : null),
+    options?.window,
     async (read) => {
       const answer = await client.call<unknown>({
         path: GIFT_API.path,

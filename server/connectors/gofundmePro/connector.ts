@@ -198,7 +198,7 @@ async function* pull(ctx: ConnectorContext, object: string, since: string | null
   const perPage = Math.max(1, Math.min(options?.batchSize ?? GOFUNDME_PRO_PAGE, GOFUNDME_PRO_PAGE));
   yield* changedSincePull<Obj>(
     since,
-    (date) => date ?? (options?.window ? options.window.from.toISOString() : null),
+    options?.window,
     async (read) => {
       const answer = await client.call<GfmPage>({
         path: `/2.0/organizations/${encodeURIComponent(ctx.settings.organizationId!)}/${which}`,

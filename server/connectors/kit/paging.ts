@@ -86,17 +86,17 @@ export interface ChangedPage<T> { items: T[]; stamps: (string | null)[]; more: b
  * reads that page's last change again: those records are read twice, which stores nothing twice),
  * and only a page that offers none later than where it started goes on by number. The watermark
  * keeps the filter's date, the next read while a pull is under way, and the latest change seen,
- * which becomes the date once the last page is stored; `from` is where a pull without one starts.
+ * which becomes the date once the last page is stored. A run once (`window`) starts at its start.
  */
 export async function* changedSincePull<T>(
   since: string | null,
-  from: (since: string | null) => string | null,
+  window: { from: Date } | undefined,
   read: (at: ChangedAt) => Promise<ChangedPage<T>>,
   restartAt: (stamps: (string | null)[], at: ChangedAt) => string | null,
   records: (items: T[]) => SourceRecord[],
 ): AsyncIterable<PullBatch> {
   const at = positionSince(since);
-  const start = from(at.since);
+  const start = at.since ?? window?.from.toISOString() ?? null;
   let latest = at.latest;
   for (let reading = changedAtOf(at.next, start); ;) {
     const page = await read(reading);
